@@ -1,0 +1,186 @@
+#include "common/strict_json.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace tilesim {
+
+nlohmann::json load_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "", "a readable JSON file", "no such file or it cannot be read");
+  try {
+    return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/false);
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann reports a byte offset; turn it into line and column, which editors show.
+    std::ifstream again(path);
+    std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') { ++line; column = 1; } else { ++column; }
+    }
+    std::string what = e.what();
+    auto pos = what.find("syntax error");
+    throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(column), "",
+                     "valid JSON", pos == std::string::npos ? what : what.substr(pos));
+  }
+}
+
+std::string describe_json(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object: return "an object";
+    case nlohmann::json::value_t::array: return "an array of " + std::to_string(value.size());
+    case nlohmann::json::value_t::string: return value.dump();
+    case nlohmann::json::value_t::null: return "null";
+    default: return value.dump();
+  }
+}
+
+ObjectReader::ObjectReader(const nlohmann::json& object, std::string file, std::string path)
+    : object_(object), file_(std::move(file)), path_(std::move(path)) {
+  if (!object_.is_object()) {
+    throw InputError(file_, path_.empty() ? "(top level)" : path_, "an object", describe_json(object_));
+  }
+}
+
+bool ObjectReader::has(const std::string& key) const { return object_.contains(key); }
+
+std::string ObjectReader::path_of(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+std::string ObjectReader::element_path(const std::string& key, std::size_t index) const {
+  return path_of(key) + "[" + std::to_string(index) + "]";
+}
+
+void ObjectReader::fail(const std::string& key, const std::string& expected, const nlohmann::json& found) const {
+  throw InputError(file_, path_of(key), expected, describe_json(found));
+}
+
+const nlohmann::json& ObjectReader::require(const std::string& key) {
+  read_.insert(key);
+  auto it = object_.find(key);
+  if (it == object_.end()) throw InputError(file_, path_of(key), "this key (it is required)", "nothing");
+  return *it;
+}
+
+std::int64_t ObjectReader::integer(const std::string& key, std::int64_t min, std::int64_t max) {
+  const auto& v = require(key);
+  std::ostringstream expected;
+  expected << "an integer in [" << min << ", " << max << "]";
+  if (v.is_number_integer()) {
+    // Unsigned values above INT64_MAX do not fit.
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) fail(key, expected.str(), v);
+    auto x = v.get<std::int64_t>();
+    if (x < min || x > max) fail(key, expected.str(), v);
+    return x;
+  }
+  // 4096.0 is an integer written as a float; accept it only when it is exact.
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && d >= static_cast<double>(min) && d <= static_cast<double>(max)) {
+      return static_cast<std::int64_t>(d);
+    }
+  }
+  fail(key, expected.str(), v);
+}
+
+std::int64_t ObjectReader::positive_integer(const std::string& key) {
+  const auto& v = require(key);
+  if (!(v.is_number_integer() || v.is_number_float()) ||
+      (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() <= 0)) {
+    fail(key, "a positive integer", v);
+  }
+  return integer(key, 1, std::numeric_limits<std::int64_t>::max());
+}
+
+double ObjectReader::number(const std::string& key, double min, double max) {
+  const auto& v = require(key);
+  std::ostringstream expected;
+  expected << "a number in [" << min << ", " << max << "]";
+  if (!v.is_number()) fail(key, expected.str(), v);
+  double d = v.get<double>();
+  if (!std::isfinite(d) || d < min || d > max) fail(key, expected.str(), v);
+  return d;
+}
+
+double ObjectReader::positive_number(const std::string& key) {
+  const auto& v = require(key);
+  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) fail(key, "a positive number", v);
+  return v.get<double>();
+}
+
+std::string ObjectReader::string(const std::string& key) {
+  const auto& v = require(key);
+  if (!v.is_string() || v.get<std::string>().empty()) fail(key, "a non-empty string", v);
+  return v.get<std::string>();
+}
+
+bool ObjectReader::boolean(const std::string& key) {
+  const auto& v = require(key);
+  if (!v.is_boolean()) fail(key, "true or false", v);
+  return v.get<bool>();
+}
+
+std::string ObjectReader::one_of(const std::string& key, const std::vector<std::string>& allowed) {
+  const auto& v = require(key);
+  std::string expected = "one of";
+  for (std::size_t i = 0; i < allowed.size(); ++i) expected += (i ? ", \"" : " \"") + allowed[i] + "\"";
+  if (!v.is_string()) fail(key, expected, v);
+  for (const auto& a : allowed) {
+    if (v.get<std::string>() == a) return a;
+  }
+  fail(key, expected, v);
+}
+
+const nlohmann::json& ObjectReader::value(const std::string& key) { return require(key); }
+
+ObjectReader ObjectReader::object(const std::string& key) {
+  const auto& v = require(key);
+  if (!v.is_object()) fail(key, "an object", v);
+  return ObjectReader(v, file_, path_of(key));
+}
+
+const nlohmann::json& ObjectReader::array(const std::string& key) {
+  const auto& v = require(key);
+  if (!v.is_array() || v.empty()) fail(key, "a non-empty array", v);
+  return v;
+}
+
+std::int64_t ObjectReader::positive_integer_or(const std::string& key, std::int64_t fallback) {
+  read_.insert(key);
+  return has(key) ? positive_integer(key) : fallback;
+}
+
+std::int64_t ObjectReader::integer_or(const std::string& key, std::int64_t min, std::int64_t max, std::int64_t fallback) {
+  read_.insert(key);
+  return has(key) ? integer(key, min, max) : fallback;
+}
+
+double ObjectReader::number_or(const std::string& key, double min, double max, double fallback) {
+  read_.insert(key);
+  return has(key) ? number(key, min, max) : fallback;
+}
+
+std::string ObjectReader::string_or(const std::string& key, const std::string& fallback) {
+  read_.insert(key);
+  return has(key) ? string(key) : fallback;
+}
+
+void ObjectReader::ignore(const std::string& key) { read_.insert(key); }
+
+void ObjectReader::finish() const {
+  for (auto it = object_.begin(); it != object_.end(); ++it) {
+    if (read_.count(it.key())) continue;
+    std::string expected = "one of the known keys";
+    std::string sep = " (";
+    for (const auto& k : read_) { expected += sep + "\"" + k + "\""; sep = ", "; }
+    if (!read_.empty()) expected += ")";
+    throw InputError(file_, path_of(it.key()), expected, "unknown key \"" + it.key() + "\"");
+  }
+}
+
+}  // namespace tilesim

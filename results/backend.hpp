@@ -1,0 +1,27 @@
+#pragma once
+// The interface every backend implements: run the ops of an op graph on given inputs.
+#include <cstdint>
+#include <string>
+
+#include "ir/op_graph.hpp"
+#include "ir/tensor_values.hpp"
+#include "results/result.hpp"
+
+namespace tilesim {
+
+struct RunOptions {
+  bool timing_only = false;     // simulated backends: skip moving real bytes (same cycles)
+  std::string trace_path;       // simulated backends: write a Chrome/Perfetto trace here when set
+  int warmup = 2;               // measured backends: untimed calls before timing
+  int repeats = 10;             // measured backends: timed calls (median reported)
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // Runs every op of the graph in order on the given input values and returns one row per op.
+  virtual BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) = 0;
+};
+
+}  // namespace tilesim

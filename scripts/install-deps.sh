@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tilesim builds against, and only those that are missing.
+# Idempotent and quiet when everything is already there. Needs root (or sudo) when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libsystemc-dev          # simulation kernel (pkg-config: systemc)
+  libboost-graph-dev      # graph containers and orderings
+  nlohmann-json3-dev      # workload, machine and report JSON
+  catch2                  # tests (v2)
+  libcli11-dev            # command line
+  libomp-dev              # OpenMP for the CPU kernels (g++ uses libgomp; clang needs this)
+  libbenchmark-dev        # bench/
+  gnuplot-nox             # plots
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

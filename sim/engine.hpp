@@ -1,0 +1,66 @@
+#pragma once
+// The BSP tile-machine engine on SystemC. SystemC elaborates once per process, so the engine is a
+// process-wide instance built once with enough tile slots; any number of Programs then run through it
+// (repeated sc_start), each on a MachineConfig using up to that many tiles.
+//
+// Time: one SystemC time unit is one tile cycle. Each tile is an SC_METHOD woken once per phase: it
+// computes its phase length from the cost of its vertices (or its exchange bytes) and signals its
+// arrival at the sync that many cycles later; the sync controller waits for every tile, charges the
+// sync, and starts the next phase. Nothing is woken per cycle.
+#include <cstdint>
+#include <memory>
+
+#include "sim/machine_config.hpp"
+#include "sim/program.hpp"
+#include "sim/stats.hpp"
+#include "sim/trace.hpp"
+
+namespace tilesim::sim {
+
+enum class Mode {
+  functional,   // vertices execute and exchanges copy real bytes between tile arenas
+  timing_only,  // same cycles, no bytes moved, no arenas allocated
+};
+
+class Engine {
+ public:
+  // The process-wide engine; the first call elaborates it with `tile_slots` tiles. A later call
+  // asking for more slots than were elaborated throws std::logic_error.
+  static Engine& instance(std::int32_t tile_slots);
+  std::int32_t tile_slots() const;
+
+  // Places the program's buffers on the machine's tiles. Throws tilesim::PlanError naming the tile,
+  // the bytes it needs and the bytes it has if a tile's SRAM overflows; std::logic_error if the program
+  // refers to tiles or buffers that do not exist, or if config.num_tiles exceeds tile_slots().
+  void load(const Program& program, const MachineConfig& config, Mode mode);
+
+  // Host access to loaded buffers (functional mode only; untimed, like data already resident).
+  void write(BufferId buffer, std::int64_t offset_bytes, const void* src, std::int64_t bytes);
+  void read(BufferId buffer, std::int64_t offset_bytes, void* dst, std::int64_t bytes) const;
+
+  // Runs the loaded program to completion. `trace` (optional) receives one slice per busy tile per
+  // phase and one per sync.
+  RunStats run(TraceWriter* trace = nullptr);
+
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+ private:
+  explicit Engine(std::int32_t tile_slots);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Tile cycles of the vertices one tile runs in one compute set: multi-worker vertices run one after
+// another, each costing worker_contexts x (slowest worker) + supervisor cycles; single-worker vertices
+// are packed onto the worker contexts (longest first) and cost worker_contexts x (busiest context)
+// plus their supervisor cycles. Pure, so tests and planners can call it.
+Cycles tile_compute_cycles(const std::vector<const Vertex*>& vertices, std::int32_t worker_contexts);
+
+// Exchange cycles of one tile: max(bytes sent, bytes received) / exchange_bytes_per_cycle, rounded up,
+// where bytes received from a transfer that the tile's supertile partner also receives count half
+// (the two tiles share the bus and receive at double rate).
+Cycles tile_exchange_cycles(std::int64_t bytes_sent, double effective_bytes_received, double exchange_bytes_per_cycle);
+
+}  // namespace tilesim::sim

@@ -1,0 +1,27 @@
+#pragma once
+// The parameters of a generic BSP tile machine. The engine knows nothing of IPUs: a model fills
+// this from its machine file (models/ipu/machine_file.cpp), where each figure cites its source.
+#include <cstdint>
+#include <string>
+
+namespace tilesim::sim {
+
+using Cycles = std::int64_t;  // tile clock cycles
+using TileId = std::int32_t;
+
+struct MachineConfig {
+  std::string name;
+  std::int32_t num_tiles = 0;
+  double clock_hz = 0;
+  std::int64_t sram_bytes_per_tile = 0;     // capacity of one tile's SRAM arena, enforced on load
+  std::int32_t worker_contexts = 0;         // barrel-scheduled worker threads per tile
+  std::int32_t tiles_per_supertile = 1;     // tiles sharing one exchange bus
+  double exchange_bytes_per_cycle = 0;      // per tile, for sending and for receiving
+  Cycles sync_cycles = 0;                   // one on-chip barrier (every superstep ends with one)
+  Cycles exchange_fixed_cycles = 0;         // fixed cost of a non-empty exchange phase
+  Cycles compute_fixed_cycles = 0;          // fixed cost of a non-empty compute phase (compute-set launch)
+
+  double seconds(Cycles cycles) const { return static_cast<double>(cycles) / clock_hz; }
+};
+
+}  // namespace tilesim::sim

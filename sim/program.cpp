@@ -1,0 +1,19 @@
+#include "sim/program.hpp"
+
+#include <stdexcept>
+
+namespace tilesim::sim {
+
+std::vector<std::int64_t> Program::bytes_per_tile(std::int32_t num_tiles) const {
+  std::vector<std::int64_t> bytes(static_cast<std::size_t>(num_tiles), 0);
+  for (const auto& b : buffers) {
+    if (b.tile < 0 || b.tile >= num_tiles) {
+      throw std::logic_error("program " + name + ": buffer " + b.name + " is on tile " + std::to_string(b.tile) +
+                             " of a " + std::to_string(num_tiles) + "-tile machine");
+    }
+    bytes[static_cast<std::size_t>(b.tile)] += b.bytes;
+  }
+  return bytes;
+}
+
+}  // namespace tilesim::sim

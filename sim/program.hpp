@@ -1,0 +1,100 @@
+#pragma once
+// A Program is what the engine runs: buffers placed on tiles, then a list of BSP supersteps, each a
+// compute set (vertices on tiles), a sync, and an exchange (who sends which bytes to whom).
+// Models build Programs (models/ipu/planner); the engine sequences them in time.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/machine_config.hpp"
+
+namespace tilesim::sim {
+
+using BufferId = std::int32_t;
+
+// A region of one tile's SRAM. The engine lays buffers out in declaration order per tile and checks
+// that each tile's total fits sram_bytes_per_tile.
+struct BufferDecl {
+  std::string name;
+  TileId tile = 0;
+  std::int64_t bytes = 0;
+};
+
+// A byte offset into a buffer.
+struct BufferRef {
+  BufferId buffer = -1;
+  std::int64_t offset_bytes = 0;
+};
+
+// What a vertex's functional body sees: the addresses of the buffer refs it declared, on its tile.
+class VertexContext {
+ public:
+  VertexContext(std::byte* const* addresses, std::size_t count) : addresses_(addresses), count_(count) {}
+  std::size_t size() const { return count_; }
+  std::byte* data(std::size_t k) const { return addresses_[k]; }
+  template <class T>
+  T* as(std::size_t k) const { return reinterpret_cast<T*>(addresses_[k]); }
+
+ private:
+  std::byte* const* addresses_;
+  std::size_t count_;
+};
+
+// A piece of work on one tile. Its cost comes from a model's pure cost function: per-worker cycles
+// (one entry per worker context for a multi-worker vertex, or a single entry for a vertex that runs
+// on one worker) plus supervisor cycles. The engine turns that into tile cycles (barrel scheduling).
+struct Vertex {
+  std::string codelet;                      // name for stats and traces, e.g. "MultiSlice"
+  std::vector<Cycles> worker_cycles;        // size worker_contexts (multi-worker) or 1 (single-worker)
+  Cycles supervisor_cycles = 0;
+  std::vector<BufferRef> buffers;           // all on the vertex's tile
+  std::function<void(const VertexContext&)> execute;  // functional mode only; may be empty
+};
+
+struct TileVertex {
+  TileId tile = 0;
+  Vertex vertex;
+};
+
+struct ComputeSet {
+  std::string name;
+  std::vector<TileVertex> vertices;
+  bool empty() const { return vertices.empty(); }
+};
+
+// One compiled transfer: `bytes` from a region of the source tile to the same-sized region on each
+// destination (a broadcast when there are several). The receiving tiles are the destinations' tiles.
+struct Transfer {
+  BufferRef src;
+  std::int64_t bytes = 0;
+  std::vector<BufferRef> dst;
+};
+
+struct ExchangePlan {
+  std::string name;
+  std::vector<Transfer> transfers;
+  bool empty() const { return transfers.empty(); }
+};
+
+// compute, then sync, then exchange. Either phase may be empty; the sync is always there.
+struct Superstep {
+  std::string name;
+  ComputeSet compute;
+  ExchangePlan exchange;
+};
+
+struct Program {
+  std::string name;
+  std::vector<BufferDecl> buffers;
+  std::vector<Superstep> steps;
+
+  BufferId add_buffer(std::string buffer_name, TileId tile, std::int64_t bytes) {
+    buffers.push_back({std::move(buffer_name), tile, bytes});
+    return static_cast<BufferId>(buffers.size() - 1);
+  }
+  // Bytes of SRAM each tile needs for this program (index = tile), sized to num_tiles.
+  std::vector<std::int64_t> bytes_per_tile(std::int32_t num_tiles) const;
+};
+
+}  // namespace tilesim::sim

@@ -1,0 +1,33 @@
+#pragma once
+// A timeline of simulated runs in the Chrome trace-event JSON format, which ui.perfetto.dev and
+// chrome://tracing load: one track per tile, one slice per phase a tile is busy in, plus a track for
+// the sync controller. Timestamps are simulated microseconds.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/machine_config.hpp"
+
+namespace tilesim::sim {
+
+class TraceWriter {
+ public:
+  // Slices are placed after those already recorded, so several programs form one timeline.
+  void add_slice(std::int32_t track, const std::string& name, const std::string& category, double start_us,
+                 double duration_us);
+  void name_track(std::int32_t track, const std::string& name);
+  std::size_t size() const { return slices_.size(); }
+  // Writes the whole trace; throws tilesim::Error naming the path if it cannot be written.
+  void write(const std::string& path) const;
+
+ private:
+  struct Slice {
+    std::int32_t track;
+    std::string name, category;
+    double start_us, duration_us;
+  };
+  std::vector<Slice> slices_;
+  std::vector<std::pair<std::int32_t, std::string>> track_names_;
+};
+
+}  // namespace tilesim::sim

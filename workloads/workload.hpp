@@ -1,0 +1,67 @@
+#pragma once
+// The user's language: a workload JSON file (format in docs/workload-format.md), strictly validated,
+// and turned into an op graph with generated input values. Knows nothing of machines.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/op_graph.hpp"
+#include "ir/tensor_values.hpp"
+
+namespace tilesim::workloads {
+
+enum class IndexDistribution {
+  uniform,  // uniform over the index range, with repeats (torch.randint)
+  sorted,   // uniform, then sorted ascending (edges sorted by destination)
+  file,     // read from a text file, one integer per line
+};
+std::string to_string(IndexDistribution d);
+
+struct IndexSpec {
+  IndexDistribution distribution = IndexDistribution::uniform;
+  std::string file;  // for IndexDistribution::file: the path as resolved (relative to the workload file)
+};
+
+struct OpSpec {
+  std::string name;     // unique within the workload; defaults to "<op>_<position>"
+  OpKind kind = OpKind::gather;
+  DType dtype = DType::float32;
+  OpShape shape;
+  IndexSpec indices;
+};
+
+struct Workload {
+  std::string name;
+  std::uint64_t seed = 0;
+  std::vector<OpSpec> ops;
+  std::string source_file;  // where it was read from ("" when built in code)
+};
+
+// Parses and validates a workload document. Throws tilesim::InputError naming `file`, the JSON path,
+// what was expected and what was found, for: unknown keys, wrong types, zero or negative sizes,
+// unknown op kinds or dtypes, tensors too large for this host's memory, duplicate op names.
+// Index files are checked here too (exist, one integer per line, count, range).
+Workload parse_workload(const nlohmann::json& document, const std::string& file);
+Workload load_workload(const std::string& path);
+
+// The resolved workload (every default filled in), as echoed in report.json.
+nlohmann::json to_json(const Workload& workload);
+
+// The op graph and its generated inputs. Deterministic in workload.seed: the same seed gives the same
+// indices and values on every run. Values are standard-normal float32 (torch.randn).
+struct Instance {
+  OpGraph graph;
+  TensorValues values;
+};
+Instance instantiate(const Workload& workload);
+
+// Reads an index file: one integer per line (blank lines and lines starting with '#' are skipped).
+// Throws InputError naming the file and line for a malformed line or a value outside [0, range), and
+// for a count other than `expected_count`.
+std::vector<std::int32_t> read_index_file(const std::string& path, std::int64_t expected_count, std::int64_t range,
+                                          const std::string& workload_file, const std::string& json_path);
+
+}  // namespace tilesim::workloads
