@@ -9,11 +9,71 @@
 
 namespace tilesim {
 
+namespace {
+
+// nlohmann keeps the last of two equal keys without a word; a strict reader must not. This parse
+// callback tracks where the parser is (for the JSON path) and rejects a key an object already has.
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(std::string file) : file_(std::move(file)) {}
+
+  bool operator()(int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start:
+        count_element();
+        frames_.push_back({event == E::array_start, -1, {}, {}});
+        break;
+      case E::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second) {
+          throw InputError(file_, path(), "each key once", "\"" + f.key + "\" twice");
+        }
+        break;
+      }
+      case E::value: count_element(); break;
+      case E::object_end:
+      case E::array_end: frames_.pop_back(); break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    std::int64_t index;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  void count_element() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  // The path of the current key: every enclosing object's key or array's index.
+  std::string path() const {
+    std::string p;
+    for (const Frame& f : frames_) {
+      if (f.array) {
+        p += "[" + std::to_string(f.index) + "]";
+      } else if (!f.key.empty()) {
+        p += (p.empty() ? "" : ".") + f.key;
+      }
+    }
+    return p;
+  }
+
+  std::string file_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
 nlohmann::json load_json_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path, "", "a readable JSON file", "no such file or it cannot be read");
   try {
-    return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/false);
+    return nlohmann::json::parse(in, DuplicateKeyCheck(path), /*allow_exceptions=*/true, /*ignore_comments=*/false);
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann reports a byte offset; turn it into line and column, which editors show.
     std::ifstream again(path);
@@ -78,11 +138,14 @@ std::int64_t ObjectReader::integer(const std::string& key, std::int64_t min, std
     if (x < min || x > max) fail(key, expected.str(), v);
     return x;
   }
-  // 4096.0 is an integer written as a float; accept it only when it is exact.
+  // 4096.0 is an integer written as a float; accept it only when it is exact. The bounds are checked
+  // after converting, and the conversion only inside [-2^63, 2^63): double(INT64_MAX) rounds up to 2^63,
+  // which does not convert.
   if (v.is_number_float()) {
     double d = v.get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && d >= static_cast<double>(min) && d <= static_cast<double>(max)) {
-      return static_cast<std::int64_t>(d);
+    if (std::isfinite(d) && d == std::floor(d) && d >= -0x1.0p63 && d < 0x1.0p63) {
+      auto x = static_cast<std::int64_t>(d);
+      if (x >= min && x <= max) return x;
     }
   }
   fail(key, expected.str(), v);
@@ -90,8 +153,10 @@ std::int64_t ObjectReader::integer(const std::string& key, std::int64_t min, std
 
 std::int64_t ObjectReader::positive_integer(const std::string& key) {
   const auto& v = require(key);
+  // 1.5, 0.0 and -2.0 get the same message as -2; only values too large fall through to integer()'s.
   if (!(v.is_number_integer() || v.is_number_float()) ||
-      (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() <= 0)) {
+      (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() <= 0) ||
+      (v.is_number_float() && !(v.get<double>() >= 1.0 && v.get<double>() == std::floor(v.get<double>())))) {
     fail(key, "a positive integer", v);
   }
   return integer(key, 1, std::numeric_limits<std::int64_t>::max());

@@ -20,6 +20,9 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // Checks, before any input is generated, that every op of the graph can run on this backend (a
+  // simulated machine plans each op here); throws tilesim::PlanError when one cannot.
+  virtual void prepare(const OpGraph& graph) { (void)graph; }
   // Runs every op of the graph in order on the given input values and returns one row per op.
   virtual BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) = 0;
 };

@@ -58,9 +58,9 @@ class Engine {
 // plus their supervisor cycles. Pure, so tests and planners can call it.
 Cycles tile_compute_cycles(const std::vector<const Vertex*>& vertices, std::int32_t worker_contexts);
 
-// Exchange cycles of one tile: max(bytes sent, bytes received) / exchange_bytes_per_cycle, rounded up,
-// where bytes received from a transfer that the tile's supertile partner also receives count half
-// (the two tiles share the bus and receive at double rate).
+// Exchange cycles of one tile: max(bytes sent, bytes received) / exchange_bytes_per_cycle, rounded up.
+// The engine passes as `effective_bytes_received` each transfer's bytes divided by the number of the
+// tile's supertile that receive it (tiles sharing a bus receive common data at that multiple of the rate).
 Cycles tile_exchange_cycles(std::int64_t bytes_sent, double effective_bytes_received, double exchange_bytes_per_cycle);
 
 }  // namespace tilesim::sim

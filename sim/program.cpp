@@ -11,7 +11,11 @@ std::vector<std::int64_t> Program::bytes_per_tile(std::int32_t num_tiles) const 
       throw std::logic_error("program " + name + ": buffer " + b.name + " is on tile " + std::to_string(b.tile) +
                              " of a " + std::to_string(num_tiles) + "-tile machine");
     }
-    bytes[static_cast<std::size_t>(b.tile)] += b.bytes;
+    if (b.bytes < 0) {
+      throw std::logic_error("program " + name + ": buffer " + b.name + " has " + std::to_string(b.bytes) + " bytes");
+    }
+    auto& used = bytes[static_cast<std::size_t>(b.tile)];
+    used = align_buffer_offset(used) + b.bytes;
   }
   return bytes;
 }

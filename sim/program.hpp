@@ -13,6 +13,12 @@ namespace tilesim::sim {
 
 using BufferId = std::int32_t;
 
+// Every buffer starts on this boundary in its tile's SRAM, so vertex bodies may use any scalar type.
+constexpr std::int64_t buffer_alignment_bytes = 8;
+constexpr std::int64_t align_buffer_offset(std::int64_t offset_bytes) {
+  return (offset_bytes + buffer_alignment_bytes - 1) / buffer_alignment_bytes * buffer_alignment_bytes;
+}
+
 // A region of one tile's SRAM. The engine lays buffers out in declaration order per tile and checks
 // that each tile's total fits sram_bytes_per_tile.
 struct BufferDecl {
@@ -93,7 +99,8 @@ struct Program {
     buffers.push_back({std::move(buffer_name), tile, bytes});
     return static_cast<BufferId>(buffers.size() - 1);
   }
-  // Bytes of SRAM each tile needs for this program (index = tile), sized to num_tiles.
+  // Bytes of SRAM each tile needs for this program (index = tile), sized to num_tiles: the engine's
+  // layout, buffers in declaration order, each aligned to buffer_alignment_bytes.
   std::vector<std::int64_t> bytes_per_tile(std::int32_t num_tiles) const;
 };
 

@@ -3,6 +3,7 @@
 // chrome://tracing load: one track per tile, one slice per phase a tile is busy in, plus a track for
 // the sync controller. Timestamps are simulated microseconds.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,11 +13,15 @@ namespace tilesim::sim {
 
 class TraceWriter {
  public:
-  // Slices are placed after those already recorded, so several programs form one timeline.
+  // start_us is on the trace's one timeline. The engine starts each program at end_us(), so slices of
+  // several programs follow one another.
   void add_slice(std::int32_t track, const std::string& name, const std::string& category, double start_us,
                  double duration_us);
+  // Names a track ("tile 17", "sync"); naming it again replaces the name.
   void name_track(std::int32_t track, const std::string& name);
   std::size_t size() const { return slices_.size(); }
+  // The end of the latest slice, in simulated microseconds (0 when empty).
+  double end_us() const { return end_us_; }
   // Writes the whole trace; throws tilesim::Error naming the path if it cannot be written.
   void write(const std::string& path) const;
 
@@ -27,7 +32,8 @@ class TraceWriter {
     double start_us, duration_us;
   };
   std::vector<Slice> slices_;
-  std::vector<std::pair<std::int32_t, std::string>> track_names_;
+  std::map<std::int32_t, std::string> track_names_;
+  double end_us_ = 0;
 };
 
 }  // namespace tilesim::sim

@@ -1,1 +1,270 @@
-// placeholder: being written
+#include "workloads/workload.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "common/error.hpp"
+#include "common/strict_json.hpp"
+
+namespace tilesim::workloads {
+
+namespace {
+
+// Indices are int32 on every backend (PopTorch lowers torch's int64 to int32), so a size that an
+// index ranges over must fit; the others share the bound so that rows and counts fit int32 too.
+constexpr std::int64_t max_size = std::numeric_limits<std::int32_t>::max();
+
+// Value dtypes a user may reasonably write that tilesim knows of but does not implement yet; they get
+// a "not implemented" message rather than "unknown".
+const char* const planned_dtypes[] = {"float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"};
+
+bool is_name_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+// Names become folder and file names (out/<name>/), so they are restricted to a portable set.
+void check_name(const std::string& name, const std::string& file, const std::string& path) {
+  bool ok = !name.empty() && name.size() <= 255 && name != "." && name != "..";
+  for (char c : name) ok = ok && is_name_char(c);
+  if (!ok) {
+    throw InputError(file, path,
+                     "a name of 1 to 255 letters, digits, '.', '_' or '-' (not \".\" or \"..\"; it names output files)",
+                     describe_json(name));
+  }
+}
+
+std::int64_t read_size(ObjectReader& reader, const std::string& key) {
+  const std::int64_t x = reader.positive_integer(key);
+  if (x > max_size) {
+    throw InputError(reader.file(), reader.path_of(key),
+                     "a positive integer at most " + std::to_string(max_size) +
+                         " (sizes must fit int32, tilesim's index type)",
+                     std::to_string(x));
+  }
+  return x;
+}
+
+DType read_dtype(ObjectReader& reader) {
+  if (!reader.has("dtype")) {
+    reader.ignore("dtype");
+    return DType::float32;
+  }
+  const auto& v = reader.value("dtype");
+  if (v.is_string()) {
+    const auto name = v.get<std::string>();
+    if (auto dtype = dtype_from_string(name)) return *dtype;
+    for (const char* planned : planned_dtypes) {
+      if (name == planned) {
+        throw InputError(reader.file(), reader.path_of("dtype"),
+                         "\"float32\" (the only value dtype implemented so far; " + name + " is not implemented yet)",
+                         describe_json(v));
+      }
+    }
+  }
+  throw InputError(reader.file(), reader.path_of("dtype"), "\"float32\" (the only value dtype implemented so far)",
+                   describe_json(v));
+}
+
+std::string resolve_index_path(const std::string& given, const std::string& workload_file) {
+  namespace fs = std::filesystem;
+  const fs::path p(given);
+  if (p.is_absolute() || workload_file.empty()) return p.lexically_normal().string();
+  return (fs::path(workload_file).parent_path() / p).lexically_normal().string();
+}
+
+IndexSpec read_indices(ObjectReader& op_reader) {
+  const std::string path = op_reader.path_of("indices");
+  IndexSpec spec;
+  if (!op_reader.has("indices")) {
+    op_reader.ignore("indices");
+    return spec;
+  }
+  const auto& v = op_reader.value("indices");
+  const std::string forms = "\"uniform\", \"sorted\", {\"distribution\": \"uniform\" or \"sorted\"} or {\"file\": PATH}";
+  if (v.is_string()) {
+    const auto s = v.get<std::string>();
+    if (s == "uniform") return spec;
+    if (s == "sorted") {
+      spec.distribution = IndexDistribution::sorted;
+      return spec;
+    }
+    throw InputError(op_reader.file(), path, forms, describe_json(v));
+  }
+  if (!v.is_object()) throw InputError(op_reader.file(), path, forms, describe_json(v));
+
+  ObjectReader reader(v, op_reader.file(), path);
+  if (reader.has("distribution") && reader.has("file")) {
+    throw InputError(reader.file(), path, "either \"distribution\" or \"file\"", "both");
+  }
+  if (reader.has("distribution")) {
+    spec.distribution = reader.one_of("distribution", {"uniform", "sorted"}) == "sorted" ? IndexDistribution::sorted
+                                                                                        : IndexDistribution::uniform;
+  } else if (reader.has("file")) {
+    spec.distribution = IndexDistribution::file;
+    spec.given_file = reader.string("file");
+    spec.file = resolve_index_path(spec.given_file, reader.file());
+  }
+  // Both keys are allowed; marking them lets finish() list them when it reports a misspelt one.
+  reader.ignore("distribution");
+  reader.ignore("file");
+  reader.finish();
+  if (!reader.has("distribution") && !reader.has("file")) throw InputError(reader.file(), path, forms, describe_json(v));
+  return spec;
+}
+
+std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
+}
+
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
+}
+
+struct OpBytes {
+  std::int64_t input = 0, indices = 0, output = 0;
+  std::int64_t total() const { return saturating_add(saturating_add(input, indices), output); }
+};
+
+OpBytes op_bytes(const OpSpec& op) {
+  const std::int64_t value_bytes = dtype_bytes(op.dtype);
+  const std::int64_t num_indices = op.kind == OpKind::gather ? op.shape.num_outputs : op.shape.num_inputs;
+  OpBytes b;
+  b.input = saturating_mul(saturating_mul(op.shape.num_inputs, op.shape.num_features), value_bytes);
+  b.indices = saturating_mul(num_indices, dtype_bytes(DType::int32));
+  b.output = saturating_mul(saturating_mul(op.shape.num_outputs, op.shape.num_features), value_bytes);
+  return b;
+}
+
+// Half of physical memory: instantiate holds every op's inputs, and a backend needs room for its own
+// copies and outputs besides. Unknown memory (sysconf failing) leaves only the overflow bound.
+std::int64_t memory_limit_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return std::numeric_limits<std::int64_t>::max() - 1;
+  return saturating_mul(pages, page_size) / 2;
+}
+
+std::string bytes_text(std::int64_t bytes) {
+  if (bytes == std::numeric_limits<std::int64_t>::max()) return "more than 2^63 bytes";
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double scaled = static_cast<double>(bytes) / 1024.0;
+  std::size_t unit = 0;
+  while (scaled >= 1024.0 && unit + 1 < std::size(units)) {
+    scaled /= 1024.0;
+    ++unit;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " bytes (%.1f %s)", scaled, units[unit]);
+  return std::to_string(bytes) + buf;
+}
+
+OpSpec read_op(const nlohmann::json& element, const std::string& file, const std::string& path, std::size_t position) {
+  ObjectReader reader(element, file, path);
+  OpSpec op;
+  op.kind = reader.one_of("op", {"gather", "scatter_add"}) == "gather" ? OpKind::gather : OpKind::scatter_add;
+  op.name = reader.string_or("name", to_string(op.kind) + "_" + std::to_string(position));
+  if (reader.has("name")) check_name(op.name, file, reader.path_of("name"));
+  op.shape.num_inputs = read_size(reader, "num_inputs");
+  op.shape.num_features = read_size(reader, "num_features");
+  op.shape.num_outputs = read_size(reader, "num_outputs");
+  op.dtype = read_dtype(reader);
+  op.indices = read_indices(reader);
+  reader.finish();
+  return op;
+}
+
+}  // namespace
+
+std::string to_string(IndexDistribution d) {
+  switch (d) {
+    case IndexDistribution::uniform: return "uniform";
+    case IndexDistribution::sorted: return "sorted";
+    case IndexDistribution::file: return "file";
+  }
+  throw std::logic_error("to_string: unknown index distribution");
+}
+
+Workload parse_workload(const nlohmann::json& document, const std::string& file) {
+  ObjectReader root(document, file, "");
+  Workload w;
+  w.source_file = file;
+  w.name = root.string("name");
+  check_name(w.name, file, root.path_of("name"));
+  w.seed = static_cast<std::uint64_t>(root.integer_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 0));
+  const auto& ops = root.array("ops");
+  root.finish();
+
+  const std::int64_t limit = memory_limit_bytes();
+  std::int64_t all_bytes = 0;
+  std::map<std::string, std::size_t> position_of_name;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const std::string path = root.element_path("ops", i);
+    OpSpec op = read_op(ops[i], file, path, i);
+
+    auto [it, inserted] = position_of_name.emplace(op.name, i);
+    if (!inserted) {
+      const bool named = ops[i].contains("name");
+      throw InputError(file, named ? path + ".name" : path, "an op name not used by another op",
+                       std::string(named ? "" : "the default name ") + describe_json(op.name) + ", already the name of " +
+                           root.element_path("ops", it->second));
+    }
+
+    const OpBytes bytes = op_bytes(op);
+    if (bytes.total() > limit) {
+      throw InputError(file, path,
+                       "tensors (input + indices + output) of at most " + bytes_text(limit) +
+                           ", half of this host's physical memory",
+                       bytes_text(bytes.total()) + " needed: input " + bytes_text(bytes.input) + ", indices " +
+                           bytes_text(bytes.indices) + ", output " + bytes_text(bytes.output));
+    }
+    all_bytes = saturating_add(all_bytes, bytes.total());
+    if (all_bytes > limit) {
+      throw InputError(file, path,
+                       "the tensors of all ops together to need at most " + bytes_text(limit) +
+                           ", half of this host's physical memory",
+                       bytes_text(all_bytes) + " needed by ops[0] to " + path);
+    }
+
+    // Checked now so that a bad index file is reported before any backend starts.
+    if (op.indices.distribution == IndexDistribution::file) {
+      const std::int64_t count = op.kind == OpKind::gather ? op.shape.num_outputs : op.shape.num_inputs;
+      const std::int64_t range = op.kind == OpKind::gather ? op.shape.num_inputs : op.shape.num_outputs;
+      read_index_file(op.indices.file, count, range, file, path + ".indices.file");
+    }
+    w.ops.push_back(std::move(op));
+  }
+  return w;
+}
+
+Workload load_workload(const std::string& path) { return parse_workload(load_json_file(path), path); }
+
+nlohmann::json to_json(const Workload& workload) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& op : workload.ops) {
+    nlohmann::json indices = {{"distribution", to_string(op.indices.distribution)}};
+    if (op.indices.distribution == IndexDistribution::file) {
+      // An IndexSpec built in code may carry only the resolved path.
+      indices["file"] = op.indices.given_file.empty() ? op.indices.file : op.indices.given_file;
+      indices["resolved_file"] = op.indices.file;
+    }
+    ops.push_back({{"op", to_string(op.kind)},
+                   {"name", op.name},
+                   {"num_inputs", op.shape.num_inputs},
+                   {"num_features", op.shape.num_features},
+                   {"num_outputs", op.shape.num_outputs},
+                   {"dtype", to_string(op.dtype)},
+                   {"indices", indices}});
+  }
+  return {{"name", workload.name}, {"seed", workload.seed}, {"source_file", workload.source_file}, {"ops", ops}};
+}
+
+}  // namespace tilesim::workloads

@@ -22,7 +22,8 @@ std::string to_string(IndexDistribution d);
 
 struct IndexSpec {
   IndexDistribution distribution = IndexDistribution::uniform;
-  std::string file;  // for IndexDistribution::file: the path as resolved (relative to the workload file)
+  std::string file;        // for IndexDistribution::file: the path as resolved (relative to the workload file)
+  std::string given_file;  // the same path as written in the workload, echoed in the report
 };
 
 struct OpSpec {
@@ -57,6 +58,10 @@ struct Instance {
   TensorValues values;
 };
 Instance instantiate(const Workload& workload);
+
+// The op graph alone (no values): cheap, so backends can plan and reject what does not fit before
+// any input is generated.
+OpGraph build_graph(const Workload& workload);
 
 // Reads an index file: one integer per line (blank lines and lines starting with '#' are skipped).
 // Throws InputError naming the file and line for a malformed line or a value outside [0, range), and

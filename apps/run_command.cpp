@@ -1,0 +1,138 @@
+// tilesim run WORKLOAD.json: every backend runs every op of the workload on the same inputs; the
+// outputs are verified against the reference and against each other, and report.json is written.
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "apps/backend_spec.hpp"
+#include "apps/commands.hpp"
+#include "apps/report_writer.hpp"
+#include "common/error.hpp"
+#include "kernels/cpu/cpu_backend.hpp"
+#include "kernels/reference/compare.hpp"
+#include "models/ipu/ipu_backend.hpp"
+#include "workloads/workload.hpp"
+
+namespace tilesim::cli {
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buf;
+}
+
+// Outputs a backend computed, or nullptr when it computed none (timing-only).
+const TensorValues* outputs_of(const Backend& b) {
+  if (const auto* ipu = dynamic_cast<const ipu::IpuBackend*>(&b)) return &ipu->outputs();
+  if (const auto* cpu = dynamic_cast<const kernels::cpu::CpuBackend*>(&b)) return &cpu->outputs();
+  return nullptr;
+}
+
+// The trace file of one IPU backend: the path as given when there is one, else one per machine.
+std::string trace_path_for(const std::string& path, const BackendSpec& spec, std::size_t ipu_backends) {
+  if (path.empty() || ipu_backends <= 1) return path;
+  std::filesystem::path p(path);
+  std::string tag = std::filesystem::path(spec.machine).stem().string();
+  return (p.parent_path() / (p.stem().string() + "." + tag + p.extension().string())).string();
+}
+
+void check_writable(const std::string& path, const std::string& what) {
+  std::ofstream probe(path, std::ios::app);
+  if (!probe) throw InputError(path, "", "a writable path for " + what, "it cannot be opened for writing");
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  if (args.repeats < 1) throw InputError("", "--repeats", "an integer >= 1", std::to_string(args.repeats));
+  if (args.warmup < 0) throw InputError("", "--warmup", "an integer >= 0", std::to_string(args.warmup));
+  const auto specs = parse_backend_list(args.backends);
+  workloads::Workload workload = workloads::load_workload(args.workload);
+  if (args.seed) workload.seed = *args.seed;
+
+  // Build every backend (machine files are read here) before any work, so bad input fails fast.
+  std::vector<std::unique_ptr<Backend>> backends;
+  std::size_t ipu_count = 0;
+  for (const auto& s : specs) {
+    backends.push_back(make_backend(s));
+    ipu_count += s.family == "ipu" ? 1 : 0;
+  }
+
+  const std::string out_dir = args.out_dir.empty() ? "out/" + workload.name : args.out_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) throw InputError(out_dir, "", "a directory the report can be written to (--out)", ec.message());
+  const std::string report_path = (std::filesystem::path(out_dir) / "report.json").string();
+  if (!args.trace.empty()) check_writable(args.trace, "the trace (--trace)");
+
+  // Plan first: a workload that does not fit fails before any input is generated.
+  const OpGraph graph = workloads::build_graph(workload);
+  for (auto& b : backends) b->prepare(graph);
+  const workloads::Instance instance = workloads::instantiate(workload);
+  RunOptions options;
+  options.timing_only = args.timing_only;
+  options.warmup = args.warmup;
+  options.repeats = args.repeats;
+
+  std::vector<BackendResult> results;
+  for (std::size_t b = 0; b < backends.size(); ++b) {
+    options.trace_path = specs[b].family == "ipu" ? trace_path_for(args.trace, specs[b], ipu_count) : "";
+    if (!args.json) std::cerr << "tilesim: running " << specs[b].name() << " ..." << std::endl;
+    results.push_back(backends[b]->run(instance.graph, instance.values, options));
+  }
+
+  // Cross-backend agreement: every pair of backends that computed outputs, op by op.
+  nlohmann::json agreements = nlohmann::json::array();
+  bool all_agree = true;
+  for (std::size_t a = 0; a < backends.size(); ++a) {
+    for (std::size_t b = a + 1; b < backends.size(); ++b) {
+      const TensorValues* oa = outputs_of(*backends[a]);
+      const TensorValues* ob = outputs_of(*backends[b]);
+      for (const Op& op : instance.graph.ops) {
+        if (!oa || !ob || !oa->has(op.output) || !ob->has(op.output)) continue;
+        const auto agreement = kernels::reference::compare_outputs(op, instance.values, oa->f32(op.output), ob->f32(op.output));
+        all_agree = all_agree && agreement.equal;
+        agreements.push_back({{"op", op.name},
+                              {"backends", {specs[a].name(), specs[b].name()}},
+                              {"outputs_equal", agreement.equal},
+                              {"max_abs_difference", agreement.max_abs_difference},
+                              {"detail", agreement.detail}});
+      }
+    }
+  }
+
+  nlohmann::json report;
+  report["tool"] = {{"name", "tilesim"}, {"version", TILESIM_VERSION}};
+  report["created_utc"] = utc_now();
+  report["workload"] = workloads::to_json(workload);
+  report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only},
+                       {"warmup", args.warmup}, {"repeats", args.repeats}};
+  report["results"] = nlohmann::json::array();
+  for (const auto& r : results) report["results"].push_back(r.to_json());
+  report["agreement"] = agreements;
+  write_file_atomically(report_path, report.dump(2) + "\n");
+
+  if (args.json) {
+    std::cout << report.dump(2) << std::endl;
+  } else {
+    std::cout << format_table(results);
+    if (!agreements.empty()) {
+      std::cout << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
+    }
+    std::cout << "report: " << report_path << "\n";
+    if (!args.trace.empty()) std::cout << "trace: " << args.trace << (ipu_count > 1 ? " (one file per IPU machine)" : "") << "\n";
+  }
+  bool all_verified = all_agree;
+  for (const auto& r : results) {
+    for (const auto& o : r.ops) all_verified = all_verified && o.verified.value_or(true);
+  }
+  // A wrong output is a defect of tilesim, not of the input.
+  return all_verified ? 0 : static_cast<int>(ExitCode::internal_error);
+}
+
+}  // namespace tilesim::cli

@@ -1,0 +1,38 @@
+#pragma once
+// Splitting a dimension into contiguous blocks, as the planners do for rows, columns and lookups.
+#include <algorithm>
+#include <cstdint>
+
+namespace tilesim::ipu {
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+struct Range {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+  std::int64_t size() const { return end - begin; }
+  bool empty() const { return end <= begin; }
+  bool contains(std::int64_t x) const { return x >= begin && x < end; }
+};
+
+// Block k of `total` items cut into blocks of `block_size` (the last may be short or empty).
+inline Range block(std::int64_t total, std::int64_t block_size, std::int64_t k) {
+  const std::int64_t b = std::min(total, k * block_size);
+  return {b, std::min(total, b + block_size)};
+}
+
+}  // namespace tilesim::ipu
+
+#include <vector>
+
+namespace tilesim::ipu {
+
+// How many values of an ascending-sorted vector lie in [r.begin, r.end): the planners count the
+// in-range lookups of every worker this way instead of rescanning the indices per tile.
+inline std::int64_t count_in_range(const std::vector<std::int32_t>& sorted, Range r) {
+  auto lo = std::lower_bound(sorted.begin(), sorted.end(), r.begin);
+  auto hi = std::lower_bound(lo, sorted.end(), r.end);
+  return hi - lo;
+}
+
+}  // namespace tilesim::ipu

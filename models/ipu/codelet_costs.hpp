@@ -1,0 +1,28 @@
+#pragma once
+// Cycle costs of the IPU codelets tilesim's planners use, as pure functions of the work a worker does
+// and the machine file's constants (poplibs' own estimator structure). Results are worker cycles; the
+// engine turns a vertex's per-worker cycles into tile cycles (worker_contexts x slowest + supervisor).
+#include <cstdint>
+
+#include "models/ipu/machine_file.hpp"
+#include "sim/machine_config.hpp"
+
+namespace tilesim::ipu {
+
+// MultiSlice (gather) on one worker: `in_range` lookups whose row is on this tile are copied
+// (`row_elements` float32 each); `out_of_range` lookups are checked and skipped.
+sim::Cycles multislice_worker_cycles(std::int64_t in_range, std::int64_t out_of_range, std::int64_t row_elements,
+                                     const CodeletCosts& c);
+
+// MultiUpdateAdd (scatter-add) on one worker: the worker scans every offset; `in_range` of them fall in
+// the rows it owns and add a row of `row_elements` float32, the other `out_of_range` are skipped.
+sim::Cycles multiupdateadd_worker_cycles(std::int64_t in_range, std::int64_t out_of_range, std::int64_t row_elements,
+                                         const CodeletCosts& c);
+
+// Fill (zeroing) of `bytes` by one worker.
+sim::Cycles fill_worker_cycles(std::int64_t bytes, const CodeletCosts& c);
+
+// Reduce (sum) on one worker: `output_elements` float32 outputs, each the sum of `partials` partials.
+sim::Cycles reduce_worker_cycles(std::int64_t output_elements, std::int64_t partials, const CodeletCosts& c);
+
+}  // namespace tilesim::ipu

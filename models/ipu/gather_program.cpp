@@ -1,0 +1,188 @@
+// The gather (PyG index_select) as a BSP program, following the plan's split:
+//   distribute: each index group's indices go to its S x H tiles; with I > 1 each table block is
+//               broadcast from group 0 to the other groups;
+//   slice:      every tile runs MultiSlice over its group's lookups against its table block; lookups
+//               whose row lives in another row block are skipped;
+//   select (S > 1 only): the S candidate rows of each lookup are exchanged to the tile that owns it,
+//               which keeps the one from the block that holds the row. The exchange is compiled, so all
+//               S candidates travel, whichever is valid.
+#include <algorithm>
+#include <cstring>
+
+#include "models/ipu/blocks.hpp"
+#include "models/ipu/codelet_costs.hpp"
+#include "models/ipu/op_program.hpp"
+
+namespace tilesim::ipu {
+
+OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                               const IpuMachine& machine) {
+  const std::int64_t S = plan.split.row_blocks, H = plan.split.column_blocks, I = plan.split.index_groups;
+  const std::int64_t R = op.shape.num_inputs, F = op.shape.num_features, N = op.shape.num_outputs;
+  const std::int64_t rows_b = plan.rows_per_block, cols_b = plan.columns_per_block, n_b = plan.indices_per_group;
+  const std::int64_t W = machine.chip.worker_contexts;
+  const auto& costs = machine.codelets;
+  auto tile = [&](std::int64_t i, std::int64_t s, std::int64_t h) { return static_cast<sim::TileId>((i * S + s) * H + h); };
+  const auto tiles = static_cast<std::size_t>(plan.tiles_used);
+
+  OpProgram out;
+  sim::Program& prog = out.program;
+  prog.name = op.name;
+  sim::Superstep distribute{"distribute", {"distribute", {}}, {"indices and table to groups", {}}};
+  sim::Superstep slice{"slice", {"MultiSlice", {}}, {"candidate rows", {}}};
+  sim::Superstep select{"select", {"select candidates", {}}, {"none", {}}};
+
+  std::vector<sim::BufferId> slab(tiles, -1), idx_buf(tiles, -1), candidates(tiles, -1);
+
+  // Table blocks: resident on group 0 in the plan's layout, broadcast to the other groups.
+  for (std::int64_t s = 0; s < S; ++s) {
+    const Range rs = block(R, rows_b, s);
+    for (std::int64_t h = 0; h < H; ++h) {
+      const Range ch = block(F, cols_b, h);
+      const std::int64_t bytes = rs.size() * ch.size() * 4;
+      const auto b = prog.add_buffer("table", tile(0, s, h), bytes);
+      slab[static_cast<std::size_t>(tile(0, s, h))] = b;
+      out.input.push_back({b, rs.begin, rs.size(), ch.begin, ch.size()});
+      if (I > 1) {
+        sim::Transfer t{{b, 0}, bytes, {}};
+        for (std::int64_t i = 1; i < I; ++i) {
+          const auto copy = prog.add_buffer("table copy", tile(i, s, h), bytes);
+          slab[static_cast<std::size_t>(tile(i, s, h))] = copy;
+          t.dst.push_back({copy, 0});
+        }
+        distribute.exchange.transfers.push_back(std::move(t));
+      }
+    }
+  }
+
+  for (std::int64_t i = 0; i < I; ++i) {
+    const Range li = block(N, n_b, i);
+    const std::int64_t ni = li.size();
+    const std::int32_t* group_idx = indices.data() + li.begin;
+
+    // The group's indices live on its first tile and are broadcast to the rest of the group.
+    const auto holder = tile(i, 0, 0);
+    const auto held = prog.add_buffer("indices", holder, ni * 4);
+    idx_buf[static_cast<std::size_t>(holder)] = held;
+    out.indices.push_back({held, li.begin, ni, 0, 1});
+    if (S * H > 1) {
+      sim::Transfer t{{held, 0}, ni * 4, {}};
+      for (std::int64_t s = 0; s < S; ++s) {
+        for (std::int64_t h = 0; h < H; ++h) {
+          if (s == 0 && h == 0) continue;
+          const auto copy = prog.add_buffer("indices copy", tile(i, s, h), ni * 4);
+          idx_buf[static_cast<std::size_t>(tile(i, s, h))] = copy;
+          t.dst.push_back({copy, 0});
+        }
+      }
+      distribute.exchange.transfers.push_back(std::move(t));
+    }
+
+    // Stage 0: MultiSlice on every tile of the group; workers split the lookups. Each worker's lookups,
+    // sorted once, give its in-range count for any row block by binary search.
+    const std::int64_t per_worker = ceil_div(ni, W);
+    std::vector<std::vector<std::int32_t>> worker_sorted(static_cast<std::size_t>(W));
+    for (std::int64_t w = 0; w < W; ++w) {
+      const Range rw = block(ni, per_worker, w);
+      auto& v = worker_sorted[static_cast<std::size_t>(w)];
+      v.assign(group_idx + rw.begin, group_idx + rw.end);
+      std::sort(v.begin(), v.end());
+    }
+    for (std::int64_t s = 0; s < S; ++s) {
+      const Range rs = block(R, rows_b, s);
+      for (std::int64_t h = 0; h < H; ++h) {
+        const Range ch = block(F, cols_b, h);
+        const std::int64_t cols = ch.size();
+        const auto t = tile(i, s, h);
+        const auto dest = prog.add_buffer(S == 1 ? "out" : "candidates", t, ni * cols * 4);
+        candidates[static_cast<std::size_t>(t)] = dest;
+        if (S == 1) out.output.push_back({dest, li.begin, ni, ch.begin, cols});
+
+        sim::Vertex v;
+        v.codelet = "MultiSlice";
+        v.supervisor_cycles = costs.supervisor_cycles;
+        v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+        std::int64_t in_total = 0;
+        for (std::int64_t w = 0; w < W; ++w) {
+          const Range rw = block(ni, per_worker, w);
+          if (rw.empty()) continue;
+          const std::int64_t in = count_in_range(worker_sorted[static_cast<std::size_t>(w)], rs);
+          v.worker_cycles[static_cast<std::size_t>(w)] = multislice_worker_cycles(in, rw.size() - in, cols, costs);
+          in_total += in;
+        }
+        out.sram_read_bytes += ni * 4 + in_total * cols * 4;
+        out.sram_write_bytes += in_total * cols * 4;
+        v.buffers = {{idx_buf[static_cast<std::size_t>(t)], 0}, {slab[static_cast<std::size_t>(t)], 0}, {dest, 0}};
+        v.execute = [ni, row_begin = rs.begin, rows = rs.size(), cols](const sim::VertexContext& ctx) {
+          const auto* idx = ctx.as<const std::int32_t>(0);
+          const auto* table = ctx.as<const float>(1);
+          auto* dst = ctx.as<float>(2);
+          for (std::int64_t j = 0; j < ni; ++j) {
+            const std::int64_t r = idx[j] - row_begin;
+            if (r >= 0 && r < rows) std::memcpy(dst + j * cols, table + r * cols, static_cast<std::size_t>(cols) * 4);
+          }
+        };
+        slice.compute.vertices.push_back({t, std::move(v)});
+      }
+    }
+
+    if (S == 1) continue;
+    // Stage 1: lookup chunk k of the group is owned by tile (i, k, h), which receives the candidates of
+    // the other S - 1 row blocks and keeps the valid one.
+    const std::int64_t chunk = ceil_div(ni, S);
+    for (std::int64_t k = 0; k < S; ++k) {
+      const Range kk = block(ni, chunk, k);
+      if (kk.empty()) continue;
+      for (std::int64_t h = 0; h < H; ++h) {
+        const Range ch = block(F, cols_b, h);
+        const std::int64_t cols = ch.size();
+        const auto owner = tile(i, k, h);
+        const std::int64_t piece_bytes = kk.size() * cols * 4;
+        const auto received = prog.add_buffer("received candidates", owner, (S - 1) * piece_bytes);
+        for (std::int64_t s = 0; s < S; ++s) {
+          if (s == k) continue;
+          const std::int64_t slot = s < k ? s : s - 1;
+          slice.exchange.transfers.push_back(
+              {{candidates[static_cast<std::size_t>(tile(i, s, h))], kk.begin * cols * 4}, piece_bytes, {{received, slot * piece_bytes}}});
+        }
+        const auto result = prog.add_buffer("out", owner, piece_bytes);
+        out.output.push_back({result, li.begin + kk.begin, kk.size(), ch.begin, cols});
+
+        sim::Vertex v;
+        v.codelet = "MultiSlice (select)";
+        v.supervisor_cycles = costs.supervisor_cycles;
+        v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+        const std::int64_t per_worker1 = ceil_div(kk.size(), W);
+        for (std::int64_t w = 0; w < W; ++w) {
+          const Range rw = block(kk.size(), per_worker1, w);
+          if (!rw.empty()) v.worker_cycles[static_cast<std::size_t>(w)] = multislice_worker_cycles(rw.size(), 0, cols, costs);
+        }
+        out.sram_read_bytes += kk.size() * (4 + cols * 4);
+        out.sram_write_bytes += piece_bytes;
+        v.buffers = {{idx_buf[static_cast<std::size_t>(owner)], kk.begin * 4},
+                     {candidates[static_cast<std::size_t>(owner)], kk.begin * cols * 4},
+                     {received, 0},
+                     {result, 0}};
+        v.execute = [count = kk.size(), k, rows_b, cols](const sim::VertexContext& ctx) {
+          const auto* idx = ctx.as<const std::int32_t>(0);
+          const auto* own = ctx.as<const float>(1);
+          const auto* recv = ctx.as<const float>(2);
+          auto* dst = ctx.as<float>(3);
+          for (std::int64_t j = 0; j < count; ++j) {
+            const std::int64_t s = idx[j] / rows_b;
+            const float* src = s == k ? own + j * cols : recv + ((s < k ? s : s - 1) * count + j) * cols;
+            std::memcpy(dst + j * cols, src, static_cast<std::size_t>(cols) * 4);
+          }
+        };
+        select.compute.vertices.push_back({owner, std::move(v)});
+      }
+    }
+  }
+
+  prog.steps.push_back(std::move(distribute));
+  prog.steps.push_back(std::move(slice));
+  if (S > 1) prog.steps.push_back(std::move(select));
+  return out;
+}
+
+}  // namespace tilesim::ipu

@@ -1,0 +1,33 @@
+#pragma once
+// The simulated IPU as a backend: each op is planned, built into a BSP program and run on the engine.
+// Results are labelled "simulated"; time_s is device time (cycles / tile clock), the quantity the
+// hydronet Bow measurements report.
+#include <string>
+
+#include "models/ipu/machine_file.hpp"
+#include "results/backend.hpp"
+#include "sim/engine.hpp"
+
+namespace tilesim::ipu {
+
+class IpuBackend : public Backend {
+ public:
+  IpuBackend(IpuMachine machine, std::string name);
+  std::string name() const override { return name_; }
+  void prepare(const OpGraph& graph) override;
+  BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) override;
+  // Outputs of the last functional run, by output tensor (empty in timing-only mode).
+  const TensorValues& outputs() const { return outputs_; }
+  const IpuMachine& machine() const { return machine_; }
+
+ private:
+  IpuMachine machine_;
+  std::string name_;
+  TensorValues outputs_;
+};
+
+// The process-wide engine, elaborated (on first use) with as many tile slots as the largest shipped
+// machine file or `machine`, whichever is larger, so every machine can run in one process.
+sim::Engine& engine_for(const IpuMachine& machine);
+
+}  // namespace tilesim::ipu

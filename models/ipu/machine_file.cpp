@@ -1,0 +1,127 @@
+#include "models/ipu/machine_file.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "common/strict_json.hpp"
+
+namespace tilesim::ipu {
+
+namespace {
+
+// Every figure is {"value": number, "source": "where it came from"}; a bare number is an error, so
+// no figure enters the model without its provenance.
+class FigureReader {
+ public:
+  explicit FigureReader(ObjectReader section) : section_(std::move(section)) {}
+
+  double number(const std::string& key, double min, double max) {
+    ObjectReader figure = section_.object(key);
+    double v = figure.number("value", min, max);
+    figure.string("source");
+    figure.finish();
+    return v;
+  }
+  std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) {
+    ObjectReader figure = section_.object(key);
+    std::int64_t v = figure.integer("value", min, max);
+    figure.string("source");
+    figure.finish();
+    return v;
+  }
+  void finish() const { section_.finish(); }
+
+ private:
+  ObjectReader section_;
+};
+
+constexpr std::int64_t kMaxCycles = 1'000'000'000;
+
+}  // namespace
+
+std::string ipu_machine_dir() {
+  if (const char* env = std::getenv("TILESIM_MACHINE_DIR"); env && *env) return env;
+  return TILESIM_IPU_MACHINE_DIR;
+}
+
+std::vector<std::string> shipped_ipu_machines() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(ipu_machine_dir(), ec)) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file) {
+  ObjectReader root(document, file, "");
+  IpuMachine m;
+  m.file = file;
+  m.document = document;
+  m.chip.name = root.string("name");
+  m.description = root.string("description");
+  root.string_or("notes", "");
+
+  FigureReader chip(root.object("chip"));
+  m.chip.num_tiles = static_cast<std::int32_t>(chip.integer("num_tiles", 1, 1 << 20));
+  m.chip.clock_hz = chip.number("tile_clock_hz", 1e6, 1e11);
+  m.chip.sram_bytes_per_tile = chip.integer("sram_bytes_per_tile", 1024, std::int64_t{1} << 34);
+  m.chip.worker_contexts = static_cast<std::int32_t>(chip.integer("worker_contexts", 1, 64));
+  m.chip.tiles_per_supertile = static_cast<std::int32_t>(chip.integer("tiles_per_supertile", 1, 64));
+  m.chip.exchange_bytes_per_cycle = chip.number("exchange_bytes_per_cycle", 0.001, 1e6);
+  m.chip.sync_cycles = chip.integer("sync_cycles", 0, kMaxCycles);
+  m.chip.exchange_fixed_cycles = chip.integer("exchange_fixed_cycles", 0, kMaxCycles);
+  m.chip.compute_fixed_cycles = chip.integer("compute_fixed_cycles", 0, kMaxCycles);
+  chip.finish();
+
+  FigureReader c(root.object("codelets"));
+  auto& k = m.codelets;
+  k.supervisor_cycles = c.integer("supervisor_cycles", 0, kMaxCycles);
+  k.multislice_prologue_worker_cycles = c.integer("multislice_prologue_worker_cycles", 0, kMaxCycles);
+  k.multislice_in_range_worker_cycles = c.integer("multislice_in_range_worker_cycles", 0, kMaxCycles);
+  k.multislice_out_of_range_worker_cycles = c.integer("multislice_out_of_range_worker_cycles", 0, kMaxCycles);
+  k.multislice_elements_per_vector = c.integer("multislice_elements_per_vector", 1, 1024);
+  k.multislice_cycles_per_vector = c.integer("multislice_cycles_per_vector", 0, kMaxCycles);
+  k.multiupdateadd_prologue_worker_cycles = c.integer("multiupdateadd_prologue_worker_cycles", 0, kMaxCycles);
+  k.multiupdateadd_in_range_worker_cycles = c.integer("multiupdateadd_in_range_worker_cycles", 0, kMaxCycles);
+  k.multiupdateadd_per_extra_element_worker_cycles =
+      c.integer("multiupdateadd_per_extra_element_worker_cycles", 0, kMaxCycles);
+  k.multiupdateadd_out_of_range_worker_cycles = c.integer("multiupdateadd_out_of_range_worker_cycles", 0, kMaxCycles);
+  k.fill_prologue_worker_cycles = c.integer("fill_prologue_worker_cycles", 0, kMaxCycles);
+  k.fill_bytes_per_worker_cycle = c.integer("fill_bytes_per_worker_cycle", 1, 1024);
+  k.reduce_prologue_worker_cycles = c.integer("reduce_prologue_worker_cycles", 0, kMaxCycles);
+  k.reduce_per_vector_worker_cycles = c.integer("reduce_per_vector_worker_cycles", 0, kMaxCycles);
+  k.reduce_per_partial_worker_cycles = c.integer("reduce_per_partial_worker_cycles", 0, kMaxCycles);
+  k.reduce_elements_per_vector = c.integer("reduce_elements_per_vector", 1, 1024);
+  c.finish();
+
+  FigureReader p(root.object("planner"));
+  m.planner.min_indices_per_tile = p.integer("min_indices_per_tile", 1, std::int64_t{1} << 30);
+  m.planner.memory_fraction = p.number("memory_fraction", 0.01, 1.0);
+  m.planner.column_grain_bytes = p.integer("column_grain_bytes", 1, 4096);
+  p.finish();
+
+  root.finish();
+  return m;
+}
+
+IpuMachine load_ipu_machine(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
+  if (!looks_like_path) {
+    path = ipu_machine_dir() + "/" + name_or_path + ".json";
+    if (!std::filesystem::exists(path)) {
+      std::string known;
+      for (const auto& n : shipped_ipu_machines()) known += (known.empty() ? "" : ", ") + n;
+      throw InputError("unknown IPU machine \"" + name_or_path + "\": expected one of " + known +
+                       " or a path to a machine file (*.json)");
+    }
+  }
+  return parse_ipu_machine(load_json_file(path), path);
+}
+
+}  // namespace tilesim::ipu

@@ -1,0 +1,64 @@
+#pragma once
+// IPU machine files (models/ipu/machines/*.json): the chip's figures, the codelet cost constants and the
+// planner's settings, each given as {"value": ..., "source": "..."} so every number says where it came
+// from. Format: docs/machine-format.md.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/machine_config.hpp"
+
+namespace tilesim::ipu {
+
+// Cycle-cost constants of the codelets, in worker cycles unless named otherwise (poplibs estimators).
+struct CodeletCosts {
+  std::int64_t supervisor_cycles = 0;                  // per multi-worker vertex launch
+  // MultiSlice (gather): prologue + per lookup in range (fixed + per element vector) + per lookup out of range
+  std::int64_t multislice_prologue_worker_cycles = 0;
+  std::int64_t multislice_in_range_worker_cycles = 0;
+  std::int64_t multislice_out_of_range_worker_cycles = 0;
+  std::int64_t multislice_elements_per_vector = 0;     // float32 elements moved per copy step
+  std::int64_t multislice_cycles_per_vector = 0;
+  // MultiUpdateAdd (scatter-add): every worker scans all offsets, updates the rows it owns
+  std::int64_t multiupdateadd_prologue_worker_cycles = 0;
+  std::int64_t multiupdateadd_in_range_worker_cycles = 0;       // first 4-byte element of a row
+  std::int64_t multiupdateadd_per_extra_element_worker_cycles = 0;
+  std::int64_t multiupdateadd_out_of_range_worker_cycles = 0;
+  // Fill (zeroing): prologue + one 64-bit store per cycle
+  std::int64_t fill_prologue_worker_cycles = 0;
+  std::int64_t fill_bytes_per_worker_cycle = 0;
+  // Reduce (sum of partials): prologue + per output vector (fixed + per partial)
+  std::int64_t reduce_prologue_worker_cycles = 0;
+  std::int64_t reduce_per_vector_worker_cycles = 0;
+  std::int64_t reduce_per_partial_worker_cycles = 0;
+  std::int64_t reduce_elements_per_vector = 0;
+};
+
+struct PlannerSettings {
+  std::int64_t min_indices_per_tile = 0;   // lookups are not split finer than this
+  double memory_fraction = 0;              // first try plans using at most this share of a tile's SRAM
+  std::int64_t column_grain_bytes = 0;     // column splits are multiples of this many bytes
+};
+
+struct IpuMachine {
+  sim::MachineConfig chip;
+  CodeletCosts codelets;
+  PlannerSettings planner;
+  std::string description;
+  std::string file;          // path it was read from
+  nlohmann::json document;   // as read, for the report
+};
+
+// Loads "bow", "mk2", "mk1" (shipped machine files) or a path to a machine file. Throws
+// tilesim::InputError naming the file and JSON path on any problem (unknown key, missing source, bad value).
+IpuMachine load_ipu_machine(const std::string& name_or_path);
+IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file);
+
+// The directory holding the shipped machine files (TILESIM_MACHINE_DIR overrides the built-in path).
+std::string ipu_machine_dir();
+// Names of the shipped machine files, sorted.
+std::vector<std::string> shipped_ipu_machines();
+
+}  // namespace tilesim::ipu

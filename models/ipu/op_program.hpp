@@ -1,0 +1,39 @@
+#pragma once
+// Turning a plan into an engine Program: the buffers on each tile, the vertices with their exact
+// per-worker costs (computed from the actual indices, as the hardware's work depends on them), and
+// the compiled exchanges. Also where each piece of the op's tensors lives, for host writes and reads.
+#include <cstdint>
+#include <vector>
+
+#include "ir/op_graph.hpp"
+#include "models/ipu/machine_file.hpp"
+#include "models/ipu/plan.hpp"
+#include "sim/program.hpp"
+
+namespace tilesim::ipu {
+
+// A rectangle of a row-major 2-D tensor held contiguously (row-major, `cols` wide) in one buffer.
+// A 1-D tensor is a tensor of width 1.
+struct TensorPiece {
+  sim::BufferId buffer = -1;
+  std::int64_t row_begin = 0, rows = 0;
+  std::int64_t col_begin = 0, cols = 0;
+};
+
+struct OpProgram {
+  sim::Program program;
+  std::vector<TensorPiece> input;    // table (gather) or messages (scatter_add)
+  std::vector<TensorPiece> indices;
+  std::vector<TensorPiece> output;   // every output element in exactly one piece
+  std::int64_t sram_read_bytes = 0;  // bytes the vertices read from tile memory
+  std::int64_t sram_write_bytes = 0; // bytes the vertices write to tile memory
+};
+
+OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                               const IpuMachine& machine);
+OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                                    const IpuMachine& machine);
+OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                           const IpuMachine& machine);
+
+}  // namespace tilesim::ipu

@@ -1,0 +1,207 @@
+#include "models/ipu/plan.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "common/error.hpp"
+#include "models/ipu/blocks.hpp"
+#include "models/ipu/codelet_costs.hpp"
+#include "sim/engine.hpp"
+#include "sim/program.hpp"
+
+namespace tilesim::ipu {
+
+namespace {
+
+constexpr std::int64_t kIndexBytes = 4;  // int32 indices on the tiles
+
+// The engine aligns every buffer; the planner counts the same way.
+std::int64_t aligned(std::int64_t bytes) { return sim::align_buffer_offset(bytes); }
+
+std::int64_t rows_split(const Op& op) { return op.kind == OpKind::gather ? op.shape.num_inputs : op.shape.num_outputs; }
+
+// Cycles of a multi-worker vertex whose workers all do the same work.
+sim::Cycles balanced_vertex_cycles(sim::Cycles worker_cycles, const IpuMachine& m) {
+  return m.chip.compute_fixed_cycles + m.chip.worker_contexts * worker_cycles + m.codelets.supervisor_cycles;
+}
+
+sim::Cycles exchange_phase_cycles(std::int64_t bytes, const IpuMachine& m) {
+  if (bytes == 0) return 0;
+  return m.chip.exchange_fixed_cycles + sim::tile_exchange_cycles(bytes, static_cast<double>(bytes), m.chip.exchange_bytes_per_cycle);
+}
+
+OpPlan normalised(const Op& op, const Split& split, const IpuMachine& m) {
+  if (split.row_blocks < 1 || split.column_blocks < 1 || split.index_groups < 1) {
+    throw std::logic_error("estimate_plan: split factors must be positive");
+  }
+  OpPlan p;
+  p.kind = op.kind;
+  p.rows = rows_split(op);
+  p.indices = op.num_indices();
+  const std::int64_t F = op.shape.num_features;
+  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / dtype_bytes(op.dtype));
+  p.rows_per_block = ceil_div(p.rows, std::min(split.row_blocks, p.rows));
+  p.split.row_blocks = ceil_div(p.rows, p.rows_per_block);
+  const std::int64_t grains = ceil_div(F, grain);
+  p.columns_per_block = std::min(F, ceil_div(grains, std::min(split.column_blocks, grains)) * grain);
+  p.split.column_blocks = ceil_div(F, p.columns_per_block);
+  p.indices_per_group = ceil_div(p.indices, std::min(split.index_groups, p.indices));
+  p.split.index_groups = ceil_div(p.indices, p.indices_per_group);
+  p.tiles_used = p.split.row_blocks * p.split.column_blocks * p.split.index_groups;
+  if (p.tiles_used > m.chip.num_tiles) throw std::logic_error("estimate_plan: split uses more tiles than the machine has");
+  return p;
+}
+
+void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles) {
+  p.phases.push_back({name, cycles});
+  p.estimated_cycles += cycles;
+}
+
+void estimate_gather(OpPlan& p, const IpuMachine& m) {
+  const auto& c = m.codelets;
+  const std::int64_t S = p.split.row_blocks, H = p.split.column_blocks, I = p.split.index_groups;
+  const std::int64_t W = m.chip.worker_contexts;
+  const std::int64_t cols = p.columns_per_block, ni = p.indices_per_group;
+  const std::int64_t row_bytes = cols * 4;
+  const std::int64_t slab_bytes = p.rows_per_block * row_bytes;
+
+  add_phase(p, "sync", m.chip.sync_cycles);
+  add_phase(p, "exchange: indices to groups" + std::string(I > 1 ? ", table to groups" : ""),
+            exchange_phase_cycles((S * H > 1 ? ni * kIndexBytes : 0) + (I > 1 ? slab_bytes : 0), m));
+  const std::int64_t per_worker = ceil_div(ni, W);
+  const std::int64_t in_range = S == 1 ? per_worker : std::min(per_worker, ceil_div(per_worker * p.rows_per_block, p.rows));
+  add_phase(p, "compute: MultiSlice", balanced_vertex_cycles(multislice_worker_cycles(in_range, per_worker - in_range, cols, c), m));
+  add_phase(p, "sync", m.chip.sync_cycles);
+  std::int64_t bytes = aligned(slab_bytes) + aligned(ni * kIndexBytes);
+  if (S > 1) {
+    const std::int64_t chunk = ceil_div(ni, S);
+    add_phase(p, "exchange: candidate rows", exchange_phase_cycles((S - 1) * chunk * row_bytes, m));
+    add_phase(p, "compute: select candidates",
+              balanced_vertex_cycles(multislice_worker_cycles(ceil_div(chunk, W), 0, cols, c), m));
+    add_phase(p, "sync", m.chip.sync_cycles);
+    bytes += aligned(ni * row_bytes) + aligned((S - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
+  } else {
+    bytes += aligned(ni * row_bytes);
+  }
+  p.estimated_peak_tile_bytes = bytes;
+}
+
+void estimate_scatter_add(OpPlan& p, const IpuMachine& m) {
+  const auto& c = m.codelets;
+  const std::int64_t S = p.split.row_blocks, H = p.split.column_blocks, I = p.split.index_groups;
+  const std::int64_t W = m.chip.worker_contexts;
+  const std::int64_t cols = p.columns_per_block, mi = p.indices_per_group;
+  const std::int64_t row_bytes = cols * 4;
+  const std::int64_t part_bytes = p.rows_per_block * row_bytes;
+
+  add_phase(p, "compute: zero partials", balanced_vertex_cycles(fill_worker_cycles(ceil_div(part_bytes, W), c), m));
+  add_phase(p, "sync", m.chip.sync_cycles);
+  add_phase(p, "exchange: indices and messages to groups",
+            exchange_phase_cycles((S * H > 1 ? mi * kIndexBytes : 0) + (S > 1 ? mi * row_bytes : 0), m));
+  const std::int64_t rows_per_worker = ceil_div(p.rows_per_block, W);
+  const std::int64_t in_range = std::min(mi, ceil_div(mi * rows_per_worker, p.rows));
+  add_phase(p, "compute: MultiUpdateAdd",
+            balanced_vertex_cycles(multiupdateadd_worker_cycles(in_range, mi - in_range, cols, c), m));
+  add_phase(p, "sync", m.chip.sync_cycles);
+  std::int64_t bytes = aligned(mi * kIndexBytes) + aligned(mi * row_bytes) + aligned(part_bytes);
+  if (I > 1) {
+    const std::int64_t chunk = ceil_div(p.rows_per_block, I);
+    add_phase(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * row_bytes, m));
+    add_phase(p, "compute: reduce partials",
+              balanced_vertex_cycles(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m));
+    add_phase(p, "sync", m.chip.sync_cycles);
+    bytes += aligned((I - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
+  }
+  p.estimated_peak_tile_bytes = bytes;
+}
+
+std::vector<std::int64_t> powers_of_two_up_to(std::int64_t limit) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t x = 1; x <= limit; x *= 2) v.push_back(x);
+  if (v.empty() || v.back() != limit) v.push_back(limit);
+  return v;
+}
+
+}  // namespace
+
+nlohmann::json OpPlan::to_json() const {
+  nlohmann::json phases_json = nlohmann::json::array();
+  for (const auto& ph : phases) phases_json.push_back({{"phase", ph.name}, {"cycles", ph.cycles}});
+  return {
+      {"row_blocks", split.row_blocks},
+      {"column_blocks", split.column_blocks},
+      {"index_groups", split.index_groups},
+      {"rows_per_block", rows_per_block},
+      {"columns_per_block", columns_per_block},
+      {"indices_per_group", indices_per_group},
+      {"tiles_used", tiles_used},
+      {"estimated_cycles", estimated_cycles},
+      {"estimated_phases", phases_json},
+      {"estimated_peak_tile_bytes", estimated_peak_tile_bytes},
+  };
+}
+
+OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine) {
+  OpPlan p = normalised(op, split, machine);
+  if (op.kind == OpKind::gather) {
+    estimate_gather(p, machine);
+  } else {
+    estimate_scatter_add(p, machine);
+  }
+  return p;
+}
+
+std::vector<Split> candidate_splits(const Op& op, const IpuMachine& machine) {
+  const std::int64_t T = machine.chip.num_tiles;
+  const std::int64_t grain = std::max<std::int64_t>(1, machine.planner.column_grain_bytes / dtype_bytes(op.dtype));
+  const std::int64_t max_groups = std::max<std::int64_t>(1, ceil_div(op.num_indices(), machine.planner.min_indices_per_tile));
+  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> seen;
+  std::vector<Split> out;
+  for (std::int64_t s : powers_of_two_up_to(std::min<std::int64_t>(rows_split(op), T))) {
+    for (std::int64_t h : powers_of_two_up_to(std::min<std::int64_t>(ceil_div(op.shape.num_features, grain), T / s))) {
+      if (s * h > T) continue;
+      auto groups = powers_of_two_up_to(std::min<std::int64_t>(max_groups, T / (s * h)));
+      for (std::int64_t i : groups) {
+        OpPlan p = normalised(op, {s, h, i}, machine);
+        auto key = std::make_tuple(p.split.row_blocks, p.split.column_blocks, p.split.index_groups);
+        if (seen.insert(key).second) out.push_back(p.split);
+      }
+    }
+  }
+  return out;
+}
+
+OpPlan plan_op(const Op& op, const IpuMachine& machine) {
+  const std::int64_t sram = machine.chip.sram_bytes_per_tile;
+  const auto budget = static_cast<std::int64_t>(machine.planner.memory_fraction * static_cast<double>(sram));
+  const OpPlan* best_in_budget = nullptr;
+  const OpPlan* best_in_sram = nullptr;
+  const OpPlan* smallest = nullptr;
+  std::vector<OpPlan> plans;
+  for (const Split& s : candidate_splits(op, machine)) plans.push_back(estimate_plan(op, s, machine));
+  auto better = [](const OpPlan* a, const OpPlan& b) {
+    return !a || b.estimated_cycles < a->estimated_cycles ||
+           (b.estimated_cycles == a->estimated_cycles && b.tiles_used < a->tiles_used);
+  };
+  for (const auto& p : plans) {
+    if (p.estimated_peak_tile_bytes <= budget && better(best_in_budget, p)) best_in_budget = &p;
+    if (p.estimated_peak_tile_bytes <= sram && better(best_in_sram, p)) best_in_sram = &p;
+    if (!smallest || p.estimated_peak_tile_bytes < smallest->estimated_peak_tile_bytes) smallest = &p;
+  }
+  if (best_in_budget) return *best_in_budget;
+  if (best_in_sram) return *best_in_sram;
+  const OpPlan& s = *smallest;
+  throw PlanError("op \"" + op.name + "\" (" + to_string(op.kind) + ", num_inputs " + std::to_string(op.shape.num_inputs) +
+                  ", num_features " + std::to_string(op.shape.num_features) + ", num_outputs " +
+                  std::to_string(op.shape.num_outputs) + ") does not fit on machine " + machine.chip.name +
+                  ": the plan needing the least memory (" + std::to_string(s.split.row_blocks) + " row blocks x " +
+                  std::to_string(s.split.column_blocks) + " column blocks x " + std::to_string(s.split.index_groups) +
+                  " index groups) needs " + std::to_string(s.estimated_peak_tile_bytes) +
+                  " bytes on tile 0, but a tile has " + std::to_string(sram) +
+                  " bytes of SRAM; use smaller sizes, or a machine with more or larger tiles");
+}
+
+}  // namespace tilesim::ipu

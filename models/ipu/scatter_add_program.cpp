@@ -1,0 +1,203 @@
+// The scatter-add (PyG scatter, reduce='sum') as a BSP program, following the plan's split:
+//   zero + distribute: every tile zeroes its partial output block; each index group's indices go to
+//               its S x H tiles and its messages (columns of block h) to the S tiles that need them;
+//   update:     every tile runs MultiUpdateAdd: its workers each own a slice of the block's rows, scan
+//               all of the group's offsets and add the messages that land in their rows;
+//   reduce (I > 1 only): the I partial outputs of each block are exchanged in row chunks, and chunk k
+//               is summed on the tile of group k.
+#include <algorithm>
+#include <cstring>
+
+#include "models/ipu/blocks.hpp"
+#include "models/ipu/codelet_costs.hpp"
+#include "models/ipu/op_program.hpp"
+
+namespace tilesim::ipu {
+
+OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                                    const IpuMachine& machine) {
+  const std::int64_t S = plan.split.row_blocks, H = plan.split.column_blocks, I = plan.split.index_groups;
+  const std::int64_t M = op.shape.num_inputs, F = op.shape.num_features, R = op.shape.num_outputs;
+  const std::int64_t rows_b = plan.rows_per_block, cols_b = plan.columns_per_block, m_b = plan.indices_per_group;
+  const std::int64_t W = machine.chip.worker_contexts;
+  const auto& costs = machine.codelets;
+  auto tile = [&](std::int64_t i, std::int64_t s, std::int64_t h) { return static_cast<sim::TileId>((i * S + s) * H + h); };
+  const auto tiles = static_cast<std::size_t>(plan.tiles_used);
+
+  OpProgram out;
+  sim::Program& prog = out.program;
+  prog.name = op.name;
+  sim::Superstep zero{"zero", {"Fill", {}}, {"indices and messages to groups", {}}};
+  sim::Superstep update{"update", {"MultiUpdateAdd", {}}, {"partial sums", {}}};
+  sim::Superstep reduce{"reduce", {"Reduce", {}}, {"none", {}}};
+
+  std::vector<sim::BufferId> idx_buf(tiles, -1), src_buf(tiles, -1), partial(tiles, -1);
+
+  for (std::int64_t i = 0; i < I; ++i) {
+    const Range mi = block(M, m_b, i);
+    const std::int64_t n = mi.size();
+    const std::int32_t* group_idx = indices.data() + mi.begin;
+    // Sorted once, the group's offsets give any worker's in-range count by binary search.
+    std::vector<std::int32_t> sorted_idx(group_idx, group_idx + n);
+    std::sort(sorted_idx.begin(), sorted_idx.end());
+
+    const auto holder = tile(i, 0, 0);
+    const auto held = prog.add_buffer("indices", holder, n * 4);
+    idx_buf[static_cast<std::size_t>(holder)] = held;
+    out.indices.push_back({held, mi.begin, n, 0, 1});
+    if (S * H > 1) {
+      sim::Transfer t{{held, 0}, n * 4, {}};
+      for (std::int64_t s = 0; s < S; ++s) {
+        for (std::int64_t h = 0; h < H; ++h) {
+          if (s == 0 && h == 0) continue;
+          const auto copy = prog.add_buffer("indices copy", tile(i, s, h), n * 4);
+          idx_buf[static_cast<std::size_t>(tile(i, s, h))] = copy;
+          t.dst.push_back({copy, 0});
+        }
+      }
+      zero.exchange.transfers.push_back(std::move(t));
+    }
+
+    // Messages: columns of block h live on tile (i, 0, h) and are broadcast over the row blocks.
+    for (std::int64_t h = 0; h < H; ++h) {
+      const Range ch = block(F, cols_b, h);
+      const std::int64_t bytes = n * ch.size() * 4;
+      const auto b = prog.add_buffer("messages", tile(i, 0, h), bytes);
+      src_buf[static_cast<std::size_t>(tile(i, 0, h))] = b;
+      out.input.push_back({b, mi.begin, n, ch.begin, ch.size()});
+      if (S > 1) {
+        sim::Transfer t{{b, 0}, bytes, {}};
+        for (std::int64_t s = 1; s < S; ++s) {
+          const auto copy = prog.add_buffer("messages copy", tile(i, s, h), bytes);
+          src_buf[static_cast<std::size_t>(tile(i, s, h))] = copy;
+          t.dst.push_back({copy, 0});
+        }
+        zero.exchange.transfers.push_back(std::move(t));
+      }
+    }
+
+    for (std::int64_t s = 0; s < S; ++s) {
+      const Range rs = block(R, rows_b, s);
+      for (std::int64_t h = 0; h < H; ++h) {
+        const Range ch = block(F, cols_b, h);
+        const std::int64_t cols = ch.size();
+        const auto t = tile(i, s, h);
+        const std::int64_t part_bytes = rs.size() * cols * 4;
+        const auto part = prog.add_buffer(I == 1 ? "out" : "partial sums", t, part_bytes);
+        partial[static_cast<std::size_t>(t)] = part;
+        if (I == 1) out.output.push_back({part, rs.begin, rs.size(), ch.begin, cols});
+
+        sim::Vertex fill;
+        fill.codelet = "Fill";
+        fill.supervisor_cycles = costs.supervisor_cycles;
+        fill.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+        const std::int64_t fill_chunk = ceil_div(part_bytes / 4, W) * 4;
+        for (std::int64_t w = 0; w < W; ++w) {
+          const Range bw = block(part_bytes, fill_chunk, w);
+          if (!bw.empty()) fill.worker_cycles[static_cast<std::size_t>(w)] = fill_worker_cycles(bw.size(), costs);
+        }
+        out.sram_write_bytes += part_bytes;
+        fill.buffers = {{part, 0}};
+        fill.execute = [part_bytes](const sim::VertexContext& ctx) { std::memset(ctx.data(0), 0, static_cast<std::size_t>(part_bytes)); };
+        zero.compute.vertices.push_back({t, std::move(fill)});
+
+        sim::Vertex upd;
+        upd.codelet = "MultiUpdateAdd";
+        upd.supervisor_cycles = costs.supervisor_cycles;
+        upd.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+        const std::int64_t rows_per_worker = ceil_div(rs.size(), W);
+        std::int64_t in_total = 0, active_workers = 0;
+        for (std::int64_t w = 0; w < W; ++w) {
+          const Range rw = block(rs.size(), rows_per_worker, w);
+          if (rw.empty()) continue;
+          const Range owned{rs.begin + rw.begin, rs.begin + rw.end};
+          const std::int64_t in = count_in_range(sorted_idx, owned);
+          upd.worker_cycles[static_cast<std::size_t>(w)] = multiupdateadd_worker_cycles(in, n - in, cols, costs);
+          in_total += in;
+          ++active_workers;
+        }
+        out.sram_read_bytes += active_workers * n * 4 + in_total * cols * 8;
+        out.sram_write_bytes += in_total * cols * 4;
+        upd.buffers = {{idx_buf[static_cast<std::size_t>(t)], 0}, {src_buf[static_cast<std::size_t>(t)], 0}, {part, 0}};
+        upd.execute = [n, row_begin = rs.begin, rows = rs.size(), cols](const sim::VertexContext& ctx) {
+          const auto* idx = ctx.as<const std::int32_t>(0);
+          const auto* src = ctx.as<const float>(1);
+          auto* dst = ctx.as<float>(2);
+          for (std::int64_t j = 0; j < n; ++j) {
+            const std::int64_t r = idx[j] - row_begin;
+            if (r < 0 || r >= rows) continue;
+            float* d = dst + r * cols;
+            const float* x = src + j * cols;
+            for (std::int64_t c = 0; c < cols; ++c) d[c] += x[c];
+          }
+        };
+        update.compute.vertices.push_back({t, std::move(upd)});
+      }
+    }
+  }
+
+  if (I > 1) {
+    // Row chunk k of every (s, h) block is summed on tile (k, s, h), in group order.
+    for (std::int64_t s = 0; s < S; ++s) {
+      const Range rs = block(R, rows_b, s);
+      const std::int64_t chunk = ceil_div(rs.size(), I);
+      for (std::int64_t h = 0; h < H; ++h) {
+        const Range ch = block(F, cols_b, h);
+        const std::int64_t cols = ch.size();
+        for (std::int64_t k = 0; k < I; ++k) {
+          const Range kk = block(rs.size(), chunk, k);
+          if (kk.empty()) continue;
+          const auto owner = tile(k, s, h);
+          const std::int64_t piece_bytes = kk.size() * cols * 4;
+          const auto received = prog.add_buffer("received partial sums", owner, (I - 1) * piece_bytes);
+          for (std::int64_t i = 0; i < I; ++i) {
+            if (i == k) continue;
+            const std::int64_t slot = i < k ? i : i - 1;
+            update.exchange.transfers.push_back(
+                {{partial[static_cast<std::size_t>(tile(i, s, h))], kk.begin * cols * 4}, piece_bytes, {{received, slot * piece_bytes}}});
+          }
+          const auto result = prog.add_buffer("out", owner, piece_bytes);
+          out.output.push_back({result, rs.begin + kk.begin, kk.size(), ch.begin, cols});
+
+          sim::Vertex red;
+          red.codelet = "Reduce";
+          red.supervisor_cycles = costs.supervisor_cycles;
+          red.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+          const std::int64_t elements = kk.size() * cols;
+          const std::int64_t per_worker = ceil_div(elements, W);
+          for (std::int64_t w = 0; w < W; ++w) {
+            const Range ew = block(elements, per_worker, w);
+            if (!ew.empty()) red.worker_cycles[static_cast<std::size_t>(w)] = reduce_worker_cycles(ew.size(), I, costs);
+          }
+          out.sram_read_bytes += I * piece_bytes;
+          out.sram_write_bytes += piece_bytes;
+          red.buffers = {{partial[static_cast<std::size_t>(owner)], kk.begin * cols * 4}, {received, 0}, {result, 0}};
+          red.execute = [elements, k, I](const sim::VertexContext& ctx) {
+            const auto* own = ctx.as<const float>(0);
+            const auto* recv = ctx.as<const float>(1);
+            auto* dst = ctx.as<float>(2);
+            for (std::int64_t e = 0; e < elements; ++e) {
+              float acc = 0.0f;
+              for (std::int64_t i = 0; i < I; ++i) acc += i == k ? own[e] : recv[(i < k ? i : i - 1) * elements + e];
+              dst[e] = acc;
+            }
+          };
+          reduce.compute.vertices.push_back({owner, std::move(red)});
+        }
+      }
+    }
+  }
+
+  prog.steps.push_back(std::move(zero));
+  prog.steps.push_back(std::move(update));
+  if (I > 1) prog.steps.push_back(std::move(reduce));
+  return out;
+}
+
+OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                           const IpuMachine& machine) {
+  return op.kind == OpKind::gather ? build_gather_program(op, plan, indices, machine)
+                                   : build_scatter_add_program(op, plan, indices, machine);
+}
+
+}  // namespace tilesim::ipu

@@ -1,0 +1,463 @@
+#include "sim/compiled_program.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "common/error.hpp"
+
+namespace tilesim::sim {
+
+namespace {
+
+std::string str(std::int64_t value) { return std::to_string(value); }
+
+std::string machine_suffix(const MachineConfig& config) { return " (machine " + config.name + ")"; }
+
+// TileWork and VertexItem keep 32-bit indices to stay small; a program that large is a planner bug.
+std::uint32_t index32(std::size_t index, const std::string& what) {
+  if (index > std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error(what + ": more than 2^32 items in one program");
+  }
+  return static_cast<std::uint32_t>(index);
+}
+
+// Interns trace slice names, so a phase stores one index per tile instead of a string.
+class LabelTable {
+ public:
+  explicit LabelTable(std::vector<std::string>& labels) : labels_(labels) {}
+
+  std::uint32_t intern(const std::string& label) {
+    // Consecutive vertices usually run the same codelet: skip the hash then.
+    if (have_last_ && label == labels_[last_]) return last_;
+    auto [it, inserted] = ids_.try_emplace(label, static_cast<std::uint32_t>(labels_.size()));
+    if (inserted) labels_.push_back(label);
+    last_ = it->second;
+    have_last_ = true;
+    return last_;
+  }
+  const std::string& operator[](std::uint32_t id) const { return labels_[id]; }
+
+ private:
+  std::vector<std::string>& labels_;
+  std::unordered_map<std::string, std::uint32_t> ids_;
+  std::uint32_t last_ = 0;
+  bool have_last_ = false;
+};
+
+class Compiler {
+ public:
+  Compiler(const Program& program, const MachineConfig& config, Mode mode, BufferLayout layout,
+           const std::vector<std::byte*>& tile_bases)
+      : program_(program),
+        config_(config),
+        functional_(mode == Mode::functional),
+        tile_bases_(tile_bases),
+        labels_(out_.labels) {
+    out_.name = program.name;
+    out_.config = config;
+    out_.mode = mode;
+    out_.layout = std::move(layout);
+    const auto tiles = static_cast<std::size_t>(config.num_tiles);
+    tile_items_.assign(tiles, 0);
+    involved_.assign(tiles, 0);
+    sent_bytes_.assign(tiles, 0);
+    received_bytes_.assign(tiles, 0);
+    effective_received_bytes_.assign(tiles, 0.0);
+  }
+
+  CompiledProgram compile() {
+    out_.superstep_names.reserve(program_.steps.size());
+    out_.phases.reserve(program_.steps.size() * 3);
+    for (std::size_t s = 0; s < program_.steps.size(); ++s) {
+      const auto& step = program_.steps[s];
+      const auto step_index = index32(s, "supersteps");
+      out_.superstep_names.push_back(step.name);
+      compile_compute(step, step_index);
+      CompiledPhase sync;
+      sync.kind = PhaseKind::sync;
+      sync.superstep = step_index;
+      sync.fixed_cycles = config_.sync_cycles;
+      out_.phases.push_back(std::move(sync));
+      compile_exchange(step, step_index);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  std::string where(const Superstep& step) const { return "program " + program_.name + ": superstep " + step.name; }
+
+  const BufferPlacement& placement(BufferId buffer) const {
+    return out_.layout.buffers[static_cast<std::size_t>(buffer)];
+  }
+
+  std::byte* address(const BufferRef& ref) const {
+    std::byte* base = tile_bases_[static_cast<std::size_t>(placement(ref.buffer).tile)];
+    // A tile whose buffers are all empty has no arena; its refs are empty ranges.
+    return base ? base + placement(ref.buffer).offset_bytes + ref.offset_bytes : nullptr;
+  }
+
+  std::string buffer_name(BufferId buffer) const {
+    return "buffer " + program_.buffers[static_cast<std::size_t>(buffer)].name + " (id " + str(buffer) + ")";
+  }
+
+  bool buffer_exists(BufferId buffer) const {
+    return buffer >= 0 && static_cast<std::size_t>(buffer) < program_.buffers.size();
+  }
+
+  // [offset, offset + bytes) lies inside the buffer.
+  bool in_range(const BufferRef& ref, std::int64_t bytes) const {
+    if (!buffer_exists(ref.buffer)) return false;
+    const auto capacity = placement(ref.buffer).bytes;
+    return ref.offset_bytes >= 0 && ref.offset_bytes <= capacity && bytes <= capacity - ref.offset_bytes;
+  }
+
+  // Why in_range failed; messages are built only on failure, so valid programs load fast.
+  std::string range_error(const BufferRef& ref, std::int64_t bytes) const {
+    if (!buffer_exists(ref.buffer)) {
+      return " refers to buffer id " + str(ref.buffer) + "; the program declares " +
+             str(static_cast<std::int64_t>(program_.buffers.size())) + " buffers";
+    }
+    return " covers bytes [" + str(ref.offset_bytes) + ", " + str(ref.offset_bytes + bytes) + ") of " +
+           buffer_name(ref.buffer) + ", which has " + str(placement(ref.buffer).bytes) + " bytes";
+  }
+
+  void touch(TileId tile) {
+    auto& flag = involved_[static_cast<std::size_t>(tile)];
+    if (!flag) {
+      flag = 1;
+      touched_.push_back(tile);
+    }
+  }
+
+  // Items of the touched tiles laid out contiguously in ascending tile order: turns per-tile counts
+  // into start positions from `base`.
+  void counts_to_positions(std::uint32_t base) {
+    std::uint32_t position = base;
+    for (TileId tile : touched_) {
+      auto& count = tile_items_[static_cast<std::size_t>(tile)];
+      const auto n = count;
+      count = position;
+      position += n;
+    }
+  }
+
+  void finish_phase(CompiledPhase& phase) {
+    for (const auto& work : phase.tiles) {
+      if (phase.slowest_tile < 0 || work.cycles > phase.slowest_cycles) {
+        phase.slowest_cycles = work.cycles;
+        phase.slowest_tile = work.tile;
+      }
+    }
+    for (TileId tile : touched_) {
+      const auto t = static_cast<std::size_t>(tile);
+      tile_items_[t] = 0;
+      involved_[t] = 0;
+      sent_bytes_[t] = 0;
+      received_bytes_[t] = 0;
+      effective_received_bytes_[t] = 0.0;
+    }
+    touched_.clear();
+    out_.phases.push_back(std::move(phase));
+  }
+
+  // Trace name of a tile's compute slice: its codelets, each once, in order of first appearance.
+  std::uint32_t compute_label(const std::vector<std::uint32_t>& codelets) {
+    bool all_same = std::all_of(codelets.begin(), codelets.end(), [&](std::uint32_t c) { return c == codelets[0]; });
+    if (all_same) return codelets[0];
+    std::vector<std::uint32_t> distinct;
+    for (auto c : codelets) {
+      if (std::find(distinct.begin(), distinct.end(), c) == distinct.end()) distinct.push_back(c);
+    }
+    std::string joined;
+    for (auto c : distinct) joined += (joined.empty() ? "" : " + ") + labels_[c];
+    return labels_.intern(joined);
+  }
+
+  void compile_compute(const Superstep& step, std::uint32_t step_index) {
+    const auto& set = step.compute;
+    if (set.empty()) return;
+    const auto& vertices = set.vertices;
+    const std::string context = where(step) + ": compute set " + set.name;
+
+    for (std::size_t k = 0; k < vertices.size(); ++k) {
+      const TileId tile = vertices[k].tile;
+      if (tile < 0 || tile >= config_.num_tiles) {
+        throw std::logic_error(context + ": vertex " + str(static_cast<std::int64_t>(k)) + " (" +
+                               vertices[k].vertex.codelet + ") is on tile " + str(tile) + " of a " +
+                               str(config_.num_tiles) + "-tile machine" + machine_suffix(config_));
+      }
+      touch(tile);
+      ++tile_items_[static_cast<std::size_t>(tile)];
+    }
+    std::sort(touched_.begin(), touched_.end());
+    // Group the vertices by tile, keeping declaration order within a tile (a counting sort).
+    counts_to_positions(0);
+    order_.resize(vertices.size());
+    for (std::size_t k = 0; k < vertices.size(); ++k) {
+      order_[tile_items_[static_cast<std::size_t>(vertices[k].tile)]++] = index32(k, context);
+    }
+
+    CompiledPhase phase;
+    phase.kind = PhaseKind::compute;
+    phase.superstep = step_index;
+    phase.fixed_cycles = config_.compute_fixed_cycles;
+    phase.tiles.reserve(touched_.size());
+    std::uint32_t begin = 0;
+    for (TileId tile : touched_) {
+      const std::uint32_t end = tile_items_[static_cast<std::size_t>(tile)];
+      tile_vertices_.clear();
+      codelets_.clear();
+      TileWork work;
+      work.tile = tile;
+      work.first = index32(out_.vertices.size(), context);
+      for (std::uint32_t i = begin; i < end; ++i) {
+        const auto k = order_[i];
+        const Vertex& vertex = vertices[k].vertex;
+        for (std::size_t r = 0; r < vertex.buffers.size(); ++r) {
+          const BufferRef& ref = vertex.buffers[r];
+          const bool ok = in_range(ref, 0);
+          if (!ok || placement(ref.buffer).tile != tile) {
+            const std::string ref_context = context + ": vertex " + str(k) + " (" + vertex.codelet + ") on tile " +
+                                            str(tile) + ": buffer ref " + str(static_cast<std::int64_t>(r));
+            if (!ok) throw std::logic_error(ref_context + range_error(ref, 0));
+            throw std::logic_error(ref_context + ": " + buffer_name(ref.buffer) + " is on tile " +
+                                   str(placement(ref.buffer).tile) + "; a vertex reads only its own tile's SRAM");
+          }
+        }
+        tile_vertices_.push_back(&vertex);
+        codelets_.push_back(labels_.intern(vertex.codelet));
+        if (functional_) {
+          VertexItem item;
+          item.execute = vertex.execute;
+          item.first_address = index32(out_.addresses.size(), context);
+          item.address_count = index32(vertex.buffers.size(), context);
+          for (const auto& ref : vertex.buffers) out_.addresses.push_back(address(ref));
+          out_.vertices.push_back(std::move(item));
+        }
+      }
+      try {
+        work.cycles = tile_compute_cycles(tile_vertices_, config_.worker_contexts);
+      } catch (const std::logic_error& e) {
+        throw std::logic_error(context + ": tile " + str(tile) + ": " + e.what());
+      }
+      work.count = index32(out_.vertices.size() - work.first, context);
+      work.label = compute_label(codelets_);
+      out_.vertex_count += end - begin;
+      phase.tiles.push_back(work);
+      begin = end;
+    }
+    finish_phase(phase);
+  }
+
+  // Adds one transfer's receptions. Tiles of one supertile that receive the same transfer share the
+  // bus and receive at a multiple of the per-tile rate, so each counts bytes / (number receiving).
+  void add_receptions(const Transfer& transfer) {
+    if (transfer.dst.size() == 1) {
+      const TileId tile = placement(transfer.dst[0].buffer).tile;
+      touch(tile);
+      received_bytes_[static_cast<std::size_t>(tile)] += transfer.bytes;
+      effective_received_bytes_[static_cast<std::size_t>(tile)] += static_cast<double>(transfer.bytes);
+      return;
+    }
+    dst_tiles_.clear();
+    for (const auto& ref : transfer.dst) dst_tiles_.push_back(placement(ref.buffer).tile);
+    std::sort(dst_tiles_.begin(), dst_tiles_.end());
+    const TileId per_supertile = config_.tiles_per_supertile;
+    std::size_t run_begin = 0;
+    while (run_begin < dst_tiles_.size()) {
+      const TileId supertile = dst_tiles_[run_begin] / per_supertile;
+      std::size_t run_end = run_begin;
+      std::int64_t distinct_tiles = 0;
+      while (run_end < dst_tiles_.size() && dst_tiles_[run_end] / per_supertile == supertile) {
+        if (run_end == run_begin || dst_tiles_[run_end] != dst_tiles_[run_end - 1]) ++distinct_tiles;
+        ++run_end;
+      }
+      for (std::size_t i = run_begin; i < run_end; ++i) {
+        const TileId tile = dst_tiles_[i];
+        touch(tile);
+        received_bytes_[static_cast<std::size_t>(tile)] += transfer.bytes;
+        effective_received_bytes_[static_cast<std::size_t>(tile)] +=
+            static_cast<double>(transfer.bytes) / static_cast<double>(distinct_tiles);
+      }
+      run_begin = run_end;
+    }
+  }
+
+  void compile_exchange(const Superstep& step, std::uint32_t step_index) {
+    const auto& plan = step.exchange;
+    if (plan.empty()) return;
+    const std::string context = where(step) + ": exchange " + plan.name;
+
+    for (std::size_t k = 0; k < plan.transfers.size(); ++k) {
+      const Transfer& transfer = plan.transfers[k];
+      auto transfer_context = [&] { return context + ": transfer " + str(static_cast<std::int64_t>(k)); };
+      if (transfer.bytes < 0) throw std::logic_error(transfer_context() + " has " + str(transfer.bytes) + " bytes");
+      if (transfer.dst.empty()) throw std::logic_error(transfer_context() + " has no destination");
+      if (!in_range(transfer.src, transfer.bytes)) {
+        throw std::logic_error(transfer_context() + ": source" + range_error(transfer.src, transfer.bytes));
+      }
+      for (std::size_t d = 0; d < transfer.dst.size(); ++d) {
+        if (!in_range(transfer.dst[d], transfer.bytes)) {
+          throw std::logic_error(transfer_context() + ": destination " + str(static_cast<std::int64_t>(d)) +
+                                 range_error(transfer.dst[d], transfer.bytes));
+        }
+      }
+      const TileId src_tile = placement(transfer.src.buffer).tile;
+      touch(src_tile);
+      sent_bytes_[static_cast<std::size_t>(src_tile)] += transfer.bytes;
+      // The source tile performs the copies on wake-up (functional mode); count them for grouping.
+      if (functional_ && transfer.bytes > 0)
+        tile_items_[static_cast<std::size_t>(src_tile)] += index32(transfer.dst.size(), context);
+      add_receptions(transfer);
+      out_.exchange_bytes_sent += transfer.bytes;
+      out_.exchange_bytes_received += transfer.bytes * static_cast<std::int64_t>(transfer.dst.size());
+    }
+    std::sort(touched_.begin(), touched_.end());
+
+    const auto copies_base = index32(out_.copies.size(), context);
+    if (functional_) {
+      // Group the copies by source tile, keeping plan order within a tile (a counting sort).
+      std::size_t total = 0;
+      for (TileId tile : touched_) total += tile_items_[static_cast<std::size_t>(tile)];
+      counts_to_positions(copies_base);
+      out_.copies.resize(copies_base + total);
+      for (const Transfer& transfer : plan.transfers) {
+        if (transfer.bytes == 0) continue;
+        auto& position = tile_items_[static_cast<std::size_t>(placement(transfer.src.buffer).tile)];
+        const std::byte* src = address(transfer.src);
+        for (const auto& ref : transfer.dst) out_.copies[position++] = CopyItem{src, address(ref), transfer.bytes};
+      }
+    }
+
+    CompiledPhase phase;
+    phase.kind = PhaseKind::exchange;
+    phase.superstep = step_index;
+    phase.fixed_cycles = config_.exchange_fixed_cycles;
+    phase.tiles.reserve(touched_.size());
+    const std::uint32_t label = labels_.intern(plan.name.empty() ? step.name : plan.name);
+    std::uint32_t copies_begin = copies_base;
+    for (TileId tile : touched_) {
+      const auto t = static_cast<std::size_t>(tile);
+      TileWork work;
+      work.tile = tile;
+      work.cycles =
+          tile_exchange_cycles(sent_bytes_[t], effective_received_bytes_[t], config_.exchange_bytes_per_cycle);
+      work.first = copies_begin;
+      work.count = functional_ ? tile_items_[t] - copies_begin : 0;
+      work.label = label;
+      copies_begin += work.count;
+      phase.bytes += received_bytes_[t];
+      phase.tiles.push_back(work);
+    }
+    finish_phase(phase);
+  }
+
+  const Program& program_;
+  const MachineConfig& config_;
+  const bool functional_;
+  const std::vector<std::byte*>& tile_bases_;
+  CompiledProgram out_;
+  LabelTable labels_;
+
+  // Per-phase scratch, indexed by tile and reset for the touched tiles only, so a phase costs in
+  // proportion to its work rather than to the machine's size.
+  std::vector<TileId> touched_;
+  std::vector<char> involved_;
+  std::vector<std::uint32_t> tile_items_;
+  std::vector<std::int64_t> sent_bytes_;
+  std::vector<std::int64_t> received_bytes_;
+  std::vector<double> effective_received_bytes_;
+  std::vector<std::uint32_t> order_;
+  std::vector<const Vertex*> tile_vertices_;
+  std::vector<std::uint32_t> codelets_;
+  std::vector<TileId> dst_tiles_;
+};
+
+}  // namespace
+
+void validate_config(const MachineConfig& config, std::int32_t tile_slots) {
+  const std::string machine = "machine " + config.name + ": ";
+  if (config.num_tiles < 1 || config.num_tiles > tile_slots) {
+    throw std::logic_error(machine + "num_tiles is " + str(config.num_tiles) + "; the engine was elaborated with " +
+                           str(tile_slots) + " tile slots (Engine::instance), so 1 to " + str(tile_slots) +
+                           " tiles can be simulated");
+  }
+  if (!(config.clock_hz > 0) || !std::isfinite(config.clock_hz)) {
+    throw std::logic_error(machine + "clock_hz must be positive, is " + std::to_string(config.clock_hz));
+  }
+  if (config.sram_bytes_per_tile < 0) throw std::logic_error(machine + "sram_bytes_per_tile is negative");
+  if (config.worker_contexts < 1) {
+    throw std::logic_error(machine + "worker_contexts must be at least 1, is " + str(config.worker_contexts));
+  }
+  if (config.tiles_per_supertile < 1) {
+    throw std::logic_error(machine + "tiles_per_supertile must be at least 1, is " + str(config.tiles_per_supertile));
+  }
+  if (!(config.exchange_bytes_per_cycle > 0) || !std::isfinite(config.exchange_bytes_per_cycle)) {
+    throw std::logic_error(machine + "exchange_bytes_per_cycle must be positive, is " +
+                           std::to_string(config.exchange_bytes_per_cycle));
+  }
+  if (config.sync_cycles < 0 || config.exchange_fixed_cycles < 0 || config.compute_fixed_cycles < 0) {
+    throw std::logic_error(machine +
+                           "sync_cycles, exchange_fixed_cycles and compute_fixed_cycles must not be negative");
+  }
+}
+
+BufferLayout lay_out_buffers(const Program& program, const MachineConfig& config) {
+  BufferLayout layout;
+  layout.buffers.reserve(program.buffers.size());
+  layout.tile_bytes.assign(static_cast<std::size_t>(config.num_tiles), 0);
+  for (std::size_t b = 0; b < program.buffers.size(); ++b) {
+    const BufferDecl& decl = program.buffers[b];
+    if (decl.tile < 0 || decl.tile >= config.num_tiles) {
+      throw std::logic_error("program " + program.name + ": buffer " + decl.name + " is on tile " + str(decl.tile) +
+                             " of a " + str(config.num_tiles) + "-tile machine" + machine_suffix(config));
+    }
+    if (decl.bytes < 0) {
+      throw std::logic_error("program " + program.name + ": buffer " + decl.name + " has " + str(decl.bytes) +
+                             " bytes");
+    }
+    auto& used = layout.tile_bytes[static_cast<std::size_t>(decl.tile)];
+    const std::int64_t offset = align_buffer_offset(used);
+    layout.buffers.push_back({decl.tile, offset, decl.bytes});
+    used = offset + decl.bytes;
+  }
+
+  TileId first_over = -1, worst_over = -1;
+  std::int64_t tiles_over = 0;
+  for (TileId tile = 0; tile < config.num_tiles; ++tile) {
+    const auto used = layout.tile_bytes[static_cast<std::size_t>(tile)];
+    if (used > layout.peak_tile_bytes) {
+      layout.peak_tile_bytes = used;
+      layout.peak_tile = tile;
+    }
+    if (used > config.sram_bytes_per_tile) {
+      ++tiles_over;
+      if (first_over < 0) first_over = tile;
+      if (worst_over < 0 || used > layout.tile_bytes[static_cast<std::size_t>(worst_over)]) worst_over = tile;
+    }
+  }
+  if (tiles_over > 0) {
+    std::string message = "program " + program.name + ": tile " + str(first_over) + " needs " +
+                          str(layout.tile_bytes[static_cast<std::size_t>(first_over)]) + " bytes of SRAM but has " +
+                          str(config.sram_bytes_per_tile) + machine_suffix(config);
+    if (tiles_over > 1) {
+      message += "; " + str(tiles_over - 1) + (tiles_over == 2 ? " more tile overflows" : " more tiles overflow") +
+                 ", the worst is tile " + str(worst_over) + " needing " +
+                 str(layout.tile_bytes[static_cast<std::size_t>(worst_over)]) + " bytes";
+    }
+    throw PlanError(message);
+  }
+  return layout;
+}
+
+CompiledProgram compile_program(const Program& program, const MachineConfig& config, Mode mode, BufferLayout layout,
+                                const std::vector<std::byte*>& tile_bases) {
+  return Compiler(program, config, mode, std::move(layout), tile_bases).compile();
+}
+
+}  // namespace tilesim::sim

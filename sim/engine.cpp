@@ -1,0 +1,205 @@
+#include "sim/engine.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "sim/arena.hpp"
+#include "sim/compiled_program.hpp"
+#include "sim/sync_controller.hpp"
+#include "sim/tile.hpp"
+#include "sim/work_executor.hpp"
+
+namespace tilesim::sim {
+
+namespace {
+
+// Must happen before the first SystemC object: the time resolution is fixed once any time is created.
+// SystemC 2.3.4 prints its banner only from its own main(), never through tilesim's, but a SystemC
+// that printed it at elaboration would corrupt `tilesim --json` on stdout; the variable prevents that.
+void prepare_systemc() {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  sc_core::sc_set_time_resolution(1, sc_core::SC_NS);  // 1 time unit = 1 tile cycle
+}
+
+// Arrival lists kept across programs (most phases involve the same tiles, often all of them);
+// dropped beyond this many so that sweeps with varied tile sets do not grow without bound.
+constexpr std::size_t max_cached_arrival_lists = 64;
+
+}  // namespace
+
+struct Engine::Impl {
+  explicit Impl(std::int32_t slots) : tile_slots(slots), arenas(slots) {
+    prepare_systemc();
+    tiles.reserve(static_cast<std::size_t>(slots));
+    std::vector<Tile*> tile_pointers;
+    for (std::int32_t t = 0; t < slots; ++t) {
+      const std::string name = "tilesim_tile_" + std::to_string(t);
+      tiles.push_back(std::make_unique<Tile>(name.c_str(), executor));
+      tile_pointers.push_back(tiles.back().get());
+    }
+    controller = std::make_unique<SyncController>("tilesim_sync", std::move(tile_pointers), executor, slots);
+  }
+
+  // The and-list of the arrival events of a phase's tiles. Built once per distinct tile set:
+  // sc_event_and_list checks each added event against those present, so building costs O(n^2).
+  const sc_core::sc_event_and_list& arrivals_for(const std::vector<TileWork>& work) {
+    std::vector<TileId> key;
+    key.reserve(work.size());
+    for (const auto& w : work) key.push_back(w.tile);
+    auto& list = arrival_lists[key];
+    if (!list) {
+      list = std::make_unique<sc_core::sc_event_and_list>();
+      for (TileId tile : key) *list &= tiles[static_cast<std::size_t>(tile)]->arrival();
+    }
+    return *list;
+  }
+
+  const BufferPlacement& host_buffer(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes,
+                                     const char* what) const {
+    if (!program) throw std::logic_error(std::string(what) + ": no program loaded");
+    if (program->mode != Mode::functional) {
+      throw std::logic_error(std::string(what) + ": program " + program->name +
+                             " was loaded timing-only; host access needs Mode::functional");
+    }
+    const auto& buffers = program->layout.buffers;
+    if (buffer < 0 || static_cast<std::size_t>(buffer) >= buffers.size()) {
+      throw std::logic_error(std::string(what) + ": program " + program->name + " has no buffer " +
+                             std::to_string(buffer));
+    }
+    const BufferPlacement& placement = buffers[static_cast<std::size_t>(buffer)];
+    if (offset_bytes < 0 || bytes < 0 || offset_bytes > placement.bytes || bytes > placement.bytes - offset_bytes) {
+      throw std::logic_error(std::string(what) + ": bytes [" + std::to_string(offset_bytes) + ", " +
+                             std::to_string(offset_bytes + bytes) + ") lie outside buffer " + std::to_string(buffer) +
+                             " of program " + program->name + ", which has " + std::to_string(placement.bytes) +
+                             " bytes");
+    }
+    return placement;
+  }
+
+  std::byte* host_address(const BufferPlacement& placement, std::int64_t offset_bytes) const {
+    return arenas.base(placement.tile) + placement.offset_bytes + offset_bytes;
+  }
+
+  const std::int32_t tile_slots;
+  WorkExecutor executor;
+  std::vector<std::unique_ptr<Tile>> tiles;
+  std::unique_ptr<SyncController> controller;
+  TileArenas arenas;
+  std::optional<CompiledProgram> program;
+  std::map<std::vector<TileId>, std::unique_ptr<sc_core::sc_event_and_list>> arrival_lists;
+};
+
+Engine& Engine::instance(std::int32_t tile_slots) {
+  // Never destroyed: SystemC elaborates once per process and has no orderly teardown, so the engine
+  // lives as long as the process (and stays reachable, so leak checkers stay quiet).
+  static Engine* engine = new Engine(tile_slots);
+  if (tile_slots > engine->tile_slots()) {
+    throw std::logic_error("Engine::instance(" + std::to_string(tile_slots) + "): the engine was elaborated with " +
+                           std::to_string(engine->tile_slots()) +
+                           " tile slots and SystemC cannot elaborate twice; ask for the most slots first");
+  }
+  return *engine;
+}
+
+Engine::Engine(std::int32_t tile_slots) {
+  if (tile_slots < 1) throw std::logic_error("Engine: tile_slots must be at least 1, is " + std::to_string(tile_slots));
+  impl_ = std::make_unique<Impl>(tile_slots);
+}
+
+Engine::~Engine() = default;
+
+std::int32_t Engine::tile_slots() const { return impl_->tile_slots; }
+
+void Engine::load(const Program& program, const MachineConfig& config, Mode mode) {
+  Impl& s = *impl_;
+  s.program.reset();  // a failed load leaves nothing loaded
+  validate_config(config, s.tile_slots);
+  BufferLayout layout = lay_out_buffers(program, config);
+
+  std::vector<std::byte*> tile_bases(static_cast<std::size_t>(config.num_tiles), nullptr);
+  if (mode == Mode::functional) {
+    for (TileId t = 0; t < config.num_tiles; ++t) {
+      const auto bytes = layout.tile_bytes[static_cast<std::size_t>(t)];
+      if (bytes > 0) tile_bases[static_cast<std::size_t>(t)] = s.arenas.reserve(t, bytes);
+    }
+  }
+  CompiledProgram compiled = compile_program(program, config, mode, std::move(layout), tile_bases);
+
+  if (s.arrival_lists.size() > max_cached_arrival_lists) s.arrival_lists.clear();  // none is in use now
+  for (auto& phase : compiled.phases) {
+    if (!phase.tiles.empty()) phase.arrivals = &s.arrivals_for(phase.tiles);
+  }
+  s.program = std::move(compiled);
+}
+
+void Engine::write(BufferId buffer, std::int64_t offset_bytes, const void* src, std::int64_t bytes) {
+  const BufferPlacement& placement = impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::write");
+  if (bytes > 0) std::memcpy(impl_->host_address(placement, offset_bytes), src, static_cast<std::size_t>(bytes));
+}
+
+void Engine::read(BufferId buffer, std::int64_t offset_bytes, void* dst, std::int64_t bytes) const {
+  const BufferPlacement& placement = impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::read");
+  if (bytes > 0) std::memcpy(dst, impl_->host_address(placement, offset_bytes), static_cast<std::size_t>(bytes));
+}
+
+RunStats Engine::run(TraceWriter* trace) {
+  Impl& s = *impl_;
+  if (!s.program) throw std::logic_error("Engine::run: no program loaded (call load first)");
+  const CompiledProgram& program = *s.program;
+
+  RunStats stats;
+  stats.program = program.name;
+  stats.exchange_bytes_sent = program.exchange_bytes_sent;
+  stats.exchange_bytes_received = program.exchange_bytes_received;
+  stats.peak_tile_bytes = program.layout.peak_tile_bytes;
+  stats.peak_tile = program.layout.peak_tile;
+  stats.vertices = program.vertex_count;
+  stats.supersteps = static_cast<std::int32_t>(program.superstep_names.size());
+  stats.phases.reserve(program.phases.size());
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  if (!program.phases.empty()) {
+    s.controller->begin(program, stats, trace);
+    try {
+      sc_core::sc_start();  // runs until no event is pending: the program's end
+    } catch (...) {
+      s.controller->end();
+      throw;
+    }
+    s.controller->end();
+  }
+  stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  if (auto error = s.executor.take_error()) std::rethrow_exception(error);
+
+  for (const auto& phase : stats.phases) {
+    switch (phase.kind) {
+      case PhaseKind::compute:
+        stats.compute_cycles += phase.cycles;
+        break;
+      case PhaseKind::sync:
+        stats.sync_cycles += phase.cycles;
+        break;
+      case PhaseKind::exchange:
+        stats.exchange_cycles += phase.cycles;
+        break;
+    }
+  }
+  stats.total_cycles = stats.compute_cycles + stats.sync_cycles + stats.exchange_cycles;
+  const auto elapsed_cycles = static_cast<Cycles>(sc_core::sc_time_stamp().value()) -
+                              (program.phases.empty() ? 0 : s.controller->program_start_cycle());
+  if (!program.phases.empty() && elapsed_cycles != stats.total_cycles) {
+    throw std::logic_error("engine: program " + program.name + " took " + std::to_string(elapsed_cycles) +
+                           " simulated cycles but its phases add up to " + std::to_string(stats.total_cycles));
+  }
+  stats.simulated_cycles_per_s = stats.wall_s > 0 ? static_cast<double>(stats.total_cycles) / stats.wall_s : 0;
+  return stats;
+}
+
+}  // namespace tilesim::sim

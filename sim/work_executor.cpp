@@ -1,0 +1,29 @@
+#include "sim/work_executor.hpp"
+
+#include <cstring>
+
+namespace tilesim::sim {
+
+void WorkExecutor::run(const TileWork& work) noexcept {
+  if (work.count == 0 || failed()) return;  // timing-only work has no items; after a failure, stop touching bytes
+  try {
+    if (kind_ == PhaseKind::compute) {
+      const auto* items = program_->vertices.data() + work.first;
+      const auto* addresses = program_->addresses.data();
+      for (std::uint32_t i = 0; i < work.count; ++i) {
+        const VertexItem& item = items[i];
+        if (item.execute) item.execute(VertexContext(addresses + item.first_address, item.address_count));
+      }
+    } else if (kind_ == PhaseKind::exchange) {
+      const auto* copies = program_->copies.data() + work.first;
+      for (std::uint32_t i = 0; i < work.count; ++i) {
+        // memmove: a plan may copy a region onto itself; overlapping regions are the plan's business.
+        std::memmove(copies[i].dst, copies[i].src, static_cast<std::size_t>(copies[i].bytes));
+      }
+    }
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+}  // namespace tilesim::sim

@@ -1,0 +1,248 @@
+// The tilesim command end to end: exit codes, error messages that name the file and JSON path,
+// report.json contents, traces, and that a failed run never clobbers an earlier report.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("tilesim_cli_test_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+CliResult tilesim(const std::string& args) {
+  const fs::path out = scratch_dir() / "stdout.txt", err = scratch_dir() / "stderr.txt";
+  const std::string cmd = std::string(TILESIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+fs::path write_file(const std::string& name, const std::string& text) {
+  const fs::path p = scratch_dir() / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+std::string example(const std::string& name) { return std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/" + name; }
+
+const char* kSmall = R"({"name": "cli_small", "seed": 3, "ops": [
+  {"op": "gather", "num_inputs": 64, "num_features": 16, "num_outputs": 300},
+  {"op": "scatter_add", "num_inputs": 500, "num_features": 24, "num_outputs": 100}]})";
+
+}  // namespace
+
+TEST_CASE("tilesim --version, help and machines", "[cli]") {
+  auto v = tilesim("--version");
+  CHECK(v.exit_code == 0);
+  CHECK_THAT(v.out, Catch::Contains("tilesim 0.1.0") && Catch::Contains("SystemC 2.3.4"));
+  auto h = tilesim("help");
+  CHECK(h.exit_code == 0);
+  CHECK_THAT(h.out, Catch::Contains("run") && Catch::Contains("machines"));
+  auto none = tilesim("");
+  CHECK(none.exit_code == 2);
+  auto m = tilesim("machines");
+  CHECK(m.exit_code == 0);
+  CHECK_THAT(m.out, Catch::Contains("ipu:bow") && Catch::Contains("ipu:mk2") && Catch::Contains("ipu:mk1") &&
+                        Catch::Contains("1472") && Catch::Contains("1216") && Catch::Contains("1.85 GHz"));
+  auto mj = tilesim("machines --json");
+  CHECK(mj.exit_code == 0);
+  CHECK(nlohmann::json::parse(mj.out).size() == 3);
+}
+
+TEST_CASE("tilesim run reports both backends verified, and writes report.json", "[cli]") {
+  const auto w = write_file("small.json", kSmall);
+  const auto out = scratch_dir() / "out_small";
+  auto r = tilesim("run " + w.string() + " --json --repeats 3 --out " + out.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.out);
+  CHECK(report == nlohmann::json::parse(slurp(out / "report.json")));
+  CHECK(report["tool"]["name"] == "tilesim");
+  CHECK(report["workload"]["seed"] == 3);
+  REQUIRE(report["results"].size() == 2);
+  CHECK(report["results"][0]["backend"] == "ipu:bow");
+  CHECK(report["results"][0]["kind"] == "simulated");
+  CHECK(report["results"][1]["backend"] == "cpu");
+  CHECK(report["results"][1]["kind"] == "measured");
+  for (const auto& backend : report["results"]) {
+    REQUIRE(backend["ops"].size() == 2);
+    for (const auto& op : backend["ops"]) {
+      CHECK(op["verified"] == true);
+      CHECK(op["time_s"].get<double>() > 0);
+    }
+  }
+  const auto& ipu_op = report["results"][0]["ops"][0];
+  CHECK(ipu_op["cycles"].get<std::int64_t>() > 0);
+  CHECK(ipu_op["time_s"].get<double>() == Approx(ipu_op["cycles"].get<double>() / 1.85e9));
+  CHECK(ipu_op["peak_tile_bytes"].get<std::int64_t>() > 0);
+  CHECK(report["results"][0]["host"]["simulated_cycles_per_s"].get<double>() > 0);
+  REQUIRE(report["agreement"].size() == 2);
+  for (const auto& a : report["agreement"]) CHECK(a["outputs_equal"] == true);
+
+  // The table form names the report path.
+  auto t = tilesim("run " + w.string() + " --repeats 2 --out " + out.string());
+  CHECK(t.exit_code == 0);
+  CHECK_THAT(t.out, Catch::Contains("ipu:bow") && Catch::Contains("cpu") && Catch::Contains("report: "));
+}
+
+TEST_CASE("every shipped example runs with verified outputs", "[cli]") {
+  for (const auto& entry : fs::directory_iterator(std::string(TILESIM_SOURCE_DIR) + "/workloads/examples")) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "hydronet_largest.json") continue;
+    INFO(entry.path());
+    auto r = tilesim("run " + entry.path().string() + " --json --repeats 1 --warmup 0 --out " + (scratch_dir() / "ex").string());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    for (const auto& backend : nlohmann::json::parse(r.out)["results"]) {
+      for (const auto& op : backend["ops"]) CHECK(op["verified"] == true);
+    }
+  }
+}
+
+TEST_CASE("timing-only runs give the same cycles and verify nothing", "[cli]") {
+  const auto w = write_file("small_t.json", kSmall);
+  auto f = tilesim("run " + w.string() + " --json --backends ipu --out " + (scratch_dir() / "tf").string());
+  auto t = tilesim("run " + w.string() + " --json --backends ipu --timing-only --out " + (scratch_dir() / "tt").string());
+  REQUIRE(f.exit_code == 0);
+  REQUIRE(t.exit_code == 0);
+  const auto fj = nlohmann::json::parse(f.out), tj = nlohmann::json::parse(t.out);
+  for (int k = 0; k < 2; ++k) {
+    CHECK(fj["results"][0]["ops"][k]["cycles"] == tj["results"][0]["ops"][k]["cycles"]);
+    CHECK(tj["results"][0]["ops"][k]["verified"].is_null());
+  }
+}
+
+TEST_CASE("--trace writes a Chrome trace with compute, sync and exchange phases", "[cli]") {
+  const auto w = write_file("small_tr.json", kSmall);
+  const auto trace = scratch_dir() / "trace.json";
+  auto r = tilesim("run " + w.string() + " --backends ipu:bow --trace " + trace.string() + " --out " + (scratch_dir() / "tr").string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(slurp(trace));
+  REQUIRE(j["traceEvents"].is_array());
+  std::set<std::string> categories;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X") {
+      categories.insert(e["cat"].get<std::string>());
+      CHECK(e["dur"].get<double>() >= 0);
+    }
+  }
+  CHECK(categories == std::set<std::string>{"compute", "exchange", "sync"});
+}
+
+TEST_CASE("--seed overrides the workload seed and changes the data", "[cli]") {
+  const auto w = write_file("small_s.json", kSmall);
+  auto a = tilesim("run " + w.string() + " --json --backends ipu --seed 99 --out " + (scratch_dir() / "s1").string());
+  REQUIRE(a.exit_code == 0);
+  CHECK(nlohmann::json::parse(a.out)["workload"]["seed"] == 99);
+}
+
+TEST_CASE("bad input exits with code 2 and names the file, the JSON path, expected and found", "[cli][errors]") {
+  struct Bad {
+    const char* what;
+    std::string workload;
+    std::vector<std::string> message_parts;
+  };
+  const std::vector<Bad> bad = {
+      {"unknown key", R"({"name": "b", "ops": [{"op": "gather", "num_inputs": 4, "num_features": 2, "num_outputs": 3, "colour": 1}]})",
+       {"ops[0].colour", "unknown key"}},
+      {"negative size", R"({"name": "b", "ops": [{"op": "gather", "num_inputs": 4, "num_features": 2, "num_outputs": 3},
+         {"op": "scatter_add", "num_inputs": 4, "num_features": -3, "num_outputs": 3}]})",
+       {"ops[1].num_features", "positive integer", "-3"}},
+      {"zero size", R"({"name": "b", "ops": [{"op": "gather", "num_inputs": 0, "num_features": 2, "num_outputs": 3}]})",
+       {"ops[0].num_inputs"}},
+      {"wrong type", R"({"name": "b", "ops": [{"op": "gather", "num_inputs": "4", "num_features": 2, "num_outputs": 3}]})",
+       {"ops[0].num_inputs", "\"4\""}},
+      {"unsupported dtype", R"({"name": "b", "ops": [{"op": "gather", "num_inputs": 4, "num_features": 2, "num_outputs": 3, "dtype": "float16"}]})",
+       {"ops[0].dtype", "float32", "float16"}},
+      {"unknown op", R"({"name": "b", "ops": [{"op": "gatherr", "num_inputs": 4, "num_features": 2, "num_outputs": 3}]})",
+       {"ops[0].op", "gatherr"}},
+      {"tensors larger than memory", R"({"name": "b", "ops": [{"op": "gather", "num_inputs": 1000000000, "num_features": 100000, "num_outputs": 3}]})",
+       {"ops[0]"}},
+      {"syntax error", R"({"name": "b", "ops": [})", {"valid JSON"}},
+  };
+  for (const auto& b : bad) {
+    INFO(b.what);
+    const auto w = write_file("bad.json", b.workload);
+    auto r = tilesim("run " + w.string() + " --out " + (scratch_dir() / "bad").string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(w.string()));
+    for (const auto& part : b.message_parts) CHECK_THAT(r.err, Catch::Contains(part));
+  }
+  // An index file with an out-of-range index names the index file and its line.
+  write_file("bad.indices.txt", "0\n1\n7\n");
+  const auto w = write_file("bad_idx.json", R"({"name": "b", "ops": [{"op": "gather", "num_inputs": 4, "num_features": 2,
+      "num_outputs": 3, "indices": {"file": "bad.indices.txt"}}]})");
+  auto r = tilesim("run " + w.string() + " --out " + (scratch_dir() / "bad").string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("bad.indices.txt") && Catch::Contains("3"));
+
+  // Usage errors.
+  CHECK(tilesim("run").exit_code == 2);
+  CHECK(tilesim("run " + example("small.json") + " --frobnicate").exit_code == 2);
+  auto nofile = tilesim("run /nonexistent/w.json");
+  CHECK(nofile.exit_code == 2);
+  CHECK_THAT(nofile.err, Catch::Contains("/nonexistent/w.json"));
+  auto backend = tilesim("run " + example("small.json") + " --backends ipu,gpu");
+  CHECK(backend.exit_code == 2);
+  CHECK_THAT(backend.err, Catch::Contains("--backends") && Catch::Contains("gpu"));
+  auto machine = tilesim("run " + example("small.json") + " --backends ipu:bowx");
+  CHECK(machine.exit_code == 2);
+  CHECK_THAT(machine.err, Catch::Contains("bowx"));
+  const auto broken_machine = write_file("broken_machine.json", R"({"name": "x"})");
+  auto bm = tilesim("run " + example("small.json") + " --backends ipu:" + broken_machine.string());
+  CHECK(bm.exit_code == 2);
+  CHECK_THAT(bm.err, Catch::Contains(broken_machine.string()) && Catch::Contains("description"));
+}
+
+TEST_CASE("a workload too big for one IPU exits with code 3 naming the tile and bytes", "[cli][errors]") {
+  const auto w = write_file("huge.json", R"({"name": "huge", "ops": [
+      {"op": "gather", "num_inputs": 300000, "num_features": 1024, "num_outputs": 64}]})");
+  auto r = tilesim("run " + w.string() + " --backends ipu --out " + (scratch_dir() / "huge").string());
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.err, Catch::Contains("tile 0") && Catch::Contains("bytes") && Catch::Contains("bow"));
+}
+
+TEST_CASE("a failed run leaves the earlier report intact", "[cli][errors]") {
+  const auto out = scratch_dir() / "keep";
+  const auto good = write_file("keep.json", kSmall);
+  REQUIRE(tilesim("run " + good.string() + " --backends ipu --out " + out.string()).exit_code == 0);
+  const std::string before = slurp(out / "report.json");
+  REQUIRE(!before.empty());
+  const auto bad = write_file("keep_bad.json", R"({"name": "cli_small", "ops": [{"op": "gather"}]})");
+  CHECK(tilesim("run " + bad.string() + " --out " + out.string()).exit_code == 2);
+  const auto huge = write_file("keep_huge.json", R"({"name": "cli_small", "ops": [
+      {"op": "gather", "num_inputs": 300000, "num_features": 1024, "num_outputs": 64}]})");
+  CHECK(tilesim("run " + huge.string() + " --backends ipu --out " + out.string()).exit_code == 3);
+  CHECK(slurp(out / "report.json") == before);
+}
