@@ -123,7 +123,8 @@ TEST_CASE("every shipped example runs with verified outputs", "[cli]") {
     auto r = tilesim("run " + entry.path().string() + " --json --repeats 1 --warmup 0 --out " + (scratch_dir() / "ex").string());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    for (const auto& backend : nlohmann::json::parse(r.out)["results"]) {
+    const auto report = nlohmann::json::parse(r.out);
+    for (const auto& backend : report["results"]) {
       for (const auto& op : backend["ops"]) CHECK(op["verified"] == true);
     }
   }
@@ -142,7 +143,7 @@ TEST_CASE("timing-only runs give the same cycles and verify nothing", "[cli]") {
   }
 }
 
-TEST_CASE("--trace writes a Chrome trace with compute, sync and exchange phases", "[cli]") {
+TEST_CASE("run with a trace file writes a Chrome trace with compute, sync and exchange phases", "[cli]") {
   const auto w = write_file("small_tr.json", kSmall);
   const auto trace = scratch_dir() / "trace.json";
   auto r = tilesim("run " + w.string() + " --backends ipu:bow --trace " + trace.string() + " --out " + (scratch_dir() / "tr").string());
@@ -160,7 +161,7 @@ TEST_CASE("--trace writes a Chrome trace with compute, sync and exchange phases"
   CHECK(categories == std::set<std::string>{"compute", "exchange", "sync"});
 }
 
-TEST_CASE("--seed overrides the workload seed and changes the data", "[cli]") {
+TEST_CASE("a seed given on the command line overrides the workload seed and changes the data", "[cli]") {
   const auto w = write_file("small_s.json", kSmall);
   auto a = tilesim("run " + w.string() + " --json --backends ipu --seed 99 --out " + (scratch_dir() / "s1").string());
   REQUIRE(a.exit_code == 0);

@@ -53,6 +53,17 @@ sim::Engine& engine_for(const IpuMachine& machine) {
   return sim::Engine::instance(std::max(shipped_max, machine.chip.num_tiles));
 }
 
+OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
+  sim::Engine& engine = engine_for(machine);
+  OpTiming t;
+  t.plan = plan_op(op, machine);
+  const OpProgram program = build_op_program(op, t.plan, indices, machine);
+  engine.load(program.program, machine.chip, sim::Mode::timing_only);
+  t.stats = engine.run();
+  t.time_s = machine.chip.seconds(t.stats.total_cycles);
+  return t;
+}
+
 IpuBackend::IpuBackend(IpuMachine machine, std::string name) : machine_(std::move(machine)), name_(std::move(name)) {}
 
 void IpuBackend::prepare(const OpGraph& graph) {

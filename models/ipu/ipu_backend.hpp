@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/ipu/machine_file.hpp"
+#include "models/ipu/plan.hpp"
 #include "results/backend.hpp"
 #include "sim/engine.hpp"
 
@@ -25,6 +26,15 @@ class IpuBackend : public Backend {
   std::string name_;
   TensorValues outputs_;
 };
+
+// One op on the machine in timing-only mode: the plan, the run's stats and the device time. What
+// validation and sweeps call for each point (no bytes moved, same cycles as a functional run).
+struct OpTiming {
+  OpPlan plan;
+  sim::RunStats stats;
+  double time_s = 0;
+};
+OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine);
 
 // The process-wide engine, elaborated (on first use) with as many tile slots as the largest shipped
 // machine file or `machine`, whichever is larger, so every machine can run in one process.
