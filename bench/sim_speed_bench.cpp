@@ -62,7 +62,7 @@ void simulate(benchmark::State& state, OpKind kind, sim::Mode mode) {
     if (mode == sim::Mode::functional) {
       for (const auto& piece : prog.output) {
         for (std::int64_t r = 0; r < piece.rows; ++r) {
-          engine.read(piece.buffer, r * piece.cols * 4, out.data() + (piece.row_begin + r) * p.op().shape.num_features + piece.col_begin, piece.cols * 4);
+          engine.read(piece.buffer, r * piece.cols * 4, out.data() + (piece.row_begin + r) * prog.output_width + piece.col_begin, piece.cols * 4);
         }
       }
     }

@@ -134,12 +134,12 @@ TEST_CASE("plans are normalised and use no more tiles than the machine has", "[i
     CHECK((plan.split.column_blocks - 1) * plan.columns_per_block < shape.num_features);
     CHECK((plan.split.index_groups - 1) * plan.indices_per_group < op.num_indices());
     CHECK(plan.estimated_peak_tile_bytes <= bow().chip.sram_bytes_per_tile);
-    // The chosen plan is no worse than any other candidate that fits the same memory budget.
+    // The chosen plan is no worse, by the planner's objective, than any other candidate within the same memory budget.
     const auto budget = static_cast<std::int64_t>(bow().planner.memory_fraction * bow().chip.sram_bytes_per_tile);
     if (plan.estimated_peak_tile_bytes <= budget) {
       for (const auto& s : candidate_splits(op, bow())) {
         const OpPlan other = estimate_plan(op, s, bow());
-        if (other.estimated_peak_tile_bytes <= budget) CHECK(plan.estimated_cycles <= other.estimated_cycles);
+        if (other.estimated_peak_tile_bytes <= budget) CHECK(plan.objective_cycles <= other.objective_cycles);
       }
     }
   }
@@ -164,7 +164,7 @@ TEST_CASE("programs produce every output element exactly once, within memory, co
     std::vector<int> covered(static_cast<std::size_t>(shape.num_outputs * shape.num_features), 0);
     for (const auto& piece : prog.output) {
       for (std::int64_t r = 0; r < piece.rows; ++r) {
-        for (std::int64_t c = 0; c < piece.cols; ++c) ++covered[static_cast<std::size_t>((piece.row_begin + r) * shape.num_features + piece.col_begin + c)];
+        for (std::int64_t c = 0; c < piece.cols; ++c) ++covered[static_cast<std::size_t>((piece.row_begin + r) * prog.output_width + piece.col_begin + c)];
       }
     }
     CHECK(std::all_of(covered.begin(), covered.end(), [](int n) { return n == 1; }));
@@ -298,7 +298,7 @@ TEST_CASE("a workload too big for the IPU's SRAM is a PlanError naming the tile 
   }
   // What fits on a Bow can overflow a Mk1's 256 KiB tiles.
   OpGraph g2;
-  const Op& mid = g2.add_gather_scatter("mid", OpKind::scatter_add, DType::float32, {64, 4096, 32768});
+  const Op& mid = g2.add_gather_scatter("mid", OpKind::scatter_add, DType::float32, {64, 4096, 16384});
   CHECK_NOTHROW(plan_op(mid, bow()));
   CHECK_THROWS_AS(plan_op(mid, load_ipu_machine("mk1")), PlanError);
 }

@@ -11,6 +11,7 @@
 
 #include "models/ipu/blocks.hpp"
 #include "models/ipu/codelet_costs.hpp"
+#include "models/ipu/linear_layout.hpp"
 #include "models/ipu/op_program.hpp"
 
 namespace tilesim::ipu {
@@ -179,9 +180,22 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
     }
   }
 
+  out.output_width = F;
+  sim::Superstep& last = S > 1 ? select : slice;
+  if (machine.planner.outputs_to_linear_layout) {
+    // The last exchange moves the output from the plan's layout to the linear one.
+    const LinearLayout layout = linear_layout(N * F, 4, machine);
+    std::vector<TensorPiece> linear_pieces;
+    const auto linear = add_linear_buffers(prog, "out (linear)", layout, 4, &linear_pieces);
+    last.exchange.name = "output to linear layout";
+    add_linear_transfers(last.exchange, out.output, F, layout, linear, 4, /*to_linear=*/true);
+    out.output = std::move(linear_pieces);
+    out.output_width = 1;
+  }
   prog.steps.push_back(std::move(distribute));
   prog.steps.push_back(std::move(slice));
   if (S > 1) prog.steps.push_back(std::move(select));
+  append_loop_control(prog, machine);
   return out;
 }
 

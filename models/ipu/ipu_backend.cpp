@@ -116,7 +116,7 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
     row.plan["simulated"] = stats.to_json();
     if (mode == sim::Mode::functional) {
       std::vector<float> out(static_cast<std::size_t>(op.shape.num_outputs * op.shape.num_features));
-      read_pieces(engine, program.output, out, op.shape.num_features);
+      read_pieces(engine, program.output, out, program.output_width);
       const auto check = kernels::reference::verify(op, inputs, out);
       row.verified = check.ok;
       row.verification = check.detail;

@@ -102,6 +102,11 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
   m.planner.min_indices_per_tile = p.integer("min_indices_per_tile", 1, std::int64_t{1} << 30);
   m.planner.memory_fraction = p.number("memory_fraction", 0.01, 1.0);
   m.planner.column_grain_bytes = p.integer("column_grain_bytes", 1, 4096);
+  m.planner.linear_min_bytes_per_tile = p.integer("linear_min_bytes_per_tile", 1, std::int64_t{1} << 30);
+  m.planner.objective_includes_sync = p.integer("objective_includes_sync", 0, 1) == 1;
+  m.planner.outputs_to_linear_layout = p.integer("outputs_to_linear_layout", 0, 1) == 1;
+  m.planner.scatter_base_from_linear_layout = p.integer("scatter_base_from_linear_layout", 0, 1) == 1;
+  m.planner.repeat_loop_control_cycles = p.integer("repeat_loop_control_cycles", 0, kMaxCycles);
   p.finish();
 
   root.finish();

@@ -40,6 +40,13 @@ struct PlannerSettings {
   std::int64_t min_indices_per_tile = 0;   // lookups are not split finer than this
   double memory_fraction = 0;              // first try plans using at most this share of a tile's SRAM
   std::int64_t column_grain_bytes = 0;     // column splits are multiples of this many bytes
+  std::int64_t linear_min_bytes_per_tile = 0;  // a linearly mapped tensor puts at least this much on a tile
+  // Like poplibs, the planner ranks splits by codelet and exchange-bandwidth estimates alone; when
+  // false it also counts sync and fixed exchange costs (which the hardware pays either way).
+  bool objective_includes_sync = false;
+  bool outputs_to_linear_layout = false;       // op outputs end mapped linearly (exchanged there)
+  bool scatter_base_from_linear_layout = false;  // scatter-add's zeroed output starts mapped linearly
+  std::int64_t repeat_loop_control_cycles = 0;   // per op run: the on-device repeat loop's control step
 };
 
 struct IpuMachine {

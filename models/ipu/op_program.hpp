@@ -25,6 +25,7 @@ struct OpProgram {
   std::vector<TensorPiece> input;    // table (gather) or messages (scatter_add)
   std::vector<TensorPiece> indices;
   std::vector<TensorPiece> output;   // every output element in exactly one piece
+  std::int64_t output_width = 0;     // width the output pieces index: num_features, or 1 when flat (linear layout)
   std::int64_t sram_read_bytes = 0;  // bytes the vertices read from tile memory
   std::int64_t sram_write_bytes = 0; // bytes the vertices write to tile memory
 };
@@ -33,6 +34,10 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
                                const IpuMachine& machine);
 OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
                                     const IpuMachine& machine);
+// Appends the control step of the on-device repeat loop an op runs in (one vertex on tile 0 costing
+// repeat_loop_control_cycles, then its sync), when the machine file gives it a cost.
+void append_loop_control(sim::Program& program, const IpuMachine& machine);
+
 OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
                            const IpuMachine& machine);
 

@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "models/ipu/blocks.hpp"
 #include "models/ipu/codelet_costs.hpp"
+#include "models/ipu/linear_layout.hpp"
 #include "sim/engine.hpp"
 #include "sim/program.hpp"
 
@@ -28,9 +29,17 @@ sim::Cycles balanced_vertex_cycles(sim::Cycles worker_cycles, const IpuMachine& 
   return m.chip.compute_fixed_cycles + m.chip.worker_contexts * worker_cycles + m.codelets.supervisor_cycles;
 }
 
-sim::Cycles exchange_phase_cycles(std::int64_t bytes, const IpuMachine& m) {
-  if (bytes == 0) return 0;
-  return m.chip.exchange_fixed_cycles + sim::tile_exchange_cycles(bytes, static_cast<double>(bytes), m.chip.exchange_bytes_per_cycle);
+// An exchange phase's cycles, and the part of them the planner's objective sees (poplibs ranks plans
+// by bytes / exchange rate alone, without the fixed cost).
+struct ExchangeEstimate {
+  sim::Cycles cycles = 0;
+  sim::Cycles objective_cycles = 0;
+};
+ExchangeEstimate exchange_phase_cycles(std::int64_t bytes, const IpuMachine& m) {
+  if (bytes == 0) return {};
+  const sim::Cycles transfer = sim::tile_exchange_cycles(bytes, static_cast<double>(bytes), m.chip.exchange_bytes_per_cycle);
+  const sim::Cycles fixed = m.chip.exchange_fixed_cycles;
+  return {fixed + transfer, m.planner.objective_includes_sync ? fixed + transfer : transfer};
 }
 
 OpPlan normalised(const Op& op, const Split& split, const IpuMachine& m) {
@@ -55,9 +64,29 @@ OpPlan normalised(const Op& op, const Split& split, const IpuMachine& m) {
   return p;
 }
 
-void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles) {
+void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, sim::Cycles objective_cycles) {
   p.phases.push_back({name, cycles});
   p.estimated_cycles += cycles;
+  p.objective_cycles += objective_cycles;
+}
+void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles) { add_phase(p, name, cycles, cycles); }
+void add_phase(OpPlan& p, const std::string& name, const ExchangeEstimate& e) { add_phase(p, name, e.cycles, e.objective_cycles); }
+void add_sync(OpPlan& p, const IpuMachine& m) {
+  add_phase(p, "sync", m.chip.sync_cycles, m.planner.objective_includes_sync ? m.chip.sync_cycles : 0);
+}
+
+// The on-device repeat loop's control step: the same for every plan, so outside the objective.
+void add_loop_control(OpPlan& p, const IpuMachine& m) {
+  if (m.planner.repeat_loop_control_cycles == 0) return;
+  add_phase(p, "compute: repeat loop control", m.planner.repeat_loop_control_cycles, 0);
+  add_sync(p, m);
+}
+
+// Moving the output between the plan's layout and the linear one: each tile sends its share of the
+// output and receives its linear chunk. Returns the bytes of the larger side for the busiest tile.
+std::int64_t rearrangement_bytes(std::int64_t plan_output_bytes_per_tile, std::int64_t output_elements, const IpuMachine& m) {
+  const LinearLayout l = linear_layout(output_elements, 4, m);
+  return std::max(plan_output_bytes_per_tile, l.elements_per_tile * 4);
 }
 
 void estimate_gather(OpPlan& p, const IpuMachine& m) {
@@ -68,24 +97,31 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   const std::int64_t row_bytes = cols * 4;
   const std::int64_t slab_bytes = p.rows_per_block * row_bytes;
 
-  add_phase(p, "sync", m.chip.sync_cycles);
+  add_sync(p, m);
   add_phase(p, "exchange: indices to groups" + std::string(I > 1 ? ", table to groups" : ""),
             exchange_phase_cycles((S * H > 1 ? ni * kIndexBytes : 0) + (I > 1 ? slab_bytes : 0), m));
   const std::int64_t per_worker = ceil_div(ni, W);
   const std::int64_t in_range = S == 1 ? per_worker : std::min(per_worker, ceil_div(per_worker * p.rows_per_block, p.rows));
   add_phase(p, "compute: MultiSlice", balanced_vertex_cycles(multislice_worker_cycles(in_range, per_worker - in_range, cols, c), m));
-  add_phase(p, "sync", m.chip.sync_cycles);
+  add_sync(p, m);
   std::int64_t bytes = aligned(slab_bytes) + aligned(ni * kIndexBytes);
   if (S > 1) {
     const std::int64_t chunk = ceil_div(ni, S);
     add_phase(p, "exchange: candidate rows", exchange_phase_cycles((S - 1) * chunk * row_bytes, m));
     add_phase(p, "compute: select candidates",
               balanced_vertex_cycles(multislice_worker_cycles(ceil_div(chunk, W), 0, cols, c), m));
-    add_phase(p, "sync", m.chip.sync_cycles);
+    add_sync(p, m);
     bytes += aligned(ni * row_bytes) + aligned((S - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
   } else {
     bytes += aligned(ni * row_bytes);
   }
+  if (m.planner.outputs_to_linear_layout) {
+    const std::int64_t out_elements = p.indices * p.columns_per_block * H;
+    const std::int64_t per_tile_out = (S > 1 ? ceil_div(ni, S) : ni) * row_bytes;
+    add_phase(p, "exchange: output to linear layout", exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m));
+    bytes += aligned(linear_layout(out_elements, 4, m).elements_per_tile * 4);
+  }
+  add_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
 }
 
@@ -98,23 +134,35 @@ void estimate_scatter_add(OpPlan& p, const IpuMachine& m) {
   const std::int64_t part_bytes = p.rows_per_block * row_bytes;
 
   add_phase(p, "compute: zero partials", balanced_vertex_cycles(fill_worker_cycles(ceil_div(part_bytes, W), c), m));
-  add_phase(p, "sync", m.chip.sync_cycles);
-  add_phase(p, "exchange: indices and messages to groups",
-            exchange_phase_cycles((S * H > 1 ? mi * kIndexBytes : 0) + (S > 1 ? mi * row_bytes : 0), m));
+  add_sync(p, m);
+  const std::int64_t out_elements = p.rows * p.columns_per_block * H;
+  const bool base_from_linear = m.planner.scatter_base_from_linear_layout;
+  // Group 0's blocks receive the zeroed output from the linear layout in the same exchange.
+  const std::int64_t base_bytes = base_from_linear ? rearrangement_bytes(part_bytes, out_elements, m) : 0;
+  add_phase(p, base_from_linear ? "exchange: indices, messages and zeroed output to groups" : "exchange: indices and messages to groups",
+            exchange_phase_cycles((S * H > 1 ? mi * kIndexBytes : 0) + (S > 1 ? mi * row_bytes : 0) + base_bytes, m));
   const std::int64_t rows_per_worker = ceil_div(p.rows_per_block, W);
   const std::int64_t in_range = std::min(mi, ceil_div(mi * rows_per_worker, p.rows));
   add_phase(p, "compute: MultiUpdateAdd",
             balanced_vertex_cycles(multiupdateadd_worker_cycles(in_range, mi - in_range, cols, c), m));
-  add_phase(p, "sync", m.chip.sync_cycles);
+  add_sync(p, m);
   std::int64_t bytes = aligned(mi * kIndexBytes) + aligned(mi * row_bytes) + aligned(part_bytes);
   if (I > 1) {
     const std::int64_t chunk = ceil_div(p.rows_per_block, I);
     add_phase(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * row_bytes, m));
     add_phase(p, "compute: reduce partials",
               balanced_vertex_cycles(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m));
-    add_phase(p, "sync", m.chip.sync_cycles);
+    add_sync(p, m);
     bytes += aligned((I - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
   }
+  const std::int64_t linear_bytes = aligned(linear_layout(out_elements, 4, m).elements_per_tile * 4);
+  if (base_from_linear) bytes += linear_bytes;
+  if (m.planner.outputs_to_linear_layout) {
+    const std::int64_t per_tile_out = (I > 1 ? ceil_div(p.rows_per_block, I) : p.rows_per_block) * row_bytes;
+    add_phase(p, "exchange: output to linear layout", exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m));
+    if (!m.planner.scatter_base_from_linear_layout) bytes += linear_bytes;
+  }
+  add_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
 }
 
@@ -139,6 +187,7 @@ nlohmann::json OpPlan::to_json() const {
       {"indices_per_group", indices_per_group},
       {"tiles_used", tiles_used},
       {"estimated_cycles", estimated_cycles},
+      {"objective_cycles", objective_cycles},
       {"estimated_phases", phases_json},
       {"estimated_peak_tile_bytes", estimated_peak_tile_bytes},
   };
@@ -183,8 +232,8 @@ OpPlan plan_op(const Op& op, const IpuMachine& machine) {
   std::vector<OpPlan> plans;
   for (const Split& s : candidate_splits(op, machine)) plans.push_back(estimate_plan(op, s, machine));
   auto better = [](const OpPlan* a, const OpPlan& b) {
-    return !a || b.estimated_cycles < a->estimated_cycles ||
-           (b.estimated_cycles == a->estimated_cycles && b.tiles_used < a->tiles_used);
+    return !a || b.objective_cycles < a->objective_cycles ||
+           (b.objective_cycles == a->objective_cycles && b.tiles_used < a->tiles_used);
   };
   for (const auto& p : plans) {
     if (p.estimated_peak_tile_bytes <= budget && better(best_in_budget, p)) best_in_budget = &p;

@@ -41,6 +41,7 @@ struct OpPlan {
   std::int64_t indices_per_group = 0;
   std::int64_t tiles_used = 0;
   sim::Cycles estimated_cycles = 0;    // the planner's estimate under uniform indices
+  sim::Cycles objective_cycles = 0;    // what the planner ranks splits by (see PlannerSettings)
   std::vector<PhaseEstimate> phases;   // its parts, for the report
   std::int64_t estimated_peak_tile_bytes = 0;
 
@@ -53,7 +54,7 @@ OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine
 // The splits the planner considers (powers of two and the largest factors that still fit the tiles).
 std::vector<Split> candidate_splits(const Op& op, const IpuMachine& machine);
 
-// The cheapest split whose busiest tile fits memory_fraction of its SRAM, or failing that all of it.
+// The split with the lowest objective whose busiest tile fits memory_fraction of its SRAM, or failing that all of it.
 // Throws tilesim::PlanError naming the op, the tile and the bytes needed when no split fits.
 OpPlan plan_op(const Op& op, const IpuMachine& machine);
 

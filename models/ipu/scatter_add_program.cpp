@@ -10,9 +10,31 @@
 
 #include "models/ipu/blocks.hpp"
 #include "models/ipu/codelet_costs.hpp"
+#include "models/ipu/linear_layout.hpp"
 #include "models/ipu/op_program.hpp"
 
 namespace tilesim::ipu {
+
+namespace {
+
+// A Fill vertex zeroing `bytes` of a buffer, the bytes split evenly over the workers.
+sim::Vertex fill_vertex(sim::BufferId buffer, std::int64_t bytes, const IpuMachine& machine) {
+  const std::int64_t W = machine.chip.worker_contexts;
+  sim::Vertex fill;
+  fill.codelet = "Fill";
+  fill.supervisor_cycles = machine.codelets.supervisor_cycles;
+  fill.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+  const std::int64_t chunk = ceil_div(bytes / 4, W) * 4;
+  for (std::int64_t w = 0; w < W; ++w) {
+    const Range bw = block(bytes, chunk, w);
+    if (!bw.empty()) fill.worker_cycles[static_cast<std::size_t>(w)] = fill_worker_cycles(bw.size(), machine.codelets);
+  }
+  fill.buffers = {{buffer, 0}};
+  fill.execute = [bytes](const sim::VertexContext& ctx) { std::memset(ctx.data(0), 0, static_cast<std::size_t>(bytes)); };
+  return fill;
+}
+
+}  // namespace
 
 OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
                                     const IpuMachine& machine) {
@@ -32,6 +54,21 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
   sim::Superstep reduce{"reduce", {"Reduce", {}}, {"none", {}}};
 
   std::vector<sim::BufferId> idx_buf(tiles, -1), src_buf(tiles, -1), partial(tiles, -1);
+
+  // The zeroed output starts mapped linearly (torch.zeros), is filled there and exchanged into group
+  // 0's blocks; the other groups zero their own partial sums.
+  const bool base_from_linear = machine.planner.scatter_base_from_linear_layout;
+  const LinearLayout out_layout = linear_layout(R * F, 4, machine);
+  std::vector<sim::BufferId> linear_base;
+  if (base_from_linear) {
+    linear_base = add_linear_buffers(prog, "out (linear)", out_layout, 4, nullptr);
+    for (std::int64_t t = 0; t < out_layout.tiles_used; ++t) {
+      zero.compute.vertices.push_back(
+          {static_cast<sim::TileId>(t), fill_vertex(linear_base[static_cast<std::size_t>(t)], out_layout.tile_range(t).size() * 4, machine)});
+      out.sram_write_bytes += out_layout.tile_range(t).size() * 4;
+    }
+  }
+  std::vector<TensorPiece> group0_blocks;
 
   for (std::int64_t i = 0; i < I; ++i) {
     const Range mi = block(M, m_b, i);
@@ -87,19 +124,12 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
         partial[static_cast<std::size_t>(t)] = part;
         if (I == 1) out.output.push_back({part, rs.begin, rs.size(), ch.begin, cols});
 
-        sim::Vertex fill;
-        fill.codelet = "Fill";
-        fill.supervisor_cycles = costs.supervisor_cycles;
-        fill.worker_cycles.assign(static_cast<std::size_t>(W), 0);
-        const std::int64_t fill_chunk = ceil_div(part_bytes / 4, W) * 4;
-        for (std::int64_t w = 0; w < W; ++w) {
-          const Range bw = block(part_bytes, fill_chunk, w);
-          if (!bw.empty()) fill.worker_cycles[static_cast<std::size_t>(w)] = fill_worker_cycles(bw.size(), costs);
+        if (base_from_linear && i == 0) {
+          group0_blocks.push_back({part, rs.begin, rs.size(), ch.begin, cols});
+        } else {
+          zero.compute.vertices.push_back({t, fill_vertex(part, part_bytes, machine)});
+          out.sram_write_bytes += part_bytes;
         }
-        out.sram_write_bytes += part_bytes;
-        fill.buffers = {{part, 0}};
-        fill.execute = [part_bytes](const sim::VertexContext& ctx) { std::memset(ctx.data(0), 0, static_cast<std::size_t>(part_bytes)); };
-        zero.compute.vertices.push_back({t, std::move(fill)});
 
         sim::Vertex upd;
         upd.codelet = "MultiUpdateAdd";
@@ -188,9 +218,28 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
     }
   }
 
+  if (base_from_linear) {
+    add_linear_transfers(zero.exchange, group0_blocks, F, out_layout, linear_base, 4, /*to_linear=*/false);
+  }
+  out.output_width = F;
+  sim::Superstep& last = I > 1 ? reduce : update;
+  if (machine.planner.outputs_to_linear_layout) {
+    // The last exchange moves the sums back to the linear layout (into the base they started from).
+    std::vector<TensorPiece> linear_pieces;
+    const auto linear = base_from_linear ? linear_base : add_linear_buffers(prog, "out (linear)", out_layout, 4, nullptr);
+    for (std::int64_t t = 0; t < out_layout.tiles_used; ++t) {
+      const Range r = out_layout.tile_range(t);
+      linear_pieces.push_back({linear[static_cast<std::size_t>(t)], r.begin, r.size(), 0, 1});
+    }
+    last.exchange.name = "output to linear layout";
+    add_linear_transfers(last.exchange, out.output, F, out_layout, linear, 4, /*to_linear=*/true);
+    out.output = std::move(linear_pieces);
+    out.output_width = 1;
+  }
   prog.steps.push_back(std::move(zero));
   prog.steps.push_back(std::move(update));
   if (I > 1) prog.steps.push_back(std::move(reduce));
+  append_loop_control(prog, machine);
   return out;
 }
 
