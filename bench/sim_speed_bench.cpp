@@ -53,7 +53,7 @@ void simulate(benchmark::State& state, OpKind kind, sim::Mode mode) {
     if (mode == sim::Mode::functional) {
       for (const auto& piece : prog.input) {
         for (std::int64_t r = 0; r < piece.rows; ++r) {
-          engine.write(piece.buffer, r * piece.cols * 4, p.input.data() + (piece.row_begin + r) * p.op().shape.num_features + piece.col_begin, piece.cols * 4);
+          engine.write(piece.buffer, r * piece.cols * 4, p.input.data() + (piece.row_begin + r) * prog.input_width + piece.col_begin, piece.cols * 4);
         }
       }
       for (const auto& piece : prog.indices) engine.write(piece.buffer, 0, p.indices.data() + piece.row_begin, piece.rows * 4);

@@ -35,7 +35,13 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
 
   std::vector<sim::BufferId> slab(tiles, -1), idx_buf(tiles, -1), candidates(tiles, -1);
 
-  // Table blocks: resident on group 0 in the plan's layout, broadcast to the other groups.
+  // Table blocks. With table_from_linear_layout the table is a tensor mapped linearly (as an op's
+  // input is), and every block is exchanged from there to its tiles in all groups; otherwise it is
+  // resident on group 0 in the plan's layout and broadcast to the other groups.
+  const bool from_linear = machine.planner.gather_table_from_linear_layout;
+  const LinearLayout table_layout = linear_layout(R * F, 4, machine);
+  std::vector<sim::BufferId> linear_table;
+  if (from_linear) linear_table = add_linear_buffers(prog, "table (linear)", table_layout, 4, &out.input);
   for (std::int64_t s = 0; s < S; ++s) {
     const Range rs = block(R, rows_b, s);
     for (std::int64_t h = 0; h < H; ++h) {
@@ -43,15 +49,28 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
       const std::int64_t bytes = rs.size() * ch.size() * 4;
       const auto b = prog.add_buffer("table", tile(0, s, h), bytes);
       slab[static_cast<std::size_t>(tile(0, s, h))] = b;
-      out.input.push_back({b, rs.begin, rs.size(), ch.begin, ch.size()});
-      if (I > 1) {
-        sim::Transfer t{{b, 0}, bytes, {}};
-        for (std::int64_t i = 1; i < I; ++i) {
-          const auto copy = prog.add_buffer("table copy", tile(i, s, h), bytes);
-          slab[static_cast<std::size_t>(tile(i, s, h))] = copy;
-          t.dst.push_back({copy, 0});
+      std::vector<sim::BufferId> copies;
+      for (std::int64_t i = 1; i < I; ++i) {
+        copies.push_back(prog.add_buffer("table copy", tile(i, s, h), bytes));
+        slab[static_cast<std::size_t>(tile(i, s, h))] = copies.back();
+      }
+      if (from_linear) {
+        // One transfer per linear run of the block, broadcast to the block's tile in every group.
+        const std::size_t first = distribute.exchange.transfers.size();
+        add_linear_transfers(distribute.exchange, {{b, rs.begin, rs.size(), ch.begin, ch.size()}}, F, table_layout,
+                             linear_table, 4, /*to_linear=*/false);
+        for (std::size_t k = first; k < distribute.exchange.transfers.size(); ++k) {
+          auto& t = distribute.exchange.transfers[k];
+          const std::int64_t offset = t.dst.front().offset_bytes;
+          for (const auto c : copies) t.dst.push_back({c, offset});
         }
-        distribute.exchange.transfers.push_back(std::move(t));
+      } else {
+        out.input.push_back({b, rs.begin, rs.size(), ch.begin, ch.size()});
+        if (I > 1) {
+          sim::Transfer t{{b, 0}, bytes, {}};
+          for (const auto c : copies) t.dst.push_back({c, 0});
+          distribute.exchange.transfers.push_back(std::move(t));
+        }
       }
     }
   }
@@ -180,6 +199,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
     }
   }
 
+  out.input_width = from_linear ? 1 : F;
   out.output_width = F;
   sim::Superstep& last = S > 1 ? select : slice;
   if (machine.planner.outputs_to_linear_layout) {

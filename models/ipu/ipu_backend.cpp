@@ -90,7 +90,7 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
     const OpProgram program = build_op_program(op, plan, indices, machine_);
     engine.load(program.program, machine_.chip, mode);
     if (mode == sim::Mode::functional) {
-      write_pieces(engine, program.input, inputs.f32(op.input), op.shape.num_features);
+      write_pieces(engine, program.input, inputs.f32(op.input), program.input_width);
       write_pieces(engine, program.indices, indices, 1);
     }
     const sim::RunStats stats = engine.run(options.trace_path.empty() ? nullptr : &trace);

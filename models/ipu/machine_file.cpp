@@ -106,6 +106,8 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
   m.planner.objective_includes_sync = p.integer("objective_includes_sync", 0, 1) == 1;
   m.planner.outputs_to_linear_layout = p.integer("outputs_to_linear_layout", 0, 1) == 1;
   m.planner.scatter_base_from_linear_layout = p.integer("scatter_base_from_linear_layout", 0, 1) == 1;
+  m.planner.gather_table_from_linear_layout = p.integer("gather_table_from_linear_layout", 0, 1) == 1;
+  m.planner.objective_includes_base_rearrangement = p.integer("objective_includes_base_rearrangement", 0, 1) == 1;
   m.planner.repeat_loop_control_cycles = p.integer("repeat_loop_control_cycles", 0, kMaxCycles);
   p.finish();
 

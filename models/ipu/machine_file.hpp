@@ -46,6 +46,10 @@ struct PlannerSettings {
   bool objective_includes_sync = false;
   bool outputs_to_linear_layout = false;       // op outputs end mapped linearly (exchanged there)
   bool scatter_base_from_linear_layout = false;  // scatter-add's zeroed output starts mapped linearly
+  bool gather_table_from_linear_layout = false;  // the gathered table starts mapped linearly
+  // Like poplibs' alwaysIncludeBaseRearrangementCost: the objective charges the table (or output)
+  // bytes a plan puts on its busiest tile beyond an even spread over all tiles.
+  bool objective_includes_base_rearrangement = false;
   std::int64_t repeat_loop_control_cycles = 0;   // per op run: the on-device repeat loop's control step
 };
 

@@ -23,6 +23,7 @@ struct TensorPiece {
 struct OpProgram {
   sim::Program program;
   std::vector<TensorPiece> input;    // table (gather) or messages (scatter_add)
+  std::int64_t input_width = 0;      // width the input pieces index: num_features, or 1 when flat (linear layout)
   std::vector<TensorPiece> indices;
   std::vector<TensorPiece> output;   // every output element in exactly one piece
   std::int64_t output_width = 0;     // width the output pieces index: num_features, or 1 when flat (linear layout)

@@ -75,6 +75,17 @@ void add_sync(OpPlan& p, const IpuMachine& m) {
   add_phase(p, "sync", m.chip.sync_cycles, m.planner.objective_includes_sync ? m.chip.sync_cycles : 0);
 }
 
+// The objective's charge for a plan's base (table or output) layout: the bytes its busiest tile holds
+// beyond an even spread of the whole tensor over all tiles, at the exchange rate.
+sim::Cycles base_rearrangement_objective(std::int64_t block_bytes, std::int64_t tensor_bytes, const IpuMachine& m) {
+  if (!m.planner.objective_includes_base_rearrangement) return 0;
+  const std::int64_t excess = block_bytes - ceil_div(tensor_bytes, m.chip.num_tiles);
+  return excess > 0 ? sim::tile_exchange_cycles(excess, static_cast<double>(excess), m.chip.exchange_bytes_per_cycle) : 0;
+}
+
+// Columns of the whole tensor as the plan covers them (column blocks x block width, at least F).
+std::int64_t op_columns(const OpPlan& p, std::int64_t H) { return p.columns_per_block * H; }
+
 // The on-device repeat loop's control step: the same for every plan, so outside the objective.
 void add_loop_control(OpPlan& p, const IpuMachine& m) {
   if (m.planner.repeat_loop_control_cycles == 0) return;
@@ -98,13 +109,21 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   const std::int64_t slab_bytes = p.rows_per_block * row_bytes;
 
   add_sync(p, m);
-  add_phase(p, "exchange: indices to groups" + std::string(I > 1 ? ", table to groups" : ""),
-            exchange_phase_cycles((S * H > 1 ? ni * kIndexBytes : 0) + (I > 1 ? slab_bytes : 0), m));
+  const bool from_linear = m.planner.gather_table_from_linear_layout;
+  const std::int64_t index_bytes = S * H > 1 ? ni * kIndexBytes : 0;
+  ExchangeEstimate distribute = exchange_phase_cycles(index_bytes + (I > 1 || from_linear ? slab_bytes : 0), m);
+  // poplibs charges the table broadcast to index groups, and the table bytes beyond an even spread.
+  distribute.objective_cycles = exchange_phase_cycles(index_bytes + (I > 1 ? slab_bytes : 0), m).objective_cycles +
+                                base_rearrangement_objective(slab_bytes, p.rows * op_columns(p, H) * 4, m);
+  add_phase(p, from_linear ? "exchange: indices and table blocks to groups"
+                           : "exchange: indices to groups" + std::string(I > 1 ? ", table to groups" : ""),
+            distribute);
   const std::int64_t per_worker = ceil_div(ni, W);
   const std::int64_t in_range = S == 1 ? per_worker : std::min(per_worker, ceil_div(per_worker * p.rows_per_block, p.rows));
   add_phase(p, "compute: MultiSlice", balanced_vertex_cycles(multislice_worker_cycles(in_range, per_worker - in_range, cols, c), m));
   add_sync(p, m);
   std::int64_t bytes = aligned(slab_bytes) + aligned(ni * kIndexBytes);
+  if (from_linear) bytes += aligned(linear_layout(p.rows * op_columns(p, H), 4, m).elements_per_tile * 4);
   if (S > 1) {
     const std::int64_t chunk = ceil_div(ni, S);
     add_phase(p, "exchange: candidate rows", exchange_phase_cycles((S - 1) * chunk * row_bytes, m));
@@ -139,8 +158,13 @@ void estimate_scatter_add(OpPlan& p, const IpuMachine& m) {
   const bool base_from_linear = m.planner.scatter_base_from_linear_layout;
   // Group 0's blocks receive the zeroed output from the linear layout in the same exchange.
   const std::int64_t base_bytes = base_from_linear ? rearrangement_bytes(part_bytes, out_elements, m) : 0;
+  const std::int64_t group_bytes = (S * H > 1 ? mi * kIndexBytes : 0) + (S > 1 ? mi * row_bytes : 0);
+  ExchangeEstimate distribute = exchange_phase_cycles(group_bytes + base_bytes, m);
+  // poplibs charges the base's bytes beyond an even spread twice: into the plan's layout and back.
+  distribute.objective_cycles = exchange_phase_cycles(group_bytes, m).objective_cycles +
+                                2 * base_rearrangement_objective(part_bytes, out_elements * 4, m);
   add_phase(p, base_from_linear ? "exchange: indices, messages and zeroed output to groups" : "exchange: indices and messages to groups",
-            exchange_phase_cycles((S * H > 1 ? mi * kIndexBytes : 0) + (S > 1 ? mi * row_bytes : 0) + base_bytes, m));
+            distribute);
   const std::int64_t rows_per_worker = ceil_div(p.rows_per_block, W);
   const std::int64_t in_range = std::min(mi, ceil_div(mi * rows_per_worker, p.rows));
   add_phase(p, "compute: MultiUpdateAdd",

@@ -221,6 +221,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
   if (base_from_linear) {
     add_linear_transfers(zero.exchange, group0_blocks, F, out_layout, linear_base, 4, /*to_linear=*/false);
   }
+  out.input_width = F;
   out.output_width = F;
   sim::Superstep& last = I > 1 ? reduce : update;
   if (machine.planner.outputs_to_linear_layout) {
