@@ -260,8 +260,8 @@ class Compiler {
     if (transfer.dst.size() == 1) {
       const TileId tile = placement(transfer.dst[0].buffer).tile;
       touch(tile);
-      received_bytes_[static_cast<std::size_t>(tile)] += transfer.bytes;
-      effective_received_bytes_[static_cast<std::size_t>(tile)] += static_cast<double>(transfer.bytes);
+      received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
+      effective_received_bytes_[static_cast<std::size_t>(tile)] += static_cast<double>(transfer.total_bytes());
       return;
     }
     dst_tiles_.clear();
@@ -280,9 +280,9 @@ class Compiler {
       for (std::size_t i = run_begin; i < run_end; ++i) {
         const TileId tile = dst_tiles_[i];
         touch(tile);
-        received_bytes_[static_cast<std::size_t>(tile)] += transfer.bytes;
+        received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
         effective_received_bytes_[static_cast<std::size_t>(tile)] +=
-            static_cast<double>(transfer.bytes) / static_cast<double>(distinct_tiles);
+            static_cast<double>(transfer.total_bytes()) / static_cast<double>(distinct_tiles);
       }
       run_begin = run_end;
     }
@@ -298,24 +298,31 @@ class Compiler {
       auto transfer_context = [&] { return context + ": transfer " + str(static_cast<std::int64_t>(k)); };
       if (transfer.bytes < 0) throw std::logic_error(transfer_context() + " has " + str(transfer.bytes) + " bytes");
       if (transfer.dst.empty()) throw std::logic_error(transfer_context() + " has no destination");
-      if (!in_range(transfer.src, transfer.bytes)) {
-        throw std::logic_error(transfer_context() + ": source" + range_error(transfer.src, transfer.bytes));
+      if (transfer.blocks < 1 || transfer.src_stride_bytes < 0 || transfer.dst_stride_bytes < 0) {
+        throw std::logic_error(transfer_context() + " has " + str(transfer.blocks) + " blocks with strides " +
+                               str(transfer.src_stride_bytes) + " and " + str(transfer.dst_stride_bytes));
+      }
+      // The region a strided transfer spans: from its first block's start to its last block's end.
+      const std::int64_t src_span = (transfer.blocks - 1) * transfer.src_stride_bytes + transfer.bytes;
+      const std::int64_t dst_span = (transfer.blocks - 1) * transfer.dst_stride_bytes + transfer.bytes;
+      if (!in_range(transfer.src, src_span)) {
+        throw std::logic_error(transfer_context() + ": source" + range_error(transfer.src, src_span));
       }
       for (std::size_t d = 0; d < transfer.dst.size(); ++d) {
-        if (!in_range(transfer.dst[d], transfer.bytes)) {
+        if (!in_range(transfer.dst[d], dst_span)) {
           throw std::logic_error(transfer_context() + ": destination " + str(static_cast<std::int64_t>(d)) +
-                                 range_error(transfer.dst[d], transfer.bytes));
+                                 range_error(transfer.dst[d], dst_span));
         }
       }
       const TileId src_tile = placement(transfer.src.buffer).tile;
       touch(src_tile);
-      sent_bytes_[static_cast<std::size_t>(src_tile)] += transfer.bytes;
+      sent_bytes_[static_cast<std::size_t>(src_tile)] += transfer.total_bytes();
       // The source tile performs the copies on wake-up (functional mode); count them for grouping.
       if (functional_ && transfer.bytes > 0)
         tile_items_[static_cast<std::size_t>(src_tile)] += index32(transfer.dst.size(), context);
       add_receptions(transfer);
-      out_.exchange_bytes_sent += transfer.bytes;
-      out_.exchange_bytes_received += transfer.bytes * static_cast<std::int64_t>(transfer.dst.size());
+      out_.exchange_bytes_sent += transfer.total_bytes();
+      out_.exchange_bytes_received += transfer.total_bytes() * static_cast<std::int64_t>(transfer.dst.size());
     }
     std::sort(touched_.begin(), touched_.end());
 
@@ -330,7 +337,10 @@ class Compiler {
         if (transfer.bytes == 0) continue;
         auto& position = tile_items_[static_cast<std::size_t>(placement(transfer.src.buffer).tile)];
         const std::byte* src = address(transfer.src);
-        for (const auto& ref : transfer.dst) out_.copies[position++] = CopyItem{src, address(ref), transfer.bytes};
+        for (const auto& ref : transfer.dst) {
+          out_.copies[position++] =
+              CopyItem{src, address(ref), transfer.bytes, transfer.blocks, transfer.src_stride_bytes, transfer.dst_stride_bytes};
+        }
       }
     }
 

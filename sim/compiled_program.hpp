@@ -71,6 +71,9 @@ struct CopyItem {
   const std::byte* src = nullptr;
   std::byte* dst = nullptr;
   std::int64_t bytes = 0;
+  std::int64_t blocks = 1;
+  std::int64_t src_stride_bytes = 0;
+  std::int64_t dst_stride_bytes = 0;
 };
 
 struct CompiledProgram {

@@ -69,12 +69,19 @@ struct ComputeSet {
   bool empty() const { return vertices.empty(); }
 };
 
-// One compiled transfer: `bytes` from a region of the source tile to the same-sized region on each
-// destination (a broadcast when there are several). The receiving tiles are the destinations' tiles.
+// One compiled transfer: `blocks` blocks of `bytes` each, block k read from src + k * src_stride_bytes
+// and written to each destination at dst + k * dst_stride_bytes (a broadcast when there are several
+// destinations). The receiving tiles are the destinations' tiles. A strided transfer is one exchange
+// descriptor for a column block of rows, as a compiled exchange program lists regions.
 struct Transfer {
   BufferRef src;
   std::int64_t bytes = 0;
   std::vector<BufferRef> dst;
+  std::int64_t blocks = 1;
+  std::int64_t src_stride_bytes = 0;
+  std::int64_t dst_stride_bytes = 0;
+
+  std::int64_t total_bytes() const { return bytes * blocks; }
 };
 
 struct ExchangePlan {

@@ -17,8 +17,11 @@ void WorkExecutor::run(const TileWork& work) noexcept {
     } else if (kind_ == PhaseKind::exchange) {
       const auto* copies = program_->copies.data() + work.first;
       for (std::uint32_t i = 0; i < work.count; ++i) {
+        const CopyItem& c = copies[i];
         // memmove: a plan may copy a region onto itself; overlapping regions are the plan's business.
-        std::memmove(copies[i].dst, copies[i].src, static_cast<std::size_t>(copies[i].bytes));
+        for (std::int64_t k = 0; k < c.blocks; ++k) {
+          std::memmove(c.dst + k * c.dst_stride_bytes, c.src + k * c.src_stride_bytes, static_cast<std::size_t>(c.bytes));
+        }
       }
     }
   } catch (...) {

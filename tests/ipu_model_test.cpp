@@ -176,7 +176,7 @@ TEST_CASE("programs produce every output element exactly once, within memory, co
     // Exchange bytes: what the program sends is what the engine counts as received.
     std::int64_t sent_times_receivers = 0;
     for (const auto& step : prog.program.steps) {
-      for (const auto& t : step.exchange.transfers) sent_times_receivers += t.bytes * static_cast<std::int64_t>(t.dst.size());
+      for (const auto& t : step.exchange.transfers) sent_times_receivers += t.total_bytes() * static_cast<std::int64_t>(t.dst.size());
     }
     engine.load(prog.program, bow().chip, sim::Mode::timing_only);
     const auto stats = engine.run();

@@ -1,0 +1,127 @@
+#include "models/ipu/ipu_fit.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "models/ipu/ipu_backend.hpp"
+
+namespace tilesim::ipu {
+
+std::vector<FitParameter> default_ipu_fit_parameters() {
+  return {
+      {"chip", "sync_cycles", 0, 5000, true},
+      {"chip", "exchange_fixed_cycles", 0, 5000, true},
+      {"chip", "exchange_bytes_per_cycle", 0.25, 8, false},
+      {"chip", "compute_fixed_cycles", 0, 5000, true},
+      {"planner", "repeat_loop_control_cycles", 0, 20000, true},
+      {"codelets", "multislice_cycles_per_vector", 1, 8, true},
+      {"codelets", "multiupdateadd_per_extra_element_worker_cycles", 1, 12, true},
+  };
+}
+
+namespace {
+
+// Pointers to the parsed fields, by JSON place; one table so get and set agree.
+template <class Machine>
+auto field(Machine& m, const FitParameter& p) {
+  struct Ref {
+    std::int64_t* i = nullptr;
+    std::int32_t* i32 = nullptr;
+    double* d = nullptr;
+  } r;
+  const std::string k = p.section + "." + p.key;
+  if (k == "chip.sync_cycles") r.i = &m.chip.sync_cycles;
+  else if (k == "chip.exchange_fixed_cycles") r.i = &m.chip.exchange_fixed_cycles;
+  else if (k == "chip.compute_fixed_cycles") r.i = &m.chip.compute_fixed_cycles;
+  else if (k == "chip.exchange_bytes_per_cycle") r.d = &m.chip.exchange_bytes_per_cycle;
+  else if (k == "planner.repeat_loop_control_cycles") r.i = &m.planner.repeat_loop_control_cycles;
+  else if (k == "codelets.multislice_cycles_per_vector") r.i = &m.codelets.multislice_cycles_per_vector;
+  else if (k == "codelets.multislice_in_range_worker_cycles") r.i = &m.codelets.multislice_in_range_worker_cycles;
+  else if (k == "codelets.multiupdateadd_per_extra_element_worker_cycles") r.i = &m.codelets.multiupdateadd_per_extra_element_worker_cycles;
+  else if (k == "codelets.multiupdateadd_in_range_worker_cycles") r.i = &m.codelets.multiupdateadd_in_range_worker_cycles;
+  else if (k == "codelets.supervisor_cycles") r.i = &m.codelets.supervisor_cycles;
+  else throw std::logic_error("fit: the IPU model has no fittable figure " + k);
+  return r;
+}
+
+double rounded(const FitParameter& p, double v) {
+  v = std::min(p.max, std::max(p.min, v));
+  return p.integer ? std::round(v) : v;
+}
+
+}  // namespace
+
+void set_figure(IpuMachine& machine, const FitParameter& parameter, double value) {
+  auto r = field(machine, parameter);
+  if (r.i) *r.i = static_cast<std::int64_t>(value);
+  if (r.d) *r.d = value;
+  auto& figure = machine.document.at(parameter.section).at(parameter.key);
+  figure["value"] = parameter.integer ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
+}
+
+double get_figure(const IpuMachine& machine, const FitParameter& parameter) {
+  auto r = field(const_cast<IpuMachine&>(machine), parameter);
+  return r.i ? static_cast<double>(*r.i) : *r.d;
+}
+
+double mean_abs_log_error(const IpuMachine& machine, const std::vector<FitPoint>& points) {
+  double sum = 0;
+  OpGraph graph;
+  for (const auto& p : points) {
+    graph.ops.clear();
+    graph.tensors.clear();
+    const Op op = graph.add_gather_scatter("fit", p.kind, DType::float32, p.shape);
+    const double predicted = simulate_op_timing(op, p.indices, machine).time_s;
+    sum += std::fabs(std::log(predicted / p.measured_s));
+  }
+  return points.empty() ? 0 : sum / static_cast<double>(points.size());
+}
+
+FitResult fit_ipu_machine(const IpuMachine& start, const std::vector<FitParameter>& parameters,
+                          const std::vector<FitPoint>& points, const std::string& note,
+                          const std::function<void(int, double)>& progress) {
+  FitResult r;
+  r.machine = start;
+  double best = mean_abs_log_error(r.machine, points);
+  r.initial_error = best;
+  r.evaluations = 1;
+  std::vector<double> before;
+  for (const auto& p : parameters) before.push_back(get_figure(start, p));
+
+  // Coordinate descent: for each figure try stepping it up and down by a factor; keep a step while it
+  // helps; halve the factor (in log space) after each full pass.
+  double factor = 2.0;
+  for (int pass = 0; pass < 5; ++pass, factor = std::sqrt(factor)) {
+    for (const auto& p : parameters) {
+      for (int direction : {+1, -1}) {
+        for (;;) {
+          const double current = get_figure(r.machine, p);
+          // Zero cannot be scaled: step it to a small positive value instead.
+          const double base = current > 0 ? current : (p.integer ? 1.0 : 0.01);
+          const double proposed = rounded(p, direction > 0 ? (current > 0 ? base * factor : base) : current / factor);
+          if (proposed == current) break;
+          IpuMachine trial = r.machine;
+          set_figure(trial, p, proposed);
+          const double e = mean_abs_log_error(trial, points);
+          ++r.evaluations;
+          if (progress) progress(r.evaluations, std::min(best, e));
+          if (e + 1e-12 >= best) break;
+          best = e;
+          r.machine = std::move(trial);
+        }
+      }
+    }
+  }
+  r.final_error = best;
+  for (std::size_t k = 0; k < parameters.size(); ++k) {
+    const auto& p = parameters[k];
+    const double after = get_figure(r.machine, p);
+    r.values[p.section + "." + p.key] = {{"before", before[k]}, {"after", after}};
+    auto& figure = r.machine.document.at(p.section).at(p.key);
+    figure["source"] = "fitted: " + note + " (was " + (p.integer ? std::to_string(static_cast<std::int64_t>(before[k]))
+                                                                  : std::to_string(before[k])) + ")";
+  }
+  return r;
+}
+
+}  // namespace tilesim::ipu
