@@ -5,13 +5,20 @@
 
 #include "common/error.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
+#include "models/gpu/gpu_backend.hpp"
 #include "models/ipu/ipu_backend.hpp"
 
 namespace tilesim::cli {
 
 namespace {
-const char* kAccepted = "ipu, ipu:MACHINE (bow, mk2, mk1 or a machine file path) or cpu";
+const char* kAccepted =
+    "ipu, ipu:MACHINE (bow, mk2, mk1 or a machine file path), cpu, gpu-model, gpu-model:MACHINE "
+    "(a100-40gb, a100-80gb, h100-sxm, h200 or a machine file path) or gpu-model:MACHINE:eager|kernel";
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+}  // namespace
 
 std::vector<BackendSpec> parse_backend_list(const std::string& list) {
   std::vector<BackendSpec> specs;
@@ -28,6 +35,19 @@ std::vector<BackendSpec> parse_backend_list(const std::string& list) {
       if (spec.machine.empty()) throw InputError("", "--backends", kAccepted, "\"" + item + "\"");
     } else if (spec.family == "cpu") {
       if (colon != std::string::npos) throw InputError("", "--backends", "cpu without a machine name", "\"" + item + "\"");
+    } else if (spec.family == "gpu-model") {
+      // The mode is the last ':'-field when it names one, so a machine path may hold ':' itself.
+      std::string rest = colon == std::string::npos ? "a100-40gb" : item.substr(colon + 1);
+      spec.mode = "kernel";
+      for (const char* mode : {"eager", "kernel"}) {
+        if (ends_with(rest, std::string(":") + mode)) {
+          spec.mode = mode;
+          rest.resize(rest.size() - std::string(mode).size() - 1);
+          break;
+        }
+      }
+      if (rest.empty() || rest == "eager" || rest == "kernel") throw InputError("", "--backends", kAccepted, "\"" + item + "\"");
+      spec.machine = rest;
     } else {
       throw InputError("", "--backends", kAccepted, "\"" + item + "\"");
     }
@@ -40,6 +60,10 @@ std::vector<BackendSpec> parse_backend_list(const std::string& list) {
 
 std::unique_ptr<Backend> make_backend(const BackendSpec& spec) {
   if (spec.family == "ipu") return std::make_unique<ipu::IpuBackend>(ipu::load_ipu_machine(spec.machine), spec.name());
+  if (spec.family == "gpu-model") {
+    return std::make_unique<gpu::GpuModelBackend>(gpu::load_gpu_machine(spec.machine),
+                                                  spec.mode == "eager" ? gpu::GpuMode::eager : gpu::GpuMode::kernel, spec.name());
+  }
   return std::make_unique<kernels::cpu::CpuBackend>();
 }
 

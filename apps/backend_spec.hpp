@@ -1,6 +1,7 @@
 #pragma once
 // Backend names as users write them in --backends: "ipu" (= "ipu:bow"), "ipu:MACHINE",
-// "ipu:path/to/machine.json", "cpu".
+// "ipu:path/to/machine.json", "cpu", "gpu-model" (= "gpu-model:a100-40gb"), "gpu-model:MACHINE" and
+// "gpu-model:MACHINE:kernel" (kernel mode), "gpu-model:MACHINE:eager" (eager mode).
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,9 +11,14 @@
 namespace tilesim::cli {
 
 struct BackendSpec {
-  std::string family;   // "ipu" or "cpu"
-  std::string machine;  // for ipu: a shipped machine name or a path
-  std::string name() const { return machine.empty() ? family : family + ":" + machine; }
+  std::string family;   // "ipu", "cpu" or "gpu-model"
+  std::string machine;  // for ipu and gpu-model: a shipped machine name or a path
+  std::string mode;     // for gpu-model: "kernel" or "eager"
+  // Canonical name: kernel mode is the gpu-model default and is not spelled out.
+  std::string name() const {
+    std::string n = machine.empty() ? family : family + ":" + machine;
+    return mode == "eager" ? n + ":eager" : n;
+  }
 };
 
 // Parses a comma-separated list; throws InputError naming the entry and what is accepted.

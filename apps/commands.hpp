@@ -19,7 +19,23 @@ struct RunArgs {
   int repeats = 10;
 };
 
+struct ValidateArgs {
+  std::string suite = "hydronet";
+  bool json = false;
+  std::string out_dir;  // default out/validation/
+  bool plots = true;
+};
+
+struct CalibrateArgs {
+  std::string gpu;       // GPU machine name or file to fit
+  std::string data_dir;  // default: the shipped validation/hydronet-gnn/a100/
+  bool write = false;    // store the fitted figures in the machine file(s)
+  bool json = false;
+};
+
 int run_command(const RunArgs& args);
+int calibrate_command(const CalibrateArgs& args);
+int validate_command(const ValidateArgs& args);
 int machines_command(bool json);
 std::string version_text();
 

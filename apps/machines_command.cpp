@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "apps/commands.hpp"
+#include "models/gpu/gpu_machine.hpp"
 #include "models/ipu/machine_file.hpp"
 
 namespace tilesim::cli {
@@ -25,7 +26,27 @@ int machines_command(bool json) {
                     {"exchange_bytes_per_cycle", c.exchange_bytes_per_cycle},
                     {"exchange_bytes_per_s_total", c.exchange_bytes_per_cycle * c.num_tiles * c.clock_hz}});
   }
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& name : gpu::shipped_gpu_machines()) {
+    const auto g = gpu::load_gpu_machine(name);
+    const auto& c = g.calibration;
+    gpus.push_back({{"name", g.name},
+                    {"kind", "gpu-model"},
+                    {"backend", "gpu-model:" + name},
+                    {"description", g.description},
+                    {"file", g.file},
+                    {"sm_count", g.sm_count},
+                    {"sm_clock_hz", g.sm_clock_hz},
+                    {"hbm_bytes_per_s", g.hbm_bytes_per_s},
+                    {"l2_bytes", g.l2_bytes},
+                    {"fp32_flops_per_s", g.fp32_flops_per_s},
+                    {"gather_elements_per_s", c.gather_elements_per_sm_cycle * g.sm_cycles_per_s()},
+                    {"atomic_add_elements_per_s", c.atomic_add_elements_per_sm_cycle * g.sm_cycles_per_s()},
+                    {"launch_latency_s", c.launch_latency_s},
+                    {"fit_carried_over_from", g.fit_carried_over_from}});
+  }
   if (json) {
+    for (const auto& g : gpus) list.push_back(g);
     std::cout << list.dump(2) << std::endl;
     return 0;
   }
@@ -44,6 +65,22 @@ int machines_command(bool json) {
               << m["file"].get<std::string>() << "\n";
   }
   std::cout << std::left << std::setw(12) << "cpu" << "this host's cores (measured, OpenMP)\n";
+  if (!gpus.empty()) {
+    // Modeled GPUs: add ":eager" to the backend name for one eager PyTorch call per op.
+    std::cout << "\n" << std::left << std::setw(22) << "backend" << std::right << std::setw(5) << "SMs" << std::setw(10)
+              << "clock" << std::setw(11) << "HBM" << std::setw(9) << "L2" << std::setw(12) << "FP32" << "  fitted on\n";
+    for (const auto& g : gpus) {
+      std::ostringstream clock, hbm, l2, fp32;
+      clock << std::fixed << std::setprecision(2) << g["sm_clock_hz"].get<double>() / 1e9 << " GHz";
+      hbm << std::fixed << std::setprecision(3) << g["hbm_bytes_per_s"].get<double>() / 1e12 << " TB/s";
+      l2 << g["l2_bytes"].get<std::int64_t>() / (1024 * 1024) << " MiB";
+      fp32 << std::fixed << std::setprecision(1) << g["fp32_flops_per_s"].get<double>() / 1e12 << " TF/s";
+      const std::string from = g["fit_carried_over_from"].get<std::string>();
+      std::cout << std::left << std::setw(22) << g["backend"].get<std::string>() << std::right << std::setw(5)
+                << g["sm_count"].get<int>() << std::setw(10) << clock.str() << std::setw(11) << hbm.str() << std::setw(9)
+                << l2.str() << std::setw(12) << fp32.str() << "  " << (from.empty() ? "own data" : from) << "\n";
+    }
+  }
   return 0;
 }
 

@@ -15,7 +15,7 @@ namespace tilesim::cli {
 std::string version_text() {
   return std::string("tilesim ") + TILESIM_VERSION + " (SystemC " + sim::systemc_version() + ", OpenMP " +
          std::to_string(_OPENMP) + ", " + std::to_string(omp_get_max_threads()) +
-         " threads; backends: ipu (simulated), cpu (measured))";
+         " threads; backends: ipu (simulated), cpu (measured), gpu-model (modeled))";
 }
 
 static int dispatch(int argc, char** argv) {
@@ -30,7 +30,8 @@ static int dispatch(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Run a workload on the chosen backends and write report.json");
   run_cmd->add_option("workload", run.workload, "Workload JSON file (format: docs/workload-format.md)")->required();
   run_cmd->add_option("--backends", run.backends,
-                      "Comma-separated backends: ipu (= ipu:bow), ipu:MACHINE (bow, mk2, mk1 or a machine file), cpu")
+                      "Comma-separated backends: ipu (= ipu:bow), ipu:MACHINE (bow, mk2, mk1 or a machine file), cpu, "
+                      "gpu-model:MACHINE[:eager|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file)")
       ->capture_default_str();
   run_cmd->add_option("--out", run.out_dir, "Directory for report.json (default out/<workload name>/)");
   run_cmd->add_flag("--json", run.json, "Print the report JSON on stdout instead of the table");
@@ -43,6 +44,24 @@ static int dispatch(int argc, char** argv) {
   bool machines_json = false;
   auto* machines_cmd = app.add_subcommand("machines", "List the machine files and their key figures");
   machines_cmd->add_flag("--json", machines_json, "Print JSON");
+
+  ValidateArgs validate;
+  auto* validate_cmd = app.add_subcommand(
+      "validate", "Run the validation suite through the models; write validation.json, points.csv and plots");
+  validate_cmd->add_option("--suite", validate.suite, "Validation suite (hydronet)")->capture_default_str();
+  validate_cmd->add_flag("--json", validate.json, "Print validation.json on stdout instead of the table");
+  validate_cmd->add_option("--out", validate.out_dir, "Output directory (default out/validation/)");
+  bool validate_no_plots = false;
+  validate_cmd->add_flag("--no-plots", validate_no_plots, "Skip the plots (no gnuplot needed)");
+
+  CalibrateArgs calibrate;
+  auto* calibrate_cmd = app.add_subcommand(
+      "calibrate-model", "Fit the GPU model's free figures to the calibration half of the measured A100 data");
+  calibrate_cmd->add_option("--gpu", calibrate.gpu, "GPU machine to fit (a100-40gb or a machine file)")->required();
+  calibrate_cmd->add_option("--data", calibrate.data_dir,
+                            "Directory of gather/scatter_add/scatter_max/scatter_min.csv (default: validation/hydronet-gnn/a100)");
+  calibrate_cmd->add_flag("--write", calibrate.write, "Store the fitted figures in the machine file (and the files carrying its fit over)");
+  calibrate_cmd->add_flag("--json", calibrate.json, "Print JSON");
 
   auto* help_cmd = app.add_subcommand("help", "Show this help");
 
@@ -60,6 +79,11 @@ static int dispatch(int argc, char** argv) {
     return run_command(run);
   }
   if (*machines_cmd) return machines_command(machines_json);
+  if (*calibrate_cmd) return calibrate_command(calibrate);
+  if (*validate_cmd) {
+    validate.plots = !validate_no_plots;
+    return validate_command(validate);
+  }
   // App::help() would describe the selected subcommand ("help" itself); ask for the top level.
   const std::string top_help = app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
   if (*help_cmd) {

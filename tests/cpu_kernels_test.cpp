@@ -115,8 +115,8 @@ TEST_CASE("cpu gather_f32 equals the reference bitwise over random shapes and ed
 
 TEST_CASE("cpu scatter_add_f32 passes verification over random shapes and edge cases", "[kernels][cpu]") {
   // Covers the three strategies: serial (small calls), per-thread partial outputs (small output, many
-  // messages) and bucketing by destination row (large output), each with odd feature counts, all
-  // indices equal and output rows that receive nothing.
+  // messages) and threads owning output rows (large output), each with odd feature counts, all indices
+  // equal and output rows that receive nothing.
   const std::vector<ShapeCase> cases = {
       {{1, 1, 1}, Indices::uniform},            {{1, 17, 4}, Indices::uniform},          {{5, 3, 1}, Indices::uniform},
       {{100, 16, 7}, Indices::all_equal},       {{0, 8, 6}, Indices::uniform},           {{64, 3, 40}, Indices::even_rows_only},
@@ -352,6 +352,7 @@ TEST_CASE("CpuBackend runs a small graph end to end, measured and verified", "[k
   CHECK(result.kind == ResultKind::measured);
   CHECK_THAT(result.machine, Catch::Contains("OpenMP threads"));
   CHECK(result.host.at("omp_max_threads") == omp_get_max_threads());
+  CHECK(result.host.contains("load_average_1min"));
   REQUIRE(result.ops.size() == 3);
   double sum_s = 0;
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {

@@ -29,6 +29,15 @@ std::string cpu_model_name() {
   return "unknown CPU";
 }
 
+// The 1-minute load average: other work on the host stalls the OpenMP team (a busy core can hold a
+// worker for a whole scheduler slice), so it says how far the timings can be trusted. -1 when unknown.
+double load_average_1min() {
+  std::ifstream loadavg("/proc/loadavg");
+  double load = -1;
+  loadavg >> load;
+  return loadavg ? load : -1;
+}
+
 [[noreturn]] void bad_values(const Op& op, const std::string& what) {
   throw std::invalid_argument("cpu backend: op '" + op.name + "': " + what);
 }
@@ -106,6 +115,7 @@ BackendResult CpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
   result.host = {{"cpu_model", cpu_model_name()},
                  {"logical_cpus", std::thread::hardware_concurrency()},
                  {"omp_max_threads", omp_get_max_threads()},
+                 {"load_average_1min", load_average_1min()},
                  {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count()}};
   return result;
 }

@@ -24,13 +24,40 @@ std::string to_string(GpuMode mode);
 
 struct GpuMachine;  // defined in gpu_machine.hpp
 
+// One kernel of an op as eager PyTorch launches it.
+struct GpuKernel {
+  std::string name;        // "index_select", "fill_out", "scatter_add_", ...
+  double time_s = 0;       // launch latency plus the kernel's work
+  double hbm_bytes = 0;    // traffic that reaches DRAM
+  double l2_bytes = 0;     // all traffic (every access passes through L2)
+  std::string limiter;     // the largest term of this kernel's time
+  nlohmann::json to_json() const;
+};
+
 struct GpuPrediction {
+  GpuMode mode = GpuMode::kernel;
   double time_s = 0;        // what the mode reports
   double kernel_s = 0;      // device time of the kernels
   double host_floor_s = 0;  // eager only: the per-call host floor of this op kind
-  std::string limiter;      // what bounds the kernel time: "dram", "atomics", "launch", ...
+  std::string limiter;      // what bounds the time: "host" (eager), "launch", "dram", "l2", "element_rate", "atomics", "contention", "compute"
+  double flops = 0;
+  double hbm_bytes = 0;         // DRAM traffic over all kernels
+  double l2_bytes = 0;          // traffic through L2 over all kernels
+  double footprint_bytes = 0;   // distinct bytes one call touches (its tensors)
+  double l2_hit_fraction = 0;   // share of the traffic served by L2 in back-to-back calls
+  std::vector<GpuKernel> kernels;
   nlohmann::json to_json() const;
 };
+
+// The GpuOp that runs an op-graph op (gather -> index_select, scatter_add -> torch_scatter sum).
+GpuOp gpu_op_for(OpKind kind);
+
+// Share of an op's traffic that L2 serves when the op is called back to back and its tensors
+// (footprint_bytes, reused call after call by PyTorch's caching allocator) compete for an L2 of
+// capacity_bytes. 1 while the footprint fits; beyond it, random replacement: the hit fraction h solves
+// h = exp(-(1 - h) * footprint / capacity) (each miss evicts a random line, and a line survives the
+// (1 - h) * footprint bytes of misses between two uses of it).
+double l2_hit_fraction(double footprint_bytes, double capacity_bytes);
 
 // `shape` uses the hydronet naming of ir/op_graph.hpp (scatter_max/min as scatter_add; zero_fill fills
 // num_outputs x num_features).

@@ -23,6 +23,10 @@ sim::Cycles fill_worker_cycles(std::int64_t bytes, const CodeletCosts& c) {
   return c.fill_prologue_worker_cycles + ceil_div(bytes, c.fill_bytes_per_worker_cycle);
 }
 
+sim::Cycles index_transform_worker_cycles(std::int64_t elements, const CodeletCosts& c) {
+  return c.index_transform_prologue_worker_cycles + elements * c.index_transform_worker_cycles_per_element;
+}
+
 sim::Cycles reduce_worker_cycles(std::int64_t output_elements, std::int64_t partials, const CodeletCosts& c) {
   const std::int64_t vectors = ceil_div(output_elements, c.reduce_elements_per_vector);
   return c.reduce_prologue_worker_cycles +

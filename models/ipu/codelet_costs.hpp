@@ -22,6 +22,9 @@ sim::Cycles multiupdateadd_worker_cycles(std::int64_t in_range, std::int64_t out
 // Fill (zeroing) of `bytes` by one worker.
 sim::Cycles fill_worker_cycles(std::int64_t bytes, const CodeletCosts& c);
 
+// An elementwise integer op (the row block of each index) over `elements` int32 by one worker.
+sim::Cycles index_transform_worker_cycles(std::int64_t elements, const CodeletCosts& c);
+
 // Reduce (sum) on one worker: `output_elements` float32 outputs, each the sum of `partials` partials.
 sim::Cycles reduce_worker_cycles(std::int64_t output_elements, std::int64_t partials, const CodeletCosts& c);
 

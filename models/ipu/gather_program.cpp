@@ -31,6 +31,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
   prog.name = op.name;
   sim::Superstep distribute{"distribute", {"distribute", {}}, {"indices and table to groups", {}}};
   sim::Superstep slice{"slice", {"MultiSlice", {}}, {"candidate rows", {}}};
+  sim::Superstep transform{"index transform", {"IndexTransform", {}}, {"none", {}}};
   sim::Superstep select{"select", {"select candidates", {}}, {"none", {}}};
 
   std::vector<sim::BufferId> slab(tiles, -1), idx_buf(tiles, -1), candidates(tiles, -1);
@@ -166,30 +167,51 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
               {{candidates[static_cast<std::size_t>(tile(i, s, h))], kk.begin * cols * 4}, piece_bytes, {{received, slot * piece_bytes}}});
         }
         const auto result = prog.add_buffer("out", owner, piece_bytes);
+        const std::int64_t per_worker1 = ceil_div(kk.size(), W);
         out.output.push_back({result, li.begin + kk.begin, kk.size(), ch.begin, cols});
 
         sim::Vertex v;
         v.codelet = "MultiSlice (select)";
         v.supervisor_cycles = costs.supervisor_cycles;
         v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
-        const std::int64_t per_worker1 = ceil_div(kk.size(), W);
         for (std::int64_t w = 0; w < W; ++w) {
           const Range rw = block(kk.size(), per_worker1, w);
           if (!rw.empty()) v.worker_cycles[static_cast<std::size_t>(w)] = multislice_worker_cycles(rw.size(), 0, cols, costs);
         }
         out.sram_read_bytes += kk.size() * (4 + cols * 4);
         out.sram_write_bytes += piece_bytes;
-        v.buffers = {{idx_buf[static_cast<std::size_t>(owner)], kk.begin * 4},
+        // The stage's indices are transformed first (which row block holds each lookup: an
+        // elementwise integer op over the chunk), then the select vertex reads them.
+        const auto blocks_of = prog.add_buffer("candidate blocks", owner, kk.size() * 4);
+        sim::Vertex tv;
+        tv.codelet = "IndexTransform";
+        tv.supervisor_cycles = costs.supervisor_cycles;
+        tv.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+        for (std::int64_t w = 0; w < W; ++w) {
+          const Range rw = block(kk.size(), per_worker1, w);
+          if (!rw.empty()) tv.worker_cycles[static_cast<std::size_t>(w)] = index_transform_worker_cycles(rw.size(), costs);
+        }
+        out.sram_read_bytes += kk.size() * 4;
+        out.sram_write_bytes += kk.size() * 4;
+        tv.buffers = {{idx_buf[static_cast<std::size_t>(owner)], kk.begin * 4}, {blocks_of, 0}};
+        tv.execute = [count = kk.size(), rows_b](const sim::VertexContext& ctx) {
+          const auto* idx = ctx.as<const std::int32_t>(0);
+          auto* block_of = ctx.as<std::int32_t>(1);
+          for (std::int64_t j = 0; j < count; ++j) block_of[j] = static_cast<std::int32_t>(idx[j] / rows_b);
+        };
+        transform.compute.vertices.push_back({owner, std::move(tv)});
+
+        v.buffers = {{blocks_of, 0},
                      {candidates[static_cast<std::size_t>(owner)], kk.begin * cols * 4},
                      {received, 0},
                      {result, 0}};
-        v.execute = [count = kk.size(), k, rows_b, cols](const sim::VertexContext& ctx) {
-          const auto* idx = ctx.as<const std::int32_t>(0);
+        v.execute = [count = kk.size(), k, cols](const sim::VertexContext& ctx) {
+          const auto* block_of = ctx.as<const std::int32_t>(0);
           const auto* own = ctx.as<const float>(1);
           const auto* recv = ctx.as<const float>(2);
           auto* dst = ctx.as<float>(3);
           for (std::int64_t j = 0; j < count; ++j) {
-            const std::int64_t s = idx[j] / rows_b;
+            const std::int64_t s = block_of[j];
             const float* src = s == k ? own + j * cols : recv + ((s < k ? s : s - 1) * count + j) * cols;
             std::memcpy(dst + j * cols, src, static_cast<std::size_t>(cols) * 4);
           }
@@ -214,7 +236,10 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
   }
   prog.steps.push_back(std::move(distribute));
   prog.steps.push_back(std::move(slice));
-  if (S > 1) prog.steps.push_back(std::move(select));
+  if (S > 1) {
+    prog.steps.push_back(std::move(transform));
+    prog.steps.push_back(std::move(select));
+  }
   append_loop_control(prog, machine);
   return out;
 }

@@ -92,6 +92,8 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
   k.multiupdateadd_out_of_range_worker_cycles = c.integer("multiupdateadd_out_of_range_worker_cycles", 0, kMaxCycles);
   k.fill_prologue_worker_cycles = c.integer("fill_prologue_worker_cycles", 0, kMaxCycles);
   k.fill_bytes_per_worker_cycle = c.integer("fill_bytes_per_worker_cycle", 1, 1024);
+  k.index_transform_prologue_worker_cycles = c.integer("index_transform_prologue_worker_cycles", 0, kMaxCycles);
+  k.index_transform_worker_cycles_per_element = c.integer("index_transform_worker_cycles_per_element", 0, kMaxCycles);
   k.reduce_prologue_worker_cycles = c.integer("reduce_prologue_worker_cycles", 0, kMaxCycles);
   k.reduce_per_vector_worker_cycles = c.integer("reduce_per_vector_worker_cycles", 0, kMaxCycles);
   k.reduce_per_partial_worker_cycles = c.integer("reduce_per_partial_worker_cycles", 0, kMaxCycles);

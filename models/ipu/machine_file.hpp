@@ -29,6 +29,9 @@ struct CodeletCosts {
   // Fill (zeroing): prologue + one 64-bit store per cycle
   std::int64_t fill_prologue_worker_cycles = 0;
   std::int64_t fill_bytes_per_worker_cycle = 0;
+  // Elementwise integer op on indices (UnaryOp-like): prologue + per element
+  std::int64_t index_transform_prologue_worker_cycles = 0;
+  std::int64_t index_transform_worker_cycles_per_element = 0;
   // Reduce (sum of partials): prologue + per output vector (fixed + per partial)
   std::int64_t reduce_prologue_worker_cycles = 0;
   std::int64_t reduce_per_vector_worker_cycles = 0;

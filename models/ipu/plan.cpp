@@ -127,10 +127,13 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   if (S > 1) {
     const std::int64_t chunk = ceil_div(ni, S);
     add_phase(p, "exchange: candidate rows", exchange_phase_cycles((S - 1) * chunk * row_bytes, m));
+    add_phase(p, "compute: index transform", balanced_vertex_cycles(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
+    add_sync(p, m);
     add_phase(p, "compute: select candidates",
               balanced_vertex_cycles(multislice_worker_cycles(ceil_div(chunk, W), 0, cols, c), m));
     add_sync(p, m);
-    bytes += aligned(ni * row_bytes) + aligned((S - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
+    bytes += aligned(ni * row_bytes) + aligned((S - 1) * chunk * row_bytes) + aligned(chunk * row_bytes) +
+             aligned(chunk * kIndexBytes);
   } else {
     bytes += aligned(ni * row_bytes);
   }

@@ -1,0 +1,276 @@
+// tilesim validate: every point of a validation suite through the models, in one process, against
+// the measured times: the Bow IPU simulated (timing-only), the A100 modeled (eager PyTorch calls).
+// Writes validation.json, points.csv and the plots; prints a table with the held-out half as headline.
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "analysis/gnuplot.hpp"
+#include "analysis/reference_data.hpp"
+#include "analysis/split.hpp"
+#include "analysis/validation_plots.hpp"
+#include "analysis/validation_report.hpp"
+#include "analysis/validation_suite.hpp"
+#include "apps/commands.hpp"
+#include "apps/report_writer.hpp"
+#include "common/error.hpp"
+#include "models/gpu/gpu_machine.hpp"
+#include "models/gpu/gpu_model.hpp"
+#include "models/ipu/ipu_backend.hpp"
+
+namespace tilesim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using analysis::ValidationPoint;
+
+// The machines the hydronet data were measured on, and the model and machine file that stand for each.
+constexpr const char* bow_machine_file = "bow";
+constexpr const char* a100_machine_file = "a100-40gb";  // the data do not name the variant; 40 GB SXM is the best guess
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Points done / total on stderr: one updating line on a terminal, a plain line per data set otherwise
+// (so logs of CI runs stay readable).
+class Progress {
+ public:
+  explicit Progress(std::size_t total) : total_(total), tty_(isatty(STDERR_FILENO) == 1) {}
+  void point_done(const std::string& what) {
+    ++done_;
+    // A tenth of a second between redraws: often enough to look live, rare enough to cost nothing.
+    if (!tty_ || (done_ != total_ && seconds_since(last_draw_) < 0.1)) return;
+    last_draw_ = Clock::now();
+    std::cerr << "\rvalidate: " << done_ << "/" << total_ << " points (" << what << ")   " << std::flush;
+  }
+  void dataset_done(const std::string& what, std::size_t count, double wall_s) {
+    std::ostringstream line;
+    line << "validate: " << what << ": " << count << " points in " << std::fixed << std::setprecision(1) << wall_s << " s ("
+         << done_ << "/" << total_ << " done)";
+    if (tty_) std::cerr << "\r\033[K" << line.str() << "\n" << std::flush;
+    else std::cerr << line.str() << "\n";
+  }
+
+ private:
+  std::size_t total_, done_ = 0;
+  bool tty_;
+  Clock::time_point last_draw_ = Clock::now();
+};
+
+OpKind ipu_op_kind(const std::string& op) {
+  if (op == "gather") return OpKind::gather;
+  if (op == "scatter_add") return OpKind::scatter_add;
+  throw InputError("", "", "an op the IPU model runs (gather, scatter_add)", "\"" + op + "\"");
+}
+
+gpu::GpuOp gpu_op(const std::string& op) {
+  if (op == "gather") return gpu::GpuOp::gather;
+  if (op == "scatter_add") return gpu::GpuOp::scatter_add;
+  if (op == "scatter_max") return gpu::GpuOp::scatter_max;
+  if (op == "scatter_min") return gpu::GpuOp::scatter_min;
+  throw InputError("", "", "an op the GPU model predicts (gather, scatter_add, scatter_max, scatter_min)", "\"" + op + "\"");
+}
+
+std::string shape_text(const OpShape& s) {
+  return std::to_string(s.num_inputs) + "x" + std::to_string(s.num_features) + " -> " + std::to_string(s.num_outputs);
+}
+
+std::string machine_label(const std::string& machine) { return machine == "bow" ? "Bow IPU" : "A100"; }
+
+std::string percent(const nlohmann::json& value) {
+  if (!value.is_number()) return "-";
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << value.get<double>() << "%";
+  return s.str();
+}
+
+// The figures of one run: per (machine, op) predicted-vs-measured and the error map; per op measured on
+// both machines, the speedup surface.
+std::vector<analysis::GnuplotFigure> build_figures(const nlohmann::json& report, const std::vector<ValidationPoint>& points,
+                                                   const std::vector<analysis::ModelInfo>& models) {
+  std::vector<analysis::GnuplotFigure> figures;
+  for (const auto& entry : report["results"]) {
+    const std::string machine = entry["machine"], op = entry["op"];
+    const bool simulated = machine == "bow";
+    std::vector<ValidationPoint> group;
+    std::vector<analysis::ScatterPoint> scatter;
+    for (const auto& p : points) {
+      if (p.machine != machine || p.op != op) continue;
+      group.push_back(p);
+      scatter.push_back({p.measured_s * 1e6, p.predicted_s * 1e6, p.calibration, p.shape});
+    }
+    const auto& held = entry["splits"]["held_out"];
+    std::ostringstream note;
+    note << "held-out: median " << percent(held["median_ape_pct"]) << ", p90 " << percent(held["p90_ape_pct"]);
+    if (held["pearson_log_r"].is_number())
+      note << ", r(log t) = " << std::fixed << std::setprecision(3) << held["pearson_log_r"].get<double>();
+    std::string kind = "predicted";
+    for (const auto& m : models)
+      if (m.machine == machine) kind = m.prediction_kind;
+    analysis::ScatterSpec spec;
+    spec.stem = machine + "_" + op + "_predicted_vs_measured";
+    spec.title = machine_label(machine) + " " + op + ": " + kind + " vs measured";
+    spec.x_label = simulated ? "measured time per op (µs)" : "measured time per call (µs)";
+    spec.y_label = simulated ? "simulated time per op (µs)" : "modeled eager time per call (µs)";
+    spec.note = note.str();
+    figures.push_back(analysis::scatter_figure(spec, scatter));
+    figures.push_back(analysis::error_map_figure(machine + "_" + op + "_error_map",
+                                                 machine_label(machine) + " " + op + ", " + kind +
+                                                     ": error over the size grid",
+                                                 group));
+  }
+  for (const auto& entry : report["speedup"]) {
+    const std::string op = entry["op"], base = entry["baseline"], target = entry["target"];
+    std::vector<analysis::ScatterPoint> scatter;
+    for (const auto& p : analysis::speedup_points(points, op, base, target))
+      scatter.push_back({p.measured, p.predicted, p.calibration, p.shape});
+    const auto& held = entry["splits"]["held_out"];
+    std::ostringstream note;
+    if (held["correct_side_share"].is_number())
+      note << "held-out: " << std::fixed << std::setprecision(1) << 100.0 * held["correct_side_share"].get<double>()
+           << "% on the right side of 1x";
+    analysis::ScatterSpec spec;
+    spec.stem = "speedup_" + op + "_" + base + "_over_" + target;
+    spec.title = op + " speedup of the " + machine_label(target) + " over the " + machine_label(base);
+    spec.x_label = "measured " + machine_label(base) + " time / " + machine_label(target) + " time";
+    spec.y_label = "predicted " + machine_label(base) + " time / " + machine_label(target) + " time";
+    spec.speedup_quadrants = true;
+    spec.note = note.str();
+    figures.push_back(analysis::scatter_figure(spec, scatter));
+  }
+  return figures;
+}
+
+}  // namespace
+
+int validate_command(const ValidateArgs& args) {
+  const auto run_start = Clock::now();
+  const auto datasets = analysis::suite_datasets(args.suite);
+  const std::string out_dir = args.out_dir.empty() ? "out/validation" : args.out_dir;
+
+  // Everything that can fail on bad input fails before the long run: the data, gnuplot, the machines.
+  std::vector<std::vector<analysis::MeasuredPoint>> measured;
+  std::size_t total = 0;
+  for (const auto& d : datasets) {
+    measured.push_back(analysis::read_hydronet_csv(d.path, d.op));
+    total += measured.back().size();
+  }
+  if (args.plots) {
+    try {
+      analysis::require_gnuplot();
+    } catch (const Error& e) {
+      throw Error(e.code(), std::string(e.what()) + "; or run `tilesim validate --no-plots`");
+    }
+  }
+  const ipu::IpuMachine bow = ipu::load_ipu_machine(bow_machine_file);
+  const gpu::GpuMachine a100 = gpu::load_gpu_machine(a100_machine_file);
+
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw InputError(out_dir, "", "an output directory tilesim can create", ec.message());
+
+  std::vector<analysis::ModelInfo> models = {
+      {"bow", "Graphcore Bow IPU (" + bow.chip.name + ")", "simulated",
+       "tilesim IPU simulator (models/ipu): planner, tile codelet costs, exchange and sync, timing-only run", bow.file,
+       "timing-only",
+       "device cycles per op in a 128-iteration on-device loop (poptorch.for_loop), / 1850 MHz; no host time"},
+      {"a100", "NVIDIA A100 (" + a100.name + ")", "modeled (eager)",
+       "tilesim analytic GPU model (models/gpu): roofline plus overheads, eager mode (host floor per op kind + kernels)",
+       a100.file, gpu::to_string(gpu::GpuMode::eager),
+       "eager PyTorch 1.13 + torch_scatter call under torch.utils.benchmark.Timer.blocked_autorange; Python, dispatch "
+       "and launch included"}};
+
+  Progress progress(total);
+  std::vector<ValidationPoint> points;
+  points.reserve(total);
+  double bow_wall_s = 0, a100_wall_s = 0;
+  for (std::size_t d = 0; d < datasets.size(); ++d) {
+    const auto& set = datasets[d];
+    const auto t0 = Clock::now();
+    const std::string what = set.machine + " " + set.op;
+    for (const auto& m : measured[d]) {
+      ValidationPoint p;
+      p.machine = set.machine;
+      p.op = set.op;
+      p.shape = m.shape;
+      p.calibration = analysis::in_calibration_split(m.shape);
+      p.measured_s = m.time_s;
+      try {
+        if (set.machine == "bow") {
+          OpGraph graph;
+          const Op& op = graph.add_gather_scatter(set.op, ipu_op_kind(set.op), DType::float32, m.shape);
+          p.index_seed = analysis::point_index_seed(m.shape);
+          p.predicted_s = ipu::simulate_op_timing(op, analysis::point_indices(op, *p.index_seed), bow).time_s;
+        } else {
+          p.predicted_s = gpu::predict(gpu_op(set.op), m.shape, DType::float32, a100, gpu::GpuMode::eager).time_s;
+        }
+      } catch (const Error& e) {
+        // Name the point: the model's message alone does not say which of 3564 points failed.
+        throw Error(e.code(), what + " " + shape_text(m.shape) + " (" + set.path + " line " + std::to_string(m.line) +
+                                  "): " + e.what());
+      }
+      if (!(p.predicted_s > 0))
+        throw Error(ExitCode::internal_error, "the " + set.machine + " model predicted " + std::to_string(p.predicted_s) +
+                                                  " s for " + what + " " + shape_text(m.shape) + "; a time must be positive");
+      points.push_back(std::move(p));
+      progress.point_done(what);
+    }
+    const double wall_s = seconds_since(t0);
+    (set.machine == "bow" ? bow_wall_s : a100_wall_s) += wall_s;
+    progress.dataset_done(what, measured[d].size(), wall_s);
+  }
+
+  analysis::ReportInputs inputs;
+  inputs.suite = args.suite;
+  inputs.data_dir = analysis::validation_data_dir();
+  inputs.models = models;
+  inputs.points = points;
+  nlohmann::json report = analysis::build_validation_report(inputs);
+
+  const fs::path out(out_dir);
+  const std::string json_path = (out / "validation.json").string();
+  const std::string csv_path = (out / "points.csv").string();
+  nlohmann::json files = {{"validation_json", json_path}, {"points_csv", csv_path}, {"plots", nlohmann::json::array()}};
+  const auto plots_start = Clock::now();
+  if (args.plots) {
+    // Two gnuplot processes at a time: the figures are independent and this machine class has 2 cores.
+    const auto figures = build_figures(report, points, models);
+    const std::string plot_dir = (out / "plots").string();
+    std::vector<std::future<analysis::RenderedFigure>> pending;
+    std::vector<analysis::RenderedFigure> rendered;
+    for (const auto& figure : figures) {
+      if (pending.size() == 2) {
+        rendered.push_back(pending.front().get());
+        pending.erase(pending.begin());
+      }
+      pending.push_back(std::async(std::launch::async, [&plot_dir, &figure] { return analysis::render_figure(plot_dir, figure); }));
+    }
+    for (auto& f : pending) rendered.push_back(f.get());
+    for (const auto& r : rendered)
+      files["plots"].push_back({{"svg", r.svg_path}, {"png", r.png_path}, {"script", r.script_path}, {"data", r.data_path}});
+  }
+  report["files"] = files;
+  write_file_atomically(json_path, report.dump(2) + "\n");
+  write_file_atomically(csv_path, analysis::points_csv(points));
+  const double plots_wall_s = seconds_since(plots_start);
+
+  std::cerr << "validate: " << points.size() << " points in " << std::fixed << std::setprecision(1)
+            << seconds_since(run_start) << " s (bow simulated " << bow_wall_s << " s, a100 modeled " << std::setprecision(2)
+            << a100_wall_s << " s, files and plots " << std::setprecision(1) << plots_wall_s << " s)\n";
+  if (args.json) {
+    std::cout << report.dump(2) << std::endl;
+    return 0;
+  }
+  std::cout << analysis::format_validation_table(report) << "\nwrote " << json_path << "\n      " << csv_path << "\n";
+  if (args.plots) std::cout << "      " << files["plots"].size() << " plots (SVG, PNG, gnuplot script and data) in "
+                            << (out / "plots").string() << "\n";
+  return 0;
+}
+
+}  // namespace tilesim::cli

@@ -1,0 +1,32 @@
+#pragma once
+// The analytic GPU model as a backend: each op of the graph is predicted by models/gpu/gpu_model.hpp
+// for the machine file and mode the backend was named with. Results are labelled "modeled"; no output
+// is computed, so nothing is verified.
+//   gpu-model:a100-40gb        kernel mode (device time of the kernels)
+//   gpu-model:a100-40gb:eager  eager mode (one eager PyTorch call per op, host floor included)
+#include <string>
+
+#include "models/gpu/gpu_machine.hpp"
+#include "models/gpu/gpu_model.hpp"
+#include "results/backend.hpp"
+
+namespace tilesim::gpu {
+
+class GpuModelBackend : public Backend {
+ public:
+  GpuModelBackend(GpuMachine machine, GpuMode mode, std::string name);
+  std::string name() const override { return name_; }
+  // Checks every op's dtype and sizes can be modeled; throws tilesim::InputError when one cannot.
+  void prepare(const OpGraph& graph) override;
+  // Inputs are not read (a model computes no outputs); options do not apply.
+  BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) override;
+  const GpuMachine& machine() const { return machine_; }
+  GpuMode mode() const { return mode_; }
+
+ private:
+  GpuMachine machine_;
+  GpuMode mode_;
+  std::string name_;
+};
+
+}  // namespace tilesim::gpu

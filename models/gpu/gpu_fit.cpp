@@ -1,0 +1,231 @@
+#include "models/gpu/gpu_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "analysis/split.hpp"
+#include "common/error.hpp"
+#include "common/strict_json.hpp"
+
+namespace tilesim::gpu {
+
+namespace {
+
+constexpr const char* kZeroFillKey = "zero_fill";
+constexpr const char* kGatherHostKey = "gather";
+
+bool is_efficiency(const std::string& key) { return key == "dram_efficiency" || key == "l2_efficiency"; }
+
+double round_significant(double value, int digits) {
+  if (value == 0 || !std::isfinite(value)) return value;
+  const double magnitude = std::floor(std::log10(std::abs(value)));
+  const double scale = std::pow(10.0, static_cast<double>(digits - 1) - magnitude);
+  return std::round(value * scale) / scale;
+}
+
+// The points of each op, in GpuOp order, restricted to one half.
+std::map<GpuOp, std::vector<const GpuMeasurement*>> by_op(const std::vector<GpuMeasurement>& points, bool calibration_half) {
+  std::map<GpuOp, std::vector<const GpuMeasurement*>> groups;
+  for (const auto& p : points) {
+    if (analysis::in_calibration_split(p.shape) == calibration_half) groups[p.op].push_back(&p);
+  }
+  return groups;
+}
+
+double objective_of(const std::map<GpuOp, std::vector<const GpuMeasurement*>>& groups, const GpuMachine& machine) {
+  double total = 0;
+  int ops = 0;
+  for (const auto& [op, pts] : groups) {
+    if (pts.empty()) continue;
+    double sum = 0;
+    for (const GpuMeasurement* p : pts) {
+      const double predicted = predict(op, p->shape, DType::float32, machine, GpuMode::eager).time_s;
+      sum += std::abs(std::log(predicted / p->time_s));
+    }
+    total += sum / static_cast<double>(pts.size());
+    ++ops;
+  }
+  return ops == 0 ? 0.0 : total / ops;
+}
+
+}  // namespace
+
+GpuCalibration prior_calibration(const GpuMachine& machine) {
+  // Starting values only: the search moves every fitted figure away from them. Host floors are the
+  // smallest A100 times of each op kind in the hydronet README; launch latency is NVIDIA's ~2.9 us
+  // (blog "Getting Started with CUDA Graphs"); rates start at index_select's ~1e11 elements/s
+  // (workloads.md section 0), retries an order of magnitude faster; efficiencies mid-range.
+  const double element_rate_per_sm_cycle = 1e11 / machine.sm_cycles_per_s();
+  GpuCalibration c;
+  c.host_gather_s = 8.6e-6;
+  c.host_scatter_add_s = 24.6e-6;
+  c.host_scatter_max_min_s = 41.5e-6;
+  c.host_zero_fill_s = c.host_gather_s;
+  c.launch_latency_s = 2.9e-6;
+  c.dram_efficiency = 0.9;
+  c.l2_efficiency = 0.5;
+  c.gather_elements_per_sm_cycle = element_rate_per_sm_cycle;
+  c.atomic_add_elements_per_sm_cycle = element_rate_per_sm_cycle;
+  c.atomic_cas_elements_per_sm_cycle = element_rate_per_sm_cycle;
+  c.contended_cas_retries_per_sm_cycle = 10 * element_rate_per_sm_cycle;
+  return c;
+}
+
+double fit_objective(const std::vector<GpuMeasurement>& points, const GpuMachine& machine) {
+  std::map<GpuOp, std::vector<const GpuMeasurement*>> groups;
+  for (const auto& p : points) groups[p.op].push_back(&p);
+  return objective_of(groups, machine);
+}
+
+std::vector<GpuHalfErrors> half_errors(const std::vector<GpuMeasurement>& points, const GpuMachine& machine,
+                                       std::vector<GpuOp>& ops_out) {
+  std::map<GpuOp, GpuHalfErrors> rows;
+  std::map<GpuOp, std::vector<double>> pred[2], meas[2];
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    const bool cal = analysis::in_calibration_split(p.shape);
+    auto& row = rows[p.op];
+    (cal ? row.calibration_points : row.held_out_points).push_back(i);
+    pred[cal][p.op].push_back(predict(p.op, p.shape, DType::float32, machine, GpuMode::eager).time_s);
+    meas[cal][p.op].push_back(p.time_s);
+  }
+  ops_out.clear();
+  std::vector<GpuHalfErrors> out;
+  for (auto& [op, row] : rows) {
+    constexpr std::size_t kWorst = 5;
+    row.calibration = analysis::summarize_errors(pred[1][op], meas[1][op], kWorst);
+    row.held_out = analysis::summarize_errors(pred[0][op], meas[0][op], kWorst);
+    ops_out.push_back(op);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+GpuFitResult fit_gpu_model(const std::vector<GpuMeasurement>& points, const GpuMachine& machine,
+                           const GpuFitOptions& options) {
+  const auto& figures = calibration_figures();
+  // The free figures, by position in calibration_figures().
+  std::vector<std::size_t> free;
+  if (options.free.empty()) {
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+      if (std::string(figures[i].key) != kZeroFillKey) free.push_back(i);
+    }
+  } else {
+    for (const auto& key : options.free) {
+      std::size_t found = figures.size();
+      for (std::size_t i = 0; i < figures.size(); ++i) {
+        if (key == figures[i].key) found = i;
+      }
+      if (found == figures.size() || key == kZeroFillKey) {
+        std::string known;
+        for (const auto& f : figures) {
+          if (std::string(f.key) != kZeroFillKey) known += (known.empty() ? "" : ", ") + std::string(f.key);
+        }
+        throw InputError("", "fit parameters", "one of " + known, "\"" + key + "\"");
+      }
+      if (std::find(free.begin(), free.end(), found) == free.end()) free.push_back(found);
+    }
+  }
+
+  for (const auto& p : points) {
+    if (!(p.time_s > 0) || !std::isfinite(p.time_s)) {
+      throw InputError("", "measurements", "positive finite times", std::to_string(p.time_s) + " s for " + to_string(p.op));
+    }
+  }
+  const auto groups = by_op(points, /*calibration_half=*/true);
+  std::size_t calibration_count = 0;
+  for (const auto& [op, pts] : groups) calibration_count += pts.size();
+  if (calibration_count == 0) {
+    throw InputError("", "measurements", "points in the calibration half (analysis/split.hpp)", "none");
+  }
+
+  GpuMachine trial = machine;
+  trial.calibration = options.start ? *options.start : prior_calibration(machine);
+  const auto sync_zero_fill = [&](GpuCalibration& c) {
+    for (std::size_t i : free) {
+      if (std::string(figures[i].key) == kGatherHostKey) c.host_zero_fill_s = c.host_gather_s;
+    }
+  };
+  sync_zero_fill(trial.calibration);
+
+  // Coordinate descent on log(value): each figure in turn moves by its step while that lowers the
+  // objective, the step growing after a success and halving after a failure in both directions. The
+  // order of figures and of trial directions is fixed, so the result is deterministic.
+  std::vector<double> step(free.size(), 0.5);
+  double best = objective_of(groups, trial);
+  GpuFitResult result;
+  result.start_objective = best;
+  int sweep = 0;
+  for (; sweep < options.max_sweeps; ++sweep) {
+    for (std::size_t j = 0; j < free.size(); ++j) {
+      const auto& f = figures[free[j]];
+      for (int moves = 0; moves < 4; ++moves) {
+        bool moved = false;
+        for (const double direction : {+1.0, -1.0}) {
+          GpuMachine candidate = trial;
+          double& v = candidate.calibration.*(f.member);
+          v *= std::exp(direction * step[j]);
+          if (is_efficiency(f.key)) v = std::min(v, 1.0);
+          if (v == trial.calibration.*(f.member)) continue;
+          sync_zero_fill(candidate.calibration);
+          const double objective = objective_of(groups, candidate);
+          if (objective < best - 1e-12) {
+            best = objective;
+            trial = std::move(candidate);
+            moved = true;
+            break;
+          }
+        }
+        if (!moved) {
+          step[j] *= 0.5;
+          break;
+        }
+        step[j] = std::min(step[j] * 1.5, 2.0);
+      }
+    }
+    if (*std::max_element(step.begin(), step.end()) < 1e-5) break;
+  }
+
+  for (std::size_t i : free) {
+    double& v = trial.calibration.*(figures[i].member);
+    v = round_significant(v, options.significant_digits);
+  }
+  sync_zero_fill(trial.calibration);
+
+  result.calibration = trial.calibration;
+  for (std::size_t i : free) result.fitted.push_back(figures[i].key);
+  result.sweeps = sweep;
+  result.calibration_objective = objective_of(groups, trial);
+  result.errors = half_errors(points, trial, result.ops);
+  return result;
+}
+
+std::string machine_text_with_calibration(const std::string& path, const GpuCalibration& calibration,
+                                          const std::vector<std::pair<std::string, std::string>>& sources_by_key) {
+  // Validate first with the strict reader (duplicate keys, unknown keys, missing sources), then edit
+  // an order-preserving copy so the file keeps its layout.
+  parse_gpu_machine(load_json_file(path), path);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text.str());
+  for (const auto& [key, source] : sources_by_key) {
+    const CalibrationFigure* figure = nullptr;
+    for (const auto& f : calibration_figures()) {
+      if (key == f.key) figure = &f;
+    }
+    if (!figure) throw std::invalid_argument("machine_text_with_calibration: unknown figure " + key);
+    auto& entry = doc[figure->section][figure->key];
+    entry["value"] = calibration.*(figure->member);
+    entry["source"] = source;
+  }
+  const std::string out = doc.dump(2) + "\n";
+  parse_gpu_machine(nlohmann::json::parse(out), path);
+  return out;
+}
+
+}  // namespace tilesim::gpu

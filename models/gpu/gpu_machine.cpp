@@ -1,0 +1,148 @@
+#include "models/gpu/gpu_machine.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "common/strict_json.hpp"
+
+namespace tilesim::gpu {
+
+namespace {
+
+// Every figure is {"value": number, "source": "where it came from"}; a bare number is an error, so
+// no figure enters the model without its provenance.
+class FigureReader {
+ public:
+  explicit FigureReader(ObjectReader section) : section_(std::move(section)) {}
+
+  double number(const std::string& key, double min, double max) {
+    ObjectReader figure = section_.object(key);
+    const double v = figure.number("value", min, max);
+    figure.string("source");
+    figure.finish();
+    return v;
+  }
+  std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) {
+    ObjectReader figure = section_.object(key);
+    const std::int64_t v = figure.integer("value", min, max);
+    figure.string("source");
+    figure.finish();
+    return v;
+  }
+  void finish() const { section_.finish(); }
+
+ private:
+  ObjectReader section_;
+};
+
+bool looks_like_path(const std::string& name) {
+  return name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json");
+}
+
+}  // namespace
+
+const std::vector<CalibrationFigure>& calibration_figures() {
+  static const std::vector<CalibrationFigure> figures = {
+      {"eager_host_floor_s", "gather", &GpuCalibration::host_gather_s},
+      {"eager_host_floor_s", "scatter_add", &GpuCalibration::host_scatter_add_s},
+      {"eager_host_floor_s", "scatter_max_min", &GpuCalibration::host_scatter_max_min_s},
+      {"eager_host_floor_s", "zero_fill", &GpuCalibration::host_zero_fill_s},
+      {"kernels", "launch_latency_s", &GpuCalibration::launch_latency_s},
+      {"kernels", "dram_efficiency", &GpuCalibration::dram_efficiency},
+      {"kernels", "l2_efficiency", &GpuCalibration::l2_efficiency},
+      {"kernels", "gather_elements_per_sm_cycle", &GpuCalibration::gather_elements_per_sm_cycle},
+      {"kernels", "atomic_add_elements_per_sm_cycle", &GpuCalibration::atomic_add_elements_per_sm_cycle},
+      {"kernels", "atomic_cas_elements_per_sm_cycle", &GpuCalibration::atomic_cas_elements_per_sm_cycle},
+      {"kernels", "contended_cas_retries_per_sm_cycle", &GpuCalibration::contended_cas_retries_per_sm_cycle},
+  };
+  return figures;
+}
+
+std::string gpu_machine_dir() {
+  if (const char* env = std::getenv("TILESIM_GPU_MACHINE_DIR"); env && *env) return env;
+  return TILESIM_GPU_MACHINE_DIR;
+}
+
+std::vector<std::string> shipped_gpu_machines() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(gpu_machine_dir(), ec)) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& file) {
+  constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;
+  ObjectReader root(document, file, "");
+  GpuMachine m;
+  m.file = file;
+  m.document = document;
+  m.name = root.string("name");
+  m.description = root.string("description");
+  root.string_or("notes", "");
+  m.fit_carried_over_from = root.string_or("fit_carried_over_from", "");
+
+  FigureReader chip(root.object("chip"));
+  m.sm_count = chip.integer("sm_count", 1, 1 << 16);
+  m.sm_clock_hz = chip.number("sm_clock_hz", 1e6, 1e11);
+  m.max_threads_per_sm = chip.integer("max_threads_per_sm", 1, 1 << 16);
+  m.memory_bytes = chip.integer("memory_bytes", 1, kMaxCount);
+  m.hbm_bytes_per_s = chip.number("hbm_bytes_per_s", 1e6, 1e16);
+  m.l2_bytes = chip.integer("l2_bytes", 1, kMaxCount);
+  m.l2_bytes_per_s = chip.number("l2_bytes_per_s", 1e6, 1e17);
+  chip.finish();
+
+  FigureReader peak(root.object("peak_flops_per_s"));
+  m.fp32_flops_per_s = peak.number("fp32", 1e6, 1e18);
+  m.tf32_flops_per_s = peak.number("tf32", 1e6, 1e18);
+  m.bf16_flops_per_s = peak.number("bf16", 1e6, 1e18);
+  m.fp16_flops_per_s = peak.number("fp16", 1e6, 1e18);
+  peak.finish();
+
+  FigureReader software(root.object("software"));
+  m.index_bytes = software.integer("index_bytes", 1, 16);
+  software.finish();
+
+  // Fitted figures: positive, and efficiencies at most 1 (no kernel beats the vendor peak).
+  FigureReader kernels(root.object("kernels"));
+  auto& c = m.calibration;
+  c.launch_latency_s = kernels.number("launch_latency_s", 0.0, 1.0);
+  c.dram_efficiency = kernels.number("dram_efficiency", 1e-6, 1.0);
+  c.l2_efficiency = kernels.number("l2_efficiency", 1e-6, 1.0);
+  c.gather_elements_per_sm_cycle = kernels.number("gather_elements_per_sm_cycle", 1e-9, 1e6);
+  c.atomic_add_elements_per_sm_cycle = kernels.number("atomic_add_elements_per_sm_cycle", 1e-9, 1e6);
+  c.atomic_cas_elements_per_sm_cycle = kernels.number("atomic_cas_elements_per_sm_cycle", 1e-9, 1e6);
+  c.contended_cas_retries_per_sm_cycle = kernels.number("contended_cas_retries_per_sm_cycle", 1e-9, 1e6);
+  m.same_address_atomic_add_s = kernels.number("same_address_atomic_add_s", 0.0, 1.0);
+  kernels.finish();
+
+  FigureReader host(root.object("eager_host_floor_s"));
+  c.host_gather_s = host.number("gather", 0.0, 1.0);
+  c.host_scatter_add_s = host.number("scatter_add", 0.0, 1.0);
+  c.host_scatter_max_min_s = host.number("scatter_max_min", 0.0, 1.0);
+  c.host_zero_fill_s = host.number("zero_fill", 0.0, 1.0);
+  host.finish();
+
+  root.finish();
+  return m;
+}
+
+GpuMachine load_gpu_machine(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  if (!looks_like_path(name_or_path)) {
+    path = gpu_machine_dir() + "/" + name_or_path + ".json";
+    if (!std::filesystem::exists(path)) {
+      std::string known;
+      for (const auto& n : shipped_gpu_machines()) known += (known.empty() ? "" : ", ") + n;
+      throw InputError("unknown GPU machine \"" + name_or_path + "\": expected one of " + known +
+                       " or a path to a machine file (*.json)");
+    }
+  }
+  return parse_gpu_machine(load_json_file(path), path);
+}
+
+}  // namespace tilesim::gpu

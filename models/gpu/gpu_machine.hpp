@@ -1,0 +1,89 @@
+#pragma once
+// GPU machine files (models/gpu/machines/*.json): the vendor figures of an NVIDIA GPU, the software
+// stack's constants and the model's efficiency, rate and host-floor figures, each given as
+// {"value": ..., "source": "..."} so every number says where it came from. Format: models/gpu/README.md.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tilesim::gpu {
+
+// The figures `tilesim calibrate-model` fits to measurements (models/gpu/gpu_fit.hpp). Rates are per
+// SM per SM clock cycle and efficiencies are shares of a vendor peak, so a fit on one GPU carries over
+// to another through that GPU's own SM count, clock and bandwidths.
+struct GpuCalibration {
+  // Eager PyTorch host floor per call (Python, dispatcher, allocator, launch), by op kind.
+  double host_gather_s = 0;           // index_select
+  double host_scatter_add_s = 0;      // torch_scatter.scatter(reduce='sum')
+  double host_scatter_max_min_s = 0;  // torch_scatter.scatter(reduce='max'/'min')
+  double host_zero_fill_s = 0;        // torch.zeros
+  // Device time of one kernel beyond its work when kernels run back to back (launch, ramp, tail).
+  double launch_latency_s = 0;
+  double dram_efficiency = 0;  // achieved share of hbm_bytes_per_s by streaming kernels
+  double l2_efficiency = 0;    // achieved share of l2_bytes_per_s by the same kernels when they hit L2
+  // Achieved element rates of the index-driven kernels (one thread per element, 64-bit index maths).
+  double gather_elements_per_sm_cycle = 0;      // index_select and torch_scatter's arg kernel
+  double atomic_add_elements_per_sm_cycle = 0;  // ATen scatter_add_ (fp32 atomicAdd)
+  double atomic_cas_elements_per_sm_cycle = 0;  // torch_scatter max/min (atomicCAS loop)
+  // Failed-and-retried CAS attempts the chip serves per SM cycle when updates collide on an address.
+  double contended_cas_retries_per_sm_cycle = 0;
+};
+
+struct GpuMachine {
+  std::string name;
+  std::string description;
+  std::string file;                   // path it was read from
+  std::string fit_carried_over_from;  // empty, or the machine whose fitted figures this file copies
+  nlohmann::json document;            // as read, for the report
+
+  // Chip (vendor specifications).
+  std::int64_t sm_count = 0;
+  double sm_clock_hz = 0;                // boost clock
+  std::int64_t max_threads_per_sm = 0;   // resident threads per SM
+  std::int64_t memory_bytes = 0;
+  double hbm_bytes_per_s = 0;
+  std::int64_t l2_bytes = 0;
+  double l2_bytes_per_s = 0;
+
+  // Peak dense FLOP/s by dtype (vendor).
+  double fp32_flops_per_s = 0;
+  double tf32_flops_per_s = 0;
+  double bf16_flops_per_s = 0;
+  double fp16_flops_per_s = 0;
+
+  // Software stack (eager PyTorch + torch_scatter).
+  std::int64_t index_bytes = 0;  // torch index tensors are int64
+
+  // Same-address fp32 atomicAdd serialisation: seconds per update to one address (derived, not fitted:
+  // the hydronet grid never contends enough to show it).
+  double same_address_atomic_add_s = 0;
+
+  GpuCalibration calibration;
+
+  double sm_cycles_per_s() const { return static_cast<double>(sm_count) * sm_clock_hz; }
+  std::int64_t resident_threads() const { return sm_count * max_threads_per_sm; }
+};
+
+// Loads "a100-40gb", "a100-80gb", "h100-sxm", "h200" (shipped machine files) or a path to a machine
+// file. Throws tilesim::InputError naming the file and JSON path on any problem (unknown key, missing
+// source, bad value, unknown machine name).
+GpuMachine load_gpu_machine(const std::string& name_or_path);
+GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& file);
+
+// The directory holding the shipped GPU machine files (TILESIM_GPU_MACHINE_DIR overrides it).
+std::string gpu_machine_dir();
+// Names of the shipped GPU machine files, sorted.
+std::vector<std::string> shipped_gpu_machines();
+
+// The fitted figures, as (section, key) in a machine file and the member of GpuCalibration they set,
+// in the order calibrate-model reports and fits them.
+struct CalibrationFigure {
+  const char* section;
+  const char* key;
+  double GpuCalibration::*member;
+};
+const std::vector<CalibrationFigure>& calibration_figures();
+
+}  // namespace tilesim::gpu

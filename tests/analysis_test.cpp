@@ -1,0 +1,405 @@
+// The analysis library: error metrics against hand-computed values, the hydronet CSV reader on a
+// fixture and on the shipped files, the calibration split on the grid, and gnuplot output that is a
+// real PNG and well-formed SVG.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <catch2/catch.hpp>
+
+#include "analysis/error_metrics.hpp"
+#include "analysis/gnuplot.hpp"
+#include "analysis/reference_data.hpp"
+#include "analysis/split.hpp"
+#include "analysis/validation_plots.hpp"
+#include "analysis/validation_report.hpp"
+#include "analysis/validation_suite.hpp"
+#include "common/error.hpp"
+
+namespace fs = std::filesystem;
+using namespace tilesim;
+using namespace tilesim::analysis;
+using Catch::Matchers::Contains;
+
+namespace {
+
+fs::path scratch_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("tilesim_analysis_test_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+fs::path write_file(const std::string& name, const std::string& text) {
+  const fs::path p = scratch_dir() / name;
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string shipped(const std::string& relative) {
+  return std::string(TILESIM_SOURCE_DIR) + "/validation/hydronet-gnn/" + relative;
+}
+
+// The message of the InputError `f` throws ("" when it throws none).
+template <class F>
+std::string input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A small well-formedness check of XML: every element closed in order, attribute values quoted,
+// comments, processing instructions and CDATA skipped. Enough to tell a complete SVG from a truncated
+// or garbled one without an XML library.
+bool well_formed_xml(const std::string& text, std::string& root) {
+  std::vector<std::string> open;
+  std::size_t i = 0;
+  bool seen_root = false;
+  while ((i = text.find('<', i)) != std::string::npos) {
+    if (text.compare(i, 4, "<!--") == 0) {
+      i = text.find("-->", i);
+      if (i == std::string::npos) return false;
+      i += 3;
+      continue;
+    }
+    if (text.compare(i, 9, "<![CDATA[") == 0) {
+      i = text.find("]]>", i);
+      if (i == std::string::npos) return false;
+      i += 3;
+      continue;
+    }
+    if (text.compare(i, 2, "<?") == 0 || text.compare(i, 2, "<!") == 0) {
+      i = text.find('>', i);
+      if (i == std::string::npos) return false;
+      ++i;
+      continue;
+    }
+    // A tag: find its end, skipping '>' inside quoted attribute values.
+    std::size_t j = i + 1;
+    char quote = 0;
+    for (; j < text.size(); ++j) {
+      if (quote) {
+        if (text[j] == quote) quote = 0;
+      } else if (text[j] == '"' || text[j] == '\'') {
+        quote = text[j];
+      } else if (text[j] == '>') {
+        break;
+      }
+    }
+    if (j >= text.size()) return false;
+    const std::string tag = text.substr(i + 1, j - i - 1);
+    i = j + 1;
+    if (tag.empty()) return false;
+    if (tag[0] == '/') {
+      const std::string name = tag.substr(1, tag.find_first_of(" \t\r\n", 1) - 1);
+      if (open.empty() || open.back() != name) return false;
+      open.pop_back();
+      continue;
+    }
+    const std::string name = tag.substr(0, tag.find_first_of(" \t\r\n/"));
+    if (open.empty()) {
+      if (seen_root) return false;  // a second root element
+      seen_root = true;
+      root = name;
+    }
+    if (tag.back() != '/') open.push_back(name);
+  }
+  return seen_root && open.empty();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+// Error metrics
+
+TEST_CASE("percentage error and quantiles", "[analysis][validation]") {
+  CHECK(percentage_error(1.5, 1.0) == Approx(50.0));
+  CHECK(percentage_error(0.5, 1.0) == Approx(-50.0));
+  // Linear interpolation between order statistics (numpy's default).
+  CHECK(quantile({3, 1, 2, 4}, 0.5) == Approx(2.5));
+  CHECK(quantile({3, 1, 2, 4}, 0.9) == Approx(3.7));  // position 2.7: 3 + 0.7 * (4 - 3)
+  CHECK(quantile({7}, 0.9) == 7);
+  CHECK(std::isnan(quantile({}, 0.5)));
+}
+
+TEST_CASE("Pearson correlation", "[analysis][validation]") {
+  CHECK(*pearson({1, 2, 3}, {2, 4, 6}) == Approx(1.0));
+  CHECK(*pearson({1, 2, 3}, {3, 2, 1}) == Approx(-1.0));
+  // dx = (-1, 0, 1), dy = (-1, 1, 0): sxy = 1, sxx = syy = 2, r = 0.5.
+  CHECK(*pearson({1, 2, 3}, {1, 3, 2}) == Approx(0.5));
+  CHECK_FALSE(pearson({1, 2, 3}, {5, 5, 5}).has_value());
+  CHECK_FALSE(pearson({1}, {1}).has_value());
+}
+
+TEST_CASE("error summary against hand-computed values", "[analysis][validation]") {
+  // Errors +10, -50, +100, 0 %: |e| sorted 0, 10, 50, 100.
+  const std::vector<double> predicted = {1.1e-6, 0.5e-6, 2.0e-6, 3.0e-6};
+  const std::vector<double> measured = {1.0e-6, 1.0e-6, 1.0e-6, 3.0e-6};
+  const ErrorSummary s = summarize_errors(predicted, measured, 3);
+  CHECK(s.count == 4);
+  CHECK(s.median_ape_pct == Approx(30.0));  // (10 + 50) / 2
+  CHECK(s.p90_ape_pct == Approx(85.0));     // position 2.7: 50 + 0.7 * 50
+  CHECK(s.bias_pct == Approx(15.0));        // (10 - 50 + 100 + 0) / 4
+  // log times: x = ln(1.1, 0.5, 2, 3), y = ln(1, 1, 1, 3) (the 1e-6 scale cancels); r worked by hand.
+  REQUIRE(s.pearson_log_r.has_value());
+  CHECK(*s.pearson_log_r == Approx(0.68474).epsilon(1e-4));
+  CHECK(s.worst == std::vector<std::size_t>{2, 1, 0});
+
+  const ErrorSummary empty = summarize_errors({}, {}, 10);
+  CHECK(empty.count == 0);
+  CHECK(std::isnan(empty.median_ape_pct));
+  CHECK(empty.worst.empty());
+
+  CHECK_THROWS_AS(summarize_errors({1.0}, {0.0}, 1), std::invalid_argument);
+  CHECK_THROWS_AS(summarize_errors({1.0, 2.0}, {1.0}, 1), std::invalid_argument);
+}
+
+TEST_CASE("speedup summary against hand-computed values", "[analysis][validation]") {
+  // speedup = baseline / target. Predicted: 10, 2, 0.5, 0.5; measured: 5, 2, 5, 2.
+  const SpeedupSummary s = summarize_speedup({10, 10, 4, 1}, {10, 10, 10, 1}, {1, 5, 8, 2}, {2, 5, 2, 0.5});
+  CHECK(s.count == 4);
+  CHECK(s.correct_side_share == Approx(0.5));     // the last two are predicted slower, measured faster
+  CHECK(s.median_abs_error_pct == Approx(82.5));  // |e| = 100, 0, 90, 75
+  CHECK(s.p90_abs_error_pct == Approx(97.0));     // position 2.7 of 0, 75, 90, 100
+  CHECK(s.bias_pct == Approx(-16.25));
+  CHECK(s.median_measured_speedup == Approx(3.5));
+  CHECK(s.median_predicted_speedup == Approx(1.25));
+
+  // A speedup of exactly 1 is "not faster", the same side as anything below 1.
+  CHECK(summarize_speedup({1}, {0.8}, {1}, {1}).correct_side_share == 1.0);
+  CHECK(summarize_speedup({1}, {1.2}, {1}, {1}).correct_side_share == 0.0);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The hydronet CSV reader
+
+TEST_CASE("hydronet CSV reader: both formats on a fixture", "[analysis][validation]") {
+  const auto bow = write_file("bow.csv",
+                              ",num_inputs,num_features,num_outputs,cycles,time (\xCE\xBCs),effective bandwidth (GiB/s)\n"
+                              "0,16.0,32.0,64.0,1850.0,1.0,7.6\n"
+                              "0,4096.0,512.0,32768.0,3700.0,2.0,1.0\n");
+  const auto points = read_hydronet_csv(bow.string(), "gather");
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].op == "gather");
+  CHECK(points[0].shape.num_inputs == 16);
+  CHECK(points[0].shape.num_features == 32);
+  CHECK(points[0].shape.num_outputs == 64);
+  CHECK(points[0].time_s == Approx(1.0e-6));
+  REQUIRE(points[0].cycles.has_value());
+  CHECK(*points[0].cycles == 1850.0);
+  CHECK_FALSE(points[0].iqr_s.has_value());
+  CHECK(points[0].line == 2);
+  CHECK(points[1].shape.num_outputs == 32768);
+
+  // A100 format, CRLF line ends and a trailing blank line tolerated.
+  const auto a100 = write_file("a100.csv", ",num_inputs,num_features,num_outputs,time,iqr\r\n0,16,16,32,10.5,0.25\r\n\r\n");
+  const auto a = read_hydronet_csv(a100.string(), "scatter_max");
+  REQUIRE(a.size() == 1);
+  CHECK(a[0].op == "scatter_max");
+  CHECK(a[0].time_s == Approx(10.5e-6));
+  REQUIRE(a[0].iqr_s.has_value());
+  CHECK(*a[0].iqr_s == Approx(0.25e-6));
+  CHECK_FALSE(a[0].cycles.has_value());
+}
+
+TEST_CASE("hydronet CSV reader: errors name the file and line", "[analysis][validation]") {
+  const std::string missing = (scratch_dir() / "no_such.csv").string();
+  CHECK_THAT(input_error_of([&] { read_hydronet_csv(missing, "gather"); }), Contains(missing));
+
+  const std::string header = ",num_inputs,num_features,num_outputs,time,iqr\n";
+  const auto bad_number = write_file("bad_number.csv", header + "0,16,16,32,10.0,0.1\n1,16,16,64,fast,0.1\n");
+  const std::string e1 = input_error_of([&] { read_hydronet_csv(bad_number.string(), "gather"); });
+  CHECK_THAT(e1, Contains(bad_number.string()) && Contains("line 3") && Contains("time") && Contains("fast"));
+
+  const auto fractional = write_file("fractional.csv", header + "0,16.5,16,32,10.0,0.1\n");
+  CHECK_THAT(input_error_of([&] { read_hydronet_csv(fractional.string(), "gather"); }),
+             Contains("line 2") && Contains("num_inputs"));
+
+  const auto short_row = write_file("short.csv", header + "0,16,16,32\n");
+  CHECK_THAT(input_error_of([&] { read_hydronet_csv(short_row.string(), "gather"); }), Contains("line 2"));
+
+  const auto negative = write_file("negative.csv", header + "0,16,16,32,-1,0.1\n");
+  CHECK_THAT(input_error_of([&] { read_hydronet_csv(negative.string(), "gather"); }), Contains("positive"));
+
+  const auto no_time = write_file("no_time.csv", ",num_inputs,num_features,num_outputs,cycles\n0,1,1,1,5\n");
+  CHECK_THAT(input_error_of([&] { read_hydronet_csv(no_time.string(), "gather"); }), Contains("line 1") && Contains("time"));
+
+  const auto empty = write_file("empty.csv", "");
+  CHECK_THAT(input_error_of([&] { read_hydronet_csv(empty.string(), "gather"); }), Contains(empty.string()));
+  const auto header_only = write_file("header_only.csv", header);
+  CHECK_THAT(input_error_of([&] { read_hydronet_csv(header_only.string(), "gather"); }), Contains("data row"));
+}
+
+TEST_CASE("the shipped hydronet files: 594 points each, known first rows, a full grid", "[analysis][validation]") {
+  const auto bow_gather = read_hydronet_csv(shipped("bow/gather.csv"), "gather");
+  REQUIRE(bow_gather.size() == 594);
+  CHECK(bow_gather[0].shape.num_inputs == 16);
+  CHECK(bow_gather[0].shape.num_features == 16);
+  CHECK(bow_gather[0].shape.num_outputs == 32);
+  CHECK(*bow_gather[0].cycles == Approx(1388.6203125));
+  CHECK(bow_gather[0].time_s == Approx(0.7506055743243243e-6));
+
+  const auto a100_gather = read_hydronet_csv(shipped("a100/gather.csv"), "gather");
+  REQUIRE(a100_gather.size() == 594);
+  CHECK(a100_gather[0].shape.num_outputs == 32);
+  CHECK(a100_gather[0].time_s == Approx(10.073046796023844e-6));
+  CHECK(*a100_gather[0].iqr_s == Approx(0.03739087842404756e-6));
+
+  const auto sets = suite_datasets("hydronet", std::string(TILESIM_SOURCE_DIR) + "/validation");
+  REQUIRE(sets.size() == 6);
+  for (const auto& set : sets) {
+    INFO(set.path);
+    const auto points = read_hydronet_csv(set.path, set.op);
+    CHECK(points.size() == 594);
+    std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes;
+    std::size_t calibration = 0;
+    for (const auto& p : points) {
+      shapes.insert({p.shape.num_inputs, p.shape.num_features, p.shape.num_outputs});
+      calibration += in_calibration_split(p.shape) ? 1 : 0;
+      // Bow: the time column is cycles at 1.85 GHz.
+      if (p.cycles) CHECK(p.time_s == Approx(*p.cycles / 1.85e9).epsilon(1e-9));
+    }
+    CHECK(shapes.size() == 594);  // 9 x 6 x 11, each once
+    CHECK(calibration == 297);
+  }
+}
+
+TEST_CASE("the calibration split is a 297/297 checkerboard spanning every size", "[analysis][validation]") {
+  std::size_t calibration = 0, held_out = 0;
+  std::set<std::int64_t> cal_inputs, cal_features, cal_outputs, held_inputs, held_features, held_outputs;
+  for (std::int64_t in = 16; in <= 4096; in *= 2)
+    for (std::int64_t f = 16; f <= 512; f *= 2)
+      for (std::int64_t out = 32; out <= 32768; out *= 2) {
+        const OpShape shape{in, f, out};
+        if (in_calibration_split(shape)) {
+          ++calibration;
+          cal_inputs.insert(in), cal_features.insert(f), cal_outputs.insert(out);
+        } else {
+          ++held_out;
+          held_inputs.insert(in), held_features.insert(f), held_outputs.insert(out);
+        }
+        // Neighbours along any axis fall in the other half.
+        CHECK(in_calibration_split({in * 2, f, out}) != in_calibration_split(shape));
+      }
+  CHECK(calibration == 297);
+  CHECK(held_out == 297);
+  CHECK(cal_inputs.size() == 9);
+  CHECK(held_inputs.size() == 9);
+  CHECK(cal_features.size() == 6);
+  CHECK(held_features.size() == 6);
+  CHECK(cal_outputs.size() == 11);
+  CHECK(held_outputs.size() == 11);
+}
+
+TEST_CASE("unknown suites are rejected with the known ones listed", "[analysis][validation]") {
+  CHECK_THAT(input_error_of([] { suite_datasets("mlperf"); }), Contains("hydronet") && Contains("mlperf"));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// gnuplot
+
+TEST_CASE("gnuplot renders a figure to a real PNG and well-formed SVG beside its script", "[analysis][validation]") {
+  GnuplotFigure fig;
+  fig.stem = "line_test";
+  fig.description = "a test line";
+  fig.data = "# x y\n1 1\n2 4\n3 9\n";
+  fig.body = "set title \"test\"\nset xlabel \"x (s)\"\nplot datafile using 1:2 with linespoints title \"y\"\n";
+  const fs::path dir = scratch_dir() / "plots";
+  const RenderedFigure r = render_figure(dir.string(), fig);
+
+  CHECK(fs::path(r.script_path).parent_path() == fs::path(r.data_path).parent_path());
+  const std::string script = slurp(r.script_path);
+  CHECK_THAT(script, Contains("datafile = 'line_test.dat'") && Contains("gnuplot line_test.gp"));
+  CHECK(slurp(r.data_path) == fig.data);
+
+  const std::string png = slurp(r.png_path);
+  REQUIRE(png.size() > 2000);
+  CHECK(png.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0);
+  const std::string svg = slurp(r.svg_path);
+  CHECK(svg.size() > 2000);
+  std::string root;
+  CHECK(well_formed_xml(svg, root));
+  CHECK(root == "svg");
+  // The gnuplot log is removed after a successful render.
+  CHECK_FALSE(fs::exists(dir / "line_test.gnuplot-log.txt"));
+}
+
+TEST_CASE("the validation figures render", "[analysis][validation]") {
+  std::vector<ValidationPoint> points;
+  std::vector<ScatterPoint> scatter;
+  for (std::int64_t in = 16; in <= 256; in *= 2)
+    for (std::int64_t f : {16, 64})
+      for (std::int64_t out = 32; out <= 512; out *= 2) {
+        ValidationPoint p;
+        p.machine = "bow";
+        p.op = "scatter_add";
+        p.shape = {in, f, out};
+        p.calibration = in_calibration_split(p.shape);
+        p.measured_s = 1e-6 * static_cast<double>(in + out) / 16;
+        p.predicted_s = p.measured_s * (p.calibration ? 1.2 : 0.7);
+        points.push_back(p);
+        scatter.push_back({p.measured_s * 1e6, p.predicted_s * 1e6, p.calibration, p.shape});
+      }
+  const fs::path dir = scratch_dir() / "validation_plots";
+  ScatterSpec spec{"scatter_test", "Bow IPU scatter_add: simulated vs measured", "measured time per op (µs)",
+                   "simulated time per op (µs)", false, "held-out: median 30.0%"};
+  const auto a = render_figure(dir.string(), scatter_figure(spec, scatter));
+  spec.stem = "speedup_test";
+  spec.speedup_quadrants = true;
+  const auto b = render_figure(dir.string(), scatter_figure(spec, scatter));
+  const auto c = render_figure(dir.string(), error_map_figure("map_test", "error map", points));
+  for (const auto& r : {a, b, c}) {
+    INFO(r.script_path);
+    CHECK(fs::file_size(r.png_path) > 5000);
+    std::string root;
+    CHECK(well_formed_xml(slurp(r.svg_path), root));
+  }
+  // The title keeps "scatter_add" literal under enhanced text (an unescaped '_' would subscript "add").
+  CHECK_THAT(slurp(a.script_path), Contains("scatter\\\\_add"));
+  // Two feature sizes: two panels, data sets 0 and 1.
+  const std::string map_script = slurp(c.script_path);
+  CHECK_THAT(map_script, Contains("datafile index 1") && !Contains("datafile index 2"));
+  CHECK(error_map_range_pct(points) == 50.0);  // errors +20 % and -30 %
+}
+
+TEST_CASE("a missing gnuplot is reported with the package to install", "[analysis][validation]") {
+  const std::string nowhere = (scratch_dir() / "no" / "gnuplot").string();
+  try {
+    require_gnuplot(nowhere);
+    FAIL("require_gnuplot accepted a missing program");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Contains("gnuplot-nox") && Contains(nowhere));
+    CHECK(e.code() == ExitCode::bad_input);
+  }
+  GnuplotFigure fig;
+  fig.stem = "never";
+  fig.data = "1 1\n";
+  fig.body = "plot datafile\n";
+  CHECK_THROWS_WITH(render_figure((scratch_dir() / "never").string(), fig, nowhere), Contains("gnuplot-nox"));
+}
+
+TEST_CASE("a gnuplot error is reported with gnuplot's message", "[analysis][validation]") {
+  GnuplotFigure fig;
+  fig.stem = "broken";
+  fig.data = "1 1\n";
+  fig.body = "plot datafile using 1:2 with no_such_style\n";
+  CHECK_THROWS_WITH(render_figure((scratch_dir() / "broken").string(), fig), Contains("\"broken.gp\" line"));
+}

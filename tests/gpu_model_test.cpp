@@ -1,0 +1,512 @@
+// The analytic GPU model: machine files, hand-computed predictions, the structure of the modes, the
+// calibration-split fit (on synthetic data the model generated itself) and the error bounds on a fixed
+// subset of the held-out A100 measurements; the gpu-model backend and calibrate-model through the CLI.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "analysis/error_metrics.hpp"
+#include "analysis/reference_data.hpp"
+#include "analysis/split.hpp"
+#include "common/error.hpp"
+#include "common/strict_json.hpp"
+#include "models/gpu/gpu_fit.hpp"
+#include "models/gpu/gpu_machine.hpp"
+#include "models/gpu/gpu_model.hpp"
+
+using namespace tilesim;
+using namespace tilesim::gpu;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<GpuOp> kAllOps = {GpuOp::gather, GpuOp::scatter_add, GpuOp::scatter_max, GpuOp::scatter_min,
+                                    GpuOp::zero_fill};
+
+fs::path scratch_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("tilesim_gpu_test_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+CliResult tilesim_cli(const std::string& args) {
+  const fs::path out = scratch_dir() / "stdout.txt", err = scratch_dir() / "stderr.txt";
+  const std::string cmd = std::string(TILESIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+// A machine with round calibration figures, so expected times can be worked out by hand.
+GpuMachine round_machine() {
+  GpuMachine m = load_gpu_machine("a100-40gb");
+  m.sm_count = 100;
+  m.sm_clock_hz = 1e9;            // 1e11 SM cycles per second
+  m.max_threads_per_sm = 2000;    // 200,000 resident threads
+  m.hbm_bytes_per_s = 2e12;
+  m.l2_bytes = 40'000'000;
+  m.l2_bytes_per_s = 8e12;
+  m.fp32_flops_per_s = 2e13;
+  m.index_bytes = 8;
+  m.same_address_atomic_add_s = 1e-8;
+  auto& c = m.calibration;
+  c.host_gather_s = 9e-6;
+  c.host_scatter_add_s = 25e-6;
+  c.host_scatter_max_min_s = 44e-6;
+  c.host_zero_fill_s = 9e-6;
+  c.launch_latency_s = 2e-6;
+  c.dram_efficiency = 0.5;    // 1e12 B/s achieved
+  c.l2_efficiency = 0.25;     // 2e12 B/s achieved
+  c.gather_elements_per_sm_cycle = 1.0;      // 1e11 elements/s
+  c.atomic_add_elements_per_sm_cycle = 2.0;  // 2e11 /s
+  c.atomic_cas_elements_per_sm_cycle = 0.5;  // 5e10 /s
+  c.contended_cas_retries_per_sm_cycle = 4;  // 4e11 /s
+  return m;
+}
+
+OpShape shape(std::int64_t ni, std::int64_t nf, std::int64_t no) { return OpShape{ni, nf, no}; }
+
+double time_of(GpuOp op, const OpShape& s, const GpuMachine& m, GpuMode mode) {
+  return predict(op, s, DType::float32, m, mode).time_s;
+}
+
+// Every figure in a machine document: an object of exactly "value" (a number) and a non-empty "source".
+void check_every_figure_has_a_source(const nlohmann::json& doc) {
+  for (const char* section : {"chip", "peak_flops_per_s", "software", "kernels", "eager_host_floor_s"}) {
+    REQUIRE(doc.contains(section));
+    for (const auto& [key, figure] : doc[section].items()) {
+      INFO(section << "." << key);
+      CHECK(figure.size() == 2);
+      CHECK(figure["value"].is_number());
+      CHECK(!figure["source"].get<std::string>().empty());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("GPU machine files load with every figure and its source", "[gpu][machine]") {
+  const auto names = shipped_gpu_machines();
+  CHECK(std::set<std::string>(names.begin(), names.end()) ==
+        std::set<std::string>{"a100-40gb", "a100-80gb", "h100-sxm", "h200"});
+  const GpuMachine a100 = load_gpu_machine("a100-40gb");
+  for (const auto& name : names) {
+    INFO(name);
+    const auto m = load_gpu_machine(name);
+    CHECK(m.name == name);
+    check_every_figure_has_a_source(m.document);
+    CHECK(m.index_bytes == 8);
+    CHECK(m.max_threads_per_sm == 2048);
+    if (name == "a100-40gb") {
+      CHECK(m.fit_carried_over_from.empty());
+      for (const auto& f : calibration_figures()) {
+        INFO(f.key);
+        const std::string source = m.document[f.section][f.key]["source"].get<std::string>();
+        CHECK_THAT(source, Catch::Contains("tilesim calibrate-model --gpu a100-40gb"));
+        // The zero-fill floor is set from the gather floor, not fitted (no data calls torch.zeros alone).
+        if (std::string(f.key) != "zero_fill") CHECK_THAT(source, Catch::Contains("calibration half") && Catch::Contains("a89c2e4"));
+      }
+    } else {
+      // The fit carries over: same fitted figures, own vendor figures, and the sources say so.
+      CHECK(m.fit_carried_over_from == "a100-40gb");
+      for (const auto& f : calibration_figures()) {
+        INFO(f.key);
+        CHECK(m.calibration.*(f.member) == a100.calibration.*(f.member));
+        CHECK_THAT(m.document[f.section][f.key]["source"].get<std::string>(), Catch::StartsWith("carried over from the a100-40gb fit"));
+      }
+    }
+  }
+  CHECK(a100.sm_count == 108);
+  CHECK(a100.hbm_bytes_per_s == 1.555e12);
+  CHECK(a100.l2_bytes == 40 * 1024 * 1024);
+  CHECK(load_gpu_machine("a100-80gb").hbm_bytes_per_s == 2.039e12);
+  CHECK(load_gpu_machine("h100-sxm").sm_count == 132);
+  CHECK(load_gpu_machine("h100-sxm").hbm_bytes_per_s == 3.35e12);
+  CHECK(load_gpu_machine("h200").hbm_bytes_per_s == 4.8e12);
+  // The zero-fill floor is not fitted: it follows the gather floor.
+  CHECK(a100.calibration.host_zero_fill_s == a100.calibration.host_gather_s);
+}
+
+TEST_CASE("bad GPU machine files are rejected naming the file and JSON path", "[gpu][machine]") {
+  const auto good = load_gpu_machine("a100-40gb").document;
+  auto doc = good;
+  doc["chip"]["sm_count"] = 108;  // a bare number: no source
+  CHECK_THROWS_WITH(parse_gpu_machine(doc, "g.json"), Catch::Contains("g.json: chip.sm_count"));
+  doc = good;
+  doc["chip"]["hbm_bytes_per_s"].erase("source");
+  CHECK_THROWS_WITH(parse_gpu_machine(doc, "g.json"),
+                    Catch::Contains("g.json: chip.hbm_bytes_per_s.source") && Catch::Contains("required"));
+  doc = good;
+  doc["kernels"]["dram_eficiency"] = {{"value", 0.9}, {"source", "typo"}};
+  CHECK_THROWS_WITH(parse_gpu_machine(doc, "g.json"), Catch::Contains("kernels.dram_eficiency") && Catch::Contains("unknown key"));
+  doc = good;
+  doc["kernels"]["dram_efficiency"]["value"] = 1.2;  // no kernel beats the vendor peak
+  CHECK_THROWS_WITH(parse_gpu_machine(doc, "g.json"), Catch::Contains("kernels.dram_efficiency.value"));
+  doc = good;
+  doc["eager_host_floor_s"]["gather"]["value"] = "8.8us";
+  CHECK_THROWS_WITH(parse_gpu_machine(doc, "g.json"), Catch::Contains("eager_host_floor_s.gather.value") && Catch::Contains("\"8.8us\""));
+  doc = good;
+  doc.erase("peak_flops_per_s");
+  CHECK_THROWS_WITH(parse_gpu_machine(doc, "g.json"), Catch::Contains("peak_flops_per_s"));
+  CHECK_THROWS_AS(load_gpu_machine("a100"), InputError);
+  CHECK_THROWS_WITH(load_gpu_machine("a100"), Catch::Contains("a100-40gb, a100-80gb, h100-sxm, h200"));
+  const fs::path file = scratch_dir() / "broken.json";
+  std::ofstream(file) << "{\"name\": \"x\",}";
+  CHECK_THROWS_WITH(load_gpu_machine(file.string()), Catch::Contains(file.string()));
+}
+
+TEST_CASE("the L2 hit fraction is 1 while the footprint fits and random replacement beyond", "[gpu][model]") {
+  CHECK(l2_hit_fraction(10, 40) == 1.0);
+  CHECK(l2_hit_fraction(40, 40) == 1.0);
+  // h = exp(-(1 - h) * 2) has the root 0.2031878700 besides h = 1.
+  CHECK(l2_hit_fraction(80, 40) == Approx(0.20318786997998006).epsilon(1e-9));
+  CHECK(l2_hit_fraction(40.0001, 40) == Approx(1.0).margin(1e-3));
+  CHECK(l2_hit_fraction(1000, 40) < 1e-9);
+  double last = 1.0;
+  for (double w = 40; w < 400; w *= 1.1) {
+    const double h = l2_hit_fraction(w, 40);
+    CHECK(h <= last);
+    last = h;
+  }
+}
+
+TEST_CASE("predictions equal hand-computed kernel times", "[gpu][model]") {
+  const GpuMachine m = round_machine();
+
+  SECTION("zero fill in L2: launch + bytes / (L2 bandwidth x efficiency)") {
+    // 1024 x 256 float32 = 1 MiB, fits L2: 2 us + 1,048,576 B / 2e12 B/s.
+    const auto p = predict(GpuOp::zero_fill, shape(1, 256, 1024), DType::float32, m, GpuMode::kernel);
+    CHECK(p.time_s == Approx(2e-6 + 1048576 / 2e12));
+    CHECK(p.l2_hit_fraction == 1.0);
+    CHECK(p.hbm_bytes == 0.0);
+    CHECK(p.kernels.size() == 1);
+  }
+  SECTION("zero fill twice the L2: random replacement keeps 20.3% of it") {
+    GpuMachine small = m;
+    small.l2_bytes = 4096 * 512 * 4 / 2;  // half the 8 MiB output
+    const double bytes = 4096.0 * 512 * 4, h = 0.20318786997998006;
+    const auto p = predict(GpuOp::zero_fill, shape(1, 512, 4096), DType::float32, small, GpuMode::kernel);
+    CHECK(p.time_s == Approx(2e-6 + bytes * h / 2e12 + bytes * (1 - h) / 1e12).epsilon(1e-9));
+    CHECK(p.hbm_bytes == Approx(bytes * (1 - h)));
+    CHECK(p.limiter == "dram");
+  }
+  SECTION("gather bound by the element rate") {
+    // 32768 x 512 output elements at 1e11 /s = 167.77 us; its 64 MiB + 32 KiB + 256 KiB of traffic
+    // would take at most 68 us from DRAM.
+    const auto p = predict(GpuOp::gather, shape(16, 512, 32768), DType::float32, m, GpuMode::kernel);
+    CHECK(p.time_s == Approx(2e-6 + 32768.0 * 512 / 1e11));
+    CHECK(p.limiter == "element_rate");
+    // Rows: the 16-row table fits L2, so each distinct row is read once.
+    CHECK(p.l2_bytes == Approx(32768.0 * 8 + 16.0 * 512 * 4 + 32768.0 * 512 * 4));
+  }
+  SECTION("scatter_add: fill + atomics, the index an expanded view") {
+    // 4096 x 64 messages into 1024 rows, footprint 1 MiB + 32 KiB + 256 KiB fits L2 (2e12 B/s).
+    const double messages = 4096.0 * 64, out = 1024.0 * 64;
+    const double fill_s = 2e-6 + out * 4 / 2e12;
+    const double traffic = messages * 4 + 4096.0 * 8 + 2 * out * 4;
+    const double scatter_s = 2e-6 + std::max({messages / 2e11, traffic / 2e12, 4.0 * 1e-8});
+    const auto p = predict(GpuOp::scatter_add, shape(4096, 64, 1024), DType::float32, m, GpuMode::kernel);
+    CHECK(p.time_s == Approx(fill_s + scatter_s));
+    CHECK(p.kernels.size() == 2);
+    CHECK(p.flops == messages);
+  }
+  SECTION("scatter_max: six kernels and CAS retries when every update of an address is in flight") {
+    // 4096 x 16 messages into 32 x 16 outputs: 128 updates per address, 200,000 resident threads /
+    // 512 outputs = 390 contenders -> capped at 128: each update retries 127 times at 4e11 /s.
+    const double messages = 4096.0 * 16, out = 32.0 * 16, bw = 2e12;
+    const double fill_arg = 2e-6 + out * 8 / bw, fill_out = 2e-6 + out * 4 / bw;
+    const double cas = 2e-6 + std::max(messages / 5e10, (messages * 4 + 4096.0 * 8 + 2 * out * 4) / bw) + messages * 127 / 4e11;
+    const double eq = 2e-6 + out * 5 / bw, masked = 2e-6 + out * 9 / bw;
+    const double arg = 2e-6 + std::max(messages / 1e11, (messages * 4 + 4096.0 * 8 + out * 12) / bw);
+    const auto p = predict(GpuOp::scatter_max, shape(4096, 16, 32), DType::float32, m, GpuMode::kernel);
+    CHECK(p.kernels.size() == 6);
+    CHECK(p.time_s == Approx(fill_arg + fill_out + cas + eq + masked + arg));
+    CHECK(p.limiter == "contention");
+    CHECK(time_of(GpuOp::scatter_min, shape(4096, 16, 32), m, GpuMode::kernel) == p.time_s);
+  }
+  SECTION("eager is the larger of the host floor and the kernels") {
+    const auto small = predict(GpuOp::gather, shape(16, 16, 32), DType::float32, m, GpuMode::eager);
+    CHECK(small.time_s == 9e-6);
+    CHECK(small.host_floor_s == 9e-6);
+    CHECK(small.limiter == "host");
+    const auto big = predict(GpuOp::gather, shape(16, 512, 32768), DType::float32, m, GpuMode::eager);
+    CHECK(big.time_s == Approx(2e-6 + 32768.0 * 512 / 1e11));
+    CHECK(big.limiter == "element_rate");
+  }
+}
+
+TEST_CASE("kernel mode is below eager, eager sits on the host floor at small sizes", "[gpu][model]") {
+  for (const auto& name : shipped_gpu_machines()) {
+    const GpuMachine m = load_gpu_machine(name);
+    for (GpuOp op : kAllOps) {
+      INFO(name << " " << to_string(op));
+      const auto tiny = predict(op, shape(16, 16, 32), DType::float32, m, GpuMode::eager);
+      CHECK(tiny.time_s == tiny.host_floor_s);
+      CHECK(tiny.limiter == "host");
+      for (std::int64_t ni : {16, 512, 4096}) {
+        for (std::int64_t nf : {16, 128, 512}) {
+          for (std::int64_t no : {32, 2048, 32768}) {
+            const auto k = predict(op, shape(ni, nf, no), DType::float32, m, GpuMode::kernel);
+            const auto e = predict(op, shape(ni, nf, no), DType::float32, m, GpuMode::eager);
+            CHECK(k.time_s > 0);
+            CHECK(k.time_s <= e.time_s);
+            CHECK(k.time_s >= m.calibration.launch_latency_s * static_cast<double>(k.kernels.size()));
+            CHECK(e.kernel_s == k.kernel_s);
+          }
+        }
+      }
+    }
+  }
+  // A bigger chip is not slower on the kernels (same fitted rates, more SMs and bandwidth).
+  const GpuMachine a100 = load_gpu_machine("a100-40gb"), h100 = load_gpu_machine("h100-sxm");
+  for (GpuOp op : kAllOps) {
+    CHECK(time_of(op, shape(4096, 512, 32768), h100, GpuMode::kernel) < time_of(op, shape(4096, 512, 32768), a100, GpuMode::kernel));
+  }
+}
+
+TEST_CASE("more bytes never take less time", "[gpu][model]") {
+  // Wider rows for every op; more output rows for gather and zero fill; more messages for the scatters.
+  // (More output rows can make a scatter faster: fewer updates collide per address, as measured.)
+  const GpuMachine m = load_gpu_machine("a100-40gb");
+  for (GpuMode mode : {GpuMode::kernel, GpuMode::eager}) {
+    for (GpuOp op : kAllOps) {
+      for (std::int64_t a = 16; a <= 4096; a *= 4) {
+        for (std::int64_t b = 32; b <= 32768; b *= 8) {
+          INFO(to_string(op) << " " << to_string(mode) << " " << a << " " << b);
+          double last = 0;
+          for (std::int64_t nf = 16; nf <= 1024; nf *= 2) {
+            const double t = time_of(op, shape(a, nf, b), m, mode);
+            CHECK(t >= last);
+            last = t;
+          }
+          last = 0;
+          for (std::int64_t n = 32; n <= 65536; n *= 2) {
+            const bool grow_outputs = op == GpuOp::gather || op == GpuOp::zero_fill;
+            const double t = grow_outputs ? time_of(op, shape(a, 64, n), m, mode) : time_of(op, shape(n, 64, b), m, mode);
+            CHECK(t >= last);
+            last = t;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the fit uses the calibration half only and recovers the parameters of synthetic data", "[gpu][fit]") {
+  // Synthetic eager times from the model itself with known figures on a small grid; the held-out half
+  // is corrupted tenfold, so any use of it by the fit would show.
+  GpuMachine truth = load_gpu_machine("a100-40gb");
+  auto& t = truth.calibration;
+  t.host_gather_s = 10e-6;
+  t.host_scatter_add_s = 30e-6;
+  t.host_scatter_max_min_s = 50e-6;
+  t.host_zero_fill_s = t.host_gather_s;
+  t.launch_latency_s = 3e-6;
+  t.dram_efficiency = 0.8;
+  t.l2_efficiency = 0.4;
+  t.gather_elements_per_sm_cycle = 0.5;
+  t.atomic_add_elements_per_sm_cycle = 0.4;
+  t.atomic_cas_elements_per_sm_cycle = 0.3;
+  t.contended_cas_retries_per_sm_cycle = 3;
+
+  std::vector<GpuMeasurement> points;
+  for (GpuOp op : {GpuOp::gather, GpuOp::scatter_add, GpuOp::scatter_max, GpuOp::scatter_min}) {
+    for (std::int64_t ni : {16, 256, 4096}) {
+      for (std::int64_t nf : {16, 64, 256, 512}) {
+        for (std::int64_t no : {32, 512, 4096, 16384, 32768}) {
+          const OpShape s = shape(ni, nf, no);
+          const double time_s = time_of(op, s, truth, GpuMode::eager);
+          points.push_back({op, s, analysis::in_calibration_split(s) ? time_s : 10 * time_s});
+        }
+      }
+    }
+  }
+  GpuFitOptions options;
+  options.significant_digits = 6;
+  const GpuFitResult fit = fit_gpu_model(points, load_gpu_machine("a100-40gb"), options);
+  CHECK(fit.calibration_objective < 1e-3);
+  CHECK(fit.calibration_objective < fit.start_objective);
+  REQUIRE(fit.ops.size() == 4);
+  std::size_t calibration_points = 0;
+  for (const auto& p : points) calibration_points += analysis::in_calibration_split(p.shape) ? 1 : 0;
+  for (const auto& e : fit.errors) {
+    CHECK(e.calibration.count == calibration_points / 4);
+    CHECK(e.held_out.count == (points.size() - calibration_points) / 4);
+    CHECK(e.calibration.median_ape_pct < 0.1);
+    CHECK(e.held_out.median_ape_pct > 80);  // the corrupted half: 10x the model
+  }
+  // Every figure that shapes these points comes back.
+  const auto& f = fit.calibration;
+  CHECK(f.host_gather_s == Approx(t.host_gather_s).epsilon(0.01));
+  CHECK(f.host_scatter_add_s == Approx(t.host_scatter_add_s).epsilon(0.01));
+  CHECK(f.host_scatter_max_min_s == Approx(t.host_scatter_max_min_s).epsilon(0.01));
+  CHECK(f.host_zero_fill_s == f.host_gather_s);
+  CHECK(f.launch_latency_s == Approx(t.launch_latency_s).epsilon(0.03));
+  CHECK(f.dram_efficiency == Approx(t.dram_efficiency).epsilon(0.03));
+  CHECK(f.l2_efficiency == Approx(t.l2_efficiency).epsilon(0.03));
+  CHECK(f.gather_elements_per_sm_cycle == Approx(t.gather_elements_per_sm_cycle).epsilon(0.03));
+  CHECK(f.atomic_add_elements_per_sm_cycle == Approx(t.atomic_add_elements_per_sm_cycle).epsilon(0.03));
+  CHECK(f.atomic_cas_elements_per_sm_cycle == Approx(t.atomic_cas_elements_per_sm_cycle).epsilon(0.03));
+  CHECK(f.contended_cas_retries_per_sm_cycle == Approx(t.contended_cas_retries_per_sm_cycle).epsilon(0.03));
+
+  // Fitting a subset of the figures leaves the others where they started.
+  GpuFitOptions some;
+  some.free = {"gather"};
+  some.start = t;
+  some.start->host_gather_s = 20e-6;
+  const GpuFitResult partial = fit_gpu_model(points, truth, some);
+  CHECK(partial.fitted == std::vector<std::string>{"gather"});
+  CHECK(partial.calibration.host_gather_s == Approx(t.host_gather_s).epsilon(0.01));
+  CHECK(partial.calibration.launch_latency_s == t.launch_latency_s);
+  some.free = {"no_such_figure"};
+  CHECK_THROWS_AS(fit_gpu_model(points, truth, some), InputError);
+  some.free = {"zero_fill"};
+  CHECK_THROWS_AS(fit_gpu_model(points, truth, some), InputError);
+}
+
+TEST_CASE("A100 eager error bounds on a fixed subset of the held-out measurements", "[gpu][validation]") {
+  // Every third held-out point of each file (99 per op), predicted with the shipped a100-40gb file.
+  // The full held-out half (tilesim calibrate-model) gives median 1.4-3.0% and p90 8.3-10.7%.
+  const GpuMachine m = load_gpu_machine("a100-40gb");
+  const std::string dir = std::string(TILESIM_SOURCE_DIR) + "/validation/hydronet-gnn/a100/";
+  const std::vector<std::pair<const char*, GpuOp>> files = {
+      {"gather", GpuOp::gather}, {"scatter_add", GpuOp::scatter_add}, {"scatter_max", GpuOp::scatter_max}, {"scatter_min", GpuOp::scatter_min}};
+  for (const auto& [file, op] : files) {
+    INFO(file);
+    std::vector<double> predicted, measured;
+    std::size_t held_out = 0;
+    for (const auto& point : analysis::read_hydronet_csv(dir + file + ".csv", file)) {
+      if (analysis::in_calibration_split(point.shape)) continue;
+      if (held_out++ % 3 != 0) continue;
+      predicted.push_back(time_of(op, point.shape, m, GpuMode::eager));
+      measured.push_back(point.time_s);
+    }
+    const auto e = analysis::summarize_errors(predicted, measured, 3);
+    // Achieved on this subset: median 1.4 / 1.8 / 2.9 / 3.1%, p90 9.1 / 9.4 / 9.0 / 8.5% (gather,
+    // scatter_add, scatter_max, scatter_min); the targets are 5% and 15%.
+    CHECK(e.count == 99);
+    CHECK(e.median_ape_pct <= 4.0);
+    CHECK(e.p90_ape_pct <= 11.0);
+    CHECK(std::abs(e.bias_pct) <= 3.0);
+    // scatter_add is left out: all but a few of its points sit on the host floor, where the measured
+    // spread (25-29 us) is run-to-run noise, so log times barely correlate whatever the model does.
+    if (op != GpuOp::scatter_add) CHECK(e.pearson_log_r.value_or(0) >= 0.98);
+  }
+}
+
+TEST_CASE("tilesim run with the gpu-model backend reports modeled times", "[gpu][cli]") {
+  const std::string small = std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/small.json";
+  const fs::path out = scratch_dir() / "run";
+  auto r = tilesim_cli("run " + small + " --backends gpu-model:a100-40gb:eager,gpu-model:h100-sxm --json --out " + out.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.out);
+  REQUIRE(report["results"].size() == 2);
+  const auto& eager = report["results"][0];
+  CHECK(eager["backend"] == "gpu-model:a100-40gb:eager");
+  CHECK(eager["kind"] == "modeled");
+  CHECK(eager["machine"] == "a100-40gb");
+  CHECK(eager["host"]["mode"] == "eager");
+  CHECK_THAT(eager["host"]["machine_file"].get<std::string>(), Catch::EndsWith("models/gpu/machines/a100-40gb.json"));
+  const GpuMachine a100 = load_gpu_machine("a100-40gb");
+  REQUIRE(eager["ops"].size() == 2);
+  // small.json's ops are tiny: both sit on their eager host floors.
+  CHECK(eager["ops"][0]["time_s"].get<double>() == Approx(a100.calibration.host_gather_s));
+  CHECK(eager["ops"][1]["time_s"].get<double>() == Approx(a100.calibration.host_scatter_add_s));
+  for (const auto& op : eager["ops"]) {
+    CHECK(op["verified"].is_null());
+    CHECK(op["verification"] == "modeled: no outputs computed");
+    CHECK(op["bytes_by_level"].contains("hbm_bytes"));
+    CHECK(op["min_bytes"].get<std::int64_t>() > 0);
+  }
+  CHECK(eager["ops"][1]["flops"].get<double>() == 32.0 * 16);
+  const auto& kernel = report["results"][1];
+  CHECK(kernel["backend"] == "gpu-model:h100-sxm");
+  CHECK(kernel["host"]["mode"] == "kernel");
+  CHECK(kernel["ops"][0]["time_s"].get<double>() < eager["ops"][0]["time_s"].get<double>());
+
+  auto bad = tilesim_cli("run " + small + " --backends gpu-model:a100 --out " + out.string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("unknown GPU machine \"a100\""));
+  bad = tilesim_cli("run " + small + " --backends gpu-model: --out " + out.string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--backends") && Catch::Contains("gpu-model:MACHINE"));
+  bad = tilesim_cli("run " + small + " --backends gpu-model:a100-40gb,gpu-model:a100-40gb:kernel --out " + out.string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("each backend once"));
+
+  auto machines = tilesim_cli("machines");
+  CHECK(machines.exit_code == 0);
+  CHECK_THAT(machines.out, Catch::Contains("gpu-model:a100-40gb") && Catch::Contains("gpu-model:h200"));
+}
+
+TEST_CASE("tilesim calibrate-model fits, reports both halves and writes a machine file", "[gpu][cli][fit]") {
+  auto r = tilesim_cli("calibrate-model --gpu a100-40gb --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["errors"].size() == 4);
+  for (const auto& e : j["errors"]) {
+    INFO(e["op"]);
+    CHECK(e["calibration"]["count"] == 297);
+    CHECK(e["held_out"]["count"] == 297);
+    CHECK(e["held_out"]["median_ape_pct"].get<double>() <= 5.0);
+    CHECK(e["held_out"]["p90_ape_pct"].get<double>() <= 15.0);
+  }
+  CHECK(j["written"].empty());
+  // Refitting reproduces the shipped figures (the fit is deterministic).
+  const GpuMachine shipped = load_gpu_machine("a100-40gb");
+  for (const auto& f : calibration_figures()) CHECK(j["fitted"][f.key].get<double>() == shipped.calibration.*(f.member));
+
+  // --write on a copy rewrites only that copy, keeping every other figure.
+  const fs::path copy = scratch_dir() / "my-a100.json";
+  auto doc = nlohmann::ordered_json::parse(slurp(shipped.file));
+  doc["kernels"]["launch_latency_s"]["value"] = 1e-3;
+  doc["kernels"]["launch_latency_s"]["source"] = "a wrong guess";
+  std::ofstream(copy) << doc.dump(2);
+  const std::string before_80gb = slurp(load_gpu_machine("a100-80gb").file);
+  auto w = tilesim_cli("calibrate-model --gpu " + copy.string() + " --write");
+  INFO(w.err);
+  REQUIRE(w.exit_code == 0);
+  CHECK_THAT(w.out, Catch::Contains("held-out") && Catch::Contains("wrote " + copy.string()));
+  const GpuMachine rewritten = load_gpu_machine(copy.string());
+  CHECK(rewritten.calibration.launch_latency_s == shipped.calibration.launch_latency_s);
+  CHECK_THAT(rewritten.document["kernels"]["launch_latency_s"]["source"].get<std::string>(), Catch::Contains("fitted by"));
+  CHECK(rewritten.document["chip"] == shipped.document["chip"]);
+  CHECK(slurp(load_gpu_machine("a100-80gb").file) == before_80gb);
+
+  // A machine whose fit is carried over is not fitted on A100 data.
+  auto carried = tilesim_cli("calibrate-model --gpu h100-sxm");
+  CHECK(carried.exit_code == 2);
+  CHECK_THAT(carried.err, Catch::Contains("fit_carried_over_from") && Catch::Contains("a100-40gb"));
+  auto no_data = tilesim_cli("calibrate-model --gpu a100-40gb --data " + (scratch_dir() / "nowhere").string());
+  CHECK(no_data.exit_code == 2);
+  CHECK_THAT(no_data.err, Catch::Contains("nowhere"));
+}
