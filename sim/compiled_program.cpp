@@ -66,6 +66,8 @@ class Compiler {
     tile_items_.assign(tiles, 0);
     involved_.assign(tiles, 0);
     sent_bytes_.assign(tiles, 0);
+    sent_regions_.assign(tiles, 0);
+    received_regions_.assign(tiles, 0);
     received_bytes_.assign(tiles, 0);
     effective_received_bytes_.assign(tiles, 0.0);
   }
@@ -158,6 +160,8 @@ class Compiler {
       tile_items_[t] = 0;
       involved_[t] = 0;
       sent_bytes_[t] = 0;
+      sent_regions_[t] = 0;
+      received_regions_[t] = 0;
       received_bytes_[t] = 0;
       effective_received_bytes_[t] = 0.0;
     }
@@ -261,6 +265,7 @@ class Compiler {
       const TileId tile = placement(transfer.dst[0].buffer).tile;
       touch(tile);
       received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
+      received_regions_[static_cast<std::size_t>(tile)] += transfer.blocks;
       effective_received_bytes_[static_cast<std::size_t>(tile)] += static_cast<double>(transfer.total_bytes());
       return;
     }
@@ -281,6 +286,7 @@ class Compiler {
         const TileId tile = dst_tiles_[i];
         touch(tile);
         received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
+        received_regions_[static_cast<std::size_t>(tile)] += transfer.blocks;
         effective_received_bytes_[static_cast<std::size_t>(tile)] +=
             static_cast<double>(transfer.total_bytes()) / static_cast<double>(distinct_tiles);
       }
@@ -317,6 +323,7 @@ class Compiler {
       const TileId src_tile = placement(transfer.src.buffer).tile;
       touch(src_tile);
       sent_bytes_[static_cast<std::size_t>(src_tile)] += transfer.total_bytes();
+      sent_regions_[static_cast<std::size_t>(src_tile)] += transfer.blocks;
       // The source tile performs the copies on wake-up (functional mode); count them for grouping.
       if (functional_ && transfer.bytes > 0)
         tile_items_[static_cast<std::size_t>(src_tile)] += index32(transfer.dst.size(), context);
@@ -355,8 +362,11 @@ class Compiler {
       const auto t = static_cast<std::size_t>(tile);
       TileWork work;
       work.tile = tile;
+      // Bytes at the exchange rate, plus a cost per contiguous region a tile sends or receives (each
+      // region is its own exchange instruction sequence).
       work.cycles =
-          tile_exchange_cycles(sent_bytes_[t], effective_received_bytes_[t], config_.exchange_bytes_per_cycle);
+          tile_exchange_cycles(sent_bytes_[t], effective_received_bytes_[t], config_.exchange_bytes_per_cycle) +
+          config_.exchange_cycles_per_region * std::max(sent_regions_[t], received_regions_[t]);
       work.first = copies_begin;
       work.count = functional_ ? tile_items_[t] - copies_begin : 0;
       work.label = label;
@@ -380,6 +390,8 @@ class Compiler {
   std::vector<char> involved_;
   std::vector<std::uint32_t> tile_items_;
   std::vector<std::int64_t> sent_bytes_;
+  std::vector<std::int64_t> sent_regions_;      // contiguous regions a tile sends (a broadcast counts once)
+  std::vector<std::int64_t> received_regions_;  // contiguous regions a tile receives
   std::vector<std::int64_t> received_bytes_;
   std::vector<double> effective_received_bytes_;
   std::vector<std::uint32_t> order_;
@@ -411,9 +423,10 @@ void validate_config(const MachineConfig& config, std::int32_t tile_slots) {
     throw std::logic_error(machine + "exchange_bytes_per_cycle must be positive, is " +
                            std::to_string(config.exchange_bytes_per_cycle));
   }
-  if (config.sync_cycles < 0 || config.exchange_fixed_cycles < 0 || config.compute_fixed_cycles < 0) {
+  if (config.sync_cycles < 0 || config.exchange_fixed_cycles < 0 || config.compute_fixed_cycles < 0 ||
+      config.exchange_cycles_per_region < 0) {
     throw std::logic_error(machine +
-                           "sync_cycles, exchange_fixed_cycles and compute_fixed_cycles must not be negative");
+                           "sync_cycles, exchange_fixed_cycles, compute_fixed_cycles and exchange_cycles_per_region must not be negative");
   }
 }
 

@@ -19,6 +19,7 @@ struct MachineConfig {
   double exchange_bytes_per_cycle = 0;      // per tile, for sending and for receiving
   Cycles sync_cycles = 0;                   // one on-chip barrier (every superstep ends with one)
   Cycles exchange_fixed_cycles = 0;         // fixed cost of a non-empty exchange phase
+  Cycles exchange_cycles_per_region = 0;    // per contiguous region a tile sends or receives in an exchange
   Cycles compute_fixed_cycles = 0;          // fixed cost of a non-empty compute phase (compute-set launch)
 
   double seconds(Cycles cycles) const { return static_cast<double>(cycles) / clock_hz; }

@@ -74,6 +74,7 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
   m.chip.exchange_bytes_per_cycle = chip.number("exchange_bytes_per_cycle", 0.001, 1e6);
   m.chip.sync_cycles = chip.integer("sync_cycles", 0, kMaxCycles);
   m.chip.exchange_fixed_cycles = chip.integer("exchange_fixed_cycles", 0, kMaxCycles);
+  m.chip.exchange_cycles_per_region = chip.integer("exchange_cycles_per_region", 0, kMaxCycles);
   m.chip.compute_fixed_cycles = chip.integer("compute_fixed_cycles", 0, kMaxCycles);
   chip.finish();
 
