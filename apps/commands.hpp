@@ -28,6 +28,7 @@ struct ValidateArgs {
 
 struct CalibrateArgs {
   std::string gpu;       // GPU machine name or file to fit
+  std::string ipu;       // or an IPU machine name or file to fit
   std::string data_dir;  // default: the shipped validation/hydronet-gnn/a100/
   bool write = false;    // store the fitted figures in the machine file(s)
   bool json = false;
@@ -35,6 +36,7 @@ struct CalibrateArgs {
 
 int run_command(const RunArgs& args);
 int calibrate_command(const CalibrateArgs& args);
+int calibrate_ipu_command(const CalibrateArgs& args);
 int validate_command(const ValidateArgs& args);
 int machines_command(bool json);
 std::string version_text();

@@ -56,10 +56,13 @@ static int dispatch(int argc, char** argv) {
 
   CalibrateArgs calibrate;
   auto* calibrate_cmd = app.add_subcommand(
-      "calibrate-model", "Fit the GPU model's free figures to the calibration half of the measured A100 data");
-  calibrate_cmd->add_option("--gpu", calibrate.gpu, "GPU machine to fit (a100-40gb or a machine file)")->required();
+      "calibrate-model",
+      "Fit a model's free figures to the calibration half of the measured data (A100 for --gpu, Bow for --ipu)");
+  auto* gpu_opt = calibrate_cmd->add_option("--gpu", calibrate.gpu, "GPU machine to fit (a100-40gb or a machine file)");
+  auto* ipu_opt = calibrate_cmd->add_option("--ipu", calibrate.ipu, "IPU machine to fit (bow or a machine file)");
+  gpu_opt->excludes(ipu_opt);
   calibrate_cmd->add_option("--data", calibrate.data_dir,
-                            "Directory of gather/scatter_add/scatter_max/scatter_min.csv (default: validation/hydronet-gnn/a100)");
+                            "Directory of the measured CSVs (default: validation/hydronet-gnn/a100 for --gpu, .../bow for --ipu)");
   calibrate_cmd->add_flag("--write", calibrate.write, "Store the fitted figures in the machine file (and the files carrying its fit over)");
   calibrate_cmd->add_flag("--json", calibrate.json, "Print JSON");
 
@@ -79,7 +82,7 @@ static int dispatch(int argc, char** argv) {
     return run_command(run);
   }
   if (*machines_cmd) return machines_command(machines_json);
-  if (*calibrate_cmd) return calibrate_command(calibrate);
+  if (*calibrate_cmd) return calibrate.ipu.empty() ? calibrate_command(calibrate) : calibrate_ipu_command(calibrate);
   if (*validate_cmd) {
     validate.plots = !validate_no_plots;
     return validate_command(validate);

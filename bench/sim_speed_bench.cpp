@@ -10,6 +10,7 @@
 #include "models/ipu/ipu_backend.hpp"
 #include "models/ipu/op_program.hpp"
 #include "models/ipu/plan.hpp"
+#include "models/ipu/tensor_io.hpp"
 
 using namespace tilesim;
 
@@ -51,21 +52,11 @@ void simulate(benchmark::State& state, OpKind kind, sim::Mode mode) {
     const auto prog = ipu::build_op_program(p.op(), plan, p.indices, bow());
     engine.load(prog.program, bow().chip, mode);
     if (mode == sim::Mode::functional) {
-      for (const auto& piece : prog.input) {
-        for (std::int64_t r = 0; r < piece.rows; ++r) {
-          engine.write(piece.buffer, r * piece.cols * 4, p.input.data() + (piece.row_begin + r) * prog.input_width + piece.col_begin, piece.cols * 4);
-        }
-      }
-      for (const auto& piece : prog.indices) engine.write(piece.buffer, 0, p.indices.data() + piece.row_begin, piece.rows * 4);
+      ipu::write_pieces(engine, prog.input, p.input, prog.input_width);
+      ipu::write_pieces(engine, prog.indices, p.indices, 1);
     }
     cycles = engine.run().total_cycles;
-    if (mode == sim::Mode::functional) {
-      for (const auto& piece : prog.output) {
-        for (std::int64_t r = 0; r < piece.rows; ++r) {
-          engine.read(piece.buffer, r * piece.cols * 4, out.data() + (piece.row_begin + r) * prog.output_width + piece.col_begin, piece.cols * 4);
-        }
-      }
-    }
+    if (mode == sim::Mode::functional) ipu::read_pieces(engine, prog.output, out, prog.output_width);
     benchmark::DoNotOptimize(out.data());
   }
   state.counters["simulated_cycles"] = static_cast<double>(cycles);

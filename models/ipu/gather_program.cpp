@@ -140,7 +140,11 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
           auto* dst = ctx.as<float>(2);
           for (std::int64_t j = 0; j < ni; ++j) {
             const std::int64_t r = idx[j] - row_begin;
-            if (r >= 0 && r < rows) std::memcpy(dst + j * cols, table + r * cols, static_cast<std::size_t>(cols) * 4);
+            if (r < 0 || r >= rows) continue;
+            // Rows of a column block are short; a loop the compiler vectorises beats a library call.
+            const float* src = table + r * cols;
+            float* d = dst + j * cols;
+            for (std::int64_t c = 0; c < cols; ++c) d[c] = src[c];
           }
         };
         slice.compute.vertices.push_back({t, std::move(v)});
@@ -213,7 +217,8 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
           for (std::int64_t j = 0; j < count; ++j) {
             const std::int64_t s = block_of[j];
             const float* src = s == k ? own + j * cols : recv + ((s < k ? s : s - 1) * count + j) * cols;
-            std::memcpy(dst + j * cols, src, static_cast<std::size_t>(cols) * 4);
+            float* d = dst + j * cols;
+            for (std::int64_t c = 0; c < cols; ++c) d[c] = src[c];
           }
         };
         select.compute.vertices.push_back({owner, std::move(v)});

@@ -5,6 +5,7 @@
 
 #include "kernels/reference/reference.hpp"
 #include "models/ipu/op_program.hpp"
+#include "models/ipu/tensor_io.hpp"
 #include "models/ipu/plan.hpp"
 
 namespace tilesim::ipu {
@@ -14,33 +15,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// Host writes and reads of tensor pieces. Whole-row pieces move in one call.
-template <class T>
-void write_pieces(sim::Engine& engine, const std::vector<TensorPiece>& pieces, const std::vector<T>& data, std::int64_t width) {
-  for (const auto& p : pieces) {
-    if (p.cols == width) {
-      engine.write(p.buffer, 0, data.data() + p.row_begin * width, p.rows * width * static_cast<std::int64_t>(sizeof(T)));
-      continue;
-    }
-    for (std::int64_t r = 0; r < p.rows; ++r) {
-      engine.write(p.buffer, r * p.cols * static_cast<std::int64_t>(sizeof(T)),
-                   data.data() + (p.row_begin + r) * width + p.col_begin, p.cols * static_cast<std::int64_t>(sizeof(T)));
-    }
-  }
-}
-
-void read_pieces(const sim::Engine& engine, const std::vector<TensorPiece>& pieces, std::vector<float>& data, std::int64_t width) {
-  for (const auto& p : pieces) {
-    if (p.cols == width) {
-      engine.read(p.buffer, 0, data.data() + p.row_begin * width, p.rows * width * 4);
-      continue;
-    }
-    for (std::int64_t r = 0; r < p.rows; ++r) {
-      engine.read(p.buffer, r * p.cols * 4, data.data() + (p.row_begin + r) * width + p.col_begin, p.cols * 4);
-    }
-  }
-}
 
 }  // namespace
 
