@@ -4,6 +4,7 @@
 // The model stays mechanistic: only the values of named machine-file figures change.
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 
@@ -47,10 +48,12 @@ int calibrate_ipu_command(const CalibrateArgs& args) {
   const ipu::IpuMachine machine = ipu::load_ipu_machine(args.ipu);
   const std::string data_dir =
       args.data_dir.empty() ? (fs::path(analysis::validation_data_dir()) / "hydronet-gnn" / "bow").string() : args.data_dir;
+  // Sources name the shipped data by its place in the source tree, so they read the same in every clone.
+  const std::string data_name = args.data_dir.empty() ? "validation/hydronet-gnn/bow/" : args.data_dir;
   const Halves points = read_points(data_dir);
   const std::string note = "by `tilesim calibrate-model --ipu " + args.ipu +
                            "` on the calibration half (analysis/split.hpp: log2 exponents of the three sizes sum to an "
-                           "even number) of the measured Bow gather and scatter_add times in " + data_dir +
+                           "even number) of the measured Bow gather and scatter_add times in " + data_name +
                            " (hydronet-gnn, graphcore-research/hydronet-gnn @ a89c2e4), minimising the mean |log(predicted / measured)|";
   const bool terminal = ::isatty(2);
   const auto fit = ipu::fit_ipu_machine(machine, ipu::default_ipu_fit_parameters(), points.calibration, note,
@@ -61,7 +64,12 @@ int calibrate_ipu_command(const CalibrateArgs& args) {
   const double held_before = ipu::mean_abs_log_error(machine, points.held_out);
   const double held_after = ipu::mean_abs_log_error(fit.machine, points.held_out);
 
-  if (args.write) write_file_atomically(machine.file, fit.machine.document.dump(2) + "\n");
+  if (args.write) {
+    // Rewrite only the fitted figures, keeping the file's own key order and everything else as written.
+    auto file = nlohmann::ordered_json::parse(std::ifstream(machine.file));
+    for (const auto& p : ipu::default_ipu_fit_parameters()) file[p.section][p.key] = fit.machine.document.at(p.section).at(p.key);
+    write_file_atomically(machine.file, file.dump(2) + "\n");
+  }
 
   nlohmann::json j = {{"machine", machine.file},
                       {"data", data_dir},
@@ -81,7 +89,7 @@ int calibrate_ipu_command(const CalibrateArgs& args) {
   std::cout << std::fixed << std::setprecision(4) << "mean |log error|  calibration " << fit.initial_error << " -> "
             << fit.final_error << "   held-out " << held_before << " -> " << held_after << "\n";
   for (auto it = fit.values.begin(); it != fit.values.end(); ++it) {
-    std::cout << "  " << std::left << std::setw(52) << it.key() << std::right << std::setprecision(3)
+    std::cout << "  " << std::left << std::setw(60) << it.key() << std::right << std::setprecision(3)
               << it.value()["before"].get<double>() << " -> " << it.value()["after"].get<double>() << "\n";
   }
   std::cout << (args.write ? "written to " + machine.file : "not written (add --write to store the fitted figures)") << "\n";

@@ -26,13 +26,6 @@ std::string utc_now() {
   return buf;
 }
 
-// Outputs a backend computed, or nullptr when it computed none (timing-only).
-const TensorValues* outputs_of(const Backend& b) {
-  if (const auto* ipu = dynamic_cast<const ipu::IpuBackend*>(&b)) return &ipu->outputs();
-  if (const auto* cpu = dynamic_cast<const kernels::cpu::CpuBackend*>(&b)) return &cpu->outputs();
-  return nullptr;
-}
-
 // The trace file of one IPU backend: the path as given when there is one, else one per machine.
 std::string trace_path_for(const std::string& path, const BackendSpec& spec, std::size_t ipu_backends) {
   if (path.empty() || ipu_backends <= 1) return path;
@@ -91,8 +84,8 @@ int run_command(const RunArgs& args) {
   bool all_agree = true;
   for (std::size_t a = 0; a < backends.size(); ++a) {
     for (std::size_t b = a + 1; b < backends.size(); ++b) {
-      const TensorValues* oa = outputs_of(*backends[a]);
-      const TensorValues* ob = outputs_of(*backends[b]);
+      const TensorValues* oa = backends[a]->computed_outputs();
+      const TensorValues* ob = backends[b]->computed_outputs();
       for (const Op& op : instance.graph.ops) {
         if (!oa || !ob || !oa->has(op.output) || !ob->has(op.output)) continue;
         const auto agreement = kernels::reference::compare_outputs(op, instance.values, oa->f32(op.output), ob->f32(op.output));

@@ -25,6 +25,9 @@ class Backend {
   virtual void prepare(const OpGraph& graph) { (void)graph; }
   // Runs every op of the graph in order on the given input values and returns one row per op.
   virtual BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) = 0;
+  // The outputs of the last run, by output tensor, for cross-backend checks; nullptr for backends that
+  // compute none (models), and empty after a timing-only run.
+  virtual const TensorValues* computed_outputs() const { return nullptr; }
 };
 
 }  // namespace tilesim

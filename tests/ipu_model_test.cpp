@@ -102,7 +102,26 @@ TEST_CASE("machine files reject bare numbers, unknown keys and unknown names", "
 }
 
 TEST_CASE("codelet costs match hand-computed poplibs estimates", "[ipu][costs]") {
-  const auto& c = bow().codelets;
+  // The formulas, with poplibs' own constants (the shipped Bow file carries fitted values for some).
+  CodeletCosts c;
+  c.supervisor_cycles = 11;
+  c.multislice_prologue_worker_cycles = 30;
+  c.multislice_in_range_worker_cycles = 19;
+  c.multislice_out_of_range_worker_cycles = 8;
+  c.multislice_elements_per_vector = 2;
+  c.multislice_cycles_per_vector = 2;
+  c.multiupdateadd_prologue_worker_cycles = 38;
+  c.multiupdateadd_in_range_worker_cycles = 11;
+  c.multiupdateadd_per_extra_element_worker_cycles = 3;
+  c.multiupdateadd_out_of_range_worker_cycles = 5;
+  c.fill_prologue_worker_cycles = 5;
+  c.fill_bytes_per_worker_cycle = 8;
+  c.index_transform_prologue_worker_cycles = 17;
+  c.index_transform_worker_cycles_per_element = 7;
+  c.reduce_prologue_worker_cycles = 16;
+  c.reduce_per_vector_worker_cycles = 11;
+  c.reduce_per_partial_worker_cycles = 1;
+  c.reduce_elements_per_vector = 2;
   // MultiSlice: 30 + in * (19 + ceil(E/2)*2) + out * 8
   CHECK(multislice_worker_cycles(0, 0, 16, c) == 30);
   CHECK(multislice_worker_cycles(3, 2, 16, c) == 30 + 3 * (19 + 16) + 2 * 8);
@@ -116,6 +135,12 @@ TEST_CASE("codelet costs match hand-computed poplibs estimates", "[ipu][costs]")
   // Reduce: 16 + ceil(n/2) * (11 + (partials - 1))
   CHECK(reduce_worker_cycles(10, 4, c) == 16 + 5 * 14);
   CHECK(reduce_worker_cycles(1, 1, c) == 16 + 11);
+  // IndexTransform: 17 + 7 per element
+  CHECK(index_transform_worker_cycles(10, c) == 17 + 70);
+  // The unfitted Mk1 file carries exactly these constants.
+  const auto& mk1 = load_ipu_machine("mk1").codelets;
+  CHECK(mk1.multislice_cycles_per_vector == c.multislice_cycles_per_vector);
+  CHECK(mk1.multiupdateadd_per_extra_element_worker_cycles == c.multiupdateadd_per_extra_element_worker_cycles);
 }
 
 TEST_CASE("plans are normalised and use no more tiles than the machine has", "[ipu][planner]") {

@@ -76,10 +76,11 @@ void add_sync(OpPlan& p, const IpuMachine& m) {
 }
 
 // The objective's charge for a plan's base (table or output) layout: the bytes its busiest tile holds
-// beyond an even spread of the whole tensor over all tiles, at the exchange rate.
+// beyond the tensor's linear mapping (an even spread with at least linear_min_bytes_per_tile per tile),
+// at the exchange rate.
 sim::Cycles base_rearrangement_objective(std::int64_t block_bytes, std::int64_t tensor_bytes, const IpuMachine& m) {
   if (!m.planner.objective_includes_base_rearrangement) return 0;
-  const std::int64_t excess = block_bytes - ceil_div(tensor_bytes, m.chip.num_tiles);
+  const std::int64_t excess = block_bytes - linear_layout(tensor_bytes / 4, 4, m).elements_per_tile * 4;
   return excess > 0 ? sim::tile_exchange_cycles(excess, static_cast<double>(excess), m.chip.exchange_bytes_per_cycle) : 0;
 }
 
