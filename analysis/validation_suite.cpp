@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 
 #include "common/error.hpp"
+#include "workloads/workload.hpp"
 
 namespace tilesim::analysis {
 
@@ -31,34 +31,9 @@ std::uint64_t point_index_seed(const OpShape& shape) {
          static_cast<std::uint64_t>(shape.num_features) * 1000000ull + static_cast<std::uint64_t>(shape.num_outputs);
 }
 
-namespace {
-
-// SplitMix64's output function, as docs/workload-format.md specifies for seeding the op streams.
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
-
 std::vector<std::int32_t> point_indices(const Op& op, std::uint64_t seed) {
-  // The index stream of op position 0 (stream 1), then Lemire's multiply-and-reject on the high 32 bits
-  // of each draw; the workload generator (workloads/instantiate.cpp) does the same, and the validation
-  // test checks the two agree.
-  std::mt19937_64 engine(mix64(seed ^ mix64(1)));
-  std::vector<std::int32_t> indices(static_cast<std::size_t>(op.num_indices()));
-  const auto range = static_cast<std::uint32_t>(op.index_range());
-  const std::uint32_t threshold = static_cast<std::uint32_t>(-range) % range;  // 2^32 mod range
-  for (auto& index : indices) {
-    std::uint64_t m;
-    do {
-      m = (engine() >> 32) * static_cast<std::uint64_t>(range);
-    } while (static_cast<std::uint32_t>(m) < threshold);
-    index = static_cast<std::int32_t>(m >> 32);
-  }
-  return indices;
+  // Op position 0 of a one-op workload with this seed: exactly what `tilesim run` draws.
+  return workloads::generated_indices(seed, 0, op.num_indices(), op.index_range());
 }
 
 std::string split_rule_text() {

@@ -66,6 +66,11 @@ std::vector<std::int32_t> uniform_indices(std::mt19937_64& engine, std::int64_t 
 
 }  // namespace
 
+std::vector<std::int32_t> generated_indices(std::uint64_t seed, std::size_t position, std::int64_t count, std::int64_t range) {
+  auto engine = engine_for(seed, position, 1);
+  return uniform_indices(engine, count, range);
+}
+
 OpGraph build_graph(const Workload& workload) {
   OpGraph graph;
   for (std::size_t i = 0; i < workload.ops.size(); ++i) {
@@ -97,8 +102,7 @@ Instance instantiate(const Workload& workload) {
       indices = read_index_file(spec.indices.file, op.num_indices(), op.index_range(), workload.source_file,
                                 "ops[" + std::to_string(i) + "].indices.file");
     } else {
-      auto index_engine = engine_for(workload.seed, i, 1);
-      indices = uniform_indices(index_engine, op.num_indices(), op.index_range());
+      indices = generated_indices(workload.seed, i, op.num_indices(), op.index_range());
       if (spec.indices.distribution == IndexDistribution::sorted) std::sort(indices.begin(), indices.end());
     }
     instance.values.set_i32(op.indices, std::move(indices));

@@ -59,6 +59,10 @@ struct Instance {
 };
 Instance instantiate(const Workload& workload);
 
+// The uniform indices (with repeats) `instantiate` draws for the op at `position` of a workload with
+// `seed`; validation and sweeps call it so that any of their points can be re-run with `tilesim run`.
+std::vector<std::int32_t> generated_indices(std::uint64_t seed, std::size_t position, std::int64_t count, std::int64_t range);
+
 // The op graph alone (no values): cheap, so backends can plan and reject what does not fit before
 // any input is generated.
 OpGraph build_graph(const Workload& workload);
