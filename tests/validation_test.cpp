@@ -155,27 +155,30 @@ TEST_CASE("validation indices are the ones `tilesim run` draws for the same seed
   CHECK(point_index_seed({4096, 512, 32768}) == 4096000512032768ull);
 }
 
-// The IPU model is not calibrated yet (issue 3). On the whole held-out half the Bow simulation has a
-// median absolute error of 28% (gather) and 33% (scatter_add), nearly all too fast, the worst points
-// 3-4x too fast (small gathers from large tables). On this subset it measures gather: median 24%,
-// p90 68%, r(log) 0.77; scatter_add: median 31%, p90 44%. The bounds below hold the model to about
-// that: they catch a regression or a broken model, not a miss of the targets. Percentage error is
-// bounded by 100% for a model that is too fast, so each point is also held within a factor of five
-// either way. The IPU-model owner tightens these toward the issue's held-out targets (median <= 15%,
-// p90 <= 35%, r(log) >= 0.97) as the model improves.
+// The Bow model is fitted on the calibration half (calibrate-model --ipu). On the whole held-out half it
+// measures gather: median 13%, p90 45%, r(log) 0.95; scatter_add: median 6%, p90 27%, r(log) 0.99. This
+// 12-point subset is harder for gather (it holds several small gathers from large tables, the model's
+// weakest region): gather median 29%, p90 58%, r(log) 0.91; scatter_add median 4%, p90 16%. The bounds
+// hold the model near that, so a regression fails, and each point within a factor of two.
 TEST_CASE("Bow IPU simulation against a fixed held-out subset of the hydronet data", "[validation][ipu]") {
-  for (const auto& [name, kind] : {std::pair{"gather", OpKind::gather}, std::pair{"scatter_add", OpKind::scatter_add}}) {
-    const SubsetRun run = run_bow_subset(name, kind);
-    INFO(name << ": " << describe(run.summary));
+  struct Bound {
+    const char* name;
+    OpKind kind;
+    double median_pct, p90_pct, min_r;
+  };
+  for (const Bound& b : {Bound{"gather", OpKind::gather, 35.0, 70.0, 0.85}, Bound{"scatter_add", OpKind::scatter_add, 10.0, 25.0, 0.97}}) {
+    const SubsetRun run = run_bow_subset(b.name, b.kind);
+    INFO(b.name << ": " << describe(run.summary));
     CHECK(run.summary.count == 12);
-    CHECK(run.summary.median_ape_pct < 40.0);
+    CHECK(run.summary.median_ape_pct < b.median_pct);
+    CHECK(run.summary.p90_ape_pct < b.p90_pct);
     REQUIRE(run.summary.pearson_log_r.has_value());
-    CHECK(*run.summary.pearson_log_r > 0.6);
+    CHECK(*run.summary.pearson_log_r > b.min_r);
     for (const auto& p : run.points) {
       INFO(p.shape.num_inputs << "x" << p.shape.num_features << " -> " << p.shape.num_outputs << ": predicted "
                               << p.predicted_s << " s, measured " << p.measured_s << " s");
-      CHECK(p.predicted_s > 0.2 * p.measured_s);
-      CHECK(p.predicted_s < 5.0 * p.measured_s);
+      CHECK(p.predicted_s > 0.5 * p.measured_s);
+      CHECK(p.predicted_s < 2.0 * p.measured_s);
     }
   }
 }
