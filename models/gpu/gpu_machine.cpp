@@ -5,41 +5,12 @@
 #include <filesystem>
 
 #include "common/error.hpp"
+#include "common/machine_files.hpp"
 #include "common/strict_json.hpp"
 
 namespace tilesim::gpu {
 
 namespace {
-
-// Every figure is {"value": number, "source": "where it came from"}; a bare number is an error, so
-// no figure enters the model without its provenance.
-class FigureReader {
- public:
-  explicit FigureReader(ObjectReader section) : section_(std::move(section)) {}
-
-  double number(const std::string& key, double min, double max) {
-    ObjectReader figure = section_.object(key);
-    const double v = figure.number("value", min, max);
-    figure.string("source");
-    figure.finish();
-    return v;
-  }
-  std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) {
-    ObjectReader figure = section_.object(key);
-    const std::int64_t v = figure.integer("value", min, max);
-    figure.string("source");
-    figure.finish();
-    return v;
-  }
-  void finish() const { section_.finish(); }
-
- private:
-  ObjectReader section_;
-};
-
-bool looks_like_path(const std::string& name) {
-  return name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json");
-}
 
 }  // namespace
 
@@ -65,15 +36,7 @@ std::string gpu_machine_dir() {
   return TILESIM_GPU_MACHINE_DIR;
 }
 
-std::vector<std::string> shipped_gpu_machines() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(gpu_machine_dir(), ec)) {
-    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> shipped_gpu_machines() { return json_file_stems(gpu_machine_dir()); }
 
 GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& file) {
   constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;
@@ -133,7 +96,7 @@ GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& 
 
 GpuMachine load_gpu_machine(const std::string& name_or_path) {
   std::string path = name_or_path;
-  if (!looks_like_path(name_or_path)) {
+  if (!names_a_file(name_or_path)) {
     path = gpu_machine_dir() + "/" + name_or_path + ".json";
     if (!std::filesystem::exists(path)) {
       std::string known;

@@ -23,7 +23,8 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
   const std::int64_t rows_b = plan.rows_per_block, cols_b = plan.columns_per_block, n_b = plan.indices_per_group;
   const std::int64_t W = machine.chip.worker_contexts;
   const auto& costs = machine.codelets;
-  auto tile = [&](std::int64_t i, std::int64_t s, std::int64_t h) { return static_cast<sim::TileId>((i * S + s) * H + h); };
+  const TileGrid grid{S, H};
+  const auto& tile = grid;
   const auto tiles = static_cast<std::size_t>(plan.tiles_used);
 
   OpProgram out;
@@ -82,22 +83,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
     const std::int32_t* group_idx = indices.data() + li.begin;
 
     // The group's indices live on its first tile and are broadcast to the rest of the group.
-    const auto holder = tile(i, 0, 0);
-    const auto held = prog.add_buffer("indices", holder, ni * 4);
-    idx_buf[static_cast<std::size_t>(holder)] = held;
-    out.indices.push_back({held, li.begin, ni, 0, 1});
-    if (S * H > 1) {
-      sim::Transfer t{{held, 0}, ni * 4, {}};
-      for (std::int64_t s = 0; s < S; ++s) {
-        for (std::int64_t h = 0; h < H; ++h) {
-          if (s == 0 && h == 0) continue;
-          const auto copy = prog.add_buffer("indices copy", tile(i, s, h), ni * 4);
-          idx_buf[static_cast<std::size_t>(tile(i, s, h))] = copy;
-          t.dst.push_back({copy, 0});
-        }
-      }
-      distribute.exchange.transfers.push_back(std::move(t));
-    }
+    add_group_indices(prog, distribute.exchange, grid, i, li.begin, ni, idx_buf, out.indices);
 
     // Stage 0: MultiSlice on every tile of the group; workers split the lookups. Each worker's lookups,
     // sorted once, give its in-range count for any row block by binary search.

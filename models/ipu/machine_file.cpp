@@ -5,37 +5,12 @@
 #include <filesystem>
 
 #include "common/error.hpp"
+#include "common/machine_files.hpp"
 #include "common/strict_json.hpp"
 
 namespace tilesim::ipu {
 
 namespace {
-
-// Every figure is {"value": number, "source": "where it came from"}; a bare number is an error, so
-// no figure enters the model without its provenance.
-class FigureReader {
- public:
-  explicit FigureReader(ObjectReader section) : section_(std::move(section)) {}
-
-  double number(const std::string& key, double min, double max) {
-    ObjectReader figure = section_.object(key);
-    double v = figure.number("value", min, max);
-    figure.string("source");
-    figure.finish();
-    return v;
-  }
-  std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) {
-    ObjectReader figure = section_.object(key);
-    std::int64_t v = figure.integer("value", min, max);
-    figure.string("source");
-    figure.finish();
-    return v;
-  }
-  void finish() const { section_.finish(); }
-
- private:
-  ObjectReader section_;
-};
 
 constexpr std::int64_t kMaxCycles = 1'000'000'000;
 
@@ -46,15 +21,7 @@ std::string ipu_machine_dir() {
   return TILESIM_IPU_MACHINE_DIR;
 }
 
-std::vector<std::string> shipped_ipu_machines() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(ipu_machine_dir(), ec)) {
-    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> shipped_ipu_machines() { return json_file_stems(ipu_machine_dir()); }
 
 IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file) {
   ObjectReader root(document, file, "");
@@ -120,9 +87,7 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
 
 IpuMachine load_ipu_machine(const std::string& name_or_path) {
   std::string path = name_or_path;
-  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                               (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
-  if (!looks_like_path) {
+  if (!names_a_file(name_or_path)) {
     path = ipu_machine_dir() + "/" + name_or_path + ".json";
     if (!std::filesystem::exists(path)) {
       std::string known;

@@ -35,6 +35,21 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
                                const IpuMachine& machine);
 OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
                                     const IpuMachine& machine);
+// Tiles of a split, numbered tile(i, s, h) = (i * S + s) * H + h (see plan.hpp).
+struct TileGrid {
+  std::int64_t row_blocks = 1, column_blocks = 1;
+  sim::TileId operator()(std::int64_t i, std::int64_t s, std::int64_t h) const {
+    return static_cast<sim::TileId>((i * row_blocks + s) * column_blocks + h);
+  }
+};
+
+// The indices of index group i (positions `range` of the op's indices): held on tile (i, 0, 0) and
+// broadcast by `exchange` to the group's other tiles. Records each tile's index buffer in `buffer_of`
+// (by tile) and the held piece in `pieces`.
+void add_group_indices(sim::Program& program, sim::ExchangePlan& exchange, const TileGrid& grid, std::int64_t i,
+                       std::int64_t range_begin, std::int64_t count, std::vector<sim::BufferId>& buffer_of,
+                       std::vector<TensorPiece>& pieces);
+
 // Appends the control step of the on-device repeat loop an op runs in (one vertex on tile 0 costing
 // repeat_loop_control_cycles, then its sync), when the machine file gives it a cost.
 void append_loop_control(sim::Program& program, const IpuMachine& machine);

@@ -43,7 +43,8 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
   const std::int64_t rows_b = plan.rows_per_block, cols_b = plan.columns_per_block, m_b = plan.indices_per_group;
   const std::int64_t W = machine.chip.worker_contexts;
   const auto& costs = machine.codelets;
-  auto tile = [&](std::int64_t i, std::int64_t s, std::int64_t h) { return static_cast<sim::TileId>((i * S + s) * H + h); };
+  const TileGrid grid{S, H};
+  const auto& tile = grid;
   const auto tiles = static_cast<std::size_t>(plan.tiles_used);
 
   OpProgram out;
@@ -78,22 +79,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
     std::vector<std::int32_t> sorted_idx(group_idx, group_idx + n);
     std::sort(sorted_idx.begin(), sorted_idx.end());
 
-    const auto holder = tile(i, 0, 0);
-    const auto held = prog.add_buffer("indices", holder, n * 4);
-    idx_buf[static_cast<std::size_t>(holder)] = held;
-    out.indices.push_back({held, mi.begin, n, 0, 1});
-    if (S * H > 1) {
-      sim::Transfer t{{held, 0}, n * 4, {}};
-      for (std::int64_t s = 0; s < S; ++s) {
-        for (std::int64_t h = 0; h < H; ++h) {
-          if (s == 0 && h == 0) continue;
-          const auto copy = prog.add_buffer("indices copy", tile(i, s, h), n * 4);
-          idx_buf[static_cast<std::size_t>(tile(i, s, h))] = copy;
-          t.dst.push_back({copy, 0});
-        }
-      }
-      zero.exchange.transfers.push_back(std::move(t));
-    }
+    add_group_indices(prog, zero.exchange, grid, i, mi.begin, n, idx_buf, out.indices);
 
     // Messages: columns of block h live on tile (i, 0, h) and are broadcast over the row blocks.
     for (std::int64_t h = 0; h < H; ++h) {
