@@ -5,6 +5,8 @@
 
 #include "common/error.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
+#include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/torch/torch_backend.hpp"
 #include "models/gpu/gpu_backend.hpp"
 #include "models/ipu/ipu_backend.hpp"
 
@@ -12,8 +14,8 @@ namespace tilesim::cli {
 
 namespace {
 const char* kAccepted =
-    "ipu, ipu:MACHINE (bow, mk2, mk1 or a machine file path), cpu, gpu-model, gpu-model:MACHINE "
-    "(a100-40gb, a100-80gb, h100-sxm, h200 or a machine file path) or gpu-model:MACHINE:eager|kernel";
+    "ipu, ipu:MACHINE (bow, mk2, mk1 or a machine file path), cpu, torch-cpu, cuda, cuda:kernel|per-call, gpu-model, "
+    "gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file path) or gpu-model:MACHINE:eager|kernel";
 
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -35,6 +37,13 @@ std::vector<BackendSpec> parse_backend_list(const std::string& list) {
       if (spec.machine.empty()) throw InputError("", "--backends", kAccepted, "\"" + item + "\"");
     } else if (spec.family == "cpu") {
       if (colon != std::string::npos) throw InputError("", "--backends", "cpu without a machine name", "\"" + item + "\"");
+    } else if (spec.family == "torch-cpu") {
+      if (colon != std::string::npos) throw InputError("", "--backends", "torch-cpu without a machine name", "\"" + item + "\"");
+    } else if (spec.family == "cuda") {
+      // cuda (= cuda:kernel): device time from CUDA events; cuda:per-call: host time per call.
+      const std::string mode = colon == std::string::npos ? "kernel" : item.substr(colon + 1);
+      if (mode != "kernel" && mode != "per-call") throw InputError("", "--backends", "cuda, cuda:kernel or cuda:per-call", "\"" + item + "\"");
+      spec.mode = mode;
     } else if (spec.family == "gpu-model") {
       // The mode is the last ':'-field when it names one, so a machine path may hold ':' itself.
       std::string rest = colon == std::string::npos ? "a100-40gb" : item.substr(colon + 1);
@@ -63,6 +72,10 @@ std::unique_ptr<Backend> make_backend(const BackendSpec& spec) {
   if (spec.family == "gpu-model") {
     return std::make_unique<gpu::GpuModelBackend>(gpu::load_gpu_machine(spec.machine),
                                                   spec.mode == "eager" ? gpu::GpuMode::eager : gpu::GpuMode::kernel, spec.name());
+  }
+  if (spec.family == "torch-cpu") return kernels::torch_peer::make_backend();
+  if (spec.family == "cuda") {
+    return kernels::cuda::make_backend(spec.mode == "per-call" ? kernels::cuda::CudaTiming::per_call : kernels::cuda::CudaTiming::kernel);
   }
   return std::make_unique<kernels::cpu::CpuBackend>();
 }

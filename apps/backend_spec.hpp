@@ -1,7 +1,8 @@
 #pragma once
 // Backend names as users write them in --backends: "ipu" (= "ipu:bow"), "ipu:MACHINE",
 // "ipu:path/to/machine.json", "cpu", "gpu-model" (= "gpu-model:a100-40gb"), "gpu-model:MACHINE" and
-// "gpu-model:MACHINE:kernel" (kernel mode), "gpu-model:MACHINE:eager" (eager mode).
+// "gpu-model:MACHINE:kernel" (kernel mode), "gpu-model:MACHINE:eager" (eager mode), "torch-cpu" (libtorch's
+// ATen kernels, when built in), "cuda" (= "cuda:kernel", device time) and "cuda:per-call" (host time per call).
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,13 +12,13 @@
 namespace tilesim::cli {
 
 struct BackendSpec {
-  std::string family;   // "ipu", "cpu" or "gpu-model"
+  std::string family;   // "ipu", "cpu", "torch-cpu", "cuda" or "gpu-model"
   std::string machine;  // for ipu and gpu-model: a shipped machine name or a path
-  std::string mode;     // for gpu-model: "kernel" or "eager"
-  // Canonical name: kernel mode is the gpu-model default and is not spelled out.
+  std::string mode;     // for gpu-model: "kernel" or "eager"; for cuda: "kernel" or "per-call"
+  // Canonical name: kernel mode is the gpu-model and cuda default and is not spelled out.
   std::string name() const {
     std::string n = machine.empty() ? family : family + ":" + machine;
-    return mode == "eager" ? n + ":eager" : n;
+    return mode == "eager" || mode == "per-call" ? n + ":" + mode : n;
   }
 };
 

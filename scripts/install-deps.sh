@@ -12,6 +12,8 @@ packages=(
   libcli11-dev            # command line
   libomp-dev              # OpenMP for the CPU kernels (g++ uses libgomp; clang needs this)
   libbenchmark-dev        # bench/
+  libopenblas-dev         # matmul in the CPU kernels (an optimised SGEMM; libtorch links it too)
+  libtorch-dev            # the torch-cpu peer backend (optional to CMake; ~170 packages, ~600 MB installed)
   gnuplot-nox             # plots
 )
 

@@ -1,182 +1,205 @@
-// Float32 gather and scatter-add on the host CPU: OpenMP across cores, inner loops over features left to
-// the compiler's vectoriser (the target builds with -O3 -march=native; __restrict lets it).
+// Gather on the host CPU: a copy of rows, done as 64-byte AVX-512 moves, split over OpenMP threads for
+// large calls; scatter-add is the sum case of scatter_reduce.cpp's engine.
 #include "kernels/cpu/gather_scatter.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <cstddef>
-#include <memory>
+#include <cstring>
+
+#include "kernels/cpu/parallel.hpp"
+#include "kernels/cpu/row_ops.hpp"
+#include "kernels/cpu/scatter_reduce.hpp"
 
 namespace tilesim::kernels::cpu {
 namespace {
 
-// A call that moves fewer bytes than this runs on the calling thread. Forking and joining the OpenMP
-// team costs ~1.1 us on the 2-core development host, while one core moves cache-resident rows at
-// ~80 GB/s: below ~256 KiB the second thread cannot win back its start-up.
-constexpr std::int64_t kParallelMinBytes = 256 * 1024;
+constexpr std::int64_t kCacheLineBytes = 64;
 
-// Per-thread partial outputs for scatter-add are used only while one fits in a per-core L2, where
-// accumulating into it is cheap; beyond that, zeroing and reducing the copies would cost more than the
-// owner-computes path's repeated index scans.
-constexpr std::int64_t kPartialMaxBytes = 256 * 1024;
+// Outputs larger than this are written with non-temporal (streaming) stores: they would not stay in
+// the 32 MiB L3 anyway, and a streaming store skips the read-for-ownership of each output line, so
+// DRAM carries the output once instead of twice. Below it the output is likely read again soon (the
+// next op of a layer) and is better left in cache.
+constexpr std::int64_t kStreamingMinBytes = 16 * 1024 * 1024;
 
-// Thread boundaries inside a flat float array fall on multiples of 16 floats (64 bytes), so with a
-// cache-aligned array no line is written by two threads.
-constexpr std::int64_t kFloatsPerCacheLine = 16;
+// Tables larger than one core's L2 (2 MiB) are read from L3 or DRAM; the indices say which rows come
+// next, so the row this many lookups ahead is prefetched while the current one is copied.
+constexpr std::int64_t kPrefetchMinTableBytes = 2 * 1024 * 1024;
+constexpr std::int64_t kPrefetchDistanceLookups = 8;
 
-// Scratch for the per-thread partial outputs, kept by the calling thread between calls so repeated
-// (timed) calls do not pay page faults for fresh buffers; at most (threads - 1) x kPartialMaxBytes.
-class Scratch {
- public:
-  float* floats(std::size_t count) {
-    if (count > capacity_floats_) {
-      buffer_.reset();  // free first, so the old and new buffers are never held together
-      buffer_ = std::make_unique<float[]>(count);
-      capacity_floats_ = count;
-    }
-    return buffer_.get();
-  }
-
- private:
-  std::unique_ptr<float[]> buffer_;
-  std::size_t capacity_floats_ = 0;
+struct GatherPlan {
+  const std::byte* table;
+  std::int64_t row_bytes;
+  const std::int32_t* indices;
+  std::byte* out;
+  bool streaming;  // non-temporal stores (row_bytes and out are whole cache lines)
+  bool prefetch;
 };
 
-thread_local Scratch scratch;
-
-// Start of part `part` of `parts` near-equal parts of [0, n).
-std::int64_t part_begin(std::int64_t n, int parts, int part) { return n / parts * part + std::min<std::int64_t>(n % parts, part); }
-
-// As part_begin, rounded down to a cache line (the last part still ends at n).
-std::int64_t part_begin_aligned(std::int64_t n, int parts, int part) {
-  if (part == parts) return n;
-  return part_begin(n, parts, part) / kFloatsPerCacheLine * kFloatsPerCacheLine;
-}
-
-void add_row(const float* __restrict from, std::int64_t num_features, float* __restrict to) {
-  for (std::int64_t f = 0; f < num_features; ++f) to[f] += from[f];
-}
-
-void copy_floats(const float* __restrict from, std::int64_t count, float* __restrict to) {
-  for (std::int64_t k = 0; k < count; ++k) to[k] = from[k];
-}
-
-void zero_floats(float* out, std::int64_t count) { std::fill_n(out, count, 0.0f); }
-
-// Output elements [e_begin, e_end) of a gather, which may start and end inside a row.
-void gather_range(const float* table, std::int64_t num_features, const std::int32_t* indices, float* out,
-                  std::int64_t e_begin, std::int64_t e_end) {
-  if (e_begin >= e_end) return;
-  std::int64_t lookup = e_begin / num_features;
-  std::int64_t feature = e_begin - lookup * num_features;
-  for (std::int64_t e = e_begin; e < e_end; ++lookup, feature = 0) {
-    const std::int64_t count = std::min(num_features - feature, e_end - e);
-    copy_floats(table + std::int64_t{indices[lookup]} * num_features + feature, count, out + e);
-    e += count;
+// Copies `bytes` from `from` to `to`: 64-byte vector moves, then one masked move for the tail.
+inline void copy_bytes(const std::byte* __restrict from, std::int64_t bytes, std::byte* __restrict to, bool streaming) {
+#ifdef TILESIM_ROW_OPS_AVX512
+  std::int64_t b = 0;
+  if (streaming) {
+    for (; b + kCacheLineBytes <= bytes; b += kCacheLineBytes)
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(to + b), _mm512_loadu_si512(from + b));
+  } else {
+    for (; b + kCacheLineBytes <= bytes; b += kCacheLineBytes) _mm512_storeu_si512(to + b, _mm512_loadu_si512(from + b));
   }
-}
-
-// Plain loop in message order: the small-call path, which the owner-computes path reproduces bit for bit.
-void scatter_add_serial(const float* src, std::int64_t num_messages, std::int64_t num_features,
-                        const std::int32_t* indices, std::int64_t num_outputs, float* out) {
-  zero_floats(out, num_outputs * num_features);
-  for (std::int64_t i = 0; i < num_messages; ++i)
-    add_row(src + i * num_features, num_features, out + std::int64_t{indices[i]} * num_features);
-}
-
-// Many messages into a small output: each thread sums a contiguous share of the messages into its own
-// copy of the output (thread 0 straight into `out`), then the copies are added element-wise in thread
-// order. The messages are what is split, so indices crowding into a few rows still spread over all
-// threads; the result is the same bits for a given thread count.
-void scatter_add_partials(const float* src, std::int64_t num_messages, std::int64_t num_features,
-                          const std::int32_t* indices, std::int64_t num_outputs, float* out, int max_threads) {
-  const std::int64_t out_floats = num_outputs * num_features;
-  float* partials = scratch.floats(static_cast<std::size_t>(max_threads - 1) * static_cast<std::size_t>(out_floats));
-#pragma omp parallel num_threads(max_threads)
-  {
-    const int threads = omp_get_num_threads();
-    const int thread = omp_get_thread_num();
-    float* acc = thread == 0 ? out : partials + (thread - 1) * out_floats;
-    zero_floats(acc, out_floats);
-    const std::int64_t end = part_begin(num_messages, threads, thread + 1);
-    for (std::int64_t i = part_begin(num_messages, threads, thread); i < end; ++i)
-      add_row(src + i * num_features, num_features, acc + std::int64_t{indices[i]} * num_features);
-#pragma omp barrier
-    const std::int64_t e_begin = part_begin_aligned(out_floats, threads, thread);
-    const std::int64_t e_end = part_begin_aligned(out_floats, threads, thread + 1);
-    for (int other = 1; other < threads; ++other)
-      add_row(partials + (other - 1) * out_floats + e_begin, e_end - e_begin, out + e_begin);
+  if (b < bytes) {
+    const __mmask64 tail = (1ULL << (bytes - b)) - 1;  // bytes - b < 64
+    _mm512_mask_storeu_epi8(to + b, tail, _mm512_maskz_loadu_epi8(tail, from + b));
   }
+#else
+  (void)streaming;
+  std::memcpy(to, from, static_cast<std::size_t>(bytes));
+#endif
 }
 
-// Large outputs: each thread owns a contiguous block of output rows. It zeroes the block in one sweep,
-// then scans all the indices and adds the messages that land in its block, in message order (so the
-// bits equal the serial loop's). Every thread reads every index: 4 bytes per message beside the
-// 4 x num_features bytes of the rows it adds, cheap at the thread counts of one host. Measured on the
-// hydronet points with 32768 output rows it ran about 2-6x faster than bucketing the messages by row first
-// (a counting sort), whose serial pass and row-by-row zeroing cost more than they saved. Rows are split
-// evenly, so indices crowding into one block (all equal, say) are summed by one thread.
-void scatter_add_owner_computes(const float* src, std::int64_t num_messages, std::int64_t num_features,
-                                const std::int32_t* indices, std::int64_t num_outputs, float* out, int max_threads) {
-#pragma omp parallel num_threads(max_threads)
-  {
-    const int threads = omp_get_num_threads();
-    const int thread = omp_get_thread_num();
-    const std::int64_t r_begin = part_begin(num_outputs, threads, thread);
-    const std::int64_t r_end = part_begin(num_outputs, threads, thread + 1);
-    zero_floats(out + r_begin * num_features, (r_end - r_begin) * num_features);
-    for (std::int64_t i = 0; i < num_messages; ++i) {
-      const std::int64_t r = indices[i];
-      if (r >= r_begin && r < r_end) add_row(src + i * num_features, num_features, out + r * num_features);
+// Streaming stores are weakly ordered: a fence makes them visible before the caller (or the join) goes on.
+inline void store_fence() {
+#ifdef TILESIM_ROW_OPS_AVX512
+  _mm_sfence();
+#endif
+}
+
+inline void prefetch_row(const std::byte* row, std::int64_t row_bytes) {
+  for (std::int64_t b = 0; b < row_bytes; b += kCacheLineBytes) __builtin_prefetch(row + b, 0, 3);
+}
+
+// One piece of a row (a thread boundary may cut a row): the general path, any byte count.
+inline void copy_piece(const GatherPlan& p, std::int64_t lookup, std::int64_t offset, std::int64_t count, std::byte* to) {
+  copy_bytes(p.table + std::int64_t{p.indices[lookup]} * p.row_bytes + offset, count, to, p.streaming);
+}
+
+#ifdef TILESIM_ROW_OPS_AVX512
+// Whole rows of kLines cache lines: the hot loop of a gather, one index load and kLines vector moves
+// per row with no length arithmetic or tail test (a 64-byte row is 3 instructions). kLines = 0: the
+// line count is only known at run time (lines).
+template <int kLines, bool kStreaming, bool kPrefetch>
+void copy_whole_rows(const GatherPlan& p, std::int64_t first, std::int64_t end, std::int64_t lines, std::int64_t last_lookup,
+                     std::byte* to) {
+  const std::int64_t n = kLines > 0 ? kLines : lines;
+  for (std::int64_t i = first; i < end; ++i, to += p.row_bytes) {
+    if constexpr (kPrefetch) {
+      if (i + kPrefetchDistanceLookups <= last_lookup)
+        prefetch_row(p.table + std::int64_t{p.indices[i + kPrefetchDistanceLookups]} * p.row_bytes, p.row_bytes);
+    }
+    const std::byte* from = p.table + std::int64_t{p.indices[i]} * p.row_bytes;
+    for (std::int64_t l = 0; l < n; ++l) {
+      const __m512i v = _mm512_loadu_si512(from + l * kCacheLineBytes);
+      if constexpr (kStreaming)
+        _mm512_stream_si512(reinterpret_cast<__m512i*>(to + l * kCacheLineBytes), v);
+      else
+        _mm512_storeu_si512(to + l * kCacheLineBytes, v);
     }
   }
+}
+
+template <bool kStreaming, bool kPrefetch>
+void copy_whole_rows_dispatch(const GatherPlan& p, std::int64_t first, std::int64_t end, std::int64_t last_lookup, std::byte* to) {
+  const std::int64_t lines = p.row_bytes / kCacheLineBytes;
+  switch (lines) {
+    case 1: return copy_whole_rows<1, kStreaming, kPrefetch>(p, first, end, lines, last_lookup, to);  // 16 floats
+    case 4: return copy_whole_rows<4, kStreaming, kPrefetch>(p, first, end, lines, last_lookup, to);  // 64 floats (PyG)
+    default: return copy_whole_rows<0, kStreaming, kPrefetch>(p, first, end, lines, last_lookup, to);
+  }
+}
+#endif
+
+// Output bytes [b_begin, b_end) of a gather, which may start and end inside a row.
+void gather_range(const GatherPlan& p, std::int64_t b_begin, std::int64_t b_end) {
+  if (b_begin >= b_end) return;
+  const std::int64_t last_lookup = (b_end - 1) / p.row_bytes;
+  std::int64_t lookup = b_begin / p.row_bytes;
+  const std::int64_t head_offset = b_begin - lookup * p.row_bytes;
+  if (head_offset != 0) {  // the rest of a row the previous thread began
+    const std::int64_t count = std::min(p.row_bytes - head_offset, b_end - b_begin);
+    copy_piece(p, lookup, head_offset, count, p.out + b_begin);
+    b_begin += count;
+    ++lookup;
+  }
+  const std::int64_t end_full = b_end / p.row_bytes;  // rows [lookup, end_full) are whole in this range
+#ifdef TILESIM_ROW_OPS_AVX512
+  if (p.row_bytes % kCacheLineBytes == 0 && lookup < end_full) {
+    std::byte* to = p.out + lookup * p.row_bytes;
+    // Streaming needs 64-byte aligned destinations: rows of whole lines from an aligned output are.
+    const bool streaming = p.streaming && reinterpret_cast<std::uintptr_t>(to) % kCacheLineBytes == 0;
+    if (streaming)
+      p.prefetch ? copy_whole_rows_dispatch<true, true>(p, lookup, end_full, last_lookup, to)
+                 : copy_whole_rows_dispatch<true, false>(p, lookup, end_full, last_lookup, to);
+    else
+      p.prefetch ? copy_whole_rows_dispatch<false, true>(p, lookup, end_full, last_lookup, to)
+                 : copy_whole_rows_dispatch<false, false>(p, lookup, end_full, last_lookup, to);
+    lookup = end_full;
+  }
+#endif
+  for (; lookup < end_full; ++lookup) {
+    if (p.prefetch && lookup + kPrefetchDistanceLookups <= last_lookup)
+      prefetch_row(p.table + std::int64_t{p.indices[lookup + kPrefetchDistanceLookups]} * p.row_bytes, p.row_bytes);
+    copy_piece(p, lookup, 0, p.row_bytes, p.out + lookup * p.row_bytes);
+  }
+  const std::int64_t tail_begin = std::max(b_begin, end_full * p.row_bytes);
+  if (tail_begin < b_end) copy_piece(p, end_full, tail_begin - end_full * p.row_bytes, b_end - tail_begin, p.out + tail_begin);
+}
+
+void gather_bytes(const std::byte* table, std::int64_t num_rows, std::int64_t row_bytes, const std::int32_t* indices,
+                  std::int64_t num_lookups, std::byte* out) {
+  const std::int64_t out_bytes = num_lookups * row_bytes;
+  if (out_bytes == 0) return;
+  const std::int64_t bytes_moved = num_lookups * static_cast<std::int64_t>(sizeof(std::int32_t)) + 2 * out_bytes;
+  const bool lines = row_bytes % kCacheLineBytes == 0 && reinterpret_cast<std::uintptr_t>(out) % kCacheLineBytes == 0;
+  GatherPlan plan{table, row_bytes, indices, out, lines && out_bytes >= kStreamingMinBytes,
+                  num_rows * row_bytes >= kPrefetchMinTableBytes};
+  // A plain branch rather than the parallel region's if() clause: libgomp still sets up a one-thread team
+  // for if(false), ~0.25 us on the development host, five times a whole 32 x 16 gather (~0.05 us).
+  const int threads = parallel::threads_for(bytes_moved);
+  if (threads == 1) {
+    gather_range(plan, 0, out_bytes);
+    if (plan.streaming) store_fence();
+    return;
+  }
+  // Threads split the flat output, not the lookups, so a few very wide rows still spread over all cores;
+  // boundaries fall on cache lines, so no line is written by two threads.
+#pragma omp parallel num_threads(threads)
+  {
+    const int parts = omp_get_num_threads();
+    const int part = omp_get_thread_num();
+    auto boundary = [&](int p) {
+      if (p == parts) return out_bytes;
+      return parallel::part_begin(out_bytes, parts, p) / kCacheLineBytes * kCacheLineBytes;
+    };
+    gather_range(plan, boundary(part), boundary(part + 1));
+    if (plan.streaming) store_fence();
+  }
+}
+
+template <class T>
+void gather_typed(const T* table, std::int64_t num_rows, std::int64_t num_features, const std::int32_t* indices,
+                  std::int64_t num_lookups, T* out) {
+  gather_bytes(reinterpret_cast<const std::byte*>(table), num_rows, num_features * static_cast<std::int64_t>(sizeof(T)), indices,
+               num_lookups, reinterpret_cast<std::byte*>(out));
 }
 
 }  // namespace
 
-void gather_f32(const float* table, std::int64_t /*num_rows*/, std::int64_t num_features, const std::int32_t* indices,
+void gather_f32(const float* table, std::int64_t num_rows, std::int64_t num_features, const std::int32_t* indices,
                 std::int64_t num_lookups, float* out) {
-  const std::int64_t out_floats = num_lookups * num_features;
-  const std::int64_t bytes_moved = num_lookups * static_cast<std::int64_t>(sizeof(std::int32_t)) +
-                                   2 * out_floats * static_cast<std::int64_t>(sizeof(float));
-  const int max_threads = omp_get_max_threads();
-  // A plain branch rather than the parallel region's if() clause: libgomp still sets up a one-thread team
-  // for if(false), ~0.25 us on the development host, five times a whole 32 x 16 gather (~0.05 us).
-  if (max_threads == 1 || bytes_moved < kParallelMinBytes) {
-    gather_range(table, num_features, indices, out, 0, out_floats);
-    return;
-  }
-  // Threads split the flat output, not the lookups, so a few very wide rows still spread over all cores.
-#pragma omp parallel num_threads(max_threads)
-  {
-    const int threads = omp_get_num_threads();
-    const int thread = omp_get_thread_num();
-    gather_range(table, num_features, indices, out, part_begin_aligned(out_floats, threads, thread),
-                 part_begin_aligned(out_floats, threads, thread + 1));
-  }
+  gather_typed(table, num_rows, num_features, indices, num_lookups, out);
+}
+void gather_f16(const Float16* table, std::int64_t num_rows, std::int64_t num_features, const std::int32_t* indices,
+                std::int64_t num_lookups, Float16* out) {
+  gather_typed(table, num_rows, num_features, indices, num_lookups, out);
+}
+void gather_bf16(const BFloat16* table, std::int64_t num_rows, std::int64_t num_features, const std::int32_t* indices,
+                 std::int64_t num_lookups, BFloat16* out) {
+  gather_typed(table, num_rows, num_features, indices, num_lookups, out);
 }
 
-void scatter_add_f32(const float* src, std::int64_t num_messages, std::int64_t num_features,
-                     const std::int32_t* indices, std::int64_t num_outputs, float* out) {
-  const std::int64_t out_floats = num_outputs * num_features;
-  const std::int64_t bytes_moved =
-      num_messages * (static_cast<std::int64_t>(sizeof(std::int32_t)) + num_features * static_cast<std::int64_t>(sizeof(float))) +
-      out_floats * static_cast<std::int64_t>(sizeof(float));
-  const int max_threads = omp_get_max_threads();
-  if (max_threads == 1 || bytes_moved < kParallelMinBytes) {  // as in gather_f32: no OpenMP call at all
-    scatter_add_serial(src, num_messages, num_features, indices, num_outputs, out);
-    return;
-  }
-  // Private copies pay off when the output is small and there are at least as many messages as rows
-  // across all copies (else zeroing and reducing the copies costs more than the messages themselves);
-  // otherwise each thread owns output rows.
-  const bool use_partials = out_floats * static_cast<std::int64_t>(sizeof(float)) <= kPartialMaxBytes &&
-                            num_outputs * max_threads <= num_messages;
-  if (use_partials)
-    scatter_add_partials(src, num_messages, num_features, indices, num_outputs, out, max_threads);
-  else
-    scatter_add_owner_computes(src, num_messages, num_features, indices, num_outputs, out, max_threads);
+void scatter_add_f32(const float* src, std::int64_t num_messages, std::int64_t num_features, const std::int32_t* indices,
+                     std::int64_t num_outputs, float* out) {
+  scatter_reduce(Reduce::sum, src, num_messages, num_features, indices, num_outputs, out);
 }
 
 }  // namespace tilesim::kernels::cpu

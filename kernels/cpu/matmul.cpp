@@ -1,0 +1,55 @@
+#include "kernels/cpu/matmul.hpp"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "common/error.hpp"
+
+namespace tilesim::kernels::cpu {
+namespace {
+
+void match_openmp_threads() {
+  const int wanted = omp_get_max_threads();
+  if (openblas_get_num_threads() != wanted) openblas_set_num_threads(wanted);
+}
+
+// CBLAS takes int dimensions.
+int to_blas_int(std::int64_t v, const char* what) {
+  if (v < 0 || v > std::numeric_limits<int>::max())
+    throw InputError("matmul_f32: " + std::string(what) + " = " + std::to_string(v) + " is outside [0, " +
+                     std::to_string(std::numeric_limits<int>::max()) + "] (CBLAS takes int dimensions)");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+void matmul_f32(const float* a, const float* b, std::int64_t m, std::int64_t k, std::int64_t n, const float* bias, float* c) {
+  const int m_int = to_blas_int(m, "m"), k_int = to_blas_int(k, "k"), n_int = to_blas_int(n, "n");
+  if (m == 0 || n == 0) return;
+  match_openmp_threads();
+  float beta = 0.0f;
+  if (bias != nullptr) {
+    // c starts as the broadcast bias, and SGEMM adds the product to it (beta = 1): one pass, as addmm.
+    for (std::int64_t r = 0; r < m; ++r) std::memcpy(c + r * n, bias, static_cast<std::size_t>(n) * sizeof(float));
+    beta = 1.0f;
+  }
+  if (k == 0) {
+    if (bias == nullptr) std::fill_n(c, m * n, 0.0f);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_int, n_int, k_int, 1.0f, a, k_int, b, n_int, beta, c, n_int);
+}
+
+int blas_threads() { return openblas_get_num_threads(); }
+
+std::string blas_description() {
+  const char* config = openblas_get_config();  // "OpenBLAS 0.3.21 DYNAMIC_ARCH ..."
+  return config ? config : "OpenBLAS";
+}
+
+}  // namespace tilesim::kernels::cpu

@@ -1,0 +1,125 @@
+// The CUDA kernels: thin __global__ wrappers around kernel_bodies.hpp's per-thread bodies, and their
+// launchers. Built only when CMake finds nvcc.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/cuda/cuda_launch.hpp"
+#include "kernels/cuda/kernel_bodies.hpp"
+
+namespace tilesim::kernels::cuda {
+namespace {
+
+__device__ ThreadIndex this_thread() {
+  return ThreadIndex{static_cast<std::int64_t>(blockIdx.x), static_cast<std::int64_t>(blockDim.x), static_cast<std::int64_t>(threadIdx.x),
+                     static_cast<std::int64_t>(gridDim.x)};
+}
+
+__global__ void fill_kernel(float* out, std::int64_t count, float value) { fill_body(this_thread(), out, count, value); }
+__global__ void fill_int_kernel(std::int32_t* out, std::int64_t count, std::int32_t value) { fill_body(this_thread(), out, count, value); }
+__global__ void gather_kernel(const float* table, std::int64_t f, const std::int32_t* idx, std::int64_t n, float* out) {
+  gather_body(this_thread(), table, f, idx, n, out);
+}
+__global__ void gather_vec4_kernel(const float* table, std::int64_t f, const std::int32_t* idx, std::int64_t n, float* out) {
+  gather_vec4_body(this_thread(), table, f, idx, n, out);
+}
+__global__ void scatter_kernel(ScatterOp op, const float* src, std::int64_t m, std::int64_t f, const std::int32_t* idx, float* out,
+                               std::int32_t* counts) {
+  scatter_atomic_body(this_thread(), op, src, m, f, idx, out, counts);
+}
+__global__ void finish_kernel(bool mean, const std::int32_t* counts, std::int64_t n, std::int64_t f, float* out) {
+  finish_body(this_thread(), mean, counts, n, f, out);
+}
+__global__ void segment_kernel(int op, const float* src, std::int64_t f, const std::int64_t* offsets, std::int64_t n, float* out) {
+  segment_body(this_thread(), op, src, f, offsets, n, out);
+}
+__global__ void spmm_atomic_kernel(const float* x, std::int64_t f, const std::int32_t* src, const std::int32_t* dst, const float* w,
+                                   std::int64_t e, float* out) {
+  spmm_atomic_body(this_thread(), x, f, src, dst, w, e, out);
+}
+__global__ void spmm_csr_kernel(const float* x, std::int64_t f, const std::int64_t* offsets, const std::int32_t* src, const float* w,
+                                std::int64_t n, float* out) {
+  spmm_csr_body(this_thread(), x, f, offsets, src, w, n, out);
+}
+__global__ void bias_rows_kernel(const float* bias, std::int64_t m, std::int64_t n, float* c) {
+  const ThreadIndex t = this_thread();
+  for (std::int64_t e = t.global(); e < m * n; e += t.stride()) c[e] = bias[e % n];
+}
+
+void check(const char* kernel) {
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) throw std::runtime_error(std::string("CUDA kernel ") + kernel + ": " + cudaGetErrorString(e));
+}
+
+cudaStream_t as_stream(void* stream) { return static_cast<cudaStream_t>(stream); }
+
+template <class Kernel, class... Args>
+void launch(const char* name, std::int64_t items, void* stream, Kernel kernel, Args... args) {
+  const LaunchShape s = launch_shape(items);
+  kernel<<<static_cast<unsigned>(s.blocks), static_cast<unsigned>(s.threads_per_block), 0, as_stream(stream)>>>(args...);
+  check(name);
+}
+
+}  // namespace
+
+void launch_gather(const float* table, std::int64_t num_features, const std::int32_t* indices, std::int64_t num_lookups, float* out,
+                   void* stream) {
+  if (num_features % 4 == 0)
+    launch("gather_vec4", num_lookups * num_features / 4, stream, gather_vec4_kernel, table, num_features, indices, num_lookups, out);
+  else
+    launch("gather", num_lookups * num_features, stream, gather_kernel, table, num_features, indices, num_lookups, out);
+}
+
+void launch_scatter(DeviceReduce reduce, const float* src, std::int64_t num_messages, std::int64_t num_features,
+                    const std::int32_t* indices, std::int64_t num_outputs, float* out, std::int32_t* counts, void* stream) {
+  const std::int64_t out_items = num_outputs * num_features;
+  const bool counted = reduce != DeviceReduce::sum;
+  launch("fill", out_items, stream, fill_kernel, out, out_items, reduce == DeviceReduce::max ? -INFINITY : 0.0f);
+  if (counted) launch("fill_counts", num_outputs, stream, fill_int_kernel, counts, num_outputs, 0);
+  launch("scatter", num_messages * num_features, stream, scatter_kernel, reduce == DeviceReduce::max ? ScatterOp::max : ScatterOp::add,
+         src, num_messages, num_features, indices, out, counted ? counts : static_cast<std::int32_t*>(nullptr));
+  if (counted) launch("finish", out_items, stream, finish_kernel, reduce == DeviceReduce::mean, static_cast<const std::int32_t*>(counts),
+                      num_outputs, num_features, out);
+}
+
+void launch_segment(DeviceReduce reduce, const float* src, std::int64_t num_features, const std::int64_t* offsets,
+                    std::int64_t num_segments, float* out, void* stream) {
+  launch("segment", num_segments * num_features, stream, segment_kernel, static_cast<int>(reduce), src, num_features, offsets,
+         num_segments, out);
+}
+
+void launch_spmm_atomic(const float* x, std::int64_t num_features, const std::int32_t* src_nodes, const std::int32_t* dst_nodes,
+                        const float* weights, std::int64_t num_edges, std::int64_t num_outputs, float* out, void* stream) {
+  launch("fill", num_outputs * num_features, stream, fill_kernel, out, num_outputs * num_features, 0.0f);
+  launch("spmm_atomic", num_edges * num_features, stream, spmm_atomic_kernel, x, num_features, src_nodes, dst_nodes, weights, num_edges, out);
+}
+
+void launch_spmm_csr(const float* x, std::int64_t num_features, const std::int64_t* offsets, const std::int32_t* src_nodes,
+                     const float* weights, std::int64_t num_outputs, float* out, void* stream) {
+  launch("spmm_csr", num_outputs * num_features, stream, spmm_csr_kernel, x, num_features, offsets, src_nodes, weights, num_outputs, out);
+}
+
+void launch_matmul(const float* a, const float* b, std::int64_t m, std::int64_t k, std::int64_t n, const float* bias, float* c,
+                   void* stream) {
+  // One handle per host thread, created on first use (cuBLAS handles are not thread-safe to share).
+  thread_local cublasHandle_t handle = [] {
+    cublasHandle_t h = nullptr;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS: cublasCreate failed");
+    return h;
+  }();
+  cublasSetStream(handle, as_stream(stream));
+  float beta = 0.0f;
+  if (bias != nullptr) {
+    launch("bias_rows", m * n, stream, bias_rows_kernel, bias, m, n, c);
+    beta = 1.0f;
+  }
+  const float alpha = 1.0f;
+  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands instead of transposing.
+  const cublasStatus_t status = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+                                            &alpha, b, static_cast<int>(n), a, static_cast<int>(k), &beta, c, static_cast<int>(n));
+  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS: cublasSgemm failed with status " + std::to_string(status));
+}
+
+}  // namespace tilesim::kernels::cuda

@@ -1,0 +1,32 @@
+#pragma once
+// Host-side launchers of the CUDA kernels (cuda_kernels.cu), on device pointers and a stream passed as
+// void* (a cudaStream_t) so that this header needs no CUDA header. Each launcher checks the launch and
+// throws std::runtime_error naming the kernel and CUDA's error when it fails.
+#include <cstdint>
+
+namespace tilesim::kernels::cuda {
+
+// The reductions of the scatter and segment kernels, numbered as kernel_bodies.hpp's segment_body.
+enum class DeviceReduce { sum = 0, mean = 1, max = 2 };
+
+// out = table[indices]; the 16-byte vector kernel when rows are a multiple of 4 floats.
+void launch_gather(const float* table, std::int64_t num_features, const std::int32_t* indices, std::int64_t num_lookups, float* out,
+                   void* stream);
+// out = scatter-reduce of src by indices, zero for rows no message reaches: fill, atomic scatter, and
+// for mean and max a finishing pass over `counts` (num_outputs ints, device; unused for sum).
+void launch_scatter(DeviceReduce reduce, const float* src, std::int64_t num_messages, std::int64_t num_features,
+                    const std::int32_t* indices, std::int64_t num_outputs, float* out, std::int32_t* counts, void* stream);
+// Segment reduction over CSR offsets (num_segments + 1 int64, device): no atomics.
+void launch_segment(DeviceReduce reduce, const float* src, std::int64_t num_features, const std::int64_t* offsets,
+                    std::int64_t num_segments, float* out, void* stream);
+// SpMM: with atomics over edges in any order, or owner-computes over destination-sorted edges (CSR).
+void launch_spmm_atomic(const float* x, std::int64_t num_features, const std::int32_t* src_nodes, const std::int32_t* dst_nodes,
+                        const float* weights, std::int64_t num_edges, std::int64_t num_outputs, float* out, void* stream);
+void launch_spmm_csr(const float* x, std::int64_t num_features, const std::int64_t* offsets, const std::int32_t* src_nodes,
+                     const float* weights, std::int64_t num_outputs, float* out, void* stream);
+// c = a @ b (+ bias broadcast over rows), row-major, through cuBLAS SGEMM (the tuned library, as the
+// CPU side uses OpenBLAS).
+void launch_matmul(const float* a, const float* b, std::int64_t m, std::int64_t k, std::int64_t n, const float* bias, float* c,
+                   void* stream);
+
+}  // namespace tilesim::kernels::cuda

@@ -1,0 +1,201 @@
+#pragma once
+// The CUDA kernels' per-thread bodies, as __host__ __device__ functions: cuda_kernels.cu wraps each in
+// a __global__ kernel, and the tests run the very same bodies on the host by emulating the launch grid
+// (emulate.hpp), so the indexing of every kernel is tested on machines without a GPU. Plain C++ apart
+// from the qualifiers and the atomics, which fall back to ordinary read-modify-writes on the host
+// (exact there: an emulated launch runs its threads one after another).
+//
+// Work is laid out as "items" (one output or message element, or one 4-float vector of it) over a
+// 1-D grid; every body walks its items with a grid-stride loop, so a launch of any size covers any
+// amount of work and the tests can use small grids to exercise the stride.
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define TILESIM_HD __host__ __device__
+#else
+#define TILESIM_HD
+#endif
+
+namespace tilesim::kernels::cuda {
+
+// blockIdx.x, blockDim.x, threadIdx.x, gridDim.x of one thread (the kernels use a 1-D grid).
+struct ThreadIndex {
+  std::int64_t block = 0, block_size = 1, thread = 0, grid_size = 1;
+  TILESIM_HD std::int64_t global() const { return block * block_size + thread; }
+  TILESIM_HD std::int64_t stride() const { return grid_size * block_size; }
+};
+
+struct LaunchShape {
+  std::int64_t blocks = 1;
+  std::int64_t threads_per_block = 256;
+};
+
+// Blocks for `items` of work: one item per thread up to max_blocks (beyond it the grid-stride loop
+// takes over), and at least one block so an empty call still launches legally.
+inline LaunchShape launch_shape(std::int64_t items, std::int64_t threads_per_block = 256, std::int64_t max_blocks = 65535) {
+  LaunchShape s;
+  s.threads_per_block = threads_per_block;
+  const std::int64_t needed = (items + threads_per_block - 1) / threads_per_block;
+  s.blocks = needed < 1 ? 1 : (needed > max_blocks ? max_blocks : needed);
+  return s;
+}
+
+TILESIM_HD inline float bits_to_float(std::uint32_t b) {
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(b);
+#else
+  union {
+    std::uint32_t u;
+    float f;
+  } v{b};
+  return v.f;
+#endif
+}
+
+TILESIM_HD inline void atomic_add(float* address, float value) {
+#ifdef __CUDA_ARCH__
+  atomicAdd(address, value);
+#else
+  *address += value;
+#endif
+}
+
+TILESIM_HD inline void atomic_add(std::int32_t* address, std::int32_t value) {
+#ifdef __CUDA_ARCH__
+  atomicAdd(reinterpret_cast<int*>(address), value);
+#else
+  *address += value;
+#endif
+}
+
+// max(*address, value) for floats. On the device through the integer atomics: non-negative floats
+// order like their bit patterns as signed ints, negative ones in reverse as unsigned ints, so one
+// atomicMax or atomicMin does it (the address must start at -inf, the identity, or any float).
+TILESIM_HD inline void atomic_max(float* address, float value) {
+#ifdef __CUDA_ARCH__
+  if (value >= 0.0f)
+    atomicMax(reinterpret_cast<int*>(address), __float_as_int(value));
+  else
+    atomicMin(reinterpret_cast<unsigned int*>(address), __float_as_uint(value));
+#else
+  if (value > *address) *address = value;
+#endif
+}
+
+// out[e] = value for e in [0, count): zeroing (sum, mean) or -inf (max) before a scatter.
+TILESIM_HD inline void fill_body(const ThreadIndex& t, float* out, std::int64_t count, float value) {
+  for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = value;
+}
+TILESIM_HD inline void fill_body(const ThreadIndex& t, std::int32_t* out, std::int64_t count, std::int32_t value) {
+  for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = value;
+}
+
+// Gather, one output element per item: out[i, f] = table[indices[i], f].
+TILESIM_HD inline void gather_body(const ThreadIndex& t, const float* table, std::int64_t num_features, const std::int32_t* indices,
+                                   std::int64_t num_lookups, float* out) {
+  const std::int64_t items = num_lookups * num_features;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t i = e / num_features, f = e - i * num_features;
+    out[e] = table[static_cast<std::int64_t>(indices[i]) * num_features + f];
+  }
+}
+
+// Gather in 16-byte vectors, for rows of a multiple of 4 floats (16-byte aligned rows, as cudaMalloc
+// gives): a quarter of the items and 128-bit loads and stores, which is how a warp reaches full
+// memory bandwidth. Items are (lookup, vector of 4 features).
+struct Float4 {
+  float x, y, z, w;
+};
+TILESIM_HD inline void gather_vec4_body(const ThreadIndex& t, const float* table, std::int64_t num_features, const std::int32_t* indices,
+                                        std::int64_t num_lookups, float* out) {
+  const std::int64_t vectors_per_row = num_features / 4;
+  const std::int64_t items = num_lookups * vectors_per_row;
+  const Float4* table4 = reinterpret_cast<const Float4*>(table);
+  Float4* out4 = reinterpret_cast<Float4*>(out);
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t i = e / vectors_per_row, v = e - i * vectors_per_row;
+    out4[e] = table4[static_cast<std::int64_t>(indices[i]) * vectors_per_row + v];
+  }
+}
+
+// Scatter with atomics, one message element per item: out[indices[m], f] op= src[m, f]. Consecutive
+// threads take consecutive features of one message, so a warp's atomics hit one output row's
+// consecutive addresses (coalesced, no two threads of a warp on one address unless rows repeat).
+// counts (mean, max; may be null) gets one increment per message, from its feature-0 thread.
+enum class ScatterOp { add, max };
+TILESIM_HD inline void scatter_atomic_body(const ThreadIndex& t, ScatterOp op, const float* src, std::int64_t num_messages,
+                                           std::int64_t num_features, const std::int32_t* indices, float* out, std::int32_t* counts) {
+  const std::int64_t items = num_messages * num_features;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t m = e / num_features, f = e - m * num_features;
+    const std::int64_t r = indices[m];
+    float* target = out + r * num_features + f;
+    if (op == ScatterOp::add)
+      atomic_add(target, src[e]);
+    else
+      atomic_max(target, src[e]);
+    if (counts != nullptr && f == 0) atomic_add(counts + r, 1);
+  }
+}
+
+// After a counted scatter: mean divides each row by its count; rows no message reached become 0
+// (max's -inf identity included). One output element per item.
+TILESIM_HD inline void finish_body(const ThreadIndex& t, bool mean, const std::int32_t* counts, std::int64_t num_outputs,
+                                   std::int64_t num_features, float* out) {
+  const std::int64_t items = num_outputs * num_features;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int32_t n = counts[e / num_features];
+    if (n == 0)
+      out[e] = 0.0f;
+    else if (mean)
+      out[e] = out[e] / static_cast<float>(n);
+  }
+}
+
+// Segment reduction over sorted indices (CSR offsets), owner computes: one output element per item,
+// summed or maxed over its segment in message order, no atomics; each element written once.
+// op: 0 sum, 1 mean, 2 max; empty segments give 0.
+TILESIM_HD inline void segment_body(const ThreadIndex& t, int op, const float* src, std::int64_t num_features, const std::int64_t* offsets,
+                                    std::int64_t num_segments, float* out) {
+  const std::int64_t items = num_segments * num_features;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t s = e / num_features, f = e - s * num_features;
+    const std::int64_t begin = offsets[s], end = offsets[s + 1];
+    float acc = op == 2 ? bits_to_float(0xFF800000u) : 0.0f;  // -inf for max
+    for (std::int64_t m = begin; m < end; ++m) {
+      const float x = src[m * num_features + f];
+      acc = op == 2 ? (x > acc ? x : acc) : acc + x;
+    }
+    if (end == begin) acc = 0.0f;
+    else if (op == 1) acc = acc / static_cast<float>(end - begin);
+    out[e] = acc;
+  }
+}
+
+// SpMM with atomics, one edge element per item: out[dst[e], f] += weights[e] * x[src[e], f].
+TILESIM_HD inline void spmm_atomic_body(const ThreadIndex& t, const float* x, std::int64_t num_features, const std::int32_t* src_nodes,
+                                        const std::int32_t* dst_nodes, const float* weights, std::int64_t num_edges, float* out) {
+  const std::int64_t items = num_edges * num_features;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t edge = e / num_features, f = e - edge * num_features;
+    const float term = weights[edge] * x[static_cast<std::int64_t>(src_nodes[edge]) * num_features + f];
+    atomic_add(out + static_cast<std::int64_t>(dst_nodes[edge]) * num_features + f, term);
+  }
+}
+
+// SpMM over destination-sorted edges (CSR), owner computes: one output element per item, no atomics.
+TILESIM_HD inline void spmm_csr_body(const ThreadIndex& t, const float* x, std::int64_t num_features, const std::int64_t* offsets,
+                                     const std::int32_t* src_nodes, const float* weights, std::int64_t num_outputs, float* out) {
+  const std::int64_t items = num_outputs * num_features;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t d = e / num_features, f = e - d * num_features;
+    float acc = 0.0f;
+    for (std::int64_t edge = offsets[d]; edge < offsets[d + 1]; ++edge) {
+      const float term = weights[edge] * x[static_cast<std::int64_t>(src_nodes[edge]) * num_features + f];
+      acc += term;
+    }
+    out[e] = acc;
+  }
+}
+
+}  // namespace tilesim::kernels::cuda

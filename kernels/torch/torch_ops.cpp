@@ -1,0 +1,133 @@
+// The one translation unit that includes ATen: every other file reaches libtorch through torch_ops.hpp.
+#include "kernels/torch/torch_ops.hpp"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/version.h>
+
+#include <functional>
+#include <utility>
+
+namespace tilesim::kernels::torch_peer {
+
+struct PeerCall::Impl {
+  std::function<void()> call;  // captures the wrapping tensors by value, so they live as long as the call
+};
+
+PeerCall::PeerCall(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PeerCall::PeerCall(PeerCall&&) noexcept = default;
+PeerCall& PeerCall::operator=(PeerCall&&) noexcept = default;
+PeerCall::~PeerCall() = default;
+
+void PeerCall::operator()() const {
+  // Inference mode skips autograd's bookkeeping, as torch.inference_mode() would: the peer at its fastest.
+  c10::InferenceMode guard;
+  impl_->call();
+}
+
+namespace {
+
+// A tensor over caller-owned memory. from_blob takes a non-const pointer; the inputs are only read.
+at::Tensor wrap(const float* data, std::int64_t rows, std::int64_t cols) {
+  return at::from_blob(const_cast<float*>(data), {rows, cols}, at::TensorOptions().dtype(at::kFloat));
+}
+at::Tensor wrap(float* data, std::int64_t rows, std::int64_t cols) {
+  return at::from_blob(data, {rows, cols}, at::TensorOptions().dtype(at::kFloat));
+}
+at::Tensor wrap_vector(const float* data, std::int64_t count) {
+  return at::from_blob(const_cast<float*>(data), {count}, at::TensorOptions().dtype(at::kFloat));
+}
+at::Tensor wrap_indices(const std::int32_t* data, std::int64_t count) {
+  return at::from_blob(const_cast<std::int32_t*>(data), {count}, at::TensorOptions().dtype(at::kInt));
+}
+// An owned int64 copy: scatter_add_ and scatter_reduce_ accept int64 indices only.
+at::Tensor indices_int64(const std::int32_t* data, std::int64_t count) { return wrap_indices(data, count).to(at::kLong); }
+
+PeerCall make(std::function<void()> call) {
+  auto impl = std::make_unique<PeerCall::Impl>();
+  impl->call = std::move(call);
+  return PeerCall(std::move(impl));
+}
+
+const char* reduce_name(cpu::Reduce reduce) {
+  switch (reduce) {
+    case cpu::Reduce::sum: return "sum";
+    case cpu::Reduce::mean: return "mean";
+    case cpu::Reduce::max: return "amax";
+  }
+  return "sum";
+}
+
+}  // namespace
+
+std::string version() { return TORCH_VERSION; }
+void set_num_threads(int threads) { at::set_num_threads(threads); }
+int num_threads() { return at::get_num_threads(); }
+
+PeerCall index_select(const float* table, std::int64_t num_rows, std::int64_t num_features, const std::int32_t* indices,
+                      std::int64_t num_lookups, float* out) {
+  at::Tensor t = wrap(table, num_rows, num_features);
+  at::Tensor i = wrap_indices(indices, num_lookups);
+  at::Tensor o = wrap(out, num_lookups, num_features);
+  return make([t, i, o]() mutable { at::index_select_out(o, t, 0, i); });
+}
+
+PeerCall index_add(const float* src, std::int64_t num_messages, std::int64_t num_features, const std::int32_t* indices,
+                   std::int64_t num_outputs, float* out) {
+  at::Tensor s = wrap(src, num_messages, num_features);
+  at::Tensor i = wrap_indices(indices, num_messages);
+  at::Tensor o = wrap(out, num_outputs, num_features);
+  return make([s, i, o]() mutable { o.zero_().index_add_(0, i, s); });
+}
+
+PeerCall scatter(cpu::Reduce reduce, const float* src, std::int64_t num_messages, std::int64_t num_features,
+                 const std::int32_t* indices, std::int64_t num_outputs, float* out) {
+  at::Tensor s = wrap(src, num_messages, num_features);
+  at::Tensor i = indices_int64(indices, num_messages);
+  at::Tensor o = wrap(out, num_outputs, num_features);
+  if (reduce == cpu::Reduce::sum) {
+    // PyG broadcasts the index inside scatter() (a view, no copy), so the expand is part of each call.
+    return make([s, i, o, num_messages, num_features]() mutable {
+      o.zero_().scatter_add_(0, i.view({-1, 1}).expand({num_messages, num_features}), s);
+    });
+  }
+  const char* name = reduce_name(reduce);
+  return make([s, i, o, num_messages, num_features, name]() mutable {
+    o.zero_().scatter_reduce_(0, i.view({-1, 1}).expand({num_messages, num_features}), s, name, /*include_self=*/false);
+  });
+}
+
+PeerCall segment_reduce(cpu::Reduce reduce, const float* src, std::int64_t num_messages, std::int64_t num_features,
+                        const std::int64_t* offsets, std::int64_t num_segments, float* out) {
+  at::Tensor s = wrap(src, num_messages, num_features);
+  at::Tensor off = at::from_blob(const_cast<std::int64_t*>(offsets), {num_segments + 1}, at::TensorOptions().dtype(at::kLong));
+  at::Tensor o = wrap(out, num_segments, num_features);
+  const char* name = reduce == cpu::Reduce::max ? "max" : reduce_name(reduce);
+  // segment_reduce has no out= form; the copy into the caller's buffer is part of what a caller pays.
+  return make([s, off, o, name]() mutable {
+    o.copy_(at::segment_reduce(s, name, c10::nullopt, c10::nullopt, off, 0, /*unsafe=*/true, at::Scalar(0.0f)));
+  });
+}
+
+PeerCall gather_scale_scatter(const float* x, std::int64_t num_nodes, std::int64_t num_features, const std::int32_t* src_nodes,
+                              const std::int32_t* dst_nodes, const float* weights, std::int64_t num_edges,
+                              std::int64_t num_outputs, float* out) {
+  at::Tensor xt = wrap(x, num_nodes, num_features);
+  at::Tensor src = wrap_indices(src_nodes, num_edges);
+  at::Tensor dst = wrap_indices(dst_nodes, num_edges);
+  at::Tensor w = wrap_vector(weights, num_edges).view({-1, 1});
+  at::Tensor o = wrap(out, num_outputs, num_features);
+  return make([xt, src, dst, w, o]() mutable { o.zero_().index_add_(0, dst, xt.index_select(0, src).mul_(w)); });
+}
+
+PeerCall mm(const float* a, const float* b, std::int64_t m, std::int64_t k, std::int64_t n, const float* bias, float* c) {
+  at::Tensor at_a = wrap(a, m, k);
+  at::Tensor at_b = wrap(b, k, n);
+  at::Tensor at_c = wrap(c, m, n);
+  if (bias == nullptr) return make([at_a, at_b, at_c]() mutable { at::mm_out(at_c, at_a, at_b); });
+  at::Tensor at_bias = wrap_vector(bias, n);
+  return make([at_a, at_b, at_c, at_bias]() mutable { at::addmm_out(at_c, at_bias, at_a, at_b); });
+}
+
+}  // namespace tilesim::kernels::torch_peer

@@ -1,0 +1,110 @@
+// The peer backends through the tilesim command: torch-cpu and cuda are listed by --version, run (or
+// refuse to, with exit 2 and a message saying why) like any backend, and their names are parsed
+// strictly. Built with or without libtorch and nvcc, and with or without a GPU, these hold.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const fs::path& scratch() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("tilesim_peer_cli_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+Result tilesim(const std::string& args) {
+  const fs::path out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
+  const int status = std::system((std::string(TILESIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string()).c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+std::string small_workload() {
+  const fs::path p = scratch() / "peer_small.json";
+  std::ofstream(p) << R"({"name": "peer_small", "seed": 5, "ops": [
+    {"op": "gather", "num_inputs": 200, "num_features": 24, "num_outputs": 3000},
+    {"op": "scatter_add", "num_inputs": 3000, "num_features": 24, "num_outputs": 500}]})";
+  return p.string();
+}
+
+}  // namespace
+
+TEST_CASE("tilesim --version lists torch-cpu and cuda and whether each is built in", "[cli][peers]") {
+  const Result r = tilesim("--version");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("torch-cpu (measured, "));
+  CHECK_THAT(r.out, Catch::Contains("cuda (measured, "));
+}
+
+TEST_CASE("tilesim run --backends cpu,torch-cpu: verified, agreeing outputs, or exit 2 saying libtorch is not built in", "[cli][peers]") {
+  const bool built = tilesim("--version").out.find("torch-cpu (measured, libtorch") != std::string::npos;
+  const Result r = tilesim("run " + small_workload() + " --backends cpu,torch-cpu --repeats 2 --warmup 1 --json --out " +
+                           (scratch() / "torch_out").string());
+  if (!built) {
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("built without libtorch") && Catch::Contains("libtorch-dev"));
+    return;
+  }
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.out);
+  REQUIRE(report.at("results").size() == 2);
+  const auto& torch_result = report.at("results").at(1);
+  CHECK(torch_result.at("backend") == "torch-cpu");
+  CHECK(torch_result.at("kind") == "measured");
+  CHECK(torch_result.at("host").at("aten_threads") == torch_result.at("host").at("omp_max_threads"));
+  for (const auto& op : torch_result.at("ops")) CHECK(op.at("verified") == true);
+  REQUIRE(report.at("agreement").size() == 2);
+  for (const auto& a : report.at("agreement")) CHECK(a.at("outputs_equal") == true);
+}
+
+TEST_CASE("tilesim run --backends cuda runs on a GPU, or exits 2 saying there is none or that CUDA is not built in", "[cli][peers]") {
+  const Result r = tilesim("run " + small_workload() + " --backends cuda --repeats 2 --json --out " + (scratch() / "cuda_out").string());
+  if (r.exit_code == 0) {  // a machine with a GPU
+    const auto report = nlohmann::json::parse(r.out);
+    for (const auto& op : report.at("results").at(0).at("ops")) CHECK(op.at("verified") == true);
+    return;
+  }
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("backend cuda: no CUDA device present") || Catch::Contains("built without its CUDA kernels"));
+  CHECK_THAT(r.err, Catch::Contains("gpu-model"));
+}
+
+TEST_CASE("tilesim --backends parses the peer backends' names strictly", "[cli][peers]") {
+  const std::string w = small_workload();
+  for (const char* bad : {"cuda:fast", "torch-cpu:x", "cuda:"}) {
+    INFO(bad);
+    const Result r = tilesim("run " + w + " --backends " + bad + " --out " + (scratch() / "bad_out").string());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--backends"));
+  }
+  const Result twice = tilesim("run " + w + " --backends cuda,cuda:kernel --out " + (scratch() / "bad_out").string());
+  CHECK(twice.exit_code == 2);
+  CHECK_THAT(twice.err, Catch::Contains("\"cuda\" twice"));
+}
