@@ -1,10 +1,14 @@
 # tilesim: two commands do everything on a fresh Debian 12 machine (as root):
-#   make run    install missing packages, build (Release), run the default workload
+#   make run    install missing packages, build (Release), run the hydronet sweep (simulated Bow IPU,
+#               A100 model, this host's CPU) and write its speedup surfaces, rooflines and tables to out/
 #   make test   install missing packages, build, run every test, then the tests again under ASan+UBSan
-.PHONY: all deps build run test test-release test-asan bench clean
+# make run WORKLOAD=FILE (or make run-workload) runs one workload file instead, as `tilesim run`.
+.PHONY: all deps build run run-sweep run-workload test test-release test-asan bench clean
 
 WORKLOAD ?= workloads/examples/default.json
 TILESIM := build/release/apps/tilesim
+SWEEP_OUT := out/hydronet
+PLOTS := $(SWEEP_OUT)/plots
 
 all: build
 
@@ -15,8 +19,35 @@ build: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release
 
-run: build
+ifeq ($(origin WORKLOAD),command line)
+run: run-workload
+else
+run: run-sweep
+endif
+
+run-workload: build
 	$(TILESIM) run $(WORKLOAD)
+
+# The hydronet grid (594 points per op) on ipu:bow (timing-only), gpu-model:a100-40gb:eager and the CPU
+# kernels (workloads/sweeps/hydronet.json); then the CPU's ceilings, the
+# rooflines, the speedup surfaces (against the A100 model and the measured A100, with the measured Bow
+# beside the simulated one) and the tables. Paths are printed as they are written; a five-line summary
+# closes.
+run-sweep: build
+	@mkdir -p $(SWEEP_OUT)
+	$(TILESIM) calibrate --out out/calibration/cpu.json
+	$(TILESIM) sweep workloads/sweeps/hydronet.json --out $(SWEEP_OUT) --overwrite
+	$(TILESIM) roofline $(SWEEP_OUT)/results.csv --machine cpu:out/calibration/cpu.json --out $(PLOTS)
+	$(TILESIM) plot surface $(SWEEP_OUT)/results.csv --target ipu:bow --target validation/hydronet-gnn/bow \
+	  --baseline gpu-model:a100-40gb:eager --baseline validation/hydronet-gnn/a100 --average-over num_features --out $(PLOTS)
+	$(TILESIM) plot surface $(SWEEP_OUT)/results.csv --target ipu:bow --baseline gpu-model:a100-40gb:eager --out $(PLOTS)
+	$(TILESIM) report $(SWEEP_OUT)/results.csv --format markdown > $(SWEEP_OUT)/report.md
+	$(TILESIM) report $(SWEEP_OUT)/results.csv --format latex > $(SWEEP_OUT)/report.tex
+	$(TILESIM) report $(SWEEP_OUT)/results.csv --format csv > $(SWEEP_OUT)/report.csv
+	@echo
+	@$(TILESIM) report $(SWEEP_OUT)/results.csv --format summary --target ipu:bow \
+	  --baseline gpu-model:a100-40gb:eager --baseline validation/hydronet-gnn/a100 --baseline cpu
+	@echo "files: $(SWEEP_OUT)/results.csv, $$(ls $(PLOTS)/*.pdf | wc -l) figures in $(PLOTS)/ (PDF, SVG, PNG, script, data), tables $(SWEEP_OUT)/report.{md,tex,csv}"
 
 test: test-release test-asan
 

@@ -86,18 +86,27 @@ std::string gnuplot_script(const GnuplotFigure& figure) {
   s << "# " << figure.stem << ".gp: " << figure.description << "\n"
     << "# Written by tilesim. The data are in " << figure.stem << ".dat (its header names the columns).\n"
     << "# Restyle freely, then re-render in this directory:  gnuplot " << figure.stem << ".gp\n"
-    << "# which writes " << figure.stem << ".svg and " << figure.stem << ".png (PNG at twice the SVG size).\n"
+    << "# which writes " << figure.stem << ".svg" << (figure.pdf ? ", " + figure.stem + ".pdf" : std::string()) << " and "
+    << figure.stem << ".png (PNG at twice the SVG size).\n"
     << "datafile = '" << figure.stem << ".dat'\n"
-    << "do for [format in \"svg png\"] {\n"
+    << "do for [format in \"svg png" << (figure.pdf ? " pdf" : "") << "\"] {\n"
     << "  reset\n"
     << "  set encoding utf8\n"
     << "  if (format eq \"svg\") {\n"
     << "    set terminal svg size " << figure.width_px << "," << figure.height_px << " dynamic enhanced font \"Helvetica,"
     << figure.font_pt << "\" background \"white\"\n"
-    << "  } else {\n"
-    << "    set terminal pngcairo size " << 2 * figure.width_px << "," << 2 * figure.height_px
+    << "  } else {\n";
+  if (figure.pdf) {
+    // Sized in inches so 1 SVG pixel = 1 pt: the PDF placed at natural size matches the SVG.
+    s << "  if (format eq \"pdf\") {\n"
+      << "    set terminal pdfcairo size " << figure.width_px / 72.0 << "in," << figure.height_px / 72.0
+      << "in enhanced font \"Helvetica," << figure.font_pt << "\" linewidth 1 background \"white\"\n"
+      << "  } else {\n";
+  }
+  s << "    set terminal pngcairo size " << 2 * figure.width_px << "," << 2 * figure.height_px
     << " enhanced font \"Helvetica," << figure.font_pt << "\" fontscale 2 linewidth 2 pointscale 1.6 background \"white\"\n"
     << "  }\n"
+    << (figure.pdf ? "  }\n" : "")
     << "  set output '" << figure.stem << ".'.format\n";
   std::istringstream body(figure.body);
   std::string line;
@@ -118,10 +127,12 @@ RenderedFigure render_figure(const std::string& dir, const GnuplotFigure& figure
   files.script_path = (base / (figure.stem + ".gp")).string();
   files.svg_path = (base / (figure.stem + ".svg")).string();
   files.png_path = (base / (figure.stem + ".png")).string();
+  if (figure.pdf) files.pdf_path = (base / (figure.stem + ".pdf")).string();
   write_text(files.data_path, figure.data);
   write_text(files.script_path, script);
   fs::remove(files.svg_path, ec);
   fs::remove(files.png_path, ec);
+  if (figure.pdf) fs::remove(files.pdf_path, ec);
 
   // gnuplot's messages go to a file beside the script so a failure can quote them; removed on success.
   const fs::path log = base / (figure.stem + ".gnuplot-log.txt");
@@ -134,7 +145,8 @@ RenderedFigure render_figure(const std::string& dir, const GnuplotFigure& figure
     throw Error(ExitCode::bad_input, "gnuplot (`" + program + "`) was not found; " + missing_gnuplot_help);
   }
   const bool rendered = fs::is_regular_file(files.svg_path) && fs::file_size(files.svg_path, ec) > 0 &&
-                        fs::is_regular_file(files.png_path) && fs::file_size(files.png_path, ec) > 0;
+                        fs::is_regular_file(files.png_path) && fs::file_size(files.png_path, ec) > 0 &&
+                        (!figure.pdf || (fs::is_regular_file(files.pdf_path) && fs::file_size(files.pdf_path, ec) > 0));
   if (status != 0 || !rendered)
     throw Error(ExitCode::internal_error, "gnuplot failed on " + files.script_path + " (exit status " +
                                               std::to_string(status) + "):\n" + messages);

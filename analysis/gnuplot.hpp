@@ -1,9 +1,9 @@
 #pragma once
 // Figures drawn by gnuplot. Each figure is a data file and a gnuplot script written side by side
-// (STEM.dat, STEM.gp), rendered to STEM.svg and STEM.png by running the script in that directory. The
-// script names its data file relatively and renders both formats itself, so a user can restyle it for
-// a paper and re-run `gnuplot STEM.gp` there. Needs gnuplot with the cairo terminals (pngcairo) and
-// svg: Debian's gnuplot-nox has both.
+// (STEM.dat, STEM.gp), rendered to STEM.svg and STEM.png (and STEM.pdf when asked) by running the
+// script in that directory. The script names its data file relatively and renders every format itself,
+// so a user can restyle it for a paper and re-run `gnuplot STEM.gp` there. Needs gnuplot with the
+// cairo terminals (pngcairo, pdfcairo) and svg: Debian's gnuplot-nox has them.
 #include <string>
 
 namespace tilesim::analysis {
@@ -21,10 +21,13 @@ struct GnuplotFigure {
   int width_px = 480;
   int height_px = 360;
   int font_pt = 12;
+  // Also render STEM.pdf (pdfcairo, vector, at the SVG's size in points) for papers.
+  bool pdf = false;
 };
 
 struct RenderedFigure {
   std::string data_path, script_path, svg_path, png_path;
+  std::string pdf_path;  // empty unless the figure asked for a PDF
 };
 
 // The gnuplot program: $TILESIM_GNUPLOT when set (tests point it elsewhere), else "gnuplot".

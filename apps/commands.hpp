@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tilesim::cli {
 
@@ -34,7 +35,55 @@ struct CalibrateArgs {
   bool json = false;
 };
 
+// tilesim sweep (docs/sweep-format.md).
+struct SweepArgs {
+  std::string sweep;            // the sweep file
+  std::string out_dir;          // default out/<sweep name>/
+  int jobs = 1;                 // worker processes for the simulated and modeled points
+  bool resume = false;          // skip points already in results.csv
+  bool overwrite = false;       // start a new results.csv even if one exists
+  std::string backends;         // replaces the sweep file's backends (comma-separated) when set
+  bool verify = false;          // simulated IPU: functional runs, outputs checked
+  std::int64_t stop_after = 0;  // for tests: stop (as if killed) after this many new points; 0: run all
+};
+
+// tilesim calibrate: this host's ceilings into a CPU machine file.
+struct HostCalibrateArgs {
+  std::string out_path;  // default out/calibration/cpu.json
+  bool json = false;
+};
+
+// tilesim roofline RESULTS.csv.
+struct RooflineArgs {
+  std::string results;
+  std::vector<std::string> machines;  // FAMILY:NAME_OR_FILE (ipu:bow, gpu-model:a100-40gb, cpu:FILE)
+  std::string out_dir;                // default: beside RESULTS.csv, in plots/
+};
+
+// tilesim plot surface RESULTS.csv.
+struct SurfaceArgs {
+  std::string results;
+  std::vector<std::string> baselines, targets;  // backends of RESULTS.csv or hydronet reference CSVs / directories
+  std::string average_over;                     // "" or "num_features"
+  std::string ops;                              // comma-separated; default: every op in the results
+  std::string out_dir;                          // default: beside RESULTS.csv, in plots/
+  double range = 0;                             // colour scale 1/range .. range; 0: from the data
+};
+
+// tilesim report RESULTS.csv.
+struct SpeedupReportArgs {
+  std::string results;
+  std::string format = "markdown";              // markdown | latex | csv
+  std::vector<std::string> baselines, targets;  // default: every pair of backends in the results
+  std::string ops;
+};
+
 int run_command(const RunArgs& args);
+int sweep_command(const SweepArgs& args);
+int host_calibrate_command(const HostCalibrateArgs& args);
+int roofline_command(const RooflineArgs& args);
+int plot_surface_command(const SurfaceArgs& args);
+int speedup_report_command(const SpeedupReportArgs& args);
 int calibrate_command(const CalibrateArgs& args);
 int calibrate_ipu_command(const CalibrateArgs& args);
 int validate_command(const ValidateArgs& args);

@@ -8,6 +8,8 @@
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
+#include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/torch/torch_backend.hpp"
 #include "sim/version.hpp"
 
 namespace tilesim::cli {
@@ -15,7 +17,8 @@ namespace tilesim::cli {
 std::string version_text() {
   return std::string("tilesim ") + TILESIM_VERSION + " (SystemC " + sim::systemc_version() + ", OpenMP " +
          std::to_string(_OPENMP) + ", " + std::to_string(omp_get_max_threads()) +
-         " threads; backends: ipu (simulated), cpu (measured), gpu-model (modeled))";
+         " threads; backends: ipu (simulated), cpu (measured), gpu-model (modeled), torch-cpu (measured, " +
+         kernels::torch_peer::description() + "), cuda (measured, " + kernels::cuda::description() + "))";
 }
 
 static int dispatch(int argc, char** argv) {
@@ -30,7 +33,8 @@ static int dispatch(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Run a workload on the chosen backends and write report.json");
   run_cmd->add_option("workload", run.workload, "Workload JSON file (format: docs/workload-format.md)")->required();
   run_cmd->add_option("--backends", run.backends,
-                      "Comma-separated backends: ipu (= ipu:bow), ipu:MACHINE (bow, mk2, mk1 or a machine file), cpu, "
+                      "Comma-separated backends: ipu (= ipu:bow), ipu:MACHINE (bow, mk2, mk1 or a machine file), cpu, torch-cpu, "
+                      "cuda[:kernel|:per-call], "
                       "gpu-model:MACHINE[:eager|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file)")
       ->capture_default_str();
   run_cmd->add_option("--out", run.out_dir, "Directory for report.json (default out/<workload name>/)");
@@ -66,6 +70,59 @@ static int dispatch(int argc, char** argv) {
   calibrate_cmd->add_flag("--write", calibrate.write, "Store the fitted figures in the machine file (and the files carrying its fit over)");
   calibrate_cmd->add_flag("--json", calibrate.json, "Print JSON");
 
+  SweepArgs sweep;
+  auto* sweep_cmd = app.add_subcommand(
+      "sweep", "Run every point of a sweep file on its backends, appending each to results.csv (docs/sweep-format.md)");
+  sweep_cmd->add_option("sweep", sweep.sweep, "Sweep JSON file (format: docs/sweep-format.md)")->required();
+  sweep_cmd->add_option("--out", sweep.out_dir, "Directory for results.csv and sweep.json (default out/<sweep name>/)");
+  sweep_cmd->add_option("--jobs", sweep.jobs,
+                        "Worker processes for the simulated and modeled points (each its own simulator); measured CPU "
+                        "points always run alone")
+      ->capture_default_str();
+  sweep_cmd->add_flag("--resume", sweep.resume, "Continue results.csv: run only the points not yet in it");
+  sweep_cmd->add_flag("--overwrite", sweep.overwrite, "Start a new results.csv even if one exists");
+  sweep_cmd->add_option("--backends", sweep.backends, "Comma-separated backends replacing the sweep file's (full grid each)");
+  sweep_cmd->add_flag("--verify", sweep.verify, "Simulated IPU: functional runs with outputs checked, instead of timing-only");
+  // For tests: stop as if killed after N new points (group "" hides it from the help).
+  sweep_cmd->add_option("--stop-after", sweep.stop_after, "Stop after N new points")->group("");
+
+  HostCalibrateArgs host_calibrate;
+  auto* host_calibrate_cmd = app.add_subcommand(
+      "calibrate", "Measure this host's ceilings (bandwidths, peak FLOP/s per dtype) into a CPU machine file");
+  host_calibrate_cmd->add_option("--out", host_calibrate.out_path, "CPU machine file to write (default out/calibration/cpu.json)");
+  host_calibrate_cmd->add_flag("--json", host_calibrate.json, "Print the machine file on stdout");
+
+  RooflineArgs roofline;
+  auto* roofline_cmd = app.add_subcommand("roofline", "Roofline and bandwidth plots of a results.csv with each machine's ceilings");
+  roofline_cmd->add_option("results", roofline.results, "results.csv written by tilesim sweep")->required();
+  roofline_cmd->add_option("--machine", roofline.machines,
+                           "Machine for a backend family: ipu:NAME_OR_FILE, gpu-model:NAME_OR_FILE, cpu:FILE (default: the "
+                           "backend's own machine; cpu: out/calibration/cpu.json)");
+  roofline_cmd->add_option("--out", roofline.out_dir, "Directory for the plots (default: plots/ beside the results)");
+
+  auto* plot_cmd = app.add_subcommand("plot", "Plots of a results.csv");
+  plot_cmd->require_subcommand(1);
+  SurfaceArgs surface;
+  auto* surface_cmd = plot_cmd->add_subcommand(
+      "surface", "Heat map and 3D surface of the target's speedup over the baseline over (num_inputs x num_outputs)");
+  surface_cmd->add_option("results", surface.results, "results.csv written by tilesim sweep")->required();
+  surface_cmd->add_option("--baseline", surface.baselines,
+                          "Backend of the results, or a hydronet reference CSV file or directory (repeatable)")
+      ->required();
+  surface_cmd->add_option("--target", surface.targets, "Backend of the results, or a hydronet reference (repeatable)")->required();
+  surface_cmd->add_option("--average-over", surface.average_over, "num_features: one panel of geometric-mean speedups");
+  surface_cmd->add_option("--ops", surface.ops, "Comma-separated ops (default: every op of the results)");
+  surface_cmd->add_option("--out", surface.out_dir, "Directory for the plots (default: plots/ beside the results)");
+  surface_cmd->add_option("--range", surface.range, "Colour scale from 1/R to R (default: from the data)");
+
+  SpeedupReportArgs report;
+  auto* report_cmd = app.add_subcommand("report", "Speedup tables (median, range, crossover) of a results.csv");
+  report_cmd->add_option("results", report.results, "results.csv written by tilesim sweep")->required();
+  report_cmd->add_option("--format", report.format, "markdown, latex, csv or summary (a few lines)")->capture_default_str();
+  report_cmd->add_option("--baseline", report.baselines, "Backend or hydronet reference (repeatable; default: every pair)");
+  report_cmd->add_option("--target", report.targets, "Backend or hydronet reference (repeatable)");
+  report_cmd->add_option("--ops", report.ops, "Comma-separated ops (default: every op of the results)");
+
   auto* help_cmd = app.add_subcommand("help", "Show this help");
 
   try {
@@ -87,6 +144,11 @@ static int dispatch(int argc, char** argv) {
     validate.plots = !validate_no_plots;
     return validate_command(validate);
   }
+  if (*sweep_cmd) return sweep_command(sweep);
+  if (*host_calibrate_cmd) return host_calibrate_command(host_calibrate);
+  if (*roofline_cmd) return roofline_command(roofline);
+  if (*surface_cmd) return plot_surface_command(surface);
+  if (*report_cmd) return speedup_report_command(report);
   // App::help() would describe the selected subcommand ("help" itself); ask for the top level.
   const std::string top_help = app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
   if (*help_cmd) {

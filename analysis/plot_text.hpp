@@ -1,0 +1,55 @@
+#pragma once
+// Small text helpers shared by the sweep figures (surfaces, rooflines): gnuplot string quoting under
+// enhanced text, numbers, and size labels people read at a glance.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace tilesim::analysis {
+
+// A double-quoted gnuplot string showing `text` literally under the enhanced-text terminals, where
+// '_' and '^' would otherwise make sub- and superscripts ("scatter_add"). '\n' breaks the line.
+inline std::string gp_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '_' || c == '^' || c == '{' || c == '}' || c == '@' || c == '&' || c == '~') out += "\\\\";
+    else if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";  // a line break in a double-quoted gnuplot string
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Full precision for data files; gnuplot reads "%.9g".
+inline std::string gp_number(double value) {
+  if (!std::isfinite(value)) return "NaN";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", value);
+  return buf;
+}
+
+// 16, 512, 1k, 32k, 1M: a row count as an axis label.
+inline std::string size_label(std::int64_t size) {
+  if (size >= (std::int64_t{1} << 20) && size % (std::int64_t{1} << 20) == 0) return std::to_string(size >> 20) + "M";
+  if (size >= 1024 && size % 1024 == 0) return std::to_string(size / 1024) + "k";
+  return std::to_string(size);
+}
+
+// 1.56 TB/s, 19.5 TFLOP/s: a rate with an SI prefix and three significant digits.
+inline std::string si_rate(double value, const std::string& unit) {
+  const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  int p = 0;
+  while (std::fabs(value) >= 1000 && p < 6) {
+    value /= 1000;
+    ++p;
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3g %s%s", value, prefixes[p], unit.c_str());
+  return buf;
+}
+
+}  // namespace tilesim::analysis

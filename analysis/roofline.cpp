@@ -1,0 +1,296 @@
+#include "analysis/roofline.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "analysis/intensity.hpp"
+#include "analysis/plot_text.hpp"
+#include "common/error.hpp"
+#include "common/strict_json.hpp"
+
+namespace tilesim::analysis {
+
+namespace {
+
+// One colour per memory level (Okabe-Ito, colour-blind safe), shared by its ceiling and its points.
+std::string level_colour(const std::string& level) {
+  static const std::map<std::string, std::string> colours = {{"tile_sram", "#0072B2"}, {"exchange", "#E69F00"},
+                                                             {"l2", "#009E73"},        {"hbm", "#D55E00"},
+                                                             {"dram", "#CC79A7"}};
+  const auto it = colours.find(level);
+  return it == colours.end() ? "#555555" : it->second;
+}
+
+int op_point_type(const std::string& op) { return op == "gather" ? 7 : 9; }  // filled circle, filled triangle
+
+double decade_below(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
+double decade_above(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
+
+std::string ceiling_legend(const Ceiling& c) {
+  return c.label + " " + (c.compute ? si_rate(c.value, "FLOP/s") : si_rate(c.value, "B/s"));
+}
+
+std::string header(const RooflineMachine& m, const std::string& what) {
+  std::ostringstream s;
+  s << "# " << what << ": " << m.title << " (" << m.backend << ")\n# ceilings:\n";
+  for (const auto& c : m.ceilings)
+    s << "#   " << (c.compute ? "compute " : "bandwidth ") << c.name << " = " << gp_number(c.value)
+      << (c.compute ? " FLOP/s" : " B/s") << ": " << c.source << "\n";
+  for (const auto& f : m.files) s << "# machine file: " << f << "\n";
+  for (const auto& n : m.notes) s << "# note: " << n << "\n";
+  return s.str();
+}
+
+// Data sets by (op, level) in a fixed order, so the script can name each by its index.
+struct Series {
+  std::string op, level;
+  std::vector<const RooflinePoint*> points;
+};
+
+std::vector<Series> group(const std::vector<RooflinePoint>& points, bool with_flops_only) {
+  std::vector<Series> out;
+  for (const char* level : {"tile_sram", "exchange", "l2", "hbm", "dram"})
+    for (const char* op : {"gather", "scatter_add"}) {
+      Series s{op, level, {}};
+      for (const auto& p : points)
+        if (p.op == op && p.level == level && p.time_s > 0 && (!with_flops_only || (p.flops > 0 && p.bytes > 0)))
+          s.points.push_back(&p);
+      if (!s.points.empty()) out.push_back(std::move(s));
+    }
+  return out;
+}
+
+std::string dash_of(const Ceiling& c, int compute_index) {
+  if (c.compute) return compute_index == 0 ? "1" : (compute_index == 1 ? "2" : "4");
+  return c.secondary ? "3" : "1";
+}
+
+}  // namespace
+
+std::string ipu_roofline_ceilings_file() {
+  const char* env = std::getenv("TILESIM_IPU_ROOFLINE_CEILINGS");
+  return env && *env ? env : TILESIM_IPU_ROOFLINE_CEILINGS;
+}
+
+std::vector<Ceiling> ipu_supplement_ceilings(const std::string& machine_name) {
+  const std::string file = ipu_roofline_ceilings_file();
+  const nlohmann::json document = load_json_file(file);  // the readers below refer into it
+  ObjectReader root(document, file, "");
+  root.ignore("notes");
+  ObjectReader machines = root.object("machines");
+  std::vector<Ceiling> out;
+  auto figure = [&](ObjectReader& parent, const std::string& key, bool compute, const std::string& name,
+                    const std::string& label) {
+    ObjectReader f = parent.object(key);
+    Ceiling c;
+    c.compute = compute;
+    c.name = name;
+    c.label = label;
+    c.value = f.positive_number("value");
+    c.source = f.string("source") + " [" + file + "]";
+    f.finish();
+    return c;
+  };
+  // Every entry is read, so a malformed one fails whichever machine is asked for.
+  const auto& listed = document.at("machines");
+  if (!listed.is_object()) throw InputError(file, "machines", "an object", describe_json(listed));
+  for (const auto& entry : listed.items()) {
+    ObjectReader m = machines.object(entry.key());
+    std::vector<Ceiling> ceilings;
+    if (m.has("tile_sram_bytes_per_s")) ceilings.push_back(figure(m, "tile_sram_bytes_per_s", false, "tile_sram", "tile SRAM"));
+    if (m.has("peak_flops_per_s")) {
+      ObjectReader peak = m.object("peak_flops_per_s");
+      for (const char* dtype : {"float32", "float16"})
+        if (peak.has(dtype))
+          ceilings.push_back(figure(peak, dtype, true, dtype, std::string(dtype) == "float32" ? "fp32 (AMP)" : "fp16 (AMP)"));
+      peak.finish();
+    }
+    m.finish();
+    if (entry.key() == machine_name) out = ceilings;
+  }
+  machines.finish();
+  root.finish();
+  return out;
+}
+
+std::vector<RooflinePoint> roofline_points(const std::vector<ResultRow>& rows, const std::string& backend) {
+  std::vector<RooflinePoint> out;
+  for (const auto& r : rows) {
+    if (r.backend != backend || !r.time_s || !(*r.time_s > 0)) continue;
+    for (const auto& t : traffic_by_level(r)) out.push_back({r.op, r.shape, t.level, r.flops, t.bytes, *r.time_s});
+  }
+  return out;
+}
+
+double attainable_flops_per_s(double peak_flops_per_s, double bytes_per_s, double intensity) {
+  return std::min(peak_flops_per_s, bytes_per_s * intensity);
+}
+
+double ridge_intensity(double peak_flops_per_s, double bytes_per_s) { return peak_flops_per_s / bytes_per_s; }
+
+GnuplotFigure roofline_figure(const RooflineMachine& m, const std::vector<RooflinePoint>& points, const std::string& stem) {
+  if (m.ceilings.empty()) throw std::invalid_argument("roofline_figure: " + m.backend + " has no ceilings");
+  double peak = 0, bandwidth = 0;
+  for (const auto& c : m.ceilings) (c.compute ? peak : bandwidth) = std::max(c.compute ? peak : bandwidth, c.value);
+  const auto series = group(points, true);
+
+  // Axes: every point, every ridge and a decade either side.
+  double x_lo = 1e-2, x_hi = 1e2, y_lo = 1e9, y_hi = 1e12;
+  if (peak > 0) y_hi = std::max(y_hi, peak);
+  if (peak > 0 && bandwidth > 0) {
+    x_hi = std::max(x_hi, ridge_intensity(peak, bandwidth) * 10);
+    for (const auto& c : m.ceilings)
+      if (!c.compute) x_hi = std::max(x_hi, ridge_intensity(peak, c.value) * 3);
+  }
+  for (const auto& s : series)
+    for (const auto* p : s.points) {
+      x_lo = std::min(x_lo, *p->intensity() / 2);
+      x_hi = std::max(x_hi, *p->intensity() * 2);
+      y_lo = std::min(y_lo, p->flops_per_s() / 2);
+      y_hi = std::max(y_hi, p->flops_per_s() * 2);
+    }
+  x_lo = decade_below(x_lo);
+  x_hi = decade_above(x_hi);
+  y_lo = decade_below(y_lo);
+  y_hi = decade_above(y_hi * 1.5);
+
+  GnuplotFigure fig;
+  fig.stem = stem;
+  fig.description = "roofline of " + m.title + " (" + m.backend + ")";
+  fig.width_px = 400;
+  fig.height_px = 360;
+  fig.font_pt = 10;
+  fig.pdf = true;
+
+  std::ostringstream data;
+  data << header(m, "roofline")
+       << "# One data set per (op, level): intensity_flops_per_byte flops_per_s num_inputs num_features num_outputs\n";
+  for (const auto& s : series) {
+    data << "# " << s.op << " at " << s.level << "\n";
+    for (const auto* p : s.points)
+      data << gp_number(*p->intensity()) << " " << gp_number(p->flops_per_s()) << " " << p->shape.num_inputs << " "
+           << p->shape.num_features << " " << p->shape.num_outputs << "\n";
+    data << "\n\n";
+  }
+  if (series.empty()) data << "# no op with FLOPs (gather does none): see the bandwidth figure\n";
+  fig.data = data.str();
+
+  std::ostringstream b;
+  b << "set title " << gp_quoted("Roofline: " + m.title) << " font \",11\"\n"
+    << "set logscale xy 10\n"
+    << "set xrange [" << gp_number(x_lo) << ":" << gp_number(x_hi) << "]\n"
+    << "set yrange [" << gp_number(y_lo) << ":" << gp_number(y_hi) << "]\n"
+    << "set format x \"10^{%L}\"\nset format y \"10^{%L}\"\n"
+    << "set xlabel \"arithmetic intensity (FLOP/byte)\"\n"
+    << "set ylabel \"performance (FLOP/s)\"\n"
+    << "set grid xtics ytics linecolor rgb \"#e0e0e0\"\n"
+    // The legend goes under the plot: points and ceilings fill every corner of a roofline.
+    << "set key outside below center vertical maxrows 3 Left reverse font \",8\" spacing 1 samplen 1.5 width -3 height 1.2\n"
+    << "set samples 2000\n"
+    << "P = " << gp_number(peak) << "\nB = " << gp_number(bandwidth) << "\n";
+  std::vector<std::string> plots;
+  int compute_index = 0;
+  for (std::size_t i = 0; i < m.ceilings.size(); ++i) {
+    const Ceiling& c = m.ceilings[i];
+    const std::string f = "ceiling" + std::to_string(i);
+    if (c.compute) {
+      // A compute roof starts where the fastest memory level reaches it.
+      b << f << "(x) = (B <= 0 || x >= " << gp_number(c.value) << " / B) ? " << gp_number(c.value) << " : 1/0\n";
+      plots.push_back(f + "(x) with lines linewidth 2 dashtype " + dash_of(c, compute_index++) +
+                      " linecolor rgb \"#222222\" title " + gp_quoted(ceiling_legend(c)));
+    } else {
+      b << f << "(x) = (P <= 0 || x * " << gp_number(c.value) << " <= P) ? x * " << gp_number(c.value) << " : 1/0\n";
+      plots.push_back(f + "(x) with lines linewidth 2 dashtype " + dash_of(c, 0) + " linecolor rgb \"" +
+                      level_colour(c.name) + "\" title " + gp_quoted(ceiling_legend(c)));
+    }
+  }
+  for (std::size_t k = 0; k < series.size(); ++k)
+    plots.push_back("datafile index " + std::to_string(k) + " using 1:2 with points pointtype " +
+                    std::to_string(op_point_type(series[k].op)) + " pointsize 0.55 linecolor rgb \"" +
+                    level_colour(series[k].level) + "\" title " +
+                    gp_quoted(series[k].op + " at " + level_label(series[k].level)));
+  bool has_gather = false;
+  for (const auto& p : points) has_gather = has_gather || p.op == "gather";
+  if (has_gather)
+    b << "set label 1 " << gp_quoted("gather: 0 FLOPs, see the bandwidth figure") << " at graph 0.98, graph 0.05 right font \",8\"\n";
+  b << "plot ";
+  for (std::size_t i = 0; i < plots.size(); ++i) b << (i ? ", \\\n     " : "") << plots[i];
+  b << "\n";
+  fig.body = b.str();
+  return fig;
+}
+
+GnuplotFigure bandwidth_figure(const RooflineMachine& m, const std::vector<RooflinePoint>& points, const std::string& stem) {
+  std::vector<const Ceiling*> bandwidths;
+  for (const auto& c : m.ceilings)
+    if (!c.compute) bandwidths.push_back(&c);
+  if (bandwidths.empty()) throw std::invalid_argument("bandwidth_figure: " + m.backend + " has no bandwidth ceiling");
+  const auto series = group(points, false);
+
+  double x_lo = 1e3, x_hi = 1e6, y_lo = 1e9, y_hi = 1e10;
+  for (const auto* c : bandwidths) y_hi = std::max(y_hi, c->value);
+  for (const auto& s : series)
+    for (const auto* p : s.points) {
+      if (!(p->bytes > 0)) continue;
+      x_lo = std::min(x_lo, p->bytes / 2);
+      x_hi = std::max(x_hi, p->bytes * 2);
+      y_lo = std::min(y_lo, p->bytes_per_s() / 2);
+      y_hi = std::max(y_hi, p->bytes_per_s() * 2);
+    }
+  x_lo = decade_below(x_lo);
+  x_hi = decade_above(x_hi);
+  y_lo = decade_below(y_lo);
+  y_hi = decade_above(y_hi * 1.5);
+
+  GnuplotFigure fig;
+  fig.stem = stem;
+  fig.description = "achieved bandwidth of " + m.title + " (" + m.backend + ") against bytes moved";
+  fig.width_px = 400;
+  fig.height_px = 360;
+  fig.font_pt = 10;
+  fig.pdf = true;
+
+  std::ostringstream data;
+  data << header(m, "bandwidth") << "# One data set per (op, level): bytes bytes_per_s num_inputs num_features num_outputs\n";
+  for (const auto& s : series) {
+    data << "# " << s.op << " at " << s.level << "\n";
+    for (const auto* p : s.points)
+      if (p->bytes > 0)
+        data << gp_number(p->bytes) << " " << gp_number(p->bytes_per_s()) << " " << p->shape.num_inputs << " "
+             << p->shape.num_features << " " << p->shape.num_outputs << "\n";
+    data << "\n\n";
+  }
+  fig.data = data.str();
+
+  std::ostringstream b;
+  b << "set title " << gp_quoted("Bandwidth: " + m.title) << " font \",11\"\n"
+    << "set logscale xy 10\n"
+    << "set xrange [" << gp_number(x_lo) << ":" << gp_number(x_hi) << "]\n"
+    << "set yrange [" << gp_number(y_lo) << ":" << gp_number(y_hi) << "]\n"
+    << "set format x \"10^{%L}\"\nset format y \"10^{%L}\"\n"
+    << "set xlabel \"bytes moved per op at the level (B)\"\n"
+    << "set ylabel \"achieved bandwidth (B/s)\"\n"
+    << "set grid xtics ytics linecolor rgb \"#e0e0e0\"\n"
+    // The legend goes under the plot: points and ceilings fill every corner of a roofline.
+    << "set key outside below center vertical maxrows 3 Left reverse font \",8\" spacing 1 samplen 1.5 width -3 height 1.2\n";
+  std::vector<std::string> plots;
+  for (const auto* c : bandwidths)
+    plots.push_back(gp_number(c->value) + " with lines linewidth 2 dashtype " + dash_of(*c, 0) + " linecolor rgb \"" +
+                    level_colour(c->name) + "\" title " + gp_quoted(ceiling_legend(*c)));
+  for (std::size_t k = 0; k < series.size(); ++k)
+    plots.push_back("datafile index " + std::to_string(k) + " using 1:2 with points pointtype " +
+                    std::to_string(op_point_type(series[k].op)) + " pointsize 0.55 linecolor rgb \"" +
+                    level_colour(series[k].level) + "\" title " +
+                    gp_quoted(series[k].op + " at " + level_label(series[k].level)));
+  b << "plot ";
+  for (std::size_t i = 0; i < plots.size(); ++i) b << (i ? ", \\\n     " : "") << plots[i];
+  b << "\n";
+  fig.body = b.str();
+  return fig;
+}
+
+}  // namespace tilesim::analysis

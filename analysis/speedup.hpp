@@ -1,0 +1,114 @@
+#pragma once
+// Speedup of one backend over another, point by point, and what summarises it: the grids behind the
+// speedup surfaces, the 1x contour, median and range, and where the crossover lies. Pure functions
+// over result rows and reference measurements.
+//   speedup of T over B at a point = B's time / T's time   (> 1: T is faster)
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "analysis/reference_data.hpp"
+#include "analysis/results_table.hpp"
+
+namespace tilesim::analysis {
+
+// A point without backend or repeat: what two sources are matched on.
+struct PointId {
+  std::string op;
+  OpShape shape;
+  std::string dtype = "float32";
+  bool operator<(const PointId& o) const {
+    return std::tie(op, shape.num_inputs, shape.num_features, shape.num_outputs, dtype) <
+           std::tie(o.op, o.shape.num_inputs, o.shape.num_features, o.shape.num_outputs, o.dtype);
+  }
+};
+
+// Times per point from one source: a backend's rows of results.csv or a reference measurement.
+struct TimeSeries {
+  std::string name;   // the backend ("ipu:bow") or the reference path as given
+  std::string label;  // for figures and tables: "Bow IPU (simulated)", "A100 (measured, hydronet)"
+  std::string kind;   // "simulated", "measured" or "modeled"
+  std::string mode;   // "timing-only", "eager", ... ("" for a reference)
+  std::map<PointId, double> time_s;
+};
+
+// The rows of one backend; repeats of a point are reduced to their median time. Rows without a time
+// (does-not-fit) are left out. Throws InputError when the backend has no row, naming the backends the
+// rows do have.
+TimeSeries series_from_rows(const std::vector<ResultRow>& rows, const std::string& backend, const std::string& file);
+
+// Measured points of a hydronet reference CSV (float32).
+TimeSeries series_from_reference(const std::vector<MeasuredPoint>& points, const std::string& name, const std::string& label);
+
+// `spec` names a backend of the rows, or a hydronet reference: a CSV file (its points are for the op
+// named by the file's stem: .../a100/gather.csv) or a directory holding OP.csv for each op asked for.
+// Throws InputError naming the spec and the backends the rows have when it is neither.
+TimeSeries resolve_series(const std::vector<ResultRow>& rows, const std::string& results_file, const std::string& spec,
+                          const std::vector<std::string>& ops);
+
+// A label for a backend name or reference path: "ipu:bow" -> "Bow IPU (simulated)",
+// "gpu-model:a100-40gb:eager" -> "A100-40GB model (eager)", "cpu" -> "CPU (measured)", "torch-cpu" ->
+// "PyTorch CPU (measured)", "cuda:per-call" -> "CUDA GPU (measured, per-call)",
+// ".../hydronet-gnn/a100" -> "A100 (measured)".
+std::string series_label(const std::string& name, const std::string& kind, const std::string& mode);
+
+struct SpeedupSample {
+  PointId id;
+  double baseline_s = 0, target_s = 0;
+  double speedup = 0;  // baseline_s / target_s
+};
+
+// Points both series have, for one op (all ops when `op` is empty), in PointId order.
+std::vector<SpeedupSample> paired_speedups(const TimeSeries& baseline, const TimeSeries& target, const std::string& op);
+
+// Speedups over the (num_inputs x num_outputs) grid of one slice.
+struct SpeedupGrid {
+  std::string slice;                   // "num_features = 64" or "geometric mean over num_features 16-512"
+  std::vector<std::int64_t> xs;        // num_inputs, ascending
+  std::vector<std::int64_t> ys;        // num_outputs, ascending
+  std::vector<std::vector<std::optional<double>>> speedup;  // [x index][y index]; nullopt: no point
+};
+
+// One grid per num_features value, ascending.
+std::vector<SpeedupGrid> grids_per_feature(const std::vector<SpeedupSample>& points);
+// One grid: at each (num_inputs, num_outputs) the geometric mean of the speedups over the feature sizes
+// present there (the mean of log speedups, so 2x and 0.5x average to 1x).
+SpeedupGrid grid_averaged_over_features(const std::vector<SpeedupSample>& points);
+
+// The 1x contour of a grid: line segments where log(speedup) crosses 0, by marching squares on the
+// cells of the grid in log2 coordinates (values interpolated linearly in log speedup along each edge;
+// the two ambiguous saddle cases resolved by the cell's mean). Endpoints are sizes (2^x), not logs.
+struct Segment {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+std::vector<Segment> unit_contour(const SpeedupGrid& grid);
+
+// Where speedup = 1 lies: the single threshold on one size measure that best separates the points
+// where the target is faster from those where it is not (a decision stump). Measures tried, in order:
+// num_inputs, num_features, num_outputs, output elements (num_outputs x num_features) and the op's
+// minimum bytes; the first with the highest agreement wins.
+struct Crossover {
+  bool exists = false;            // false: one side wins everywhere, or no threshold beats that
+  std::string measure;            // "num_outputs", "output_elements", "min_bytes", ...
+  double below = 0, above = 0;    // the threshold lies between these two measure values
+  bool target_faster_above = false;
+  double agreement = 0;           // share of points the threshold puts on the right side (0..1)
+  std::string text;               // "target faster for num_outputs >= 4096 (97% of points)"
+};
+Crossover find_crossover(const std::vector<SpeedupSample>& points);
+
+struct SpeedupStats {
+  std::size_t count = 0;
+  double median = 0, geomean = 0, min = 0, max = 0;
+  double target_faster_share = 0;  // share of points with speedup > 1
+  Crossover crossover;
+};
+SpeedupStats summarize_speedups(const std::vector<SpeedupSample>& points);
+
+// "1.23", "45.6", "0.0123": a speedup with three significant digits.
+std::string format_speedup(double speedup);
+
+}  // namespace tilesim::analysis

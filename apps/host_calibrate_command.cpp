@@ -1,0 +1,96 @@
+// tilesim calibrate [--out FILE] [--json]: measures this host's ceilings (streaming and random-gather
+// DRAM bandwidth, peak FLOP/s per dtype, all cores) in a few seconds and writes a CPU machine file
+// (models/cpu/README.md) whose every figure says it was measured, when and on which host.
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <thread>
+
+#include "apps/commands.hpp"
+#include "apps/machine_ceilings.hpp"
+#include "apps/report_writer.hpp"
+#include "common/error.hpp"
+#include "models/cpu/cpu_machine.hpp"
+#include "models/cpu/host_calibration.hpp"
+
+namespace tilesim::cli {
+
+namespace {
+
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const auto start = line.find_first_not_of(" \t", colon + 1);
+    if (start != std::string::npos) return line.substr(start);
+  }
+  return "unknown CPU";
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "unknown-host";
+  return buf;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buf;
+}
+
+// A machine name from the host name: letters, digits, '-' and '_' only.
+std::string machine_name(const std::string& host) {
+  std::string name = "host-";
+  for (char c : host) name += ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-') ? c : '-';
+  return name;
+}
+
+}  // namespace
+
+int host_calibrate_command(const HostCalibrateArgs& args) {
+  const std::string out = args.out_path.empty() ? default_cpu_machine_file() : args.out_path;
+  // Fail on an unwritable destination before spending the seconds of measurement.
+  std::error_code ec;
+  const auto dir = std::filesystem::path(out).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(out, "", "a path whose directory tilesim can create (--out)", ec.message());
+  const std::string target = std::filesystem::exists(out, ec) ? out : (dir.empty() ? std::string(".") : dir.string());
+  if (::access(target.c_str(), W_OK) != 0)
+    throw InputError(out, "", "a writable path for the CPU machine file (--out)", "no permission to write " + target);
+
+  cpu_model::CalibrationOptions options;
+  if (!args.json)
+    std::cerr << "calibrate: measuring this host with all cores (streaming bandwidth, random gather, peak FLOP/s), a few "
+                 "seconds ...\n";
+  const auto result = cpu_model::calibrate_host(options);
+  const std::string host = host_name();
+  const auto machine = cpu_model::machine_from_calibration(result, machine_name(host), host, cpu_model_name(),
+                                                           static_cast<std::int64_t>(std::thread::hardware_concurrency()),
+                                                           utc_now(), std::string("tilesim ") + TILESIM_VERSION);
+  const nlohmann::json document = cpu_model::to_json(machine);
+  write_file_atomically(out, document.dump(2) + "\n");
+  if (args.json) {
+    std::cout << document.dump(2) << std::endl;
+    return 0;
+  }
+  std::cout << std::fixed << std::setprecision(1) << "host " << host << ": " << machine.cpu_model << ", " << result.threads
+            << " threads, last-level cache " << result.last_level_cache_bytes / (1024 * 1024) << " MiB, working set "
+            << result.working_set_bytes / (1024 * 1024) << " MiB\n"
+            << "  DRAM streaming bandwidth (triad)   " << std::setw(9) << result.stream_bytes_per_s / 1e9 << " GB/s\n"
+            << "  DRAM random gather bandwidth       " << std::setw(9) << result.gather_bytes_per_s / 1e9 << " GB/s\n"
+            << "  peak float32                       " << std::setw(9) << result.float32_flops_per_s / 1e9 << " GFLOP/s\n"
+            << "  peak float64                       " << std::setw(9) << result.float64_flops_per_s / 1e9 << " GFLOP/s\n"
+            << "measured in " << std::setprecision(1) << result.wall_s << " s; wrote " << out << "\n";
+  return 0;
+}
+
+}  // namespace tilesim::cli

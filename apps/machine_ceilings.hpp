@@ -1,0 +1,25 @@
+#pragma once
+// Roofline ceilings from machine files, for `tilesim roofline`:
+//   ipu:MACHINE        exchange: num_tiles x exchange_bytes_per_cycle x tile_clock_hz (the machine file);
+//                      tile SRAM bandwidth and peak FLOP/s: analysis/ipu_roofline_ceilings.json
+//   gpu-model:MACHINE  HBM and L2 bandwidth, peak FLOP/s per dtype (the GPU machine file)
+//   cpu:FILE           streaming and random-gather DRAM bandwidth, peak FLOP/s per dtype (a CPU machine
+//                      file written by `tilesim calibrate`); also for torch-cpu rows (the same host)
+//   cuda               none: no machine file describes the measured device
+#include <string>
+#include <vector>
+
+#include "analysis/roofline.hpp"
+
+namespace tilesim::cli {
+
+// The default CPU machine file: where `tilesim calibrate` writes and `tilesim roofline` looks.
+std::string default_cpu_machine_file();
+
+// The ceilings for the rows of `backend` (a results.csv backend name). `machine` overrides the
+// machine the backend name implies ("" to keep it): a name or file of the same family. For `cpu`
+// without an override, default_cpu_machine_file() is used when it exists; otherwise the machine has no
+// ceilings and a note says how to get them.
+analysis::RooflineMachine roofline_machine(const std::string& backend, const std::string& machine);
+
+}  // namespace tilesim::cli

@@ -1,0 +1,17 @@
+#pragma once
+// Renders figures with gnuplot, two processes at a time (the figures are independent and this
+// machine class has two cores), returning the files in the figures' order.
+#include <string>
+#include <vector>
+
+#include "analysis/gnuplot.hpp"
+
+namespace tilesim::cli {
+
+std::vector<analysis::RenderedFigure> render_figures(const std::string& dir, const std::vector<analysis::GnuplotFigure>& figures);
+
+// "ipu:bow" -> "ipu-bow", "validation/hydronet-gnn/a100" -> "measured-a100": a backend name or
+// reference path as part of a figure's file name.
+std::string file_slug(const std::string& name);
+
+}  // namespace tilesim::cli

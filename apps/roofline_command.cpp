@@ -1,0 +1,68 @@
+// tilesim roofline RESULTS.csv [--machine FAMILY:NAME_OR_FILE]... [--out DIR]: for every backend of
+// the results, a roofline (FLOP/s against arithmetic intensity, per memory level) and a bandwidth view
+// (achieved bandwidth against bytes moved), with the machine's ceilings read from its machine files.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "analysis/gnuplot.hpp"
+#include "analysis/results_table.hpp"
+#include "analysis/roofline.hpp"
+#include "apps/commands.hpp"
+#include "apps/machine_ceilings.hpp"
+#include "apps/render_figures.hpp"
+#include "common/error.hpp"
+
+namespace tilesim::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The --machine family that applies to a backend: torch-cpu runs on this host, like cpu.
+std::string family_of(const std::string& backend) {
+  const std::string family = backend.substr(0, backend.find(':'));
+  return family == "torch-cpu" ? "cpu" : family;
+}
+
+}  // namespace
+
+int roofline_command(const RooflineArgs& args) {
+  const auto rows = analysis::read_results_csv(args.results);
+  std::map<std::string, std::string> overrides;  // family -> machine
+  for (const auto& m : args.machines) {
+    const auto colon = m.find(':');
+    const std::string family = m.substr(0, colon);
+    if (colon == std::string::npos || colon + 1 == m.size() || (family != "ipu" && family != "gpu-model" && family != "cpu"))
+      throw InputError("", "--machine", "ipu:NAME_OR_FILE, gpu-model:NAME_OR_FILE or cpu:FILE", "\"" + m + "\"");
+    if (!overrides.emplace(family, m.substr(colon + 1)).second)
+      throw InputError("", "--machine", "one machine per family", "a second one for " + family + ": \"" + m + "\"");
+  }
+  std::vector<std::string> backends;
+  for (const auto& r : rows)
+    if (std::find(backends.begin(), backends.end(), r.backend) == backends.end()) backends.push_back(r.backend);
+  if (backends.empty()) throw InputError(args.results, "", "at least one result row", "a header alone");
+  analysis::require_gnuplot();
+
+  const std::string out_dir = args.out_dir.empty() ? (fs::path(args.results).parent_path() / "plots").string() : args.out_dir;
+  std::vector<analysis::GnuplotFigure> figures;
+  for (const auto& backend : backends) {
+    const auto it = overrides.find(family_of(backend));
+    const analysis::RooflineMachine machine = roofline_machine(backend, it == overrides.end() ? "" : it->second);
+    for (const auto& note : machine.notes) std::cerr << "roofline: " << backend << ": " << note << "\n";
+    if (machine.ceilings.empty()) continue;
+    const auto points = analysis::roofline_points(rows, backend);
+    figures.push_back(analysis::roofline_figure(machine, points, "roofline_" + file_slug(backend)));
+    figures.push_back(analysis::bandwidth_figure(machine, points, "bandwidth_" + file_slug(backend)));
+    std::cout << "roofline: " << backend << ": ceilings from";
+    for (const auto& f : machine.files) std::cout << " " << f;
+    std::cout << "\n";
+  }
+  for (const auto& r : render_figures(out_dir, figures))
+    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string()
+              << ", data " << fs::path(r.data_path).filename().string() << ")\n";
+  return 0;
+}
+
+}  // namespace tilesim::cli

@@ -1,0 +1,94 @@
+#include "models/cpu/cpu_machine.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+
+#include "common/error.hpp"
+#include "common/strict_json.hpp"
+
+namespace tilesim::cpu_model {
+
+namespace {
+
+Figure read_figure(ObjectReader& parent, const std::string& key) {
+  ObjectReader r = parent.object(key);
+  Figure f;
+  f.value = r.positive_number("value");
+  f.source = r.string("source");
+  r.finish();
+  return f;
+}
+
+nlohmann::json figure_json(const Figure& f) { return {{"value", f.value}, {"source", f.source}}; }
+
+}  // namespace
+
+std::string cpu_machine_dir() {
+  const char* env = std::getenv("TILESIM_CPU_MACHINE_DIR");
+  if (env && *env) return env;
+  return TILESIM_CPU_MACHINE_DIR;
+}
+
+CpuMachine parse_cpu_machine(const nlohmann::json& document, const std::string& file) {
+  ObjectReader r(document, file, "");
+  CpuMachine m;
+  m.file = file;
+  m.name = r.string("name");
+  m.description = r.string("description");
+
+  ObjectReader host = r.object("host");
+  m.hostname = host.string("hostname");
+  m.cpu_model = host.string("cpu_model");
+  m.logical_cpus = host.integer("logical_cpus", 1, 1 << 20);
+  m.threads = host.integer("threads", 1, 1 << 20);
+  m.measured_utc = host.string("measured_utc");
+  m.tool = host.string("tool");
+  host.finish();
+
+  ObjectReader bw = r.object("bandwidth_bytes_per_s");
+  m.dram_stream_bytes_per_s = read_figure(bw, "dram_stream");
+  m.dram_random_gather_bytes_per_s = read_figure(bw, "dram_random_gather");
+  bw.finish();
+
+  ObjectReader peak = r.object("peak_flops_per_s");
+  for (const char* dtype : {"float32", "float64"}) m.peak_flops_per_s[dtype] = read_figure(peak, dtype);
+  peak.finish();
+
+  if (r.has("details")) {
+    const auto& d = r.value("details");
+    if (!d.is_object()) throw InputError(file, "details", "an object (how each figure was measured)", describe_json(d));
+    m.details = d;
+  }
+  r.finish();
+  return m;
+}
+
+CpuMachine load_cpu_machine(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
+  if (!looks_like_path) path = (std::filesystem::path(cpu_machine_dir()) / (name_or_path + ".json")).string();
+  return parse_cpu_machine(load_json_file(path), path);
+}
+
+nlohmann::json to_json(const CpuMachine& m) {
+  nlohmann::json peak = nlohmann::json::object();
+  for (const auto& [dtype, f] : m.peak_flops_per_s) peak[dtype] = figure_json(f);
+  return {{"name", m.name},
+          {"description", m.description},
+          {"host",
+           {{"hostname", m.hostname},
+            {"cpu_model", m.cpu_model},
+            {"logical_cpus", m.logical_cpus},
+            {"threads", m.threads},
+            {"measured_utc", m.measured_utc},
+            {"tool", m.tool}}},
+          {"bandwidth_bytes_per_s",
+           {{"dram_stream", figure_json(m.dram_stream_bytes_per_s)},
+            {"dram_random_gather", figure_json(m.dram_random_gather_bytes_per_s)}}},
+          {"peak_flops_per_s", peak},
+          {"details", m.details}};
+}
+
+}  // namespace tilesim::cpu_model

@@ -1,0 +1,272 @@
+#include "models/cpu/host_calibration.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+namespace tilesim::cpu_model {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+constexpr std::int64_t MiB = 1024 * 1024;
+
+// Register-resident vectors of the widest size the build targets: with AVX-512, 64 bytes and 12
+// independent chains (of 32 registers); otherwise 32 bytes and 10 chains (of 16). Either way more
+// chains than FMA latency x FMA pipes (4 x 2 on current x86 cores), so the pipes never wait.
+#if defined(__AVX512F__)
+constexpr int vector_bytes = 64;
+constexpr int chains = 12;
+#else
+constexpr int vector_bytes = 32;
+constexpr int chains = 10;
+#endif
+
+// One thread's FMA chains: acc = acc * m + a converges to a / (1 - m) = 1, so no value overflows or
+// turns denormal however long it runs. The build contracts a * b + c into one FMA (-ffp-contract=fast
+// for this library). Returns a checksum so the work cannot be optimised away.
+template <class T>
+double fma_chains(std::int64_t iterations) {
+  typedef T V __attribute__((vector_size(vector_bytes)));
+  constexpr int lanes = vector_bytes / static_cast<int>(sizeof(T));
+  V acc[chains], m, a;
+  for (int l = 0; l < lanes; ++l) {
+    m[l] = static_cast<T>(0.999);
+    a[l] = static_cast<T>(0.001);
+  }
+  for (int c = 0; c < chains; ++c)
+    for (int l = 0; l < lanes; ++l) acc[c][l] = static_cast<T>(0.5 + 0.01 * c + 0.001 * l);
+  for (std::int64_t i = 0; i < iterations; ++i)
+    for (int c = 0; c < chains; ++c) acc[c] = acc[c] * m + a;
+  double sum = 0;
+  for (int c = 0; c < chains; ++c)
+    for (int l = 0; l < lanes; ++l) sum += static_cast<double>(acc[c][l]);
+  return sum;
+}
+
+struct Trial {
+  double seconds = 0;
+  double checksum = 0;
+};
+
+template <class T>
+Trial flops_trial(std::int64_t iterations) {
+  Trial t;
+  double sum = 0;
+  const auto t0 = Clock::now();
+#pragma omp parallel reduction(+ : sum)
+  sum += fma_chains<T>(iterations);
+  t.seconds = seconds_since(t0);
+  t.checksum = sum;
+  return t;
+}
+
+template <class T>
+nlohmann::json measure_flops(const CalibrationOptions& o, int threads, double& best_flops_per_s) {
+  constexpr int lanes = vector_bytes / static_cast<int>(sizeof(T));
+  const double flops_per_iteration = 2.0 * chains * lanes * threads;  // an FMA is two FLOPs
+  // Size the trials from a short probe so each lasts about flops_trial_s.
+  std::int64_t iterations = 1 << 16;
+  double probe = flops_trial<T>(iterations).seconds;
+  while (probe < 0.01) {
+    iterations *= 4;
+    probe = flops_trial<T>(iterations).seconds;
+  }
+  iterations = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(iterations) * o.flops_trial_s / probe));
+  nlohmann::json trials = nlohmann::json::array();
+  best_flops_per_s = 0;
+  double checksum = 0;
+  for (int k = 0; k < o.trials; ++k) {
+    const Trial t = flops_trial<T>(iterations);
+    const double rate = flops_per_iteration * static_cast<double>(iterations) / t.seconds;
+    best_flops_per_s = std::max(best_flops_per_s, rate);
+    checksum += t.checksum;
+    trials.push_back(rate);
+  }
+  return {{"kernel", "acc = acc * m + a (fused multiply-add) on " + std::to_string(chains) + " independent " +
+                         std::to_string(vector_bytes * 8) + "-bit vectors per thread, 2 FLOPs per element"},
+          {"iterations_per_thread", iterations},
+          {"threads", threads},
+          {"trials_flops_per_s", trials},
+          {"checksum", checksum}};
+}
+
+// Arrays left uninitialised by the allocator so the OpenMP threads touch (and place) their own pages.
+template <class T>
+std::unique_ptr<T[]> raw_array(std::int64_t n) {
+  return std::unique_ptr<T[]>(new T[static_cast<std::size_t>(n)]);
+}
+
+nlohmann::json measure_stream(const CalibrationOptions& o, std::int64_t bytes_per_array, double& best) {
+  const std::int64_t n = bytes_per_array / static_cast<std::int64_t>(sizeof(double));
+  auto a = raw_array<double>(n), b = raw_array<double>(n), c = raw_array<double>(n);
+  double* pa = a.get();
+  double* pb = b.get();
+  double* pc = c.get();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    pa[i] = 0;
+    pb[i] = 1;
+    pc[i] = 2;
+  }
+  const double s = 3;
+  nlohmann::json trials = nlohmann::json::array();
+  best = 0;
+  for (int k = 0; k < o.trials + 1; ++k) {
+    const auto t0 = Clock::now();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) pa[i] = pb[i] + s * pc[i];
+    const double rate = 3.0 * static_cast<double>(n) * sizeof(double) / seconds_since(t0);
+    if (k == 0) continue;  // the first pass also faults the pages in
+    best = std::max(best, rate);
+    trials.push_back(rate);
+  }
+  return {{"kernel", "STREAM triad a[i] = b[i] + s * c[i], double, 24 bytes counted per element"},
+          {"bytes_per_array", n * static_cast<std::int64_t>(sizeof(double))},
+          {"trials_bytes_per_s", trials},
+          {"checksum", pa[n / 2]}};
+}
+
+nlohmann::json measure_gather(const CalibrationOptions& o, std::int64_t table_bytes, double& best) {
+  constexpr std::int64_t row_floats = 16;  // 64 bytes: one cache line, the hydronet's smallest feature size
+  const std::int64_t rows = table_bytes / (row_floats * 4);
+  const std::int64_t lookups = rows;
+  auto table = raw_array<float>(rows * row_floats), out = raw_array<float>(lookups * row_floats);
+  auto index = raw_array<std::int32_t>(lookups);
+  float* pt = table.get();
+  float* po = out.get();
+  std::int32_t* pi = index.get();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < rows * row_floats; ++i) pt[i] = static_cast<float>(i & 1023);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < lookups; ++i) {
+    // SplitMix64 of the position: uniform, repeatable and independent of the thread count.
+    std::uint64_t x = static_cast<std::uint64_t>(i) + 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    pi[i] = static_cast<std::int32_t>(((x >> 32) * static_cast<std::uint64_t>(rows)) >> 32);
+    po[i * row_floats] = 0;
+  }
+  nlohmann::json trials = nlohmann::json::array();
+  best = 0;
+  const double bytes = static_cast<double>(lookups) * (4.0 + 2.0 * row_floats * 4.0);
+  for (int k = 0; k < o.trials + 1; ++k) {
+    const auto t0 = Clock::now();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < lookups; ++i)
+      std::memcpy(po + i * row_floats, pt + static_cast<std::int64_t>(pi[i]) * row_floats, row_floats * 4);
+    const double rate = bytes / seconds_since(t0);
+    if (k == 0) continue;
+    best = std::max(best, rate);
+    trials.push_back(rate);
+  }
+  return {{"kernel", "out[i] = table[index[i]], 64-byte rows, uniform random int32 indices; 4 + 64 + 64 bytes counted per lookup"},
+          {"table_bytes", rows * row_floats * 4},
+          {"lookups", lookups},
+          {"trials_bytes_per_s", trials},
+          {"checksum", static_cast<double>(po[(lookups / 2) * row_floats])}};
+}
+
+std::int64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
+}
+
+std::string rate_text(double value, const char* unit) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g G%s", value / 1e9, unit);
+  return buf;
+}
+
+}  // namespace
+
+std::int64_t last_level_cache_bytes() {
+  // sysfs first: it describes the caches this (possibly virtual) machine has; glibc's sysconf reads
+  // CPUID, which under a hypervisor can report the whole host socket's cache (384 MiB for 32 MiB here).
+  std::int64_t best = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::string text;
+    if (!(in >> text) || text.empty()) continue;
+    std::int64_t v = std::atoll(text.c_str());
+    if (text.back() == 'K') v *= 1024;
+    if (text.back() == 'M') v *= MiB;
+    best = std::max(best, v);
+  }
+  if (best > 0) return best;
+  for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+    const long v = sysconf(name);
+    if (v > 0) return v;
+  }
+  return 32 * MiB;
+}
+
+CalibrationResult calibrate_host(const CalibrationOptions& o) {
+  const auto t0 = Clock::now();
+  CalibrationResult r;
+  r.threads = omp_get_max_threads();
+  r.last_level_cache_bytes = last_level_cache_bytes();
+  // Four times the last-level cache per array, so nearly every access goes to DRAM; the stream test
+  // holds three arrays and the gather test two, so five must fit in half of the memory.
+  // At most 512 MiB per array, so the measurement stays a few seconds on hosts with huge caches.
+  std::int64_t ws = o.working_set_bytes > 0
+                        ? o.working_set_bytes
+                        : std::min<std::int64_t>(std::max<std::int64_t>(4 * r.last_level_cache_bytes, 64 * MiB), 512 * MiB);
+  const std::int64_t memory = physical_memory_bytes();
+  if (memory > 0) ws = std::min(ws, memory / 10);
+  r.working_set_bytes = ws;
+
+  r.details["stream"] = measure_stream(o, ws, r.stream_bytes_per_s);
+  r.details["gather"] = measure_gather(o, ws, r.gather_bytes_per_s);
+  r.details["float32_flops"] = measure_flops<float>(o, r.threads, r.float32_flops_per_s);
+  r.details["float64_flops"] = measure_flops<double>(o, r.threads, r.float64_flops_per_s);
+  r.details["last_level_cache_bytes"] = r.last_level_cache_bytes;
+  r.details["trials"] = o.trials;
+  r.wall_s = seconds_since(t0);
+  r.details["wall_s"] = r.wall_s;
+  return r;
+}
+
+CpuMachine machine_from_calibration(const CalibrationResult& r, const std::string& name, const std::string& hostname,
+                                    const std::string& cpu_model, std::int64_t logical_cpus, const std::string& measured_utc,
+                                    const std::string& tool) {
+  CpuMachine m;
+  m.name = name;
+  m.description = cpu_model + " (" + std::to_string(logical_cpus) + " logical CPUs) on host " + hostname +
+                  ": ceilings measured by `tilesim calibrate` with " + std::to_string(r.threads) + " OpenMP threads";
+  m.hostname = hostname;
+  m.cpu_model = cpu_model;
+  m.logical_cpus = logical_cpus;
+  m.threads = r.threads;
+  m.measured_utc = measured_utc;
+  m.tool = tool;
+  const std::string where = "measured by `" + tool + " calibrate` on host " + hostname + " (" + cpu_model + ", " +
+                            std::to_string(r.threads) + " OpenMP threads) at " + measured_utc + ": ";
+  const std::string best = ", best of " + std::to_string(r.details.value("trials", 0)) + " trials";
+  const std::string ws = std::to_string(r.working_set_bytes / MiB) + " MiB";
+  m.dram_stream_bytes_per_s = {r.stream_bytes_per_s, where + "STREAM triad over three " + ws + " double arrays (" +
+                                                         rate_text(r.stream_bytes_per_s, "B/s") + best + ")"};
+  m.dram_random_gather_bytes_per_s = {r.gather_bytes_per_s,
+                                      where + "64-byte rows gathered by uniform random int32 indices from a " + ws +
+                                          " table, index + row read + row written counted (" +
+                                          rate_text(r.gather_bytes_per_s, "B/s") + best + ")"};
+  m.peak_flops_per_s["float32"] = {r.float32_flops_per_s, where + "independent float32 FMA chains in registers (" +
+                                                              rate_text(r.float32_flops_per_s, "FLOP/s") + best + ")"};
+  m.peak_flops_per_s["float64"] = {r.float64_flops_per_s, where + "independent float64 FMA chains in registers (" +
+                                                              rate_text(r.float64_flops_per_s, "FLOP/s") + best + ")"};
+  m.details = r.details;
+  return m;
+}
+
+}  // namespace tilesim::cpu_model

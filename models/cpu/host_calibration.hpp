@@ -1,0 +1,50 @@
+#pragma once
+// Measures this host's ceilings the way the Empirical Roofline Toolkit does: small kernels with all
+// OpenMP threads, each run several times, the best trial kept (the ceiling is what the machine can
+// reach, not what it usually does).
+//   streaming bandwidth:  STREAM triad a[i] = b[i] + s * c[i] over three double arrays of 4x the
+//                         last-level cache each, 24 bytes counted per element (no write-allocate);
+//   gather bandwidth:     64-byte rows (16 float32) gathered by random int32 indices from a table of
+//                         4x the last-level cache into an output of the same size; per lookup 4 bytes of
+//                         index, 64 read and 64 written are counted;
+//   peak FLOP/s per dtype: independent fused multiply-adds on 64-byte vectors held in registers
+//                         (16 chains per thread, enough to cover FMA latency), 2 FLOPs each.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "models/cpu/cpu_machine.hpp"
+
+namespace tilesim::cpu_model {
+
+struct CalibrationOptions {
+  int trials = 7;                       // per measurement; the best is kept
+  double flops_trial_s = 0.15;          // length of one peak-FLOP/s trial
+  std::int64_t working_set_bytes = 0;   // per array / table; 0: 4x the last-level cache, in [64, 512] MiB
+};
+
+struct CalibrationResult {
+  double stream_bytes_per_s = 0;
+  double gather_bytes_per_s = 0;
+  double float32_flops_per_s = 0;
+  double float64_flops_per_s = 0;
+  int threads = 0;
+  std::int64_t last_level_cache_bytes = 0;
+  std::int64_t working_set_bytes = 0;
+  double wall_s = 0;
+  nlohmann::json details;  // per measurement: what was run and every trial's figure
+};
+
+// The last-level cache of this host in bytes (sysfs, then sysconf; 32 MiB when neither says).
+std::int64_t last_level_cache_bytes();
+
+CalibrationResult calibrate_host(const CalibrationOptions& options);
+
+// A CPU machine file from a calibration: every figure's source names the method, the host and the
+// time of measurement.
+CpuMachine machine_from_calibration(const CalibrationResult& result, const std::string& name, const std::string& hostname,
+                                    const std::string& cpu_model, std::int64_t logical_cpus, const std::string& measured_utc,
+                                    const std::string& tool);
+
+}  // namespace tilesim::cpu_model

@@ -1,0 +1,171 @@
+// The sweep figures render to valid, non-trivial files: speedup heat maps and 3D surfaces (one panel
+// and several), rooflines and bandwidth views; PDF output of the gnuplot layer; the IPU ceilings
+// supplement; the colour range rule.
+#include <cmath>
+#include <cstdlib>
+
+#include <catch2/catch.hpp>
+
+#include "analysis/gnuplot.hpp"
+#include "analysis/roofline.hpp"
+#include "analysis/speedup.hpp"
+#include "analysis/surface_figures.hpp"
+#include "common/error.hpp"
+#include "tests/sweep_test_support.hpp"
+
+using namespace tilesim;
+using namespace tilesim::analysis;
+using namespace tilesim_test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const fs::path& dir() {
+  static const fs::path d = scratch("analysis_plots_test");
+  return d;
+}
+
+// A hydronet-like grid where the target wins for small outputs and loses for large ones, more so with
+// more features.
+std::vector<SpeedupSample> synthetic_points() {
+  std::vector<SpeedupSample> points;
+  for (std::int64_t in = 16; in <= 4096; in *= 4)
+    for (std::int64_t f : {16, 64, 256})
+      for (std::int64_t out = 32; out <= 32768; out *= 4) {
+        const double s = 8.0 * std::pow(static_cast<double>(out) / 1024.0, -0.6) * std::pow(static_cast<double>(in) / 256.0, -0.2) *
+                         (16.0 / static_cast<double>(f));
+        points.push_back({{"scatter_add", {in, f, out}, "float32"}, s, 1, s});
+      }
+  return points;
+}
+
+}  // namespace
+
+TEST_CASE("gnuplot renders PDF beside SVG and PNG when asked", "[analysis][plots]") {
+  GnuplotFigure fig;
+  fig.stem = "pdf_line";
+  fig.description = "a line";
+  fig.data = "# x y\n1 1\n2 4\n3 9\n";
+  fig.body = "set title \"line\"\nset xlabel \"x (s)\"\nplot datafile using 1:2 with linespoints title \"y\"\n";
+  fig.pdf = true;
+  const std::string script = gnuplot_script(fig);
+  CHECK_THAT(script, Contains("do for [format in \"svg png pdf\"]") && Contains("set terminal pdfcairo size 6.66667in,5in"));
+  const RenderedFigure r = render_figure(dir().string(), fig);
+  CHECK(r.pdf_path == (dir() / "pdf_line.pdf").string());
+  CHECK(is_pdf(slurp(r.pdf_path)));
+  CHECK(is_png(slurp(r.png_path)));
+  fig.pdf = false;
+  CHECK_THAT(gnuplot_script(fig), Contains("do for [format in \"svg png\"]") && !Contains("pdfcairo"));
+}
+
+TEST_CASE("speedup heat map and 3D surface, one panel: valid files, contour and values drawn", "[analysis][plots]") {
+  SurfaceFigureSpec spec;
+  spec.stem = "surface_one";
+  spec.title = "scatter_add: speedup of Bow IPU (simulated)\nover A100-40GB model (eager)";
+  spec.subtitle = "geometric mean over num_features 16-256; black line: 1×";
+  spec.baseline_label = "gpu-model:a100-40gb:eager";
+  spec.target_label = "ipu:bow";
+  spec.panels.push_back({"", grid_averaged_over_features(synthetic_points())});
+  spec.range = surface_colour_range(spec.panels);
+  CHECK(spec.range == 30);  // the largest mean speedup is 21x
+  const auto heat = render_figure(dir().string(), speedup_heatmap_figure(spec));
+  CHECK(figure_problem(dir(), "surface_one") == "");
+  const std::string script = slurp(heat.script_path);
+  CHECK_THAT(script, Contains("with boxxyerror fillcolor palette") && Contains("with labels") &&
+                         Contains("linecolor rgb \"black\"") && Contains("set logscale xy 2") &&
+                         Contains("num\\\\_inputs (rows)") && Contains("\"1/10×\"") && Contains("\"1×\" 0"));
+  // The data file holds the crossing of 1x.
+  CHECK_THAT(slurp(heat.data_path), Contains("the 1x contour: segments"));
+  spec.stem = "surface_one_3d";
+  const auto surface = render_figure(dir().string(), speedup_surface3d_figure(spec));
+  CHECK(figure_problem(dir(), "surface_one_3d") == "");
+  CHECK_THAT(slurp(surface.script_path), Contains("with pm3d") && Contains("set view") && Contains("#C0404040"));
+}
+
+TEST_CASE("speedup figures with one panel per feature size share one colour scale", "[analysis][plots]") {
+  SurfaceFigureSpec spec;
+  spec.stem = "surface_panels";
+  spec.title = "scatter_add: speedup of Bow IPU (simulated)\nover A100 (measured)";
+  spec.subtitle = "one panel per num_features; black line: 1×";
+  for (const auto& g : grids_per_feature(synthetic_points())) spec.panels.push_back({g.slice, g});
+  REQUIRE(spec.panels.size() == 3);
+  spec.range = 30;
+  const auto heat = render_figure(dir().string(), speedup_heatmap_figure(spec));
+  CHECK(figure_problem(dir(), "surface_panels") == "");
+  const std::string script = slurp(heat.script_path);
+  CHECK_THAT(script, Contains("set multiplot layout 1,3") && Contains("num\\\\_features = 256") &&
+                         Contains("datafile index 4 using 1:2:3:4:5:6:7"));
+  // Cell values only on a single panel: three would be too small to read.
+  CHECK_THAT(script, !Contains("with labels"));
+  spec.stem = "surface_panels_3d";
+  render_figure(dir().string(), speedup_surface3d_figure(spec));
+  CHECK(figure_problem(dir(), "surface_panels_3d") == "");
+}
+
+TEST_CASE("the colour range covers every speedup with a round figure", "[analysis][plots]") {
+  auto panels_with = [](std::vector<double> speedups) {
+    SurfacePanel p;
+    p.grid.xs = {16};
+    p.grid.ys = std::vector<std::int64_t>(speedups.size(), 32);
+    p.grid.speedup.resize(1);
+    for (double s : speedups) p.grid.speedup[0].push_back(s);
+    return std::vector<SurfacePanel>{p};
+  };
+  CHECK(surface_colour_range(panels_with({1.5})) == 2);
+  CHECK(surface_colour_range(panels_with({3.0, 0.9})) == 4);
+  CHECK(surface_colour_range(panels_with({0.05})) == 30);
+  CHECK(surface_colour_range(panels_with({12.0})) == 30);
+  CHECK(surface_colour_range(panels_with({5e4})) == 10000);
+}
+
+TEST_CASE("roofline and bandwidth figures with ceilings and points", "[analysis][plots][roofline]") {
+  RooflineMachine m;
+  m.backend = "gpu-model:a100-40gb";
+  m.title = "A100-40GB model (kernel)";
+  m.ceilings = {{false, "hbm", "HBM", 1.555e12, "vendor", false},
+                {false, "l2", "L2", 7.2e12, "vendor", false},
+                {true, "float32", "fp32", 19.5e12, "vendor", false}};
+  std::vector<RooflinePoint> points;
+  for (std::int64_t out = 32; out <= 32768; out *= 2) {
+    const double bytes = 4.0 * 64 * static_cast<double>(out), time_s = 5e-6 + bytes / 1.2e12;
+    points.push_back({"scatter_add", {4096, 64, out}, "hbm", 4096.0 * 64, bytes, time_s});
+    points.push_back({"gather", {4096, 64, out}, "hbm", 0, bytes, time_s});
+  }
+  render_figure(dir().string(), roofline_figure(m, points, "roofline_test"));
+  CHECK(figure_problem(dir(), "roofline_test") == "");
+  const std::string script = slurp(dir() / "roofline_test.gp");
+  CHECK_THAT(script, Contains("HBM 1.55 TB/s") && Contains("fp32 19.5 TFLOP/s") && Contains("scatter\\\\_add at HBM") &&
+                         Contains("gather: 0 FLOPs"));
+  CHECK_THAT(slurp(dir() / "roofline_test.dat"), Contains("bandwidth hbm = 1.555e+12 B/s: vendor"));
+  render_figure(dir().string(), bandwidth_figure(m, points, "bandwidth_test"));
+  CHECK(figure_problem(dir(), "bandwidth_test") == "");
+  CHECK_THAT(slurp(dir() / "bandwidth_test.gp"), Contains("gather at HBM") && Contains("L2 7.2 TB/s"));
+  RooflineMachine none;
+  none.backend = "cpu";
+  CHECK_THROWS_AS(roofline_figure(none, points, "x"), std::invalid_argument);
+}
+
+TEST_CASE("IPU ceilings the machine files lack come from the supplement, strictly read", "[analysis][roofline]") {
+  const auto bow = ipu_supplement_ceilings("bow");
+  REQUIRE(bow.size() == 3);
+  CHECK(bow[0].name == "tile_sram");
+  CHECK_FALSE(bow[0].compute);
+  CHECK(bow[1].name == "float32");
+  CHECK(bow[1].value == Approx(87.5e12));
+  CHECK_THAT(bow[2].source, Contains("Bow-2000 datasheet"));
+  CHECK(ipu_supplement_ceilings("my-ipu").empty());
+
+  const fs::path bad = write_text(dir() / "bad_ceilings.json",
+                                  R"({"machines": {"bow": {"tile_sram_bytes_per_s": {"value": 1e12, "source": "x"},
+                                                           "peak_flops_per_s": {"float32": {"value": -1, "source": "x"}}}}})");
+  ::setenv("TILESIM_IPU_ROOFLINE_CEILINGS", bad.c_str(), 1);
+  std::string message;
+  try {
+    ipu_supplement_ceilings("mk2");
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  ::unsetenv("TILESIM_IPU_ROOFLINE_CEILINGS");
+  CHECK_THAT(message, Contains(bad.string()) && Contains("machines.bow.peak_flops_per_s.float32.value") &&
+                          Contains("a positive number"));
+}
