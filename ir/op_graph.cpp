@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace tilesim {
 
@@ -26,12 +27,85 @@ std::optional<DType> dtype_from_string(const std::string& name) {
   return std::nullopt;
 }
 
+namespace {
+
+struct KindName {
+  OpKind kind;
+  const char* name;
+};
+constexpr KindName kind_names[] = {
+    {OpKind::gather, "gather"},           {OpKind::scatter_add, "scatter_add"},
+    {OpKind::scatter_mean, "scatter_mean"}, {OpKind::scatter_max, "scatter_max"},
+    {OpKind::degree_count, "degree_count"}, {OpKind::matmul, "matmul"},
+    {OpKind::segment_matmul, "segment_matmul"}, {OpKind::unary, "unary"},
+    {OpKind::binary, "binary"},
+};
+
+struct UnaryName {
+  UnaryFn fn;
+  const char* name;
+};
+constexpr UnaryName unary_names[] = {
+    {UnaryFn::relu, "relu"},
+    {UnaryFn::leaky_relu, "leaky_relu"},
+    {UnaryFn::shifted_softplus, "shifted_softplus"},
+    {UnaryFn::exp, "exp"},
+    {UnaryFn::scale, "scale"},
+    {UnaryFn::rsqrt_or_zero, "rsqrt_or_zero"},
+    {UnaryFn::reciprocal_or_zero, "reciprocal_or_zero"},
+    {UnaryFn::cosine_cutoff, "cosine_cutoff"},
+};
+
+[[noreturn]] void bad_op(const Op& op, const std::string& what) {
+  throw std::invalid_argument("op '" + op.name + "' (" + to_string(op.kind) + "): " + what);
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+}  // namespace
+
 std::string to_string(OpKind kind) {
-  switch (kind) {
-    case OpKind::gather: return "gather";
-    case OpKind::scatter_add: return "scatter_add";
-  }
+  for (const auto& entry : kind_names)
+    if (entry.kind == kind) return entry.name;
   throw std::logic_error("to_string: unknown op kind");
+}
+
+std::optional<OpKind> op_kind_from_string(const std::string& name) {
+  for (const auto& entry : kind_names)
+    if (name == entry.name) return entry.kind;
+  return std::nullopt;
+}
+
+bool is_scatter(OpKind kind) {
+  return kind == OpKind::scatter_add || kind == OpKind::scatter_mean || kind == OpKind::scatter_max;
+}
+
+bool is_indexed(OpKind kind) { return kind == OpKind::gather || kind == OpKind::degree_count || is_scatter(kind); }
+
+std::string to_string(UnaryFn fn) {
+  for (const auto& entry : unary_names)
+    if (entry.fn == fn) return entry.name;
+  throw std::logic_error("to_string: unknown unary function");
+}
+
+std::optional<UnaryFn> unary_fn_from_string(const std::string& name) {
+  for (const auto& entry : unary_names)
+    if (name == entry.name) return entry.fn;
+  return std::nullopt;
+}
+
+std::string to_string(BinaryFn fn) {
+  switch (fn) {
+    case BinaryFn::add: return "add";
+    case BinaryFn::subtract: return "subtract";
+    case BinaryFn::multiply: return "multiply";
+    case BinaryFn::divide: return "divide";
+  }
+  throw std::logic_error("to_string: unknown binary function");
 }
 
 std::int64_t TensorInfo::elements() const {
@@ -41,28 +115,67 @@ std::int64_t TensorInfo::elements() const {
 }
 
 std::int64_t Op::num_indices() const {
-  return kind == OpKind::gather ? shape.num_outputs : shape.num_inputs;
+  if (kind == OpKind::gather) return shape.num_outputs;
+  if (is_scatter(kind) || kind == OpKind::degree_count) return shape.num_inputs;
+  return 0;
 }
 
 std::int64_t Op::index_range() const {
-  return kind == OpKind::gather ? shape.num_inputs : shape.num_outputs;
+  if (kind == OpKind::gather) return shape.num_inputs;
+  if (is_scatter(kind) || kind == OpKind::degree_count) return shape.num_outputs;
+  return 0;
+}
+
+std::int64_t Op::output_rows() const {
+  if (is_indexed(kind)) return shape.num_outputs;
+  return shape.num_inputs;
+}
+
+std::int64_t Op::output_cols() const {
+  if (kind == OpKind::degree_count) return 1;
+  if (kind == OpKind::matmul || kind == OpKind::segment_matmul) return shape.out_features;
+  return shape.num_features;
 }
 
 double Op::flops() const {
-  if (kind == OpKind::scatter_add) return static_cast<double>(shape.num_inputs) * static_cast<double>(shape.num_features);
+  const double m = static_cast<double>(shape.num_inputs);
+  const double k = static_cast<double>(shape.num_features);
+  const double out = static_cast<double>(output_rows()) * static_cast<double>(output_cols());
+  switch (kind) {
+    case OpKind::gather: return 0.0;
+    case OpKind::scatter_add:
+    case OpKind::scatter_max: return m * k;
+    case OpKind::scatter_mean: return m * k + out;
+    case OpKind::degree_count: return m;
+    case OpKind::matmul: return 2.0 * m * k * static_cast<double>(shape.out_features) + (bias >= 0 ? out : 0.0);
+    case OpKind::segment_matmul: return 2.0 * m * k * static_cast<double>(shape.out_features);
+    case OpKind::unary:
+    case OpKind::binary: return out;
+  }
   return 0.0;
 }
 
 std::int64_t Op::min_bytes_read() const {
   const std::int64_t value_bytes = dtype_bytes(dtype);
-  const std::int64_t index_bytes = num_indices() * dtype_bytes(DType::int32);
-  const std::int64_t rows_read = kind == OpKind::gather ? std::min(shape.num_inputs, shape.num_outputs) : shape.num_inputs;
-  return index_bytes + rows_read * shape.num_features * value_bytes;
+  const std::int64_t index_bytes = dtype_bytes(DType::int32);
+  const std::int64_t m = shape.num_inputs, k = shape.num_features, n = shape.out_features;
+  switch (kind) {
+    case OpKind::gather:
+      return num_indices() * index_bytes + std::min(shape.num_inputs, shape.num_outputs) * k * value_bytes;
+    case OpKind::scatter_add:
+    case OpKind::scatter_mean:
+    case OpKind::scatter_max: return num_indices() * index_bytes + m * k * value_bytes;
+    case OpKind::degree_count: return num_indices() * index_bytes;
+    case OpKind::matmul: return (m * k + k * n + (bias >= 0 ? n : 0)) * value_bytes;
+    case OpKind::segment_matmul:
+      return (m * k + shape.num_segments * k * n) * value_bytes + (shape.num_segments + 1) * index_bytes;
+    case OpKind::unary: return m * k * value_bytes;
+    case OpKind::binary: return (m * k + shape.other_rows * shape.other_groups) * value_bytes;
+  }
+  return 0;
 }
 
-std::int64_t Op::min_bytes_written() const {
-  return shape.num_outputs * shape.num_features * dtype_bytes(dtype);
-}
+std::int64_t Op::min_bytes_written() const { return output_rows() * output_cols() * dtype_bytes(dtype); }
 
 std::int64_t Op::min_bytes() const { return min_bytes_read() + min_bytes_written(); }
 
@@ -72,6 +185,8 @@ TensorId OpGraph::add_tensor(TensorInfo info) {
 }
 
 const Op& OpGraph::add_gather_scatter(const std::string& name, OpKind kind, DType dtype, OpShape shape) {
+  if (kind != OpKind::gather && !is_scatter(kind))
+    throw std::invalid_argument("add_gather_scatter: op '" + name + "' is a " + to_string(kind));
   Op op;
   op.name = name;
   op.kind = kind;
@@ -83,6 +198,76 @@ const Op& OpGraph::add_gather_scatter(const std::string& name, OpKind kind, DTyp
   op.output = add_tensor({name + ".out", {shape.num_outputs, shape.num_features}, dtype});
   ops.push_back(op);
   return ops.back();
+}
+
+TensorId OpGraph::add_op(Op op) {
+  const auto expect = [&](TensorId id, const char* role, std::vector<std::int64_t> shape, DType dtype) {
+    if (id < 0 || static_cast<std::size_t>(id) >= tensors.size()) bad_op(op, std::string(role) + " tensor is missing");
+    const TensorInfo& info = tensor(id);
+    if (info.shape != shape || info.dtype != dtype)
+      bad_op(op, std::string(role) + " '" + info.name + "' is " + shape_text(info.shape) + " " + to_string(info.dtype) +
+                     ", expected " + shape_text(shape) + " " + to_string(dtype));
+  };
+  const OpShape& s = op.shape;
+  const auto positive = [&](std::int64_t v, const char* field) {
+    if (v <= 0) bad_op(op, std::string(field) + " must be positive, found " + std::to_string(v));
+  };
+  positive(s.num_inputs, "num_inputs");
+  positive(s.num_features, "num_features");
+  switch (op.kind) {
+    case OpKind::gather:
+      positive(s.num_outputs, "num_outputs");
+      expect(op.input, "table", {s.num_inputs, s.num_features}, op.dtype);
+      expect(op.indices, "indices", {s.num_outputs}, DType::int32);
+      break;
+    case OpKind::scatter_add:
+    case OpKind::scatter_mean:
+    case OpKind::scatter_max:
+      positive(s.num_outputs, "num_outputs");
+      expect(op.input, "src", {s.num_inputs, s.num_features}, op.dtype);
+      expect(op.indices, "indices", {s.num_inputs}, DType::int32);
+      break;
+    case OpKind::degree_count:
+      positive(s.num_outputs, "num_outputs");
+      if (s.num_features != 1) bad_op(op, "num_features must be 1, found " + std::to_string(s.num_features));
+      expect(op.indices, "indices", {s.num_inputs}, DType::int32);
+      break;
+    case OpKind::matmul:
+      positive(s.out_features, "out_features");
+      expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
+      expect(op.weight, "weight", {s.num_features, s.out_features}, op.dtype);
+      if (op.bias >= 0) expect(op.bias, "bias", {s.out_features}, op.dtype);
+      break;
+    case OpKind::segment_matmul:
+      positive(s.out_features, "out_features");
+      positive(s.num_segments, "num_segments");
+      expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
+      expect(op.indices, "offsets", {s.num_segments + 1}, DType::int32);
+      expect(op.weight, "weight", {s.num_segments, s.num_features, s.out_features}, op.dtype);
+      break;
+    case OpKind::unary: expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype); break;
+    case OpKind::binary:
+      expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
+      if (s.other_rows != 1 && s.other_rows != s.num_inputs)
+        bad_op(op, "other_rows must be 1 or num_inputs, found " + std::to_string(s.other_rows));
+      if (s.other_groups <= 0 || s.num_features % s.other_groups != 0)
+        bad_op(op, "other_groups must divide num_features " + std::to_string(s.num_features) + ", found " +
+                       std::to_string(s.other_groups));
+      expect(op.weight, "other", {s.other_rows, s.other_groups}, op.dtype);
+      break;
+  }
+  op.output = add_tensor({op.name + ".out", {op.output_rows(), op.output_cols()}, op.dtype});
+  ops.push_back(op);
+  return op.output;
+}
+
+std::vector<TensorId> OpGraph::graph_inputs() const {
+  std::vector<bool> written(tensors.size(), false);
+  for (const Op& op : ops) written.at(static_cast<std::size_t>(op.output)) = true;
+  std::vector<TensorId> inputs;
+  for (std::size_t t = 0; t < tensors.size(); ++t)
+    if (!written[t]) inputs.push_back(static_cast<TensorId>(t));
+  return inputs;
 }
 
 }  // namespace tilesim

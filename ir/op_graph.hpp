@@ -1,7 +1,14 @@
 #pragma once
 // The op graph: tensors and the ops between them, shared by every backend and the report.
 // FLOPs and minimum bytes are properties of an op, computed here once.
+//
+// Ops read graph inputs (tensors no op writes: generated or loaded by the workload) or the outputs of
+// earlier ops; every op writes one fresh output tensor. Ops run in list order. Layers (GCN, SchNet
+// blocks, ...) lower to several ops; an OpGroup names such a run of consecutive ops so reports can
+// give per-layer totals. Between ops every tensor is a plain row-major array; how a backend lays it
+// out (the simulated IPU spreads rows over tiles) is the backend's business.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,48 +27,119 @@ struct TensorInfo {
   std::int64_t bytes() const { return elements() * dtype_bytes(dtype); }
 };
 
-enum class OpKind { gather, scatter_add };
+enum class OpKind {
+  gather,          // out[o, :] = input[indices[o], :]
+  scatter_add,     // out[n, :] = sum of input[e, :] over e with indices[e] == n (0 where none)
+  scatter_mean,    // the sum divided by the count (0 where none), PyG scatter(reduce='mean')
+  scatter_max,     // the elementwise max (0 where none, as PyG/torch_scatter fill empty rows)
+  degree_count,    // out[n, 0] = number of e with indices[e] == n, as float (PyG utils.degree)
+  matmul,          // out = input @ weight (+ bias broadcast over rows), torch.nn.Linear with W transposed
+  segment_matmul,  // rows [offsets[s], offsets[s+1]) of input times weight[s] (pyg_lib segment_matmul)
+  unary,           // out = f(input), elementwise
+  binary,          // out = input (op) other, with `other` broadcast as described at BinaryFn
+};
 std::string to_string(OpKind kind);
+std::optional<OpKind> op_kind_from_string(const std::string& name);
+// The ops that index rows through an index tensor (gather and the scatter family, degree_count).
+bool is_indexed(OpKind kind);
+bool is_scatter(OpKind kind);  // scatter_add, scatter_mean, scatter_max
 
-// The three size fields of the gather/scatter benchmarks (hydronet-gnn naming):
-//  gather:      table [num_inputs, num_features], indices [num_outputs] in [0, num_inputs),
-//               out [num_outputs, num_features]           (PyG index_select)
-//  scatter_add: src [num_inputs, num_features], indices [num_inputs] in [0, num_outputs),
-//               out [num_outputs, num_features], zero where no index points  (PyG scatter, reduce='sum')
+enum class UnaryFn {
+  relu,
+  leaky_relu,        // x >= 0 ? x : scalar * x   (GAT: scalar = 0.2)
+  shifted_softplus,  // log(1 + exp(x)) - log(2)  (SchNet)
+  exp,
+  scale,             // scalar * x                 (GIN's 1 + eps)
+  rsqrt_or_zero,     // x > 0 ? 1/sqrt(x) : 0      (GCN's deg^-1/2 with PyG's inf -> 0 mask)
+  reciprocal_or_zero,// x != 0 ? 1/x : 0
+  cosine_cutoff,     // x < scalar ? 0.5 * (cos(pi * x / scalar) + 1) : 0   (SchNet, scalar = cutoff)
+};
+std::string to_string(UnaryFn fn);
+std::optional<UnaryFn> unary_fn_from_string(const std::string& name);
+
+// out[r, c] = input[r, c] (op) other[r', g] where `other` has shape [rows or 1, groups] and groups divides
+// num_features: r' = r (or 0 when other has one row), g = c / (num_features / groups). This covers a
+// same-shape operand (groups = num_features), a per-row scalar (groups = 1: GCN's edge weight, SchNet's
+// cutoff), a per-head scalar (GAT: groups = heads), and a bias row (one row).
+enum class BinaryFn { add, subtract, multiply, divide };
+std::string to_string(BinaryFn fn);
+
+// Sizes. The three fields of the gather/scatter benchmarks keep their hydronet-gnn meaning:
+//  gather:       table [num_inputs, num_features], indices [num_outputs] in [0, num_inputs),
+//                out [num_outputs, num_features]           (PyG index_select)
+//  scatter_*:    src [num_inputs, num_features], indices [num_inputs] in [0, num_outputs),
+//                out [num_outputs, num_features]           (PyG scatter, reduce = sum/mean/max)
+//  degree_count: indices [num_inputs] in [0, num_outputs), out [num_outputs, 1]; num_features = 1
+// and for the dense ops:
+//  matmul:         input [num_inputs, num_features], weight [num_features, out_features],
+//                  bias [out_features] when has_bias, out [num_inputs, out_features]
+//  segment_matmul: input [num_inputs, num_features], offsets (int32, in `indices`) [num_segments + 1]
+//                  with offsets[0] = 0 and offsets[num_segments] = num_inputs, non-decreasing;
+//                  weight [num_segments, num_features, out_features], out [num_inputs, out_features]
+//  unary/binary:   input and out [num_inputs, num_features]; binary's other [other_rows, other_groups]
+// (num_outputs is unused by the dense ops and left 0; out_features/num_segments are 0 where unused.)
 struct OpShape {
   std::int64_t num_inputs = 0;
   std::int64_t num_features = 0;
   std::int64_t num_outputs = 0;
+  std::int64_t out_features = 0;
+  std::int64_t num_segments = 0;
+  std::int64_t other_rows = 0;    // binary: num_inputs or 1
+  std::int64_t other_groups = 0;  // binary: divides num_features
 };
 
 struct Op {
   std::string name;
   OpKind kind = OpKind::gather;
-  DType dtype = DType::float32;  // of the values (table/src and out)
+  DType dtype = DType::float32;  // of the values (input and out)
   OpShape shape;
-  TensorId input = -1;    // gather: the table; scatter_add: the messages (src)
-  TensorId indices = -1;  // int32
+  TensorId input = -1;    // gather: the table; scatter_*: the messages (src); dense ops: the left operand
+  TensorId indices = -1;  // int32: gather/scatter_*/degree_count indices; segment_matmul offsets; else -1
   TensorId output = -1;
+  TensorId weight = -1;   // matmul, segment_matmul: the weight; binary: `other`; else -1
+  TensorId bias = -1;     // matmul: the bias when shape has one; else -1
+  UnaryFn unary = UnaryFn::relu;     // unary only
+  BinaryFn binary = BinaryFn::add;   // binary only
+  float scalar = 0;                  // unary leaky_relu slope, scale factor, cosine cutoff
 
-  std::int64_t num_indices() const;   // gather: num_outputs; scatter_add: num_inputs
+  std::int64_t num_indices() const;   // gather: num_outputs; scatter_*/degree_count: num_inputs; else 0
   std::int64_t index_range() const;   // indices lie in [0, index_range)
-  // Floating-point operations: 0 for a gather, one add per message element for scatter_add.
+  std::int64_t output_rows() const;
+  std::int64_t output_cols() const;
+  // Floating-point operations (a multiply-add is 2; a compare, exp or divide is 1):
+  // gather 0; scatter_add E*F; scatter_mean E*F + N*F; scatter_max E*F; degree_count E;
+  // matmul 2*M*K*N (+ M*N with bias); segment_matmul 2*M*K*N; unary and binary one per output element.
   double flops() const;
-  // Minimum bytes any implementation must move between memory and the processor: indices read once,
-  // every distinct input row read once (at most min(rows, lookups) for a gather), output written once.
+  // Minimum bytes any implementation must move between memory and the processor: every operand read
+  // once (for a gather at most min(rows, lookups) distinct rows), the output written once.
   std::int64_t min_bytes() const;
   std::int64_t min_bytes_read() const;
   std::int64_t min_bytes_written() const;
 };
 
+// A run of consecutive ops that one layer (or a composite op such as schnet_block) lowered to.
+struct OpGroup {
+  std::string name;    // e.g. "conv1", "schnet_block_0"
+  std::string kind;    // e.g. "gcn", "sage", "gin", "gat", "schnet", "rgcn", "schnet_block"
+  std::size_t first_op = 0;
+  std::size_t op_count = 0;
+};
+
 struct OpGraph {
   std::vector<TensorInfo> tensors;
   std::vector<Op> ops;
+  std::vector<OpGroup> groups;
 
   TensorId add_tensor(TensorInfo info);
-  // Adds a gather or scatter_add op with fresh input, index and output tensors named after it.
+  // Adds a gather or scatter_* op with fresh input, index and output tensors named after it.
   const Op& add_gather_scatter(const std::string& name, OpKind kind, DType dtype, OpShape shape);
+  // Adds an op over existing tensors: fills op.output with a fresh tensor "<name>.out" of the op's output
+  // shape, checks that the operands' shapes match op.shape (std::invalid_argument naming the op if
+  // not), and returns the output tensor.
+  TensorId add_op(Op op);
   const TensorInfo& tensor(TensorId id) const { return tensors.at(static_cast<std::size_t>(id)); }
+  // Tensors no op writes: what a backend's caller must provide.
+  std::vector<TensorId> graph_inputs() const;
 };
 
 }  // namespace tilesim
