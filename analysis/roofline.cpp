@@ -69,6 +69,56 @@ std::string dash_of(const Ceiling& c, int compute_index) {
   return c.secondary ? "3" : "1";
 }
 
+// The log-log frame both figures share: ranges widened to whole decades, axes, grid and a legend under
+// the plot (points and ceilings fill every corner of a roofline).
+struct LogFrame {
+  double x_lo, x_hi, y_lo, y_hi;
+  void include(double x, double y) {
+    x_lo = std::min(x_lo, x / 2);
+    x_hi = std::max(x_hi, x * 2);
+    y_lo = std::min(y_lo, y / 2);
+    y_hi = std::max(y_hi, y * 2);
+  }
+  std::string script(const std::string& title, const std::string& xlabel, const std::string& ylabel) const {
+    std::ostringstream b;
+    b << "set title " << gp_quoted(title) << " font \",11\"\n"
+      << "set logscale xy 10\n"
+      << "set xrange [" << gp_number(decade_below(x_lo)) << ":" << gp_number(decade_above(x_hi)) << "]\n"
+      << "set yrange [" << gp_number(decade_below(y_lo)) << ":" << gp_number(decade_above(y_hi * 1.5)) << "]\n"
+      << "set format x \"10^{%L}\"\nset format y \"10^{%L}\"\n"
+      << "set xlabel " << gp_quoted(xlabel) << "\n"
+      << "set ylabel " << gp_quoted(ylabel) << "\n"
+      << "set grid xtics ytics linecolor rgb \"#e0e0e0\"\n"
+      << "set key outside below center vertical maxrows 3 Left reverse font \",8\" spacing 1 samplen 1.5 width -3 height 1.2\n";
+    return b.str();
+  }
+};
+
+GnuplotFigure column_figure(const std::string& stem, const std::string& description) {
+  GnuplotFigure fig;
+  fig.stem = stem;
+  fig.description = description;
+  fig.width_px = 400;
+  fig.height_px = 360;
+  fig.font_pt = 10;
+  fig.pdf = true;
+  return fig;
+}
+
+// One points series per (op, level), coloured by level, shaped by op.
+std::string series_plot(const Series& s, std::size_t index) {
+  return "datafile index " + std::to_string(index) + " using 1:2 with points pointtype " +
+         std::to_string(op_point_type(s.op)) + " pointsize 0.55 linecolor rgb \"" + level_colour(s.level) +
+         "\" title " + gp_quoted(s.op + " at " + level_label(s.level));
+}
+
+std::string plot_command(const std::vector<std::string>& plots) {
+  std::string text = "plot ";
+  for (std::size_t i = 0; i < plots.size(); ++i) text += (i ? ", \\\n     " : "") + plots[i];
+  return text + "\n";
+}
+
+
 }  // namespace
 
 std::string ipu_roofline_ceilings_file() {
@@ -139,33 +189,17 @@ GnuplotFigure roofline_figure(const RooflineMachine& m, const std::vector<Roofli
   const auto series = group(points, true);
 
   // Axes: every point, every ridge and a decade either side.
-  double x_lo = 1e-2, x_hi = 1e2, y_lo = 1e9, y_hi = 1e12;
-  if (peak > 0) y_hi = std::max(y_hi, peak);
+  LogFrame frame{1e-2, 1e2, 1e9, 1e12};
+  if (peak > 0) frame.y_hi = std::max(frame.y_hi, peak);
   if (peak > 0 && bandwidth > 0) {
-    x_hi = std::max(x_hi, ridge_intensity(peak, bandwidth) * 10);
+    frame.x_hi = std::max(frame.x_hi, ridge_intensity(peak, bandwidth) * 10);
     for (const auto& c : m.ceilings)
-      if (!c.compute) x_hi = std::max(x_hi, ridge_intensity(peak, c.value) * 3);
+      if (!c.compute) frame.x_hi = std::max(frame.x_hi, ridge_intensity(peak, c.value) * 3);
   }
   for (const auto& s : series)
-    for (const auto* p : s.points) {
-      x_lo = std::min(x_lo, *p->intensity() / 2);
-      x_hi = std::max(x_hi, *p->intensity() * 2);
-      y_lo = std::min(y_lo, p->flops_per_s() / 2);
-      y_hi = std::max(y_hi, p->flops_per_s() * 2);
-    }
-  x_lo = decade_below(x_lo);
-  x_hi = decade_above(x_hi);
-  y_lo = decade_below(y_lo);
-  y_hi = decade_above(y_hi * 1.5);
+    for (const auto* p : s.points) frame.include(*p->intensity(), p->flops_per_s());
 
-  GnuplotFigure fig;
-  fig.stem = stem;
-  fig.description = "roofline of " + m.title + " (" + m.backend + ")";
-  fig.width_px = 400;
-  fig.height_px = 360;
-  fig.font_pt = 10;
-  fig.pdf = true;
-
+  GnuplotFigure fig = column_figure(stem, "roofline of " + m.title + " (" + m.backend + ")");
   std::ostringstream data;
   data << header(m, "roofline")
        << "# One data set per (op, level): intensity_flops_per_byte flops_per_s num_inputs num_features num_outputs\n";
@@ -180,16 +214,7 @@ GnuplotFigure roofline_figure(const RooflineMachine& m, const std::vector<Roofli
   fig.data = data.str();
 
   std::ostringstream b;
-  b << "set title " << gp_quoted("Roofline: " + m.title) << " font \",11\"\n"
-    << "set logscale xy 10\n"
-    << "set xrange [" << gp_number(x_lo) << ":" << gp_number(x_hi) << "]\n"
-    << "set yrange [" << gp_number(y_lo) << ":" << gp_number(y_hi) << "]\n"
-    << "set format x \"10^{%L}\"\nset format y \"10^{%L}\"\n"
-    << "set xlabel \"arithmetic intensity (FLOP/byte)\"\n"
-    << "set ylabel \"performance (FLOP/s)\"\n"
-    << "set grid xtics ytics linecolor rgb \"#e0e0e0\"\n"
-    // The legend goes under the plot: points and ceilings fill every corner of a roofline.
-    << "set key outside below center vertical maxrows 3 Left reverse font \",8\" spacing 1 samplen 1.5 width -3 height 1.2\n"
+  b << frame.script("Roofline: " + m.title, "arithmetic intensity (FLOP/byte)", "performance (FLOP/s)")
     << "set samples 2000\n"
     << "P = " << gp_number(peak) << "\nB = " << gp_number(bandwidth) << "\n";
   std::vector<std::string> plots;
@@ -208,18 +233,12 @@ GnuplotFigure roofline_figure(const RooflineMachine& m, const std::vector<Roofli
                       level_colour(c.name) + "\" title " + gp_quoted(ceiling_legend(c)));
     }
   }
-  for (std::size_t k = 0; k < series.size(); ++k)
-    plots.push_back("datafile index " + std::to_string(k) + " using 1:2 with points pointtype " +
-                    std::to_string(op_point_type(series[k].op)) + " pointsize 0.55 linecolor rgb \"" +
-                    level_colour(series[k].level) + "\" title " +
-                    gp_quoted(series[k].op + " at " + level_label(series[k].level)));
+  for (std::size_t k = 0; k < series.size(); ++k) plots.push_back(series_plot(series[k], k));
   bool has_gather = false;
   for (const auto& p : points) has_gather = has_gather || p.op == "gather";
   if (has_gather)
     b << "set label 1 " << gp_quoted("gather: 0 FLOPs, see the bandwidth figure") << " at graph 0.98, graph 0.05 right font \",8\"\n";
-  b << "plot ";
-  for (std::size_t i = 0; i < plots.size(); ++i) b << (i ? ", \\\n     " : "") << plots[i];
-  b << "\n";
+  b << plot_command(plots);
   fig.body = b.str();
   return fig;
 }
@@ -231,29 +250,14 @@ GnuplotFigure bandwidth_figure(const RooflineMachine& m, const std::vector<Roofl
   if (bandwidths.empty()) throw std::invalid_argument("bandwidth_figure: " + m.backend + " has no bandwidth ceiling");
   const auto series = group(points, false);
 
-  double x_lo = 1e3, x_hi = 1e6, y_lo = 1e9, y_hi = 1e10;
-  for (const auto* c : bandwidths) y_hi = std::max(y_hi, c->value);
+  LogFrame frame{1e3, 1e6, 1e9, 1e10};
+  for (const auto* c : bandwidths) frame.y_hi = std::max(frame.y_hi, c->value);
   for (const auto& s : series)
-    for (const auto* p : s.points) {
-      if (!(p->bytes > 0)) continue;
-      x_lo = std::min(x_lo, p->bytes / 2);
-      x_hi = std::max(x_hi, p->bytes * 2);
-      y_lo = std::min(y_lo, p->bytes_per_s() / 2);
-      y_hi = std::max(y_hi, p->bytes_per_s() * 2);
-    }
-  x_lo = decade_below(x_lo);
-  x_hi = decade_above(x_hi);
-  y_lo = decade_below(y_lo);
-  y_hi = decade_above(y_hi * 1.5);
+    for (const auto* p : s.points)
+      if (p->bytes > 0) frame.include(p->bytes, p->bytes_per_s());
 
-  GnuplotFigure fig;
-  fig.stem = stem;
-  fig.description = "achieved bandwidth of " + m.title + " (" + m.backend + ") against bytes moved";
-  fig.width_px = 400;
-  fig.height_px = 360;
-  fig.font_pt = 10;
-  fig.pdf = true;
-
+  GnuplotFigure fig =
+      column_figure(stem, "achieved bandwidth of " + m.title + " (" + m.backend + ") against bytes moved");
   std::ostringstream data;
   data << header(m, "bandwidth") << "# One data set per (op, level): bytes bytes_per_s num_inputs num_features num_outputs\n";
   for (const auto& s : series) {
@@ -267,28 +271,13 @@ GnuplotFigure bandwidth_figure(const RooflineMachine& m, const std::vector<Roofl
   fig.data = data.str();
 
   std::ostringstream b;
-  b << "set title " << gp_quoted("Bandwidth: " + m.title) << " font \",11\"\n"
-    << "set logscale xy 10\n"
-    << "set xrange [" << gp_number(x_lo) << ":" << gp_number(x_hi) << "]\n"
-    << "set yrange [" << gp_number(y_lo) << ":" << gp_number(y_hi) << "]\n"
-    << "set format x \"10^{%L}\"\nset format y \"10^{%L}\"\n"
-    << "set xlabel \"bytes moved per op at the level (B)\"\n"
-    << "set ylabel \"achieved bandwidth (B/s)\"\n"
-    << "set grid xtics ytics linecolor rgb \"#e0e0e0\"\n"
-    // The legend goes under the plot: points and ceilings fill every corner of a roofline.
-    << "set key outside below center vertical maxrows 3 Left reverse font \",8\" spacing 1 samplen 1.5 width -3 height 1.2\n";
+  b << frame.script("Bandwidth: " + m.title, "bytes moved per op at the level (B)", "achieved bandwidth (B/s)");
   std::vector<std::string> plots;
   for (const auto* c : bandwidths)
     plots.push_back(gp_number(c->value) + " with lines linewidth 2 dashtype " + dash_of(*c, 0) + " linecolor rgb \"" +
                     level_colour(c->name) + "\" title " + gp_quoted(ceiling_legend(*c)));
-  for (std::size_t k = 0; k < series.size(); ++k)
-    plots.push_back("datafile index " + std::to_string(k) + " using 1:2 with points pointtype " +
-                    std::to_string(op_point_type(series[k].op)) + " pointsize 0.55 linecolor rgb \"" +
-                    level_colour(series[k].level) + "\" title " +
-                    gp_quoted(series[k].op + " at " + level_label(series[k].level)));
-  b << "plot ";
-  for (std::size_t i = 0; i < plots.size(); ++i) b << (i ? ", \\\n     " : "") << plots[i];
-  b << "\n";
+  for (std::size_t k = 0; k < series.size(); ++k) plots.push_back(series_plot(series[k], k));
+  b << plot_command(plots);
   fig.body = b.str();
   return fig;
 }

@@ -164,6 +164,24 @@ double surface_colour_range(const std::vector<SurfacePanel>& panels) {
   return 10000;
 }
 
+namespace {
+
+// The figure's frame: its stem, a one-line description (title, subtitle, `kind`) and the layout's size.
+GnuplotFigure figure_for(const SurfaceFigureSpec& spec, const Layout& l, const std::string& kind) {
+  GnuplotFigure fig;
+  fig.stem = spec.stem;
+  fig.description = spec.title + (spec.subtitle.empty() ? "" : " (" + spec.subtitle + ")") + kind;
+  for (auto& c : fig.description)
+    if (c == '\n') c = ' ';
+  fig.width_px = l.width_px;
+  fig.height_px = l.height_px;
+  fig.font_pt = 9;
+  fig.pdf = true;
+  return fig;
+}
+
+}  // namespace
+
 GnuplotFigure speedup_heatmap_figure(const SurfaceFigureSpec& spec) {
   const bool single = spec.panels.size() == 1;
   // Sized for a paper at 9 pt: one panel reads at a column's width (about 250 pt), several panels
@@ -178,15 +196,7 @@ GnuplotFigure speedup_heatmap_figure(const SurfaceFigureSpec& spec) {
   const Layout l = layout_for(spec.panels.size(), panel_w, panel_h, left, right, top, bottom, gap_x, gap_y);
   const double L = log10_range(spec.range);
 
-  GnuplotFigure fig;
-  fig.stem = spec.stem;
-  fig.description = spec.title + (spec.subtitle.empty() ? "" : " (" + spec.subtitle + ")");
-  for (auto& c : fig.description)
-    if (c == '\n') c = ' ';
-  fig.width_px = l.width_px;
-  fig.height_px = l.height_px;
-  fig.font_pt = 9;
-  fig.pdf = true;
+  GnuplotFigure fig = figure_for(spec, l, "");
 
   std::ostringstream data;
   data << "# " << fig.description << "\n"
@@ -275,15 +285,7 @@ GnuplotFigure speedup_surface3d_figure(const SurfaceFigureSpec& spec_in) {
   const Layout l = layout_for(spec.panels.size(), panel_w, panel_h, left, right, top, bottom, gap_x, gap_y);
   const double L = log10_range(spec.range);
 
-  GnuplotFigure fig;
-  fig.stem = spec.stem;
-  fig.description = spec.title + (spec.subtitle.empty() ? "" : " (" + spec.subtitle + ")") + ", 3D surface";
-  for (auto& c : fig.description)
-    if (c == '\n') c = ' ';
-  fig.width_px = l.width_px;
-  fig.height_px = l.height_px;
-  fig.font_pt = 9;
-  fig.pdf = true;
+  GnuplotFigure fig = figure_for(spec, l, ", 3D surface");
 
   std::ostringstream data;
   data << "# " << fig.description << "\n"

@@ -3,7 +3,6 @@
 // Writes validation.json, points.csv and the plots; prints a table with the held-out half as headline.
 #include <chrono>
 #include <filesystem>
-#include <future>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -17,6 +16,7 @@
 #include "analysis/validation_report.hpp"
 #include "analysis/validation_suite.hpp"
 #include "apps/commands.hpp"
+#include "apps/render_figures.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
 #include "models/gpu/gpu_machine.hpp"
@@ -239,19 +239,9 @@ int validate_command(const ValidateArgs& args) {
   nlohmann::json files = {{"validation_json", json_path}, {"points_csv", csv_path}, {"plots", nlohmann::json::array()}};
   const auto plots_start = Clock::now();
   if (args.plots) {
-    // Two gnuplot processes at a time: the figures are independent and this machine class has 2 cores.
     const auto figures = build_figures(report, points, models);
     const std::string plot_dir = (out / "plots").string();
-    std::vector<std::future<analysis::RenderedFigure>> pending;
-    std::vector<analysis::RenderedFigure> rendered;
-    for (const auto& figure : figures) {
-      if (pending.size() == 2) {
-        rendered.push_back(pending.front().get());
-        pending.erase(pending.begin());
-      }
-      pending.push_back(std::async(std::launch::async, [&plot_dir, &figure] { return analysis::render_figure(plot_dir, figure); }));
-    }
-    for (auto& f : pending) rendered.push_back(f.get());
+    const auto rendered = render_figures(plot_dir, figures);
     for (const auto& r : rendered)
       files["plots"].push_back({{"svg", r.svg_path}, {"png", r.png_path}, {"script", r.script_path}, {"data", r.data_path}});
   }

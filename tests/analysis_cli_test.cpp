@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "tests/sweep_test_support.hpp"
+#include "tests/test_support.hpp"
 
 using namespace tilesim_test;
 using Catch::Matchers::Contains;

@@ -10,6 +10,7 @@
 #include "analysis/results_table.hpp"
 #include "analysis/roofline.hpp"
 #include "common/error.hpp"
+#include "tests/test_support.hpp"
 
 using namespace tilesim;
 using namespace tilesim::analysis;
@@ -39,15 +40,7 @@ ResultRow ipu_row() {
   return r;
 }
 
-template <class F>
-std::string input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using tilesim_test::input_error_of;
 
 }  // namespace
 

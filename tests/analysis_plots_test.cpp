@@ -11,7 +11,7 @@
 #include "analysis/speedup.hpp"
 #include "analysis/surface_figures.hpp"
 #include "common/error.hpp"
-#include "tests/sweep_test_support.hpp"
+#include "tests/test_support.hpp"
 
 using namespace tilesim;
 using namespace tilesim::analysis;

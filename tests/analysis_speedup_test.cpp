@@ -8,6 +8,7 @@
 #include "analysis/speedup.hpp"
 #include "analysis/speedup_report.hpp"
 #include "common/error.hpp"
+#include "tests/test_support.hpp"
 
 using namespace tilesim;
 using namespace tilesim::analysis;
@@ -37,15 +38,7 @@ TimeSeries series(const std::string& name, const std::vector<std::pair<OpShape, 
   return s;
 }
 
-template <class F>
-std::string input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using tilesim_test::input_error_of;
 
 }  // namespace
 

@@ -21,6 +21,7 @@
 #include "analysis/validation_report.hpp"
 #include "analysis/validation_suite.hpp"
 #include "common/error.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace tilesim;
@@ -30,99 +31,20 @@ using Catch::Matchers::Contains;
 namespace {
 
 fs::path scratch_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tilesim_analysis_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = tilesim_test::scratch("analysis_test");
   return dir;
 }
 
 fs::path write_file(const std::string& name, const std::string& text) {
-  const fs::path p = scratch_dir() / name;
-  std::ofstream(p, std::ios::binary) << text;
-  return p;
+  return tilesim_test::write_text(scratch_dir() / name, text);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using tilesim_test::input_error_of;
+using tilesim_test::slurp;
+using tilesim_test::well_formed_xml;
 
 std::string shipped(const std::string& relative) {
   return std::string(TILESIM_SOURCE_DIR) + "/validation/hydronet-gnn/" + relative;
-}
-
-// The message of the InputError `f` throws ("" when it throws none).
-template <class F>
-std::string input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-// A small well-formedness check of XML: every element closed in order, attribute values quoted,
-// comments, processing instructions and CDATA skipped. Enough to tell a complete SVG from a truncated
-// or garbled one without an XML library.
-bool well_formed_xml(const std::string& text, std::string& root) {
-  std::vector<std::string> open;
-  std::size_t i = 0;
-  bool seen_root = false;
-  while ((i = text.find('<', i)) != std::string::npos) {
-    if (text.compare(i, 4, "<!--") == 0) {
-      i = text.find("-->", i);
-      if (i == std::string::npos) return false;
-      i += 3;
-      continue;
-    }
-    if (text.compare(i, 9, "<![CDATA[") == 0) {
-      i = text.find("]]>", i);
-      if (i == std::string::npos) return false;
-      i += 3;
-      continue;
-    }
-    if (text.compare(i, 2, "<?") == 0 || text.compare(i, 2, "<!") == 0) {
-      i = text.find('>', i);
-      if (i == std::string::npos) return false;
-      ++i;
-      continue;
-    }
-    // A tag: find its end, skipping '>' inside quoted attribute values.
-    std::size_t j = i + 1;
-    char quote = 0;
-    for (; j < text.size(); ++j) {
-      if (quote) {
-        if (text[j] == quote) quote = 0;
-      } else if (text[j] == '"' || text[j] == '\'') {
-        quote = text[j];
-      } else if (text[j] == '>') {
-        break;
-      }
-    }
-    if (j >= text.size()) return false;
-    const std::string tag = text.substr(i + 1, j - i - 1);
-    i = j + 1;
-    if (tag.empty()) return false;
-    if (tag[0] == '/') {
-      const std::string name = tag.substr(1, tag.find_first_of(" \t\r\n", 1) - 1);
-      if (open.empty() || open.back() != name) return false;
-      open.pop_back();
-      continue;
-    }
-    const std::string name = tag.substr(0, tag.find_first_of(" \t\r\n/"));
-    if (open.empty()) {
-      if (seen_root) return false;  // a second root element
-      seen_root = true;
-      root = name;
-    }
-    if (tag.back() != '/') open.push_back(name);
-  }
-  return seen_root && open.empty();
 }
 
 }  // namespace

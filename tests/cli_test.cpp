@@ -12,46 +12,24 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "test_support.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using tilesim_test::CliResult;
+using tilesim_test::slurp;
 
 fs::path scratch_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tilesim_cli_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = tilesim_test::scratch("cli_test");
   return dir;
 }
 
-CliResult tilesim(const std::string& args) {
-  const fs::path out = scratch_dir() / "stdout.txt", err = scratch_dir() / "stderr.txt";
-  const std::string cmd = std::string(TILESIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
+CliResult run_cli(const std::string& args) { return tilesim_test::run_tilesim(args, scratch_dir()); }
 
 fs::path write_file(const std::string& name, const std::string& text) {
-  const fs::path p = scratch_dir() / name;
-  std::ofstream(p) << text;
-  return p;
+  return tilesim_test::write_text(scratch_dir() / name, text);
 }
 
 std::string example(const std::string& name) { return std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/" + name; }
@@ -63,19 +41,19 @@ const char* kSmall = R"({"name": "cli_small", "seed": 3, "ops": [
 }  // namespace
 
 TEST_CASE("tilesim --version, help and machines", "[cli]") {
-  auto v = tilesim("--version");
+  auto v = run_cli("--version");
   CHECK(v.exit_code == 0);
   CHECK_THAT(v.out, Catch::Contains("tilesim 0.1.0") && Catch::Contains("SystemC 2.3.4"));
-  auto h = tilesim("help");
+  auto h = run_cli("help");
   CHECK(h.exit_code == 0);
   CHECK_THAT(h.out, Catch::Contains("run") && Catch::Contains("machines"));
-  auto none = tilesim("");
+  auto none = run_cli("");
   CHECK(none.exit_code == 2);
-  auto m = tilesim("machines");
+  auto m = run_cli("machines");
   CHECK(m.exit_code == 0);
   CHECK_THAT(m.out, Catch::Contains("ipu:bow") && Catch::Contains("ipu:mk2") && Catch::Contains("ipu:mk1") &&
                         Catch::Contains("1472") && Catch::Contains("1216") && Catch::Contains("1.85 GHz"));
-  auto mj = tilesim("machines --json");
+  auto mj = run_cli("machines --json");
   CHECK(mj.exit_code == 0);
   int ipu_machines = 0;
   for (const auto& m : nlohmann::json::parse(mj.out)) ipu_machines += m["kind"] == "ipu" ? 1 : 0;
@@ -85,7 +63,7 @@ TEST_CASE("tilesim --version, help and machines", "[cli]") {
 TEST_CASE("tilesim run reports both backends verified, and writes report.json", "[cli]") {
   const auto w = write_file("small.json", kSmall);
   const auto out = scratch_dir() / "out_small";
-  auto r = tilesim("run " + w.string() + " --json --repeats 3 --out " + out.string());
+  auto r = run_cli("run " + w.string() + " --json --repeats 3 --out " + out.string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto report = nlohmann::json::parse(r.out);
@@ -113,7 +91,7 @@ TEST_CASE("tilesim run reports both backends verified, and writes report.json", 
   for (const auto& a : report["agreement"]) CHECK(a["outputs_equal"] == true);
 
   // The table form names the report path.
-  auto t = tilesim("run " + w.string() + " --repeats 2 --out " + out.string());
+  auto t = run_cli("run " + w.string() + " --repeats 2 --out " + out.string());
   CHECK(t.exit_code == 0);
   CHECK_THAT(t.out, Catch::Contains("ipu:bow") && Catch::Contains("cpu") && Catch::Contains("report: "));
 }
@@ -122,7 +100,7 @@ TEST_CASE("every shipped example runs with verified outputs", "[cli]") {
   for (const auto& entry : fs::directory_iterator(std::string(TILESIM_SOURCE_DIR) + "/workloads/examples")) {
     if (entry.path().extension() != ".json" || entry.path().filename() == "hydronet_largest.json") continue;
     INFO(entry.path());
-    auto r = tilesim("run " + entry.path().string() + " --json --repeats 1 --warmup 0 --out " + (scratch_dir() / "ex").string());
+    auto r = run_cli("run " + entry.path().string() + " --json --repeats 1 --warmup 0 --out " + (scratch_dir() / "ex").string());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     const auto report = nlohmann::json::parse(r.out);
@@ -134,8 +112,8 @@ TEST_CASE("every shipped example runs with verified outputs", "[cli]") {
 
 TEST_CASE("timing-only runs give the same cycles and verify nothing", "[cli]") {
   const auto w = write_file("small_t.json", kSmall);
-  auto f = tilesim("run " + w.string() + " --json --backends ipu --out " + (scratch_dir() / "tf").string());
-  auto t = tilesim("run " + w.string() + " --json --backends ipu --timing-only --out " + (scratch_dir() / "tt").string());
+  auto f = run_cli("run " + w.string() + " --json --backends ipu --out " + (scratch_dir() / "tf").string());
+  auto t = run_cli("run " + w.string() + " --json --backends ipu --timing-only --out " + (scratch_dir() / "tt").string());
   REQUIRE(f.exit_code == 0);
   REQUIRE(t.exit_code == 0);
   const auto fj = nlohmann::json::parse(f.out), tj = nlohmann::json::parse(t.out);
@@ -148,7 +126,7 @@ TEST_CASE("timing-only runs give the same cycles and verify nothing", "[cli]") {
 TEST_CASE("run with a trace file writes a Chrome trace with compute, sync and exchange phases", "[cli]") {
   const auto w = write_file("small_tr.json", kSmall);
   const auto trace = scratch_dir() / "trace.json";
-  auto r = tilesim("run " + w.string() + " --backends ipu:bow --trace " + trace.string() + " --out " + (scratch_dir() / "tr").string());
+  auto r = run_cli("run " + w.string() + " --backends ipu:bow --trace " + trace.string() + " --out " + (scratch_dir() / "tr").string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(slurp(trace));
@@ -165,7 +143,7 @@ TEST_CASE("run with a trace file writes a Chrome trace with compute, sync and ex
 
 TEST_CASE("a seed given on the command line overrides the workload seed and changes the data", "[cli]") {
   const auto w = write_file("small_s.json", kSmall);
-  auto a = tilesim("run " + w.string() + " --json --backends ipu --seed 99 --out " + (scratch_dir() / "s1").string());
+  auto a = run_cli("run " + w.string() + " --json --backends ipu --seed 99 --out " + (scratch_dir() / "s1").string());
   REQUIRE(a.exit_code == 0);
   CHECK(nlohmann::json::parse(a.out)["workload"]["seed"] == 99);
 }
@@ -197,7 +175,7 @@ TEST_CASE("bad input exits with code 2 and names the file, the JSON path, expect
   for (const auto& b : bad) {
     INFO(b.what);
     const auto w = write_file("bad.json", b.workload);
-    auto r = tilesim("run " + w.string() + " --out " + (scratch_dir() / "bad").string());
+    auto r = run_cli("run " + w.string() + " --out " + (scratch_dir() / "bad").string());
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(w.string()));
     for (const auto& part : b.message_parts) CHECK_THAT(r.err, Catch::Contains(part));
@@ -206,24 +184,24 @@ TEST_CASE("bad input exits with code 2 and names the file, the JSON path, expect
   write_file("bad.indices.txt", "0\n1\n7\n");
   const auto w = write_file("bad_idx.json", R"({"name": "b", "ops": [{"op": "gather", "num_inputs": 4, "num_features": 2,
       "num_outputs": 3, "indices": {"file": "bad.indices.txt"}}]})");
-  auto r = tilesim("run " + w.string() + " --out " + (scratch_dir() / "bad").string());
+  auto r = run_cli("run " + w.string() + " --out " + (scratch_dir() / "bad").string());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("bad.indices.txt") && Catch::Contains("3"));
 
   // Usage errors.
-  CHECK(tilesim("run").exit_code == 2);
-  CHECK(tilesim("run " + example("small.json") + " --frobnicate").exit_code == 2);
-  auto nofile = tilesim("run /nonexistent/w.json");
+  CHECK(run_cli("run").exit_code == 2);
+  CHECK(run_cli("run " + example("small.json") + " --frobnicate").exit_code == 2);
+  auto nofile = run_cli("run /nonexistent/w.json");
   CHECK(nofile.exit_code == 2);
   CHECK_THAT(nofile.err, Catch::Contains("/nonexistent/w.json"));
-  auto backend = tilesim("run " + example("small.json") + " --backends ipu,gpu");
+  auto backend = run_cli("run " + example("small.json") + " --backends ipu,gpu");
   CHECK(backend.exit_code == 2);
   CHECK_THAT(backend.err, Catch::Contains("--backends") && Catch::Contains("gpu"));
-  auto machine = tilesim("run " + example("small.json") + " --backends ipu:bowx");
+  auto machine = run_cli("run " + example("small.json") + " --backends ipu:bowx");
   CHECK(machine.exit_code == 2);
   CHECK_THAT(machine.err, Catch::Contains("bowx"));
   const auto broken_machine = write_file("broken_machine.json", R"({"name": "x"})");
-  auto bm = tilesim("run " + example("small.json") + " --backends ipu:" + broken_machine.string());
+  auto bm = run_cli("run " + example("small.json") + " --backends ipu:" + broken_machine.string());
   CHECK(bm.exit_code == 2);
   CHECK_THAT(bm.err, Catch::Contains(broken_machine.string()) && Catch::Contains("description"));
 }
@@ -231,7 +209,7 @@ TEST_CASE("bad input exits with code 2 and names the file, the JSON path, expect
 TEST_CASE("a workload too big for one IPU exits with code 3 naming the tile and bytes", "[cli][errors]") {
   const auto w = write_file("huge.json", R"({"name": "huge", "ops": [
       {"op": "gather", "num_inputs": 300000, "num_features": 1024, "num_outputs": 64}]})");
-  auto r = tilesim("run " + w.string() + " --backends ipu --out " + (scratch_dir() / "huge").string());
+  auto r = run_cli("run " + w.string() + " --backends ipu --out " + (scratch_dir() / "huge").string());
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.err, Catch::Contains("tile 0") && Catch::Contains("bytes") && Catch::Contains("bow"));
 }
@@ -239,13 +217,13 @@ TEST_CASE("a workload too big for one IPU exits with code 3 naming the tile and 
 TEST_CASE("a failed run leaves the earlier report intact", "[cli][errors]") {
   const auto out = scratch_dir() / "keep";
   const auto good = write_file("keep.json", kSmall);
-  REQUIRE(tilesim("run " + good.string() + " --backends ipu --out " + out.string()).exit_code == 0);
+  REQUIRE(run_cli("run " + good.string() + " --backends ipu --out " + out.string()).exit_code == 0);
   const std::string before = slurp(out / "report.json");
   REQUIRE(!before.empty());
   const auto bad = write_file("keep_bad.json", R"({"name": "cli_small", "ops": [{"op": "gather"}]})");
-  CHECK(tilesim("run " + bad.string() + " --out " + out.string()).exit_code == 2);
+  CHECK(run_cli("run " + bad.string() + " --out " + out.string()).exit_code == 2);
   const auto huge = write_file("keep_huge.json", R"({"name": "cli_small", "ops": [
       {"op": "gather", "num_inputs": 300000, "num_features": 1024, "num_outputs": 64}]})");
-  CHECK(tilesim("run " + huge.string() + " --backends ipu --out " + out.string()).exit_code == 3);
+  CHECK(run_cli("run " + huge.string() + " --backends ipu --out " + out.string()).exit_code == 3);
   CHECK(slurp(out / "report.json") == before);
 }

@@ -14,36 +14,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_support.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Result = tilesim_test::CliResult;
 
 const fs::path& scratch() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tilesim_peer_cli_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = tilesim_test::scratch("peer_cli");
   return dir;
 }
 
-Result tilesim(const std::string& args) {
-  const fs::path out = scratch() / "stdout.txt", err = scratch() / "stderr.txt";
-  const int status = std::system((std::string(TILESIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string()).c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-}
+Result run_cli(const std::string& args) { return tilesim_test::run_tilesim(args, scratch()); }
 
 std::string small_workload() {
   const fs::path p = scratch() / "peer_small.json";
@@ -56,15 +40,15 @@ std::string small_workload() {
 }  // namespace
 
 TEST_CASE("tilesim --version lists torch-cpu and cuda and whether each is built in", "[cli][peers]") {
-  const Result r = tilesim("--version");
+  const Result r = run_cli("--version");
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("torch-cpu (measured, "));
   CHECK_THAT(r.out, Catch::Contains("cuda (measured, "));
 }
 
 TEST_CASE("tilesim run --backends cpu,torch-cpu: verified, agreeing outputs, or exit 2 saying libtorch is not built in", "[cli][peers]") {
-  const bool built = tilesim("--version").out.find("torch-cpu (measured, libtorch") != std::string::npos;
-  const Result r = tilesim("run " + small_workload() + " --backends cpu,torch-cpu --repeats 2 --warmup 1 --json --out " +
+  const bool built = run_cli("--version").out.find("torch-cpu (measured, libtorch") != std::string::npos;
+  const Result r = run_cli("run " + small_workload() + " --backends cpu,torch-cpu --repeats 2 --warmup 1 --json --out " +
                            (scratch() / "torch_out").string());
   if (!built) {
     CHECK(r.exit_code == 2);
@@ -85,7 +69,7 @@ TEST_CASE("tilesim run --backends cpu,torch-cpu: verified, agreeing outputs, or 
 }
 
 TEST_CASE("tilesim run --backends cuda runs on a GPU, or exits 2 saying there is none or that CUDA is not built in", "[cli][peers]") {
-  const Result r = tilesim("run " + small_workload() + " --backends cuda --repeats 2 --json --out " + (scratch() / "cuda_out").string());
+  const Result r = run_cli("run " + small_workload() + " --backends cuda --repeats 2 --json --out " + (scratch() / "cuda_out").string());
   if (r.exit_code == 0) {  // a machine with a GPU
     const auto report = nlohmann::json::parse(r.out);
     for (const auto& op : report.at("results").at(0).at("ops")) CHECK(op.at("verified") == true);
@@ -100,11 +84,11 @@ TEST_CASE("tilesim --backends parses the peer backends' names strictly", "[cli][
   const std::string w = small_workload();
   for (const char* bad : {"cuda:fast", "torch-cpu:x", "cuda:"}) {
     INFO(bad);
-    const Result r = tilesim("run " + w + " --backends " + bad + " --out " + (scratch() / "bad_out").string());
+    const Result r = run_cli("run " + w + " --backends " + bad + " --out " + (scratch() / "bad_out").string());
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--backends"));
   }
-  const Result twice = tilesim("run " + w + " --backends cuda,cuda:kernel --out " + (scratch() / "bad_out").string());
+  const Result twice = run_cli("run " + w + " --backends cuda,cuda:kernel --out " + (scratch() / "bad_out").string());
   CHECK(twice.exit_code == 2);
   CHECK_THAT(twice.err, Catch::Contains("\"cuda\" twice"));
 }

@@ -18,7 +18,7 @@
 #include "analysis/sweep_spec.hpp"
 #include "analysis/validation_suite.hpp"
 #include "common/error.hpp"
-#include "tests/sweep_test_support.hpp"
+#include "tests/test_support.hpp"
 
 using namespace tilesim;
 using namespace tilesim::analysis;

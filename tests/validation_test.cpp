@@ -11,7 +11,10 @@
 #include <sstream>
 
 #include <catch2/catch.hpp>
+
 #include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
 
 #include "analysis/error_metrics.hpp"
 #include "analysis/reference_data.hpp"
@@ -31,20 +34,11 @@ using Catch::Matchers::Contains;
 namespace {
 
 fs::path scratch_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tilesim_validation_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
+  static const fs::path dir = tilesim_test::scratch("validation_test");
   return dir;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using tilesim_test::slurp;
 
 std::string shipped(const std::string& relative) {
   return std::string(TILESIM_SOURCE_DIR) + "/validation/hydronet-gnn/" + relative;
@@ -107,20 +101,10 @@ std::string describe(const ErrorSummary& s) {
   return text.str();
 }
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using tilesim_test::CliResult;
 
 CliResult tilesim_cli(const std::string& env, const std::string& args) {
-  const fs::path out = scratch_dir() / "stdout.txt", err = scratch_dir() / "stderr.txt";
-  const std::string cmd = env + " " + std::string(TILESIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  return tilesim_test::run_tilesim(args, scratch_dir(), env);
 }
 
 // A copy of the suite holding the header and the first `rows` data rows of each shipped file.

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the sweep and analysis tests: a scratch directory per test process, files in and
+// Helpers shared by the CLI, sweep and analysis tests: a scratch directory per test process, files in and
 // out, the tilesim binary run through the shell, and checks that a rendered figure is a real PNG,
 // well-formed SVG or a PDF of some size.
 #include <sys/wait.h>
@@ -11,6 +11,11 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+
+#include "common/error.hpp"
 
 namespace tilesim_test {
 
@@ -40,11 +45,13 @@ struct CliResult {
   std::string out, err;
 };
 
-// Runs `tilesim ARGS` in the source tree (where the shipped sweep files and reference data are).
-inline CliResult run_tilesim(const std::string& args, const fs::path& scratch_dir) {
+// Runs `ENV tilesim ARGS` in the source tree (where the shipped sweep files and reference data are),
+// its standard output and error kept in files under `scratch_dir`. `env` is a prefix of shell
+// variable assignments ("" for none).
+inline CliResult run_tilesim(const std::string& args, const fs::path& scratch_dir, const std::string& env = "") {
   const fs::path out = scratch_dir / "stdout.txt", err = scratch_dir / "stderr.txt";
-  const std::string cmd = "cd '" + std::string(TILESIM_SOURCE_DIR) + "' && " + std::string(TILESIM_BINARY) + " " + args +
-                          " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const std::string cmd = "cd '" + std::string(TILESIM_SOURCE_DIR) + "' && " + env + " " + std::string(TILESIM_BINARY) +
+                          " " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -74,62 +81,35 @@ inline bool is_pdf(const std::string& bytes) {
   return bytes.size() > 8 && bytes.compare(0, 5, "%PDF-") == 0 && bytes.find("%%EOF") != std::string::npos;
 }
 
-// A small well-formedness check of XML: every element closed in order, attribute values quoted,
-// comments, processing instructions and CDATA skipped. Enough to tell a complete SVG from a truncated
-// or garbled one without an XML library.
+// Whether `text` is well-formed XML, and the name of its root element in `root`: Boost.PropertyTree's
+// XML reader parses it (it rejects unclosed or mismatched elements and unquoted attributes), so a
+// complete SVG is told from a truncated or garbled one.
 inline bool well_formed_xml(const std::string& text, std::string& root) {
-  std::vector<std::string> open;
-  std::size_t i = 0;
-  bool seen_root = false;
-  while ((i = text.find('<', i)) != std::string::npos) {
-    if (text.compare(i, 4, "<!--") == 0) {
-      i = text.find("-->", i);
-      if (i == std::string::npos) return false;
-      i += 3;
-      continue;
-    }
-    if (text.compare(i, 9, "<![CDATA[") == 0) {
-      i = text.find("]]>", i);
-      if (i == std::string::npos) return false;
-      i += 3;
-      continue;
-    }
-    if (text.compare(i, 2, "<?") == 0 || text.compare(i, 2, "<!") == 0) {
-      i = text.find('>', i);
-      if (i == std::string::npos) return false;
-      ++i;
-      continue;
-    }
-    std::size_t j = i + 1;
-    char quote = 0;
-    for (; j < text.size(); ++j) {
-      if (quote) {
-        if (text[j] == quote) quote = 0;
-      } else if (text[j] == '"' || text[j] == '\'') {
-        quote = text[j];
-      } else if (text[j] == '>') {
-        break;
-      }
-    }
-    if (j >= text.size()) return false;
-    const std::string tag = text.substr(i + 1, j - i - 1);
-    i = j + 1;
-    if (tag.empty()) return false;
-    if (tag[0] == '/') {
-      const std::string name = tag.substr(1, tag.find_first_of(" \t\r\n", 1) - 1);
-      if (open.empty() || open.back() != name) return false;
-      open.pop_back();
-      continue;
-    }
-    const std::string name = tag.substr(0, tag.find_first_of(" \t\r\n/"));
-    if (open.empty()) {
-      if (seen_root) return false;
-      seen_root = true;
-      root = name;
-    }
-    if (tag.back() != '/') open.push_back(name);
+  boost::property_tree::ptree tree;
+  std::istringstream in(text);
+  try {
+    boost::property_tree::read_xml(in, tree);
+  } catch (const boost::property_tree::xml_parser_error&) {
+    return false;
   }
-  return seen_root && open.empty();
+  for (const auto& [name, child] : tree) {
+    (void)child;
+    if (name == "<xmlcomment>" || name == "<xmlattr>") continue;
+    root = name;
+    return true;
+  }
+  return false;
+}
+
+// The message of the tilesim::InputError `f` throws ("" when it throws none).
+template <class F>
+std::string input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const tilesim::InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // Every file a rendered figure should have, valid and of a size that holds a drawing (not an empty
