@@ -5,7 +5,6 @@
 
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <thread>
@@ -14,25 +13,13 @@
 #include "apps/machine_ceilings.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
+#include "common/host_info.hpp"
 #include "models/cpu/cpu_machine.hpp"
 #include "models/cpu/host_calibration.hpp"
 
 namespace tilesim::cli {
 
 namespace {
-
-std::string cpu_model_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const auto start = line.find_first_not_of(" \t", colon + 1);
-    if (start != std::string::npos) return line.substr(start);
-  }
-  return "unknown CPU";
-}
 
 std::string host_name() {
   char buf[256] = {};
@@ -73,7 +60,7 @@ int host_calibrate_command(const HostCalibrateArgs& args) {
                  "seconds ...\n";
   const auto result = cpu_model::calibrate_host(options);
   const std::string host = host_name();
-  const auto machine = cpu_model::machine_from_calibration(result, machine_name(host), host, cpu_model_name(),
+  const auto machine = cpu_model::machine_from_calibration(result, machine_name(host), host, host_cpu_model_name(),
                                                            static_cast<std::int64_t>(std::thread::hardware_concurrency()),
                                                            utc_now(), std::string("tilesim ") + TILESIM_VERSION);
   const nlohmann::json document = cpu_model::to_json(machine);
