@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev          # simulation kernel (pkg-config: systemc)
   libboost-graph-dev      # graph containers and orderings
+  libmetis-dev            # k-way min-edge-cut partitions (graph-aware placement)
   nlohmann-json3-dev      # workload, machine and report JSON
   catch2                  # tests (v2)
   libcli11-dev            # command line

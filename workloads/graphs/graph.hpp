@@ -37,6 +37,7 @@ struct GraphSpec {
   bool add_self_loops = false;  // one (n, n) per node, after removal/dedup (GCN/GAT add their own: see layers)
   EdgeOrder order = EdgeOrder::as_generated;
   std::int64_t num_features = 0;  // node feature width the preset or the workload gives (0: not given)
+  std::int32_t num_relations = 0;  // > 0: a uniform random relation type per edge in [0, num_relations) (RGCN)
 };
 
 // Parses the "graph" object at `json_path` of `file`. Throws tilesim::InputError naming the file, the
