@@ -1,7 +1,8 @@
 // tilesim's CPU kernels against the torch-cpu peer (ATen, same process, same data, same thread count):
 // (a) the hydronet gather/scatter grid's corners and centre, (b) PyTorch Geometric's scatter benchmark
-// shapes (N = 4k..64k nodes, E = 50 N edges, 64 features), each op's tilesim kernel and its torch form(s)
-// back to back, so their ratio is taken under the same machine load. The peer table at the end
+// shapes (N = 4k..64k nodes, E = 50 N edges, 64 features), with the GNN layers' other ops on the same
+// shapes (degree, linear and RGCN's segment matmul over the N node rows, activations, the edge-weight
+// scaling of the E messages), each op's tilesim kernel and its torch form(s) back to back, so their ratio is taken under the same machine load. The peer table at the end
 // (peer_table.hpp) gives times, effective GB/s, speed-ups and their medians; the stream_copy rows give
 // the machine's streaming bandwidth to read the large gathers against. Run just these with
 // --benchmark_filter=peer/.
@@ -20,6 +21,8 @@
 #endif
 
 #include "bench/peer_table.hpp"
+#include "kernels/cpu/degree_count.hpp"
+#include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gather_scatter.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/scatter_reduce.hpp"
@@ -69,6 +72,9 @@ struct Shape {
   bool values_only = false;  // the stream copy: no indices, tables or weights
 };
 
+// RGCN's relation count in the segment-matmul rows (the RGCN example has 4).
+constexpr std::int64_t kRelations = 4;
+
 struct Data {
   std::string label;
   AlignedFloats values;           // num_inputs x num_features
@@ -81,6 +87,8 @@ struct Data {
   AlignedFloats node_table;                   // num_outputs x num_features: the SpMM input and the mm left operand
   std::vector<float> weight_matrix;           // num_features x num_features
   std::vector<float> bias;
+  std::vector<float> relation_weights;         // kRelations x num_features x num_features (segment matmul)
+  std::vector<std::int32_t> relation_offsets;  // kRelations equal segments of the num_outputs node rows
   AlignedFloats out;                          // large enough for any op's output
 };
 
@@ -120,6 +128,9 @@ Data& data_for(const Shape& s) {
   for (auto& w : d->weight_matrix) w = rng.uniform();
   d->bias.resize(static_cast<std::size_t>(s.num_features));
   for (auto& b : d->bias) b = rng.uniform();
+  d->relation_weights.resize(static_cast<std::size_t>(kRelations * s.num_features * s.num_features));
+  for (auto& w : d->relation_weights) w = rng.uniform();
+  for (std::int64_t r = 0; r <= kRelations; ++r) d->relation_offsets.push_back(static_cast<std::int32_t>(s.num_outputs * r / kRelations));
   current = std::move(d);
   return *current;
 }
@@ -259,6 +270,75 @@ void add_linear(const Shape& s) {
 #endif
 }
 
+// PyG's degree(index, N): E indices into N nodes.
+void add_degree(const Shape& s) {
+  const double bytes = 4.0 * (s.num_inputs + s.num_outputs);
+  add("degree", s, "tilesim", bytes, [](const Shape& s, Data& d) -> Call {
+    return [&s, &d] { cpu::degree_count_f32(d.scatter_indices.data(), s.num_inputs, s.num_outputs, d.out.get()); };
+  });
+#ifdef TILESIM_HAVE_TORCH
+  namespace peer = tilesim::kernels::torch_peer;
+  add("degree", s, "torch_scatter_add_", bytes, [](const Shape& s, Data& d) -> Call {
+    auto call = std::make_shared<peer::PeerCall>(peer::degree(d.scatter_indices.data(), s.num_inputs, s.num_outputs, d.out.get()));
+    return [call] { (*call)(); };
+  });
+#endif
+}
+
+// RGCN's transform through segment matmul: the N node rows in kRelations equal segments, each times its
+// own F x F weight.
+void add_segment_matmul(const Shape& s) {
+  const double bytes = 4.0 * (s.num_outputs * s.num_features * 2 + kRelations * s.num_features * s.num_features);
+  add("segment_mm", s, "tilesim", bytes, [](const Shape& s, Data& d) -> Call {
+    return [&s, &d] {
+      cpu::segment_matmul_f32(d.node_table.get(), d.relation_offsets.data(), kRelations, d.relation_weights.data(), s.num_features,
+                              s.num_features, d.out.get());
+    };
+  });
+#ifdef TILESIM_HAVE_TORCH
+  namespace peer = tilesim::kernels::torch_peer;
+  add("segment_mm", s, "torch_mm_per_segment", bytes, [](const Shape& s, Data& d) -> Call {
+    auto call = std::make_shared<peer::PeerCall>(peer::segment_mm(d.node_table.get(), d.relation_offsets.data(), kRelations,
+                                                                  d.relation_weights.data(), s.num_features, s.num_features, d.out.get()));
+    return [call] { (*call)(); };
+  });
+#endif
+}
+
+// Elementwise functions over the N x F node table (a layer's activation).
+void add_unary(const std::string& op, tilesim::UnaryFn fn, float scalar, const Shape& s) {
+  const double bytes = 8.0 * s.num_outputs * s.num_features;
+  add(op, s, "tilesim", bytes, [fn, scalar](const Shape& s, Data& d) -> Call {
+    return [&s, &d, fn, scalar] { cpu::unary_f32(fn, scalar, d.node_table.get(), s.num_outputs * s.num_features, d.out.get()); };
+  });
+#ifdef TILESIM_HAVE_TORCH
+  namespace peer = tilesim::kernels::torch_peer;
+  add(op, s, "torch", bytes, [fn, scalar](const Shape& s, Data& d) -> Call {
+    auto call = std::make_shared<peer::PeerCall>(peer::unary(fn, scalar, d.node_table.get(), s.num_outputs * s.num_features, d.out.get()));
+    return [call] { (*call)(); };
+  });
+#endif
+}
+
+// GCN's message scaling: the E x F messages times one weight per edge (other [E, 1]).
+void add_edge_scale(const Shape& s) {
+  const double bytes = 4.0 * s.num_inputs * (2 * s.num_features + 1);
+  add("edge_scale", s, "tilesim", bytes, [](const Shape& s, Data& d) -> Call {
+    return [&s, &d] {
+      cpu::binary_f32(tilesim::BinaryFn::multiply, d.values.get(), s.num_inputs, s.num_features, d.edge_weights.data(), s.num_inputs, 1,
+                      d.out.get());
+    };
+  });
+#ifdef TILESIM_HAVE_TORCH
+  namespace peer = tilesim::kernels::torch_peer;
+  add("edge_scale", s, "torch_mul_out", bytes, [](const Shape& s, Data& d) -> Call {
+    auto call = std::make_shared<peer::PeerCall>(peer::binary(tilesim::BinaryFn::multiply, d.values.get(), s.num_inputs, s.num_features,
+                                                              d.edge_weights.data(), s.num_inputs, 1, d.out.get()));
+    return [call] { (*call)(); };
+  });
+#endif
+}
+
 // Streaming bandwidth: a 512 MiB copy split over the threads, once with ordinary stores and once with
 // non-temporal ones; the table takes the faster as the machine's figure.
 void add_stream_copy() {
@@ -317,6 +397,12 @@ int register_all() {
     add_segment_sum(scatter_shape);
     add_spmm(scatter_shape);
     add_linear(scatter_shape);
+    add_degree(scatter_shape);
+    add_segment_matmul(scatter_shape);
+    add_unary("relu", tilesim::UnaryFn::relu, 0, scatter_shape);
+    add_unary("exp", tilesim::UnaryFn::exp, 0, scatter_shape);
+    add_unary("ssp", tilesim::UnaryFn::shifted_softplus, 0, scatter_shape);
+    add_edge_scale(scatter_shape);
   }
   return 0;
 }

@@ -13,6 +13,17 @@ std::string to_string(ResultKind kind) {
   throw std::logic_error("to_string: unknown result kind");
 }
 
+OpResult OpResult::for_op(const Op& op) {
+  OpResult row;
+  row.op = op.name;
+  row.op_kind = op.kind;
+  row.shape = op.shape;
+  row.dtype = op.dtype;
+  row.flops = op.flops();
+  row.min_bytes = op.min_bytes();
+  return row;
+}
+
 nlohmann::json OpResult::to_json() const {
   nlohmann::json j;
   j["op"] = op;

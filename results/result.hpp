@@ -36,6 +36,8 @@ struct OpResult {
   nlohmann::json plan = nlohmann::json::object();    // simulated: the mapping the planner chose
 
   nlohmann::json to_json() const;
+  // A row for `op` with what the op itself says filled in: name, kind, shape, dtype, FLOPs, min_bytes.
+  static OpResult for_op(const Op& op);
 };
 
 struct BackendResult {

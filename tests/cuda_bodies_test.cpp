@@ -196,3 +196,177 @@ TEST_CASE("cuda atomic_max emulation keeps the larger value, negatives included"
   CHECK(x == 2.0f);
   CHECK(cuda::bits_to_float(0xFF800000u) == -std::numeric_limits<float>::infinity());
 }
+
+// ---- The GNN op kinds: degree count, unary, binary with broadcast, segment matmul. Each body runs on
+// both grids and its output goes through reference::verify, the check every backend's outputs pass.
+
+namespace {
+
+// A one-op graph over fresh input tensors, and the values of those inputs.
+struct OpCase {
+  OpGraph graph;
+  TensorValues values;
+  const Op& op() const { return graph.ops.back(); }
+};
+
+TensorId f32_input(OpCase& c, std::vector<std::int64_t> shape, std::vector<float> values) {
+  const TensorId id = c.graph.add_tensor({"x", std::move(shape), DType::float32});
+  c.values.set_f32(id, std::move(values));
+  return id;
+}
+
+TensorId i32_input(OpCase& c, std::int64_t n, std::vector<std::int32_t> values) {
+  const TensorId id = c.graph.add_tensor({"i", {n}, DType::int32});
+  c.values.set_i32(id, std::move(values));
+  return id;
+}
+
+void expect_verified(const OpCase& c, const std::vector<float>& out) {
+  const reference::Verification v = reference::verify(c.op(), c.values, out);
+  INFO(v.detail);
+  CHECK(v.ok);
+}
+
+std::vector<float> nan_output(const Op& op) {
+  return std::vector<float>(static_cast<std::size_t>(op.output_rows() * op.output_cols()), std::numeric_limits<float>::quiet_NaN());
+}
+
+}  // namespace
+
+TEST_CASE("cuda degree body counts indices per node, zero where none", "[kernels][cuda]") {
+  std::mt19937 rng(5);
+  for (const Shape& s : kShapes) {
+    if (s.outputs == 0) continue;
+    INFO("indices=" << s.inputs << " nodes=" << s.outputs);
+    OpCase c;
+    Op op;
+    op.name = "degree";
+    op.kind = OpKind::degree_count;
+    op.shape = OpShape{s.inputs, 1, s.outputs};
+    op.indices = i32_input(c, s.inputs, random_indices(s.inputs, s.outputs, rng));
+    c.graph.add_op(op);
+    const auto& idx = c.values.i32(c.op().indices);
+    for (const auto& grid : grids_for(s.inputs)) {
+      auto out = nan_output(c.op());
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) { cuda::fill_body(t, out.data(), s.outputs, 0.0f); });
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) { cuda::degree_body(t, idx.data(), s.inputs, out.data()); });
+      expect_verified(c, out);
+    }
+  }
+}
+
+TEST_CASE("cuda unary body computes every function within the reference's bounds", "[kernels][cuda]") {
+  std::mt19937 rng(6);
+  // Values over [-8, 8] with the awkward points: zeros of both signs, the 6.0 cutoff, large magnitudes.
+  std::vector<float> x;
+  std::uniform_real_distribution<float> d(-8.0f, 8.0f);
+  for (int i = 0; i < 200; ++i) x.push_back(d(rng));
+  for (float v : {0.0f, -0.0f, 6.0f, 5.999f, 6.001f, 40.0f, -40.0f, 1e-30f, -1e-30f, 100.0f}) x.push_back(v);
+  const std::int64_t rows = static_cast<std::int64_t>(x.size()) / 5;  // 5 features
+  const std::pair<UnaryFn, float> fns[] = {{UnaryFn::relu, 0.0f},         {UnaryFn::leaky_relu, 0.2f},    {UnaryFn::shifted_softplus, 0.0f},
+                                           {UnaryFn::exp, 0.0f},          {UnaryFn::scale, 1.5f},         {UnaryFn::rsqrt_or_zero, 0.0f},
+                                           {UnaryFn::reciprocal_or_zero, 0.0f}, {UnaryFn::cosine_cutoff, 6.0f}};
+  for (const auto& [fn, scalar] : fns) {
+    INFO(to_string(fn));
+    OpCase c;
+    Op op;
+    op.name = "f";
+    op.kind = OpKind::unary;
+    op.unary = fn;
+    op.scalar = scalar;
+    op.shape.num_inputs = rows;
+    op.shape.num_features = 5;
+    op.input = f32_input(c, {rows, 5}, x);
+    c.graph.add_op(op);
+    for (const auto& grid : grids_for(rows * 5)) {
+      auto out = nan_output(c.op());
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) { cuda::unary_body(t, fn, scalar, x.data(), rows * 5, out.data()); });
+      expect_verified(c, out);
+    }
+  }
+  // Spot values: the cutoff is 0 from the cutoff on, and 1 at 0; rsqrt and reciprocal mask their poles.
+  CHECK(cuda::unary_value(UnaryFn::cosine_cutoff, 6.0f, 6.0f) == 0.0f);
+  CHECK(cuda::unary_value(UnaryFn::cosine_cutoff, 0.0f, 6.0f) == 1.0f);
+  CHECK(cuda::unary_value(UnaryFn::rsqrt_or_zero, 0.0f, 0.0f) == 0.0f);
+  CHECK(cuda::unary_value(UnaryFn::rsqrt_or_zero, -4.0f, 0.0f) == 0.0f);
+  CHECK(cuda::unary_value(UnaryFn::reciprocal_or_zero, 0.0f, 0.0f) == 0.0f);
+  CHECK(cuda::unary_value(UnaryFn::shifted_softplus, 0.0f, 0.0f) == Approx(0.0f).margin(1e-7));
+}
+
+TEST_CASE("cuda binary body broadcasts a row, a per-row scalar, per-head groups and a full operand", "[kernels][cuda]") {
+  std::mt19937 rng(7);
+  struct Broadcast {
+    std::int64_t rows, features, other_rows, groups;
+  };
+  const Broadcast cases[] = {{7, 6, 7, 6}, {7, 6, 7, 1}, {7, 6, 7, 3}, {7, 6, 1, 6}, {300, 16, 300, 8}, {1, 1, 1, 1}, {50, 4, 1, 1}};
+  for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide}) {
+    for (const Broadcast& b : cases) {
+      INFO(to_string(fn) << " rows=" << b.rows << " features=" << b.features << " other=" << b.other_rows << "x" << b.groups);
+      OpCase c;
+      Op op;
+      op.name = "b";
+      op.kind = OpKind::binary;
+      op.binary = fn;
+      op.shape.num_inputs = b.rows;
+      op.shape.num_features = b.features;
+      op.shape.other_rows = b.other_rows;
+      op.shape.other_groups = b.groups;
+      op.input = f32_input(c, {b.rows, b.features}, random_values(b.rows * b.features, rng));
+      op.weight = f32_input(c, {b.other_rows, b.groups}, random_values(b.other_rows * b.groups, rng));
+      c.graph.add_op(op);
+      const auto& in = c.values.f32(c.op().input);
+      const auto& other = c.values.f32(c.op().weight);
+      for (const auto& grid : grids_for(b.rows * b.features)) {
+        auto out = nan_output(c.op());
+        cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
+          cuda::binary_body(t, fn, in.data(), b.rows, b.features, other.data(), b.other_rows, b.groups, out.data());
+        });
+        expect_verified(c, out);
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda segment matmul body uses each row's segment weight, empty segments included", "[kernels][cuda]") {
+  std::mt19937 rng(8);
+  struct Seg {
+    std::int64_t rows, depth, cols;
+    std::vector<std::int32_t> offsets;
+  };
+  const Seg cases[] = {
+      {1, 1, 1, {0, 1}},
+      {10, 3, 4, {0, 4, 10}},
+      {10, 3, 4, {0, 0, 4, 4, 10, 10}},  // empty first, middle and last segments
+      {64, 17, 5, {0, 1, 2, 3, 64}},
+      {200, 8, 33, {0, 50, 100, 150, 200}},
+  };
+  for (const Seg& g : cases) {
+    const std::int64_t segments = static_cast<std::int64_t>(g.offsets.size()) - 1;
+    INFO("rows=" << g.rows << " depth=" << g.depth << " cols=" << g.cols << " segments=" << segments);
+    OpCase c;
+    Op op;
+    op.name = "segmm";
+    op.kind = OpKind::segment_matmul;
+    op.shape.num_inputs = g.rows;
+    op.shape.num_features = g.depth;
+    op.shape.out_features = g.cols;
+    op.shape.num_segments = segments;
+    op.input = f32_input(c, {g.rows, g.depth}, random_values(g.rows * g.depth, rng));
+    op.indices = i32_input(c, segments + 1, g.offsets);
+    op.weight = f32_input(c, {segments, g.depth, g.cols}, random_values(segments * g.depth * g.cols, rng));
+    c.graph.add_op(op);
+    const auto& in = c.values.f32(c.op().input);
+    const auto& w = c.values.f32(c.op().weight);
+    for (std::int64_t r = 0; r < g.rows; ++r) {
+      const std::int64_t s = cuda::segment_of(g.offsets.data(), segments, r);
+      CHECK((g.offsets[static_cast<std::size_t>(s)] <= r && r < g.offsets[static_cast<std::size_t>(s) + 1]));
+    }
+    for (const auto& grid : grids_for(g.rows * g.cols)) {
+      auto out = nan_output(c.op());
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
+        cuda::segment_matmul_body(t, in.data(), g.rows, g.depth, g.offsets.data(), segments, w.data(), g.cols, out.data());
+      });
+      expect_verified(c, out);
+    }
+  }
+}

@@ -3,31 +3,21 @@
 #include <omp.h>
 
 #include <chrono>
-#include <functional>
 #include <fstream>
-#include <limits>
 #include <stdexcept>
 #include <thread>
 
+#include "common/host_info.hpp"
+#include "kernels/cpu/degree_count.hpp"
+#include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gather_scatter.hpp"
+#include "kernels/cpu/matmul.hpp"
+#include "kernels/cpu/scatter_reduce.hpp"
 #include "kernels/cpu/timing.hpp"
-#include "kernels/reference/reference.hpp"
+#include "kernels/run_ops.hpp"
 
 namespace tilesim::kernels::cpu {
 namespace {
-
-std::string cpu_model_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const auto start = line.find_first_not_of(" \t", colon + 1);
-    if (start != std::string::npos) return line.substr(start);
-  }
-  return "unknown CPU";
-}
 
 // The 1-minute load average: other work on the host stalls the OpenMP team (a busy core can hold a
 // worker for a whole scheduler slice), so it says how far the timings can be trusted. -1 when unknown.
@@ -38,81 +28,57 @@ double load_average_1min() {
   return loadavg ? load : -1;
 }
 
-[[noreturn]] void bad_values(const Op& op, const std::string& what) {
-  throw std::invalid_argument("cpu backend: op '" + op.name + "': " + what);
+// Runs one op with the host kernels into `out` (operands checked by run_measured_ops).
+void run_op(const Op& op, const Operands& o, float* out) {
+  const OpShape& s = op.shape;
+  switch (op.kind) {
+    case OpKind::gather: gather_f32(o.input->data(), s.num_inputs, s.num_features, o.indices->data(), s.num_outputs, out); return;
+    case OpKind::scatter_add:
+      scatter_add_f32(o.input->data(), s.num_inputs, s.num_features, o.indices->data(), s.num_outputs, out);
+      return;
+    case OpKind::scatter_mean:
+    case OpKind::scatter_max:
+      scatter_reduce<float>(op.kind == OpKind::scatter_mean ? Reduce::mean : Reduce::max, o.input->data(), s.num_inputs,
+                            s.num_features, o.indices->data(), s.num_outputs, out);
+      return;
+    case OpKind::degree_count: degree_count_f32(o.indices->data(), s.num_inputs, s.num_outputs, out); return;
+    case OpKind::matmul:
+      matmul_f32(o.input->data(), o.weight->data(), s.num_inputs, s.num_features, s.out_features,
+                 op.bias >= 0 ? o.bias->data() : nullptr, out);
+      return;
+    case OpKind::segment_matmul:
+      segment_matmul_f32(o.input->data(), o.indices->data(), s.num_segments, o.weight->data(), s.num_features, s.out_features, out);
+      return;
+    case OpKind::unary: unary_f32(op.unary, op.scalar, o.input->data(), s.num_inputs * s.num_features, out); return;
+    case OpKind::binary:
+      binary_f32(op.binary, o.input->data(), s.num_inputs, s.num_features, o.weight->data(), s.other_rows, s.other_groups, out);
+      return;
+  }
+  throw std::logic_error("cpu backend: op '" + op.name + "': unknown op kind");
 }
 
 }  // namespace
 
 std::string host_description() {
-  return cpu_model_name() + ", " + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs, " +
+  return host_cpu_model_name() + ", " + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs, " +
          std::to_string(omp_get_max_threads()) + " OpenMP threads";
 }
 
 BackendResult CpuBackend::run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  outputs_ = TensorValues{};
   BackendResult result;
   result.backend = name();
   result.kind = ResultKind::measured;
   result.machine = host_description();
 
-  for (const Op& op : graph.ops) {
-    if (op.dtype != DType::float32) bad_values(op, "dtype " + to_string(op.dtype) + " is not implemented on the CPU");
-    const bool chained = outputs_.has(op.input) || outputs_.has(op.indices);
-    const std::vector<float>& input = outputs_.has(op.input) ? outputs_.f32(op.input) : inputs.f32(op.input);
-    const std::vector<std::int32_t>& indices = outputs_.has(op.indices) ? outputs_.i32(op.indices) : inputs.i32(op.indices);
-    const OpShape& shape = op.shape;
-    if (static_cast<std::int64_t>(input.size()) != shape.num_inputs * shape.num_features)
-      bad_values(op, "input has " + std::to_string(input.size()) + " values, expected " +
-                         std::to_string(shape.num_inputs) + " x " + std::to_string(shape.num_features));
-    if (static_cast<std::int64_t>(indices.size()) != op.num_indices())
-      bad_values(op, "indices has " + std::to_string(indices.size()) + " values, expected " + std::to_string(op.num_indices()));
-    // Checked once here so the kernels can trust their indices: one bad one would write outside the output.
-    for (std::size_t i = 0; i < indices.size(); ++i)
-      if (indices[i] < 0 || indices[i] >= op.index_range())
-        bad_values(op, "indices[" + std::to_string(i) + "] = " + std::to_string(indices[i]) + " is outside [0, " +
-                           std::to_string(op.index_range()) + ")");
+  run_measured_ops(
+      graph, inputs, "cpu backend",
+      [&](const Op& op, const Operands& operands, std::vector<float>& output) {
+        return time_calls([&] { run_op(op, operands, output.data()); }, options.warmup, options.repeats);
+      },
+      result, outputs_);
 
-    // NaN where the kernel must write: an element no call wrote fails verification instead of passing as 0.
-    std::vector<float> output(static_cast<std::size_t>(shape.num_outputs * shape.num_features),
-                              std::numeric_limits<float>::quiet_NaN());
-    std::function<void()> call;
-    if (op.kind == OpKind::gather)
-      call = [&] { gather_f32(input.data(), shape.num_inputs, shape.num_features, indices.data(), shape.num_outputs, output.data()); };
-    else
-      call = [&] { scatter_add_f32(input.data(), shape.num_inputs, shape.num_features, indices.data(), shape.num_outputs, output.data()); };
-    const TimingStats stats = time_calls(call, options.warmup, options.repeats);
-
-    reference::Verification verification;
-    if (chained) {
-      // verify() reads both operands from one TensorValues; gather them when they come from different places.
-      TensorValues operands;
-      operands.set_f32(op.input, input);
-      operands.set_i32(op.indices, indices);
-      verification = reference::verify(op, operands, output);
-    } else {
-      verification = reference::verify(op, inputs, output);
-    }
-
-    OpResult row;
-    row.op = op.name;
-    row.op_kind = op.kind;
-    row.shape = shape;
-    row.dtype = op.dtype;
-    row.time_s = stats.median_s;
-    row.flops = op.flops();
-    row.min_bytes = op.min_bytes();
-    row.bytes_by_level = {{"dram_min_bytes", op.min_bytes()}};
-    row.verified = verification.ok;
-    row.verification = verification.detail;
-    row.timing = stats.to_json();
-    result.time_s += row.time_s;
-    result.ops.push_back(std::move(row));
-    outputs_.set_f32(op.output, std::move(output));
-  }
-
-  result.host = {{"cpu_model", cpu_model_name()},
+  result.host = {{"cpu_model", host_cpu_model_name()},
                  {"logical_cpus", std::thread::hardware_concurrency()},
                  {"omp_max_threads", omp_get_max_threads()},
                  {"load_average_1min", load_average_1min()},

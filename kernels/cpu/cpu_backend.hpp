@@ -13,9 +13,10 @@ namespace tilesim::kernels::cpu {
 class CpuBackend : public Backend {
  public:
   std::string name() const override { return "cpu"; }
-  // Ops run in graph order; an op whose input or indices another op produced reads that op's output.
-  // Throws std::invalid_argument when values are missing, do not match the op's shape, or hold an index
-  // out of range (the workload layer should have rejected them), or for a dtype other than float32.
+  // Every op kind of the op graph. Ops run in graph order; an operand another op produced is read from
+  // that op's output (kernels/run_ops.hpp). Throws std::invalid_argument when values are missing, do not
+  // match the op's shape, hold an index out of range or segment offsets out of order (the workload layer
+  // should have rejected them), or for a dtype other than float32.
   BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) override;
   // Each op's output tensor (keyed by Op::output) from the last timed call of the latest run(), so other
   // backends' outputs can be compared with the CPU's.

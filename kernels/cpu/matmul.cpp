@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "kernels/cpu/parallel.hpp"
 
 namespace tilesim::kernels::cpu {
 namespace {
@@ -43,6 +44,37 @@ void matmul_f32(const float* a, const float* b, std::int64_t m, std::int64_t k, 
     return;
   }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_int, n_int, k_int, 1.0f, a, k_int, b, n_int, beta, c, n_int);
+}
+
+void segment_matmul_f32(const float* a, const std::int32_t* offsets, std::int64_t num_segments, const float* weights,
+                        std::int64_t k, std::int64_t n, float* c) {
+  std::int64_t small_rows = 0;
+  for (std::int64_t s = 0; s < num_segments; ++s) {
+    const std::int64_t begin = offsets[s], rows = offsets[s + 1] - offsets[s];
+    if (rows >= kSegmentBlasMinRows) matmul_f32(a + begin * k, weights + s * k * n, rows, k, n, nullptr, c + begin * n);
+    else small_rows += rows;
+  }
+  if (small_rows == 0) return;
+  // The small segments' rows, split over threads in one loop (no per-call allocation): each row finds its
+  // segment by binary search over the offsets and skips rows SGEMM did. c[r, :] = sum over p of
+  // a[r, p] * w[p, :], the inner loop over n vectorised.
+  const std::int64_t m = offsets[num_segments];
+  const int threads = parallel::threads_for(4 * small_rows * (k + n) + 4 * k * n);
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (std::int64_t r = 0; r < m; ++r) {
+    const std::int64_t s = std::upper_bound(offsets, offsets + num_segments + 1, static_cast<std::int32_t>(r)) - offsets - 1;
+    if (offsets[s + 1] - offsets[s] >= kSegmentBlasMinRows) continue;
+    const float* w = weights + s * k * n;
+    const float* ar = a + r * k;
+    float* cr = c + r * n;
+    std::fill_n(cr, n, 0.0f);
+    for (std::int64_t p = 0; p < k; ++p) {
+      const float ap = ar[p];
+      const float* wp = w + p * n;
+#pragma omp simd
+      for (std::int64_t j = 0; j < n; ++j) cr[j] += ap * wp[j];
+    }
+  }
 }
 
 int blas_threads() { return openblas_get_num_threads(); }

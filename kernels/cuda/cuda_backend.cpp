@@ -5,14 +5,13 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
-#include <limits>
 #include <stdexcept>
 #include <vector>
 
 #include "common/error.hpp"
 #include "kernels/cpu/timing.hpp"
 #include "kernels/cuda/cuda_launch.hpp"
-#include "kernels/reference/reference.hpp"
+#include "kernels/run_ops.hpp"
 
 namespace tilesim::kernels::cuda {
 namespace {
@@ -82,77 +81,74 @@ class CudaBackend : public Backend {
   std::string name() const override { return timing_ == CudaTiming::kernel ? "cuda" : "cuda:per-call"; }
   const TensorValues* computed_outputs() const override { return &outputs_; }
 
+  // Uploads one op's operands, times its kernels (warm-up, then repeats) and downloads the output.
+  cpu::TimingStats time_op(const Op& op, const Operands& o, std::vector<float>& output, Events& events, const RunOptions& options) {
+    const OpShape& s = op.shape;
+    // Every operand the op has goes to the device (check_operands has vetted their sizes and indices);
+    // mean and max scatters get their per-row counts as scratch.
+    const auto bytes_of = [](const auto* values) { return values ? values->size() * sizeof((*values)[0]) : std::size_t{0}; };
+    const DeviceBuffer d_input(bytes_of(o.input)), d_indices(bytes_of(o.indices)), d_weight(bytes_of(o.weight)), d_bias(bytes_of(o.bias)),
+        d_output(output.size() * sizeof(float));
+    const bool counted = op.kind == OpKind::scatter_mean || op.kind == OpKind::scatter_max;
+    const DeviceBuffer d_counts(counted ? static_cast<std::size_t>(s.num_outputs) * sizeof(std::int32_t) : 0);
+    if (o.input) d_input.upload(*o.input);
+    if (o.indices) d_indices.upload(*o.indices);
+    if (o.weight) d_weight.upload(*o.weight);
+    if (o.bias) d_bias.upload(*o.bias);
+    d_output.upload(output);  // NaN: an element the kernel never wrote fails verification
+    const float* in = d_input.as<float>();
+    const std::int32_t* idx = d_indices.as<std::int32_t>();
+    float* out = d_output.as<float>();
+    auto launches = [&] {
+      switch (op.kind) {
+        case OpKind::gather: launch_gather(in, s.num_features, idx, s.num_outputs, out, nullptr); break;
+        case OpKind::scatter_add:
+        case OpKind::scatter_mean:
+        case OpKind::scatter_max:
+          launch_scatter(op.kind == OpKind::scatter_add ? DeviceReduce::sum : op.kind == OpKind::scatter_mean ? DeviceReduce::mean : DeviceReduce::max,
+                         in, s.num_inputs, s.num_features, idx, s.num_outputs, out, d_counts.as<std::int32_t>(), nullptr);
+          break;
+        case OpKind::degree_count: launch_degree(idx, s.num_inputs, s.num_outputs, out, nullptr); break;
+        case OpKind::matmul:
+          launch_matmul(in, d_weight.as<float>(), s.num_inputs, s.num_features, s.out_features, o.bias ? d_bias.as<float>() : nullptr, out, nullptr);
+          break;
+        case OpKind::segment_matmul:
+          launch_segment_matmul(in, s.num_inputs, s.num_features, idx, s.num_segments, d_weight.as<float>(), s.out_features, out, nullptr);
+          break;
+        case OpKind::unary: launch_unary(op.unary, op.scalar, in, s.num_inputs * s.num_features, out, nullptr); break;
+        case OpKind::binary:
+          launch_binary(op.binary, in, s.num_inputs, s.num_features, d_weight.as<float>(), s.other_rows, s.other_groups, out, nullptr);
+          break;
+      }
+    };
+    std::vector<double> samples_s;
+    for (int i = 0; i < options.warmup + options.repeats; ++i) {
+      double t;
+      if (timing_ == CudaTiming::kernel) {
+        t = events.time(launches);
+      } else {
+        const auto start = std::chrono::steady_clock::now();
+        launches();
+        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+      if (i >= options.warmup) samples_s.push_back(t);
+    }
+    d_output.download(output);
+    return cpu::summarise(std::move(samples_s), options.warmup);
+  }
+
   BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) override {
     const auto wall_start = std::chrono::steady_clock::now();
-    outputs_ = TensorValues{};
     BackendResult result;
     result.backend = name();
     result.kind = ResultKind::measured;
     result.machine = device_name_;
     Events events;
-    for (const Op& op : graph.ops) {
-      if (op.dtype != DType::float32) throw std::invalid_argument("cuda backend: op '" + op.name + "': dtype " + to_string(op.dtype) + " is not implemented");
-      const std::vector<float>& input = outputs_.has(op.input) ? outputs_.f32(op.input) : inputs.f32(op.input);
-      const std::vector<std::int32_t>& indices = outputs_.has(op.indices) ? outputs_.i32(op.indices) : inputs.i32(op.indices);
-      const OpShape& s = op.shape;
-      if (static_cast<std::int64_t>(input.size()) != s.num_inputs * s.num_features ||
-          static_cast<std::int64_t>(indices.size()) != op.num_indices())
-        throw std::invalid_argument("cuda backend: op '" + op.name + "': values do not match the op's shape");
-      for (std::size_t i = 0; i < indices.size(); ++i)
-        if (indices[i] < 0 || indices[i] >= op.index_range())
-          throw std::invalid_argument("cuda backend: op '" + op.name + "': indices[" + std::to_string(i) + "] = " +
-                                      std::to_string(indices[i]) + " is outside [0, " + std::to_string(op.index_range()) + ")");
-      std::vector<float> output(static_cast<std::size_t>(s.num_outputs * s.num_features), std::numeric_limits<float>::quiet_NaN());
-      const DeviceBuffer d_input(input.size() * sizeof(float)), d_indices(indices.size() * sizeof(std::int32_t)),
-          d_output(output.size() * sizeof(float));
-      d_input.upload(input);
-      d_indices.upload(indices);
-      d_output.upload(output);  // NaN: an element the kernel never wrote fails verification
-      auto launches = [&] {
-        if (op.kind == OpKind::gather)
-          launch_gather(d_input.as<float>(), s.num_features, d_indices.as<std::int32_t>(), s.num_outputs, d_output.as<float>(), nullptr);
-        else
-          launch_scatter(DeviceReduce::sum, d_input.as<float>(), s.num_inputs, s.num_features, d_indices.as<std::int32_t>(), s.num_outputs,
-                         d_output.as<float>(), nullptr, nullptr);
-      };
-      std::vector<double> samples_s;
-      for (int i = 0; i < options.warmup + options.repeats; ++i) {
-        double t;
-        if (timing_ == CudaTiming::kernel) {
-          t = events.time(launches);
-        } else {
-          const auto start = std::chrono::steady_clock::now();
-          launches();
-          check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-          t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        }
-        if (i >= options.warmup) samples_s.push_back(t);
-      }
-      const cpu::TimingStats stats = cpu::summarise(std::move(samples_s), options.warmup);
-      d_output.download(output);
-      const bool chained = outputs_.has(op.input) || outputs_.has(op.indices);
-      TensorValues operands;
-      if (chained) {
-        operands.set_f32(op.input, input);
-        operands.set_i32(op.indices, indices);
-      }
-      const reference::Verification v = reference::verify(op, chained ? operands : inputs, output);
-      OpResult row;
-      row.op = op.name;
-      row.op_kind = op.kind;
-      row.shape = s;
-      row.dtype = op.dtype;
-      row.time_s = stats.median_s;
-      row.flops = op.flops();
-      row.min_bytes = op.min_bytes();
-      row.bytes_by_level = {{"dram_min_bytes", op.min_bytes()}};
-      row.verified = v.ok;
-      row.verification = v.detail;
-      row.timing = stats.to_json();
-      result.time_s += row.time_s;
-      result.ops.push_back(std::move(row));
-      outputs_.set_f32(op.output, std::move(output));
-    }
+    run_measured_ops(
+        graph, inputs, "cuda backend",
+        [&](const Op& op, const Operands& operands, std::vector<float>& output) { return time_op(op, operands, output, events, options); },
+        result, outputs_);
     int runtime_version = 0, driver_version = 0;
     cudaRuntimeGetVersion(&runtime_version);
     cudaDriverGetVersion(&driver_version);

@@ -43,6 +43,18 @@ __global__ void spmm_csr_kernel(const float* x, std::int64_t f, const std::int64
                                 std::int64_t n, float* out) {
   spmm_csr_body(this_thread(), x, f, offsets, src, w, n, out);
 }
+__global__ void degree_kernel(const std::int32_t* idx, std::int64_t n, float* out) { degree_body(this_thread(), idx, n, out); }
+__global__ void unary_kernel(UnaryFn fn, float scalar, const float* in, std::int64_t n, float* out) {
+  unary_body(this_thread(), fn, scalar, in, n, out);
+}
+__global__ void binary_kernel(BinaryFn fn, const float* in, std::int64_t rows, std::int64_t f, const float* other, std::int64_t other_rows,
+                              std::int64_t groups, float* out) {
+  binary_body(this_thread(), fn, in, rows, f, other, other_rows, groups, out);
+}
+__global__ void segment_matmul_kernel(const float* in, std::int64_t rows, std::int64_t depth, const std::int32_t* offsets,
+                                      std::int64_t segments, const float* weight, std::int64_t cols, float* out) {
+  segment_matmul_body(this_thread(), in, rows, depth, offsets, segments, weight, cols, out);
+}
 __global__ void bias_rows_kernel(const float* bias, std::int64_t m, std::int64_t n, float* c) {
   const ThreadIndex t = this_thread();
   for (std::int64_t e = t.global(); e < m * n; e += t.stride()) c[e] = bias[e % n];
@@ -120,6 +132,25 @@ void launch_matmul(const float* a, const float* b, std::int64_t m, std::int64_t 
   const cublasStatus_t status = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
                                             &alpha, b, static_cast<int>(n), a, static_cast<int>(k), &beta, c, static_cast<int>(n));
   if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS: cublasSgemm failed with status " + std::to_string(status));
+}
+
+void launch_degree(const std::int32_t* indices, std::int64_t num_indices, std::int64_t num_outputs, float* out, void* stream) {
+  launch("fill", num_outputs, stream, fill_kernel, out, num_outputs, 0.0f);
+  launch("degree", num_indices, stream, degree_kernel, indices, num_indices, out);
+}
+
+void launch_unary(UnaryFn fn, float scalar, const float* in, std::int64_t count, float* out, void* stream) {
+  launch("unary", count, stream, unary_kernel, fn, scalar, in, count, out);
+}
+
+void launch_binary(BinaryFn fn, const float* in, std::int64_t rows, std::int64_t features, const float* other, std::int64_t other_rows,
+                   std::int64_t groups, float* out, void* stream) {
+  launch("binary", rows * features, stream, binary_kernel, fn, in, rows, features, other, other_rows, groups, out);
+}
+
+void launch_segment_matmul(const float* in, std::int64_t rows, std::int64_t depth, const std::int32_t* offsets, std::int64_t segments,
+                           const float* weight, std::int64_t cols, float* out, void* stream) {
+  launch("segment_matmul", rows * cols, stream, segment_matmul_kernel, in, rows, depth, offsets, segments, weight, cols, out);
 }
 
 }  // namespace tilesim::kernels::cuda

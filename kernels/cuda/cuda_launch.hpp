@@ -4,6 +4,8 @@
 // throws std::runtime_error naming the kernel and CUDA's error when it fails.
 #include <cstdint>
 
+#include "ir/op_graph.hpp"  // UnaryFn, BinaryFn
+
 namespace tilesim::kernels::cuda {
 
 // The reductions of the scatter and segment kernels, numbered as kernel_bodies.hpp's segment_body.
@@ -28,5 +30,16 @@ void launch_spmm_csr(const float* x, std::int64_t num_features, const std::int64
 // CPU side uses OpenBLAS).
 void launch_matmul(const float* a, const float* b, std::int64_t m, std::int64_t k, std::int64_t n, const float* bias, float* c,
                    void* stream);
+
+// Degree count: out (num_outputs floats) zero-filled, then one atomic increment per index.
+void launch_degree(const std::int32_t* indices, std::int64_t num_indices, std::int64_t num_outputs, float* out, void* stream);
+// Elementwise f(in) over `count` floats.
+void launch_unary(UnaryFn fn, float scalar, const float* in, std::int64_t count, float* out, void* stream);
+// Elementwise in (op) other with the op graph's broadcast of `other` ([other_rows, groups]).
+void launch_binary(BinaryFn fn, const float* in, std::int64_t rows, std::int64_t features, const float* other, std::int64_t other_rows,
+                   std::int64_t groups, float* out, void* stream);
+// Segment matmul over int32 offsets (segments + 1, device): out[rows, cols] = in[rows, depth] @ weight[s].
+void launch_segment_matmul(const float* in, std::int64_t rows, std::int64_t depth, const std::int32_t* offsets, std::int64_t segments,
+                           const float* weight, std::int64_t cols, float* out, void* stream);
 
 }  // namespace tilesim::kernels::cuda

@@ -8,7 +8,10 @@
 // Work is laid out as "items" (one output or message element, or one 4-float vector of it) over a
 // 1-D grid; every body walks its items with a grid-stride loop, so a launch of any size covers any
 // amount of work and the tests can use small grids to exercise the stride.
+#include <cmath>
 #include <cstdint>
+
+#include "ir/op_graph.hpp"  // UnaryFn, BinaryFn
 
 #ifdef __CUDACC__
 #define TILESIM_HD __host__ __device__
@@ -194,6 +197,90 @@ TILESIM_HD inline void spmm_csr_body(const ThreadIndex& t, const float* x, std::
       const float term = weights[edge] * x[static_cast<std::int64_t>(src_nodes[edge]) * num_features + f];
       acc += term;
     }
+    out[e] = acc;
+  }
+}
+
+// ---- The GNN op kinds beyond gather and scatter (ir/op_graph.hpp): degree count, elementwise unary and
+// binary with broadcast, segment matmul. (matmul itself goes through cuBLAS: cuda_launch.hpp.)
+
+// degree_count, one index per item: out[indices[e]] += 1 after a zero fill. Float counts are exact below
+// 2^24 per node, like PyG's degree() in the values' dtype.
+TILESIM_HD inline void degree_body(const ThreadIndex& t, const std::int32_t* indices, std::int64_t num_indices, float* out) {
+  for (std::int64_t e = t.global(); e < num_indices; e += t.stride()) atomic_add(out + indices[e], 1.0f);
+}
+
+// f(x) for the op graph's unary functions, in float32 as PyG's CUDA calls compute them: softplus in its
+// overflow-free form max(x, 0) + log1p(e^-|x|) (SchNet's ShiftedSoftplus then subtracts log 2); the
+// cosine cutoff as CFConv's 0.5 (cos(pi x / cutoff) + 1), 0 from the cutoff on. `scalar` is the leaky
+// slope, the scale factor or the cutoff.
+TILESIM_HD inline float unary_value(UnaryFn fn, float x, float scalar) {
+  switch (fn) {
+    case UnaryFn::relu: return x > 0.0f ? x : 0.0f;
+    case UnaryFn::leaky_relu: return x >= 0.0f ? x : scalar * x;
+    case UnaryFn::shifted_softplus: return (fmaxf(x, 0.0f) + log1pf(expf(-fabsf(x)))) - 0.693147180559945309f;
+    case UnaryFn::exp: return expf(x);
+    case UnaryFn::scale: return scalar * x;
+    case UnaryFn::rsqrt_or_zero: return x > 0.0f ? 1.0f / sqrtf(x) : 0.0f;
+    case UnaryFn::reciprocal_or_zero: return x != 0.0f ? 1.0f / x : 0.0f;
+    case UnaryFn::cosine_cutoff: return x < scalar ? 0.5f * (cosf(x * (3.14159265358979323846f / scalar)) + 1.0f) : 0.0f;
+  }
+  return x;
+}
+
+// Unary, one element per item.
+TILESIM_HD inline void unary_body(const ThreadIndex& t, UnaryFn fn, float scalar, const float* in, std::int64_t count, float* out) {
+  for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = unary_value(fn, in[e], scalar);
+}
+
+TILESIM_HD inline float binary_value(BinaryFn fn, float a, float b) {
+  switch (fn) {
+    case BinaryFn::add: return a + b;
+    case BinaryFn::subtract: return a - b;
+    case BinaryFn::multiply: return a * b;
+    case BinaryFn::divide: return a / b;
+  }
+  return a;
+}
+
+// Binary with the op graph's broadcast (ir/op_graph.hpp BinaryFn): out[r, c] = in[r, c] (op)
+// other[r', c / (features / groups)], r' = r, or 0 when `other` has one row. One element per item.
+TILESIM_HD inline void binary_body(const ThreadIndex& t, BinaryFn fn, const float* in, std::int64_t rows, std::int64_t features,
+                                   const float* other, std::int64_t other_rows, std::int64_t groups, float* out) {
+  const std::int64_t items = rows * features, width = features / groups;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t r = e / features, c = e - r * features;
+    const float b = other[(other_rows == 1 ? 0 : r) * groups + c / width];
+    out[e] = binary_value(fn, in[e], b);
+  }
+}
+
+// The segment of `row` under non-decreasing offsets (offsets[0] = 0 <= row < offsets[segments]): the
+// last s with offsets[s] <= row, which skips empty segments (offsets[s] == offsets[s + 1]).
+TILESIM_HD inline std::int64_t segment_of(const std::int32_t* offsets, std::int64_t segments, std::int64_t row) {
+  std::int64_t lo = 0, hi = segments;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (offsets[mid] <= row) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Segment matmul, one output element per item: out[r, c] = sum_k in[r, k] weight[s(r), k, c]. Consecutive
+// threads take consecutive columns, so a warp reads one input row (broadcast) and consecutive weight
+// elements (coalesced). A plain dot product per thread: the kernel for correctness on any segment
+// sizes, not a tuned grouped GEMM.
+TILESIM_HD inline void segment_matmul_body(const ThreadIndex& t, const float* in, std::int64_t rows, std::int64_t depth,
+                                           const std::int32_t* offsets, std::int64_t segments, const float* weight,
+                                           std::int64_t cols, float* out) {
+  const std::int64_t items = rows * cols;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t r = e / cols, c = e - r * cols;
+    const float* w = weight + segment_of(offsets, segments, r) * depth * cols + c;
+    const float* x = in + r * depth;
+    float acc = 0.0f;
+    for (std::int64_t k = 0; k < depth; ++k) acc += x[k] * w[k * cols];
     out[e] = acc;
   }
 }

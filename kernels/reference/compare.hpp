@@ -1,12 +1,17 @@
 #pragma once
-// Cross-backend check: do two backends' outputs of one op agree? A gather must agree bit for bit; a
-// scatter-add may differ only by float32 summation order, so each element may differ by at most twice
-// the rounding bound of reference.hpp (both lie within it of the exact sum).
+// Cross-backend check: do two backends' outputs of one op agree, given the same operand values? A gather
+// must agree bit for bit, and the exact kinds (degree_count, scatter_max, relu) exactly; for the others
+// each side lies within the reference's bound of the exact value (reference.hpp), so they may differ by
+// at most twice that bound.
+// The bound holds for ops whose operands both backends read identically (graph inputs): for an op fed by
+// an earlier op's output, each backend's output is checked against its own operands by verify(), and
+// the two may drift apart by more than this bound.
 #include <string>
 #include <vector>
 
 #include "ir/op_graph.hpp"
 #include "ir/tensor_values.hpp"
+#include "kernels/operands.hpp"
 
 namespace tilesim::kernels::reference {
 
@@ -16,6 +21,13 @@ struct Agreement {
   std::string detail;
 };
 
+Agreement compare_outputs(const Op& op, const Operands& operands, const std::vector<float>& a, const std::vector<float>& b);
+// The same with every operand in `inputs` (std::invalid_argument when an operand is not there: an op
+// fed by another op's output needs the overload below).
 Agreement compare_outputs(const Op& op, const TensorValues& inputs, const std::vector<float>& a, const std::vector<float>& b);
+// Operands from `produced` (e.g. backend a's computed outputs) where it holds them, else from `inputs`.
+// For a chained op the bound is then backend a's; see the note above on how far b may drift from it.
+Agreement compare_outputs(const Op& op, const TensorValues& inputs, const TensorValues& produced, const std::vector<float>& a,
+                          const std::vector<float>& b);
 
 }  // namespace tilesim::kernels::reference

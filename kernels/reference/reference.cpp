@@ -9,11 +9,6 @@
 namespace tilesim::kernels::reference {
 namespace {
 
-constexpr double kUnitRoundoffF32 = 0x1p-24;  // float32 round-to-nearest
-constexpr double kUnitRoundoffF64 = 0x1p-53;
-// Absolute slack, far below any float32 value a wrong sum could produce, so exact zeros compare cleanly.
-constexpr double kTinyAbs = 1e-30;
-
 std::int64_t rows_of(std::size_t values, std::int64_t num_features, const char* what) {
   if (num_features <= 0) throw std::invalid_argument(std::string(what) + ": num_features must be > 0");
   if (static_cast<std::int64_t>(values) % num_features != 0)
@@ -73,77 +68,69 @@ ScatterAddReference scatter_add(const std::vector<float>& src, std::int64_t num_
   return ref;
 }
 
-Verification verify(const Op& op, const TensorValues& inputs, const std::vector<float>& output) {
+Verification verify(const Op& op, const Operands& operands, const std::vector<float>& output) {
   Verification v;
+  const std::int64_t rows = op.output_rows(), cols = op.output_cols();
+  const std::int64_t expected_size = rows * cols;
+  const std::string what = op.name + ": " + to_string(op.kind) +
+                           (op.kind == OpKind::unary ? " " + to_string(op.unary) : op.kind == OpKind::binary ? " " + to_string(op.binary) : "") +
+                           " " + std::to_string(rows) + " x " + std::to_string(cols);
   if (op.dtype != DType::float32) {
     v.detail = op.name + ": no reference for dtype " + to_string(op.dtype);
     return v;
   }
-  const std::int64_t num_features = op.shape.num_features;
-  const std::int64_t expected_size = op.shape.num_outputs * num_features;
-  const std::string shape_text = std::to_string(op.shape.num_outputs) + " x " + std::to_string(num_features);
   if (static_cast<std::int64_t>(output.size()) != expected_size) {
     v.mismatches = expected_size;  // no element can be trusted
-    v.detail = op.name + ": output has " + std::to_string(output.size()) + " elements, expected " +
-               std::to_string(expected_size) + " (" + shape_text + ")";
+    v.detail = what + ": output has " + std::to_string(output.size()) + " elements, expected " + std::to_string(expected_size) +
+               " (" + std::to_string(rows) + " x " + std::to_string(cols) + ")";
     return v;
   }
-  const std::vector<float>& input = inputs.f32(op.input);
-  const std::vector<std::int32_t>& indices = inputs.i32(op.indices);
-  if (static_cast<std::int64_t>(input.size()) != op.shape.num_inputs * num_features ||
-      static_cast<std::int64_t>(indices.size()) != op.num_indices())
-    throw std::invalid_argument("verify: " + op.name + ": input values do not match the op's shape");
-
-  auto describe = [&](std::int64_t element) {
-    return "row " + std::to_string(element / num_features) + ", column " + std::to_string(element % num_features);
+  const OpExpectation e = expect(op, operands);
+  auto describe = [&](std::size_t element) {
+    return "row " + std::to_string(static_cast<std::int64_t>(element) / cols) + ", column " +
+           std::to_string(static_cast<std::int64_t>(element) % cols);
   };
 
-  if (op.kind == OpKind::gather) {
-    const std::vector<float> expected = gather(input, num_features, indices);
-    std::string first;
-    for (std::size_t e = 0; e < expected.size(); ++e) {
+  std::string first;
+  if (e.bitwise) {
+    for (std::size_t el = 0; el < output.size(); ++el) {
       // A gather is a copy: compare bits, so -0, NaN payloads and every rounding must come through unchanged.
-      if (std::memcmp(&expected[e], &output[e], sizeof(float)) == 0) continue;
+      if (std::memcmp(&e.copy[el], &output[el], sizeof(float)) == 0) continue;
       if (v.mismatches++ == 0)
-        first = describe(static_cast<std::int64_t>(e)) + ": got " + format_value(output[e]) + ", expected " +
-                format_value(expected[e]);
+        first = describe(el) + ": got " + format_value(output[el]) + ", expected " + format_value(e.copy[el]);
     }
     v.ok = v.mismatches == 0;
-    v.detail = op.name + ": gather " + shape_text + " compared bitwise with the reference copy: " +
-               (v.ok ? "all equal" : std::to_string(v.mismatches) + " elements differ; first at " + first);
+    v.detail = what + " " + e.rule + ": " + (v.ok ? "all equal" : std::to_string(v.mismatches) + " elements differ; first at " + first);
     return v;
   }
 
-  const ScatterAddReference ref = scatter_add(input, num_features, indices, op.shape.num_outputs);
-  std::string first;
   double worst_fraction_of_bound = 0;
-  for (std::size_t e = 0; e < output.size(); ++e) {
-    const std::int32_t count = ref.count_per_row[e / static_cast<std::size_t>(num_features)];
-    const double got = output[e];
-    bool pass;
-    double bound = 0;
-    if (count == 0) {
-      pass = got == 0.0;  // rows no index points at must be exactly zero
-    } else {
-      // Any order of n - 1 float32 additions errs by at most (n - 1) u sum|terms| (Jeannerod & Rump 2013);
-      // the double reference itself errs by at most n 2^-53 sum|terms|.
-      bound = (static_cast<double>(count - 1) * kUnitRoundoffF32 + static_cast<double>(count) * kUnitRoundoffF64) *
-                  ref.abs_sum[e] + kTinyAbs;
-      const double error = std::fabs(got - ref.sum[e]);
-      pass = error <= bound;  // false for NaN
-      if (pass) worst_fraction_of_bound = std::max(worst_fraction_of_bound, error / bound);
+  for (std::size_t el = 0; el < output.size(); ++el) {
+    const double got = output[el];
+    const double value = e.value[el];
+    // The reference rounded once equals a correct result always for exact kinds, and covers an exact
+    // value beyond float32's range (both infinite); NaN passes only against a NaN reference.
+    if (static_cast<float>(value) == output[el] || (std::isnan(value) && std::isnan(got))) continue;
+    const double error = std::fabs(got - value);
+    if (error <= e.bound[el]) {  // false for NaN
+      if (e.bound[el] > 0) worst_fraction_of_bound = std::max(worst_fraction_of_bound, error / e.bound[el]);
+      continue;
     }
-    if (pass) continue;
-    if (v.mismatches++ == 0)
-      first = describe(static_cast<std::int64_t>(e)) + ": got " + format_value(got) + ", expected " + format_value(ref.sum[e]) +
-              " within " + format_value(bound) + " (" + std::to_string(count) + " terms)";
+    if (v.mismatches++ == 0) {
+      first = describe(el) + ": got " + format_value(got) + ", expected " + format_value(value) + " within " + format_value(e.bound[el]);
+      if (!e.terms_per_row.empty())
+        first += " (" + std::to_string(e.terms_per_row[el / static_cast<std::size_t>(cols)]) + " terms)";
+    }
   }
   v.ok = v.mismatches == 0;
-  v.detail = op.name + ": scatter_add " + shape_text +
-             " against a double-precision reference, each element within (n - 1) * 2^-24 * sum|terms|: " +
+  v.detail = what + " against a double-precision reference, " + e.rule + ": " +
              (v.ok ? "all within; worst used " + format_value(100 * worst_fraction_of_bound) + "% of its bound"
                    : std::to_string(v.mismatches) + " elements outside; first at " + first);
   return v;
+}
+
+Verification verify(const Op& op, const TensorValues& values, const std::vector<float>& output) {
+  return verify(op, resolve_operands(op, values), output);
 }
 
 }  // namespace tilesim::kernels::reference

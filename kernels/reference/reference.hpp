@@ -1,14 +1,30 @@
 #pragma once
-// Simple, obviously-correct reference implementations, and the check every backend's outputs go
-// through. Scatter-add is summed in double; a float32 result passes when it lies within the rigorous
-// bound of recursive float32 summation, (n - 1) * 2^-24 * sum|terms| per element, so the check
-// accepts any summation order and never flakes, yet catches a missing, doubled or misplaced term.
+// Simple, obviously-correct reference implementations of every op kind of the op graph, and the check
+// every backend's outputs go through. Values are computed in double from the float32 operands; an output
+// passes when each element lies within a bound of that value chosen per kind so that any correct
+// float32 implementation (any summation order, thread count, blocking or vector width) passes and a
+// missing, doubled or misplaced term fails:
+//   gather                    bitwise (a copy: -0, NaN payloads and every rounding come through unchanged)
+//   degree_count, scatter_max exact (a count below 2^24, a comparison); +0 and -0 count as the same max
+//   scatter_add               (n - 1) u sum|terms| for n terms, u = 2^-24 (any order of float32
+//                             additions, Jeannerod & Rump 2013), plus the double reference's n 2^-53 sum|terms|
+//   scatter_mean              that bound / n, plus 2u |mean| (a divide, or a multiply by a rounded 1/n)
+//   matmul, segment_matmul    (k + 1) u sum|a_ip b_pj| (+|bias|) for k products (dot products in any order,
+//                             with or without FMA), plus the double reference's error
+//   unary, binary             see unary_bound_text / the .cpp: one rounding (u |v|) for the correctly
+//                             rounded ones (multiply, add, scale, leaky_relu), 2u for divide and
+//                             reciprocal, a stated few-ulp bound for the library functions exp, softplus,
+//                             cos and rsqrt; relu exact
+// Every element also passes when it equals the reference rounded to float32 (so an infinity the exact
+// value overflows to passes), or when both are NaN; elementwise bounds add 2^-148 absolute for
+// subnormal results.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "ir/op_graph.hpp"
 #include "ir/tensor_values.hpp"
+#include "kernels/operands.hpp"
 
 namespace tilesim::kernels::reference {
 
@@ -22,13 +38,36 @@ struct ScatterAddReference {
 ScatterAddReference scatter_add(const std::vector<float>& src, std::int64_t num_features,
                                 const std::vector<std::int32_t>& indices, std::int64_t num_outputs);
 
+// What a correct output of one op is: per element the value (double) and how far a float32 result may lie
+// from it.
+struct OpExpectation {
+  std::vector<double> value;
+  std::vector<double> bound;
+  bool bitwise = false;                     // gather: compare the bits of the float32 copy instead
+  std::vector<float> copy;                  // gather: the float32 values copied, for the bitwise check
+  std::vector<std::int64_t> terms_per_row;  // scatter family: messages per output row (else empty)
+  std::string rule;                         // the tolerance in words, for the verification text
+};
+
+// The reference of any op kind from its operand values (kernels/operands.hpp). Throws
+// std::invalid_argument for operands that do not match the op's shape, std::out_of_range for an index
+// outside its range, and for a dtype other than float32.
+OpExpectation expect(const Op& op, const Operands& operands);
+// The op's output as the reference computes it: row-major, output_rows() x output_cols(), each element
+// the double-precision value rounded once to float32 (gather: the exact copy).
+std::vector<float> compute(const Op& op, const Operands& operands);
+std::vector<float> compute(const Op& op, const TensorValues& values);  // operands all in `values`
+
 struct Verification {
   bool ok = false;
   std::int64_t mismatches = 0;
   std::string detail;   // what was checked, and the first mismatch if any
 };
 
-// Checks one op's output against the reference computed from `inputs`.
-Verification verify(const Op& op, const TensorValues& inputs, const std::vector<float>& output);
+// Checks one op's output against the reference computed from its operands. A wrong output size is a
+// failed verification (every element counted as a mismatch), not an exception.
+Verification verify(const Op& op, const Operands& operands, const std::vector<float>& output);
+// The same with every operand in `values` (graph inputs, or inputs and earlier outputs together).
+Verification verify(const Op& op, const TensorValues& values, const std::vector<float>& output);
 
 }  // namespace tilesim::kernels::reference

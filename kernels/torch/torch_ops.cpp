@@ -7,6 +7,8 @@
 #include <torch/version.h>
 
 #include <functional>
+#include <stdexcept>
+#include <vector>
 #include <utility>
 
 namespace tilesim::kernels::torch_peer {
@@ -128,6 +130,68 @@ PeerCall mm(const float* a, const float* b, std::int64_t m, std::int64_t k, std:
   if (bias == nullptr) return make([at_a, at_b, at_c]() mutable { at::mm_out(at_c, at_a, at_b); });
   at::Tensor at_bias = wrap_vector(bias, n);
   return make([at_a, at_b, at_c, at_bias]() mutable { at::addmm_out(at_c, at_bias, at_a, at_b); });
+}
+
+PeerCall degree(const std::int32_t* indices, std::int64_t count, std::int64_t num_outputs, float* out) {
+  at::Tensor i = indices_int64(indices, count);
+  at::Tensor o = wrap_vector(out, num_outputs);
+  return make([i, o, count]() mutable { o.zero_().scatter_add_(0, i, at::ones({count}, o.options())); });
+}
+
+PeerCall segment_mm(const float* a, const std::int32_t* offsets, std::int64_t num_segments, const float* weights, std::int64_t k,
+                    std::int64_t n, float* c) {
+  std::int64_t rows = offsets[num_segments];
+  at::Tensor at_a = wrap(a, rows, k);
+  at::Tensor at_w = at::from_blob(const_cast<float*>(weights), {num_segments, k, n}, at::TensorOptions().dtype(at::kFloat));
+  at::Tensor at_c = wrap(c, rows, n);
+  std::vector<std::int64_t> off(offsets, offsets + num_segments + 1);
+  return make([at_a, at_w, at_c, off]() mutable {
+    for (std::size_t s = 0; s + 1 < off.size(); ++s) {
+      if (off[s + 1] == off[s]) continue;
+      at::Tensor c_rows = at_c.narrow(0, off[s], off[s + 1] - off[s]);
+      at::mm_out(c_rows, at_a.narrow(0, off[s], off[s + 1] - off[s]), at_w[static_cast<std::int64_t>(s)]);
+    }
+  });
+}
+
+PeerCall unary(UnaryFn fn, float scalar, const float* x, std::int64_t count, float* out) {
+  at::Tensor xt = wrap_vector(x, count);
+  at::Tensor o = at::from_blob(out, {count}, at::TensorOptions().dtype(at::kFloat));
+  switch (fn) {
+    case UnaryFn::relu: return make([xt, o]() mutable { at::clamp_min_out(o, xt, 0); });
+    case UnaryFn::leaky_relu: return make([xt, o, scalar]() mutable { at::leaky_relu_out(o, xt, scalar); });
+    case UnaryFn::shifted_softplus:
+      return make([xt, o]() mutable { at::softplus_out(o, xt, 1, 20).sub_(0.69314718055994530942); });
+    case UnaryFn::exp: return make([xt, o]() mutable { at::exp_out(o, xt); });
+    case UnaryFn::scale: {
+      at::Tensor s = at::scalar_tensor(scalar, at::TensorOptions().dtype(at::kFloat));
+      return make([xt, o, s]() mutable { at::mul_out(o, xt, s); });
+    }
+    case UnaryFn::rsqrt_or_zero: return make([xt, o]() mutable { at::pow_out(o, xt, -0.5).masked_fill_(xt <= 0, 0); });
+    case UnaryFn::reciprocal_or_zero: return make([xt, o]() mutable { at::reciprocal_out(o, xt).masked_fill_(xt == 0, 0); });
+    case UnaryFn::cosine_cutoff: {
+      at::Tensor pi_over_cutoff = at::scalar_tensor(3.14159265358979323846 / static_cast<double>(scalar), o.options());
+      return make([xt, o, scalar, pi_over_cutoff]() mutable {
+        at::mul_out(o, xt, pi_over_cutoff).cos_().add_(1.0).mul_(0.5).masked_fill_(xt >= scalar, 0);
+      });
+    }
+  }
+  throw std::logic_error("torch-cpu: unknown unary function");
+}
+
+PeerCall binary(BinaryFn fn, const float* x, std::int64_t num_rows, std::int64_t num_features, const float* other,
+                std::int64_t other_rows, std::int64_t other_groups, float* out) {
+  const std::int64_t per_group = num_features / other_groups;
+  at::Tensor xt = wrap(x, num_rows, num_features).view({num_rows, other_groups, per_group});
+  at::Tensor b = wrap(other, other_rows, other_groups).view({other_rows, other_groups, 1});
+  at::Tensor o = wrap(out, num_rows, num_features).view({num_rows, other_groups, per_group});
+  switch (fn) {
+    case BinaryFn::add: return make([xt, b, o]() mutable { at::add_out(o, xt, b); });
+    case BinaryFn::subtract: return make([xt, b, o]() mutable { at::sub_out(o, xt, b); });
+    case BinaryFn::multiply: return make([xt, b, o]() mutable { at::mul_out(o, xt, b); });
+    case BinaryFn::divide: return make([xt, b, o]() mutable { at::div_out(o, xt, b); });
+  }
+  throw std::logic_error("torch-cpu: unknown binary function");
 }
 
 }  // namespace tilesim::kernels::torch_peer

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "ir/op_graph.hpp"
 #include "kernels/cpu/scatter_reduce.hpp"
 
 namespace tilesim::kernels::torch_peer {
@@ -53,5 +54,22 @@ PeerCall gather_scale_scatter(const float* x, std::int64_t num_nodes, std::int64
                               std::int64_t num_outputs, float* out);
 // c = a @ b (at::mm), or c = bias + a @ b with bias [n] broadcast over rows (at::addmm). Row-major.
 PeerCall mm(const float* a, const float* b, std::int64_t m, std::int64_t k, std::int64_t n, const float* bias, float* c);
+
+// PyG's torch_geometric.utils.degree: out.zero_().scatter_add_(0, index, ones(E)), int64 index, the ones
+// allocated per call as PyG does.
+PeerCall degree(const std::int32_t* indices, std::int64_t count, std::int64_t num_outputs, float* out);
+// pyg_lib's segment_matmul on the CPU: one at::mm_out per segment, rows offsets[s] .. offsets[s + 1] - 1
+// of a times weights[s] (k x n). offsets has num_segments + 1 entries.
+PeerCall segment_mm(const float* a, const std::int32_t* offsets, std::int64_t num_segments, const float* weights, std::int64_t k,
+                    std::int64_t n, float* c);
+// The op graph's unary functions through ATen's out= kernels: relu (clamp_min_out, relu's kernel with an
+// out= form), leaky_relu_out, softplus_out then sub_(log 2) (PyG's ShiftedSoftplus), exp_out, mul_out by a
+// scalar, pow_out(-0.5) and reciprocal_out with masked_fill_ of the x <= 0 / x == 0 entries (PyG's GCN
+// masks the infinities of zero degrees), and SchNet's cutoff 0.5 (cos(pi x / c) + 1) masked from c on.
+PeerCall unary(UnaryFn fn, float scalar, const float* x, std::int64_t count, float* out);
+// out = x (fn) other with `other` [other_rows, other_groups] viewed as [other_rows, other_groups, 1] against
+// x viewed as [rows, other_groups, num_features / other_groups]: ATen's broadcasting add/sub/mul/div_out.
+PeerCall binary(BinaryFn fn, const float* x, std::int64_t num_rows, std::int64_t num_features, const float* other,
+                std::int64_t other_rows, std::int64_t other_groups, float* out);
 
 }  // namespace tilesim::kernels::torch_peer

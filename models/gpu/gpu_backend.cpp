@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "common/error.hpp"
 
@@ -15,6 +17,12 @@ void GpuModelBackend::prepare(const OpGraph& graph) {
     if (op.dtype != DType::float32) {
       throw InputError("", "ops." + op.name + ".dtype", "float32 (the GPU model's value type)", to_string(op.dtype));
     }
+    // A shape the model cannot take (a size below 1) is the workload's error, said before anything runs.
+    try {
+      (void)predict_op(op, machine_, mode_);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(std::string("backend ") + name_ + ": " + e.what());
+    }
   }
 }
 
@@ -27,20 +35,13 @@ BackendResult GpuModelBackend::run(const OpGraph& graph, const TensorValues& inp
   result.kind = ResultKind::modeled;
   result.machine = machine_.name;
   for (const Op& op : graph.ops) {
-    const GpuOp gpu_op = gpu_op_for(op.kind);
-    const GpuPrediction p = predict(gpu_op, op.shape, op.dtype, machine_, mode_);
-    OpResult row;
-    row.op = op.name;
-    row.op_kind = op.kind;
-    row.shape = op.shape;
-    row.dtype = op.dtype;
+    // Only shapes are read, so an op fed by an earlier op's output (a chained graph) needs no values.
+    const GpuPrediction p = predict_op(op, machine_, mode_);
+    OpResult row = OpResult::for_op(op);
     row.time_s = p.time_s;
-    row.flops = op.flops();
-    row.min_bytes = op.min_bytes();
     row.bytes_by_level = {{"hbm_bytes", std::llround(p.hbm_bytes)}, {"l2_bytes", std::llround(p.l2_bytes)}};
     row.verification = "modeled: no outputs computed";
     row.plan = p.to_json();
-    row.plan["gpu_op"] = to_string(gpu_op);
     result.time_s += row.time_s;
     result.ops.push_back(std::move(row));
   }

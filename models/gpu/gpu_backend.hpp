@@ -1,6 +1,7 @@
 #pragma once
 // The analytic GPU model as a backend: each op of the graph is predicted by models/gpu/gpu_model.hpp
-// for the machine file and mode the backend was named with. Results are labelled "modeled"; no output
+// (predict_op) for the machine file and mode the backend was named with, from shapes alone, so chained
+// graphs (ops reading earlier ops' outputs) run as they are. Results are labelled "modeled"; no output
 // is computed, so nothing is verified.
 //   gpu-model:a100-40gb        kernel mode (device time of the kernels)
 //   gpu-model:a100-40gb:eager  eager mode (one eager PyTorch call per op, host floor included)

@@ -57,6 +57,7 @@ GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& 
   m.hbm_bytes_per_s = chip.number("hbm_bytes_per_s", 1e6, 1e16);
   m.l2_bytes = chip.integer("l2_bytes", 1, kMaxCount);
   m.l2_bytes_per_s = chip.number("l2_bytes_per_s", 1e6, 1e17);
+  m.pcie_bytes_per_s = chip.number("pcie_bytes_per_s", 1e6, 1e14);
   chip.finish();
 
   FigureReader peak(root.object("peak_flops_per_s"));
@@ -83,11 +84,22 @@ GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& 
   m.same_address_atomic_add_s = kernels.number("same_address_atomic_add_s", 0.0, 1.0);
   kernels.finish();
 
+  FigureReader gemm(root.object("gemm"));
+  m.gemm.efficiency = gemm.number("efficiency", 1e-3, 1.0);
+  m.gemm.cublas_tile_rows = gemm.integer("cublas_tile_rows", 1, 4096);
+  m.gemm.cublas_tile_cols = gemm.integer("cublas_tile_cols", 1, 4096);
+  m.gemm.grouped_tile_rows = gemm.integer("grouped_tile_rows", 1, 4096);
+  m.gemm.grouped_tile_cols = gemm.integer("grouped_tile_cols", 1, 4096);
+  gemm.finish();
+
   FigureReader host(root.object("eager_host_floor_s"));
   c.host_gather_s = host.number("gather", 0.0, 1.0);
   c.host_scatter_add_s = host.number("scatter_add", 0.0, 1.0);
   c.host_scatter_max_min_s = host.number("scatter_max_min", 0.0, 1.0);
   c.host_zero_fill_s = host.number("zero_fill", 0.0, 1.0);
+  m.eager.aten_call_s = host.number("aten_call", 0.0, 1.0);
+  m.eager.segment_matmul_call_s = host.number("segment_matmul_call", 0.0, 1.0);
+  m.eager.segment_matmul_per_segment_s = host.number("segment_matmul_per_segment", 0.0, 1.0);
   host.finish();
 
   root.finish();

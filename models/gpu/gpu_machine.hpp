@@ -46,6 +46,7 @@ struct GpuMachine {
   double hbm_bytes_per_s = 0;
   std::int64_t l2_bytes = 0;
   double l2_bytes_per_s = 0;
+  double pcie_bytes_per_s = 0;  // host link, one direction (pinned host-to-device copies)
 
   // Peak dense FLOP/s by dtype (vendor).
   double fp32_flops_per_s = 0;
@@ -61,6 +62,24 @@ struct GpuMachine {
   double same_address_atomic_add_s = 0;
 
   GpuCalibration calibration;
+
+  // Dense matrix products (section "gemm"): the share of the peak a tile reaches on its SM, and the
+  // output tile each threadblock computes, for cuBLAS (matmul) and pyg-lib's CUTLASS grouped GEMM
+  // (segment_matmul). Not fitted: no matmul measurement backs them (sources in the files).
+  struct Gemm {
+    double efficiency = 0;
+    std::int64_t cublas_tile_rows = 0, cublas_tile_cols = 0;
+    std::int64_t grouped_tile_rows = 0, grouped_tile_cols = 0;
+  } gemm;
+
+  // Eager host floors of calls the hydronet data do not cover (section "eager_host_floor_s", beside
+  // the fitted ones; not fitted, sources in the files): one ATen call from Python (elementwise, addmm,
+  // fill), and pyg-lib's segment_matmul as a fixed part plus a part per segment.
+  struct EagerCalls {
+    double aten_call_s = 0;
+    double segment_matmul_call_s = 0;
+    double segment_matmul_per_segment_s = 0;
+  } eager;
 
   double sm_cycles_per_s() const { return static_cast<double>(sm_count) * sm_clock_hz; }
   std::int64_t resident_threads() const { return sm_count * max_threads_per_sm; }

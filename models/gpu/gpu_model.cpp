@@ -14,6 +14,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "models/gpu/gpu_kernel_list.hpp"
 #include "models/gpu/gpu_machine.hpp"
 
 namespace tilesim::gpu {
@@ -35,14 +36,6 @@ std::string to_string(GpuMode mode) {
     case GpuMode::eager: return "eager";
   }
   throw std::logic_error("to_string: unknown GPU mode");
-}
-
-GpuOp gpu_op_for(OpKind kind) {
-  switch (kind) {
-    case OpKind::gather: return GpuOp::gather;
-    case OpKind::scatter_add: return GpuOp::scatter_add;
-  }
-  throw std::logic_error("gpu_op_for: unknown op kind");
 }
 
 double l2_hit_fraction(double footprint_bytes, double capacity_bytes) {
@@ -75,6 +68,7 @@ nlohmann::json GpuPrediction::to_json() const {
   nlohmann::json ks = nlohmann::json::array();
   for (const auto& k : kernels) ks.push_back(k.to_json());
   return {{"mode", to_string(mode)},
+          {"call", call},
           {"time_s", time_s},
           {"kernel_s", kernel_s},
           {"host_floor_s", host_floor_s},
@@ -89,77 +83,15 @@ nlohmann::json GpuPrediction::to_json() const {
 
 namespace {
 
-// A rate-limited term of a kernel: its time and what it is called in `limiter`.
-struct Term {
-  const char* what;
-  double time_s;
-};
-
-// Builds the kernel list of one op and keeps, per limiter name, the time each kind of term
-// contributed, so the op's limiter is the term that cost it most overall.
-class KernelList {
- public:
-  KernelList(const GpuMachine& m, double hit) : m_(m), hit_(hit) {}
-
-  // traffic_bytes: every byte the kernel reads or writes. rates: its element-rate and FLOP terms.
-  // serial_s: a chain that no parallelism hides (same-address updates); it bounds the work from below.
-  // contention_s: retries of colliding updates, which cost throughput on top of the work.
-  void add(const std::string& name, double traffic_bytes, std::vector<Term> rates, double serial_s = 0,
-           double contention_s = 0) {
-    const auto& c = m_.calibration;
-    const double l2_s = traffic_bytes * hit_ / (m_.l2_bytes_per_s * c.l2_efficiency);
-    const double dram_s = traffic_bytes * (1.0 - hit_) / (m_.hbm_bytes_per_s * c.dram_efficiency);
-    // The memory term is the sum of its L2 and DRAM parts (a byte goes one way or the other); it is
-    // named after the larger part.
-    Term work{l2_s >= dram_s ? "l2" : "dram", l2_s + dram_s};
-    for (const Term& t : rates) {
-      if (t.time_s > work.time_s) work = t;
-    }
-    if (serial_s > work.time_s) work = Term{"contention", serial_s};
-
-    GpuKernel k;
-    k.name = name;
-    k.time_s = c.launch_latency_s + work.time_s + contention_s;
-    k.hbm_bytes = traffic_bytes * (1.0 - hit_);
-    k.l2_bytes = traffic_bytes;
-    k.limiter = c.launch_latency_s >= work.time_s && c.launch_latency_s >= contention_s ? "launch"
-                : contention_s > work.time_s                                            ? "contention"
-                                                                                        : work.what;
-    share_["launch"] += c.launch_latency_s;
-    share_[work.what] += work.time_s;
-    share_["contention"] += contention_s;
-    kernels_.push_back(std::move(k));
+const char* eager_call(GpuOp op) {
+  switch (op) {
+    case GpuOp::gather: return "torch.index_select";
+    case GpuOp::scatter_add: return "torch_scatter.scatter(reduce='sum')";
+    case GpuOp::scatter_max: return "torch_scatter.scatter(reduce='max')";
+    case GpuOp::scatter_min: return "torch_scatter.scatter(reduce='min')";
+    case GpuOp::zero_fill: return "torch.zeros";
   }
-
-  void finish(GpuPrediction& p) const {
-    p.kernels = kernels_;
-    p.kernel_s = 0;
-    p.hbm_bytes = 0;
-    p.l2_bytes = 0;
-    for (const auto& k : kernels_) {
-      p.kernel_s += k.time_s;
-      p.hbm_bytes += k.hbm_bytes;
-      p.l2_bytes += k.l2_bytes;
-    }
-    double most = -1;
-    for (const auto& [what, t] : share_) {
-      if (t > most) {
-        most = t;
-        p.limiter = what;
-      }
-    }
-  }
-
- private:
-  const GpuMachine& m_;
-  double hit_;
-  std::vector<GpuKernel> kernels_;
-  std::map<std::string, double> share_;
-};
-
-double peak_flops_per_s(DType dtype, const GpuMachine& m) {
-  if (dtype == DType::float32) return m.fp32_flops_per_s;
-  throw std::invalid_argument("GPU model: values of dtype " + to_string(dtype) + " are not modeled");
+  throw std::logic_error("eager_call: unknown GPU op");
 }
 
 double host_floor_s(GpuOp op, const GpuCalibration& c) {
@@ -192,6 +124,7 @@ GpuPrediction predict(GpuOp op, const OpShape& shape, DType dtype, const GpuMach
 
   GpuPrediction p;
   p.mode = mode;
+  p.call = eager_call(op);
   switch (op) {
     case GpuOp::gather: {
       // index_select: one kernel, one thread per output element. Rows come from memory once per
@@ -217,11 +150,7 @@ GpuPrediction predict(GpuOp op, const OpShape& shape, DType dtype, const GpuMach
       p.l2_hit_fraction = l2_hit_fraction(p.footprint_bytes, static_cast<double>(machine.l2_bytes));
       KernelList ks(machine, p.l2_hit_fraction);
       ks.add("fill_zeros", fill_bytes, {});
-      ks.add("scatter_add_",
-             messages * value_bytes + ni * index_bytes + 2.0 * std::min(messages, out_elements) * value_bytes,
-             {{"atomics", messages / (c.atomic_add_elements_per_sm_cycle * sm_cycles_per_s)},
-              {"compute", p.flops / peak_flops_per_s(dtype, machine)}},
-             updates_per_address * machine.same_address_atomic_add_s);
+      add_scatter_add_kernel(ks, machine, dtype, ni, nf, out_elements, updates_per_address);
       ks.finish(p);
       break;
     }

@@ -1,6 +1,7 @@
 #pragma once
-// Analytic GPU model: predicted seconds for gather/scatter ops on an NVIDIA GPU described by a machine
-// file (models/gpu/machines/*.json). Every prediction is "modeled" and names its mode:
+// Analytic GPU model: predicted seconds for the ops of the op graph on an NVIDIA GPU described by a
+// machine file (models/gpu/machines/*.json): predict() for the calibrated gather/scatter GpuOps,
+// predict_op() for any op kind. Every prediction is "modeled" and names its mode:
 //   kernel: device time of the kernels alone (what CUDA events around the kernels would measure);
 //   eager:  one eager PyTorch call per op, what torch.utils.benchmark measures: a host floor per op
 //           kind (Python, dispatcher, launch) overlapping with, or followed by, the kernel time.
@@ -36,10 +37,11 @@ struct GpuKernel {
 
 struct GpuPrediction {
   GpuMode mode = GpuMode::kernel;
+  std::string call;         // the eager PyTorch / PyG call modeled, e.g. "torch.nn.functional.linear"
   double time_s = 0;        // what the mode reports
   double kernel_s = 0;      // device time of the kernels
   double host_floor_s = 0;  // eager only: the per-call host floor of this op kind
-  std::string limiter;      // what bounds the time: "host" (eager), "launch", "dram", "l2", "element_rate", "atomics", "contention", "compute"
+  std::string limiter;      // what bounds the time: "host" (eager), "launch", "dram", "l2", "element_rate", "atomics", "contention", "compute", "pcie"
   double flops = 0;
   double hbm_bytes = 0;         // DRAM traffic over all kernels
   double l2_bytes = 0;          // traffic through L2 over all kernels
@@ -49,7 +51,8 @@ struct GpuPrediction {
   nlohmann::json to_json() const;
 };
 
-// The GpuOp that runs an op-graph op (gather -> index_select, scatter_add -> torch_scatter sum).
+// The calibrated GpuOp that runs an op-graph op (gather -> index_select, scatter_add -> torch_scatter
+// sum, scatter_max -> torch_scatter max); std::logic_error for the other kinds (predict_op covers them).
 GpuOp gpu_op_for(OpKind kind);
 
 // Share of an op's traffic that L2 serves when the op is called back to back and its tensors
@@ -62,5 +65,24 @@ double l2_hit_fraction(double footprint_bytes, double capacity_bytes);
 // `shape` uses the hydronet naming of ir/op_graph.hpp (scatter_max/min as scatter_add; zero_fill fills
 // num_outputs x num_features).
 GpuPrediction predict(GpuOp op, const OpShape& shape, DType dtype, const GpuMachine& machine, GpuMode mode);
+
+// Any op of the op graph (ir/op_graph.hpp) as eager PyTorch 1.13 with PyG 2.x, torch_scatter and pyg-lib
+// runs it: gather, scatter_add and scatter_max through predict() above (the calibrated kinds), and
+//   scatter_mean    torch_scatter.scatter_mean: scatter_sum, ones, scatter_sum of the ones (the count),
+//                   count[count < 1] = 1, true_divide_ (8 kernels)
+//   degree_count    torch_geometric.utils.degree: zeros, ones, scatter_add_ of the ones
+//   matmul          torch.nn.functional.linear: one cuBLAS GEMM (the bias fused as cuBLASLt's epilogue)
+//   segment_matmul  pyg_lib.ops.segment_matmul: sizes from the pointer (copied to the host, which
+//                   waits for the GPU), one pinned copy of the GEMM arguments, one CUTLASS grouped GEMM
+//   unary, binary   the elementwise ATen calls PyG makes for the function (one kernel each)
+// Only the op's kind, shapes, dtype and function are read: a chained graph needs no values.
+// Throws std::invalid_argument for a size below 1 or a dtype the model does not know.
+GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode);
+
+// Compute time of a GEMM whose output is cut into `tiles` threadblock tiles of tile_rows x tile_cols,
+// each accumulating over `depth`: the SMs take the tiles in waves (one tile per SM at a time), and a
+// tile runs at its SM's share of the dtype's peak times gemm.efficiency. Small GEMMs are wave-bound
+// (one wave of partly empty SMs); tiles larger than the matrix cost their full size.
+double gemm_compute_s(double tiles, double tile_rows, double tile_cols, double depth, DType dtype, const GpuMachine& machine);
 
 }  // namespace tilesim::gpu

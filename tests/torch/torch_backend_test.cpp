@@ -18,6 +18,7 @@
 #include "kernels/reference/reference_ops.hpp"
 #include "kernels/torch/torch_backend.hpp"
 #include "kernels/torch/torch_ops.hpp"
+#include "tests/cpu_op_cases.hpp"
 
 using namespace tilesim;
 namespace cpu = tilesim::kernels::cpu;
@@ -165,5 +166,49 @@ TEST_CASE("the benchmark's ATen calls compute what tilesim's kernels do", "[torc
     CHECK(reference::check("torch mm", n, c, reference::matmul(a, b, m, k, n, {})).ok);
     peer::mm(a.data(), b.data(), m, k, n, bias.data(), c.data())();
     CHECK(reference::check("torch addmm", n, c, reference::matmul(a, b, m, k, n, bias)).ok);
+  }
+}
+
+TEST_CASE("torch-cpu runs every GNN op kind, verified, and agrees with the cpu backend", "[torch][gnn-ops]") {
+  using namespace tilesim_test;
+  std::vector<OpCase> cases;
+  OpCaseBuilder idx(31);
+  auto even_rows = idx.random_indices(500, 30);
+  for (auto& i : even_rows) i *= 2;  // odd rows of 60 get no message: 0 for mean and max
+  cases.push_back(scatter_case(OpKind::scatter_mean, 9, 60, even_rows, 1));
+  cases.push_back(scatter_case(OpKind::scatter_max, 9, 60, even_rows, 2));
+  cases.push_back(degree_case(70, idx.random_indices(900, 70)));
+  cases.push_back(matmul_case(50, 24, 10, true, 3));
+  cases.push_back(matmul_case(50, 24, 10, false, 4));
+  cases.push_back(segment_matmul_case({0, 12, 40, 0, 5}, 8, 6, 5));
+  for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff})
+    cases.push_back(unary_case(fn, fn == UnaryFn::leaky_relu ? 0.2f : fn == UnaryFn::cosine_cutoff ? 6.0f : 1.5f, 40, 6, 6, -8, 8));
+  for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide}) {
+    cases.push_back(binary_case(fn, 30, 8, 30, 8, 7));
+    cases.push_back(binary_case(fn, 30, 8, 30, 1, 8));
+    cases.push_back(binary_case(fn, 30, 8, 30, 4, 9));
+    cases.push_back(binary_case(fn, 30, 8, 1, 8, 10));
+  }
+  RunOptions options;
+  options.warmup = 0;
+  options.repeats = 2;
+  auto torch_backend = peer::make_backend();
+  cpu::CpuBackend cpu_backend;
+  for (const OpCase& c : cases) {
+    const Op& op = c.op();
+    INFO(op.name << " " << to_string(op.kind) << (op.kind == OpKind::unary ? " " + to_string(op.unary) : "")
+                 << (op.kind == OpKind::binary ? " " + to_string(op.binary) + " other " + std::to_string(op.shape.other_rows) + " x " +
+                                                     std::to_string(op.shape.other_groups)
+                                               : ""));
+    const BackendResult result = torch_backend->run(c.graph, c.values, options);
+    REQUIRE(result.ops.size() == 1);
+    INFO(result.ops[0].verification);
+    CHECK(result.ops[0].verified == true);
+    cpu_backend.run(c.graph, c.values, options);
+    const auto agreement = reference::compare_outputs(op, c.values, cpu_backend.outputs().f32(op.output),
+                                                      torch_backend->computed_outputs()->f32(op.output));
+    INFO(agreement.detail);
+    CHECK(agreement.equal);
   }
 }

@@ -1,0 +1,105 @@
+#include "kernels/operands.hpp"
+
+#include <stdexcept>
+#include <type_traits>
+
+namespace tilesim::kernels {
+namespace {
+
+[[noreturn]] void bad(const Op& op, const std::string& who, const std::string& what) {
+  throw std::invalid_argument((who.empty() ? "" : who + ": ") + "op '" + op.name + "' (" + to_string(op.kind) + "): " + what);
+}
+
+template <class T>
+const std::vector<T>* find(const Op& op, TensorId id, const char* role, const TensorValues& inputs, const TensorValues* produced) {
+  if (id < 0) return nullptr;
+  const auto get = [&](const TensorValues& values) -> const std::vector<T>* {
+    if constexpr (std::is_same_v<T, float>) return &values.f32(id);
+    else return &values.i32(id);
+  };
+  if (produced != nullptr && produced->has(id)) return get(*produced);
+  if (inputs.has(id)) return get(inputs);
+  bad(op, "", std::string("no values for its ") + role + " tensor " + std::to_string(id) +
+                  " (neither a given input nor the output of an earlier op)");
+}
+
+Operands resolve(const Op& op, const TensorValues& inputs, const TensorValues* produced) {
+  Operands o;
+  o.input = find<float>(op, op.input, "input", inputs, produced);
+  o.indices = find<std::int32_t>(op, op.indices, op.kind == OpKind::segment_matmul ? "offsets" : "indices", inputs, produced);
+  o.weight = find<float>(op, op.weight, op.kind == OpKind::binary ? "other" : "weight", inputs, produced);
+  o.bias = find<float>(op, op.bias, "bias", inputs, produced);
+  return o;
+}
+
+template <class T>
+void expect_size(const Op& op, const std::string& who, const std::vector<T>* values, const char* role, std::int64_t expected,
+                 const std::string& shape_text) {
+  if (values == nullptr) bad(op, who, std::string("its ") + role + " operand is missing");
+  if (static_cast<std::int64_t>(values->size()) != expected)
+    bad(op, who, std::string(role) + " has " + std::to_string(values->size()) + " values, expected " + shape_text + " = " +
+                     std::to_string(expected));
+}
+
+std::string times(std::int64_t a, std::int64_t b) { return std::to_string(a) + " x " + std::to_string(b); }
+
+}  // namespace
+
+Operands resolve_operands(const Op& op, const TensorValues& inputs, const TensorValues& produced) {
+  return resolve(op, inputs, &produced);
+}
+
+Operands resolve_operands(const Op& op, const TensorValues& values) { return resolve(op, values, nullptr); }
+
+std::int64_t output_elements(const Op& op) { return op.output_rows() * op.output_cols(); }
+
+void check_operands(const Op& op, const Operands& o, const std::string& who) {
+  const OpShape& s = op.shape;
+  const std::int64_t m = s.num_inputs, k = s.num_features, n = s.out_features;
+  switch (op.kind) {
+    case OpKind::gather:
+    case OpKind::scatter_add:
+    case OpKind::scatter_mean:
+    case OpKind::scatter_max:
+      expect_size(op, who, o.input, op.kind == OpKind::gather ? "table" : "src", m * k, times(m, k));
+      [[fallthrough]];
+    case OpKind::degree_count: {
+      expect_size(op, who, o.indices, "indices", op.num_indices(), "[" + std::to_string(op.num_indices()) + "]");
+      const std::vector<std::int32_t>& idx = *o.indices;
+      const std::int64_t range = op.index_range();
+      for (std::size_t i = 0; i < idx.size(); ++i)
+        if (idx[i] < 0 || idx[i] >= range)
+          bad(op, who, "indices[" + std::to_string(i) + "] = " + std::to_string(idx[i]) + " is outside [0, " + std::to_string(range) + ")");
+      break;
+    }
+    case OpKind::matmul:
+      expect_size(op, who, o.input, "input", m * k, times(m, k));
+      expect_size(op, who, o.weight, "weight", k * n, times(k, n));
+      if (op.bias >= 0) expect_size(op, who, o.bias, "bias", n, "[" + std::to_string(n) + "]");
+      break;
+    case OpKind::segment_matmul: {
+      expect_size(op, who, o.input, "input", m * k, times(m, k));
+      expect_size(op, who, o.weight, "weight", s.num_segments * k * n, std::to_string(s.num_segments) + " x " + times(k, n));
+      expect_size(op, who, o.indices, "offsets", s.num_segments + 1, "[num_segments + 1]");
+      const std::vector<std::int32_t>& off = *o.indices;
+      if (off.front() != 0) bad(op, who, "offsets[0] = " + std::to_string(off.front()) + ", expected 0");
+      for (std::size_t i = 0; i + 1 < off.size(); ++i)
+        if (off[i + 1] < off[i])
+          bad(op, who, "offsets decrease at " + std::to_string(i + 1) + ": " + std::to_string(off[i]) + " then " + std::to_string(off[i + 1]));
+      if (off.back() != m)
+        bad(op, who, "offsets[" + std::to_string(s.num_segments) + "] = " + std::to_string(off.back()) + ", expected num_inputs = " +
+                         std::to_string(m));
+      break;
+    }
+    case OpKind::unary: expect_size(op, who, o.input, "input", m * k, times(m, k)); break;
+    case OpKind::binary:
+      expect_size(op, who, o.input, "input", m * k, times(m, k));
+      if ((s.other_rows != 1 && s.other_rows != m) || s.other_groups <= 0 || k % s.other_groups != 0)
+        bad(op, who, "other is " + times(s.other_rows, s.other_groups) + ": expected 1 or " + std::to_string(m) +
+                         " rows and a number of groups dividing " + std::to_string(k));
+      expect_size(op, who, o.weight, "other", s.other_rows * s.other_groups, times(s.other_rows, s.other_groups));
+      break;
+  }
+}
+
+}  // namespace tilesim::kernels

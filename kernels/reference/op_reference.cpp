@@ -1,0 +1,301 @@
+// The reference of every op kind (reference::expect / compute), computed in double from the float32
+// operands, with the per-element bound each kind's check allows (see reference.hpp for the table).
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "kernels/reference/reference.hpp"
+
+namespace tilesim::kernels::reference {
+namespace {
+
+constexpr double kU32 = 0x1p-24;  // float32 unit roundoff
+constexpr double kU64 = 0x1p-53;  // float64 unit roundoff (the reference's own sums)
+constexpr double kTinyAbs = 1e-30;  // lets exact zeros of sums compare, far below any wrong value
+// Subnormal float32 results carry absolute, not relative, error: a couple of the smallest steps.
+constexpr double kSubnormalAbs = 0x1p-148;
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kLog2 = 0.69314718055994530942;
+
+using Index = std::int32_t;
+
+std::size_t sz(std::int64_t v) { return static_cast<std::size_t>(v); }
+
+const std::vector<float>& need(const Op& op, const std::vector<float>* values, const char* role) {
+  if (values == nullptr) throw std::invalid_argument("reference: op '" + op.name + "': its " + role + " operand is missing");
+  return *values;
+}
+
+const std::vector<Index>& need(const Op& op, const std::vector<Index>* values, const char* role) {
+  if (values == nullptr) throw std::invalid_argument("reference: op '" + op.name + "': its " + role + " operand is missing");
+  return *values;
+}
+
+OpExpectation scatter_family(const Op& op, const Operands& o) {
+  const std::int64_t F = op.shape.num_features;
+  const ScatterAddReference sum = scatter_add(need(op, o.input, "src"), F, need(op, o.indices, "indices"), op.shape.num_outputs);
+  OpExpectation e;
+  const std::size_t size = sum.sum.size();
+  e.value.assign(size, 0.0);
+  e.bound.assign(size, 0.0);
+  e.terms_per_row.assign(sum.count_per_row.begin(), sum.count_per_row.end());
+  std::vector<double> max;
+  if (op.kind == OpKind::scatter_max) {
+    max.assign(size, -INFINITY);
+    const std::vector<float>& src = *o.input;
+    const std::vector<Index>& idx = *o.indices;
+    for (std::size_t i = 0; i < idx.size(); ++i)
+      for (std::size_t f = 0; f < sz(F); ++f) {
+        double& m = max[sz(idx[i]) * sz(F) + f];
+        const double v = src[i * sz(F) + f];
+        if (std::isnan(v) || v > m) m = std::isnan(m) ? m : v;  // a NaN message makes the row's max NaN
+      }
+  }
+  for (std::size_t el = 0; el < size; ++el) {
+    const double n = sum.count_per_row[el / sz(F)];
+    if (n == 0) continue;  // rows nobody scatters to are exactly 0 for every reduction (PyG)
+    const double sum_bound = ((n - 1) * kU32 + n * kU64) * sum.abs_sum[el] + kTinyAbs;
+    switch (op.kind) {
+      case OpKind::scatter_add: e.value[el] = sum.sum[el]; e.bound[el] = sum_bound; break;
+      case OpKind::scatter_mean:
+        e.value[el] = sum.sum[el] / n;
+        e.bound[el] = sum_bound / n + 2 * kU32 * std::fabs(e.value[el]);
+        break;
+      default: e.value[el] = max[el]; break;  // a comparison: exact
+    }
+  }
+  e.rule = op.kind == OpKind::scatter_add    ? "each element within (n - 1) * 2^-24 * sum|terms|"
+           : op.kind == OpKind::scatter_mean ? "each element within (n - 1) * 2^-24 * sum|terms| / n + 2^-23 * |mean|"
+                                             : "each element exactly the largest message (0 where none)";
+  return e;
+}
+
+OpExpectation degree_count(const Op& op, const Operands& o) {
+  const std::vector<Index>& idx = need(op, o.indices, "indices");
+  OpExpectation e;
+  e.value.assign(sz(op.shape.num_outputs), 0.0);
+  e.bound.assign(e.value.size(), 0.0);
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    if (idx[i] < 0 || idx[i] >= op.shape.num_outputs)
+      throw std::out_of_range("reference: op '" + op.name + "': indices[" + std::to_string(i) + "] = " + std::to_string(idx[i]) +
+                              " is outside [0, " + std::to_string(op.shape.num_outputs) + ")");
+    e.value[sz(idx[i])] += 1;
+  }
+  e.rule = "each count exact";
+  return e;
+}
+
+// One dot-product block: rows [row_begin, row_end) of a (m x k) times w (k x n), into e from row_begin.
+// Row by row, accumulating a whole output row in double as p runs (w read along its rows), rows over
+// OpenMP threads: the references of the large examples' linear layers stay a fraction of a second.
+void dot_rows(const std::vector<float>& a, const float* w, std::int64_t k, std::int64_t n, std::int64_t row_begin,
+              std::int64_t row_end, const std::vector<float>* bias, OpExpectation& e) {
+#pragma omp parallel for schedule(static) if ((row_end - row_begin) * k * n > (1 << 20))
+  for (std::int64_t i = row_begin; i < row_end; ++i) {
+    std::vector<double> sum(sz(n), 0.0), abs_sum(sz(n), 0.0);
+    if (bias)
+      for (std::int64_t j = 0; j < n; ++j) {
+        sum[sz(j)] = (*bias)[sz(j)];
+        abs_sum[sz(j)] = std::fabs(sum[sz(j)]);
+      }
+    for (std::int64_t p = 0; p < k; ++p) {
+      const double a_ip = a[sz(i * k + p)];
+      const float* w_p = w + p * n;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const double term = a_ip * w_p[j];
+        sum[sz(j)] += term;
+        abs_sum[sz(j)] += std::fabs(term);
+      }
+    }
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::size_t el = sz(i * n + j);
+      e.value[el] = sum[sz(j)];
+      e.bound[el] = static_cast<double>(k + 1) * (kU32 + kU64) * abs_sum[sz(j)] + kTinyAbs;
+    }
+  }
+}
+
+OpExpectation matmul(const Op& op, const Operands& o) {
+  const std::int64_t m = op.shape.num_inputs, k = op.shape.num_features, n = op.shape.out_features;
+  const std::vector<float>& a = need(op, o.input, "input");
+  const std::vector<float>& w = need(op, o.weight, "weight");
+  const std::vector<float>* bias = op.bias >= 0 ? &need(op, o.bias, "bias") : nullptr;
+  if (static_cast<std::int64_t>(a.size()) != m * k || static_cast<std::int64_t>(w.size()) != k * n ||
+      (bias && static_cast<std::int64_t>(bias->size()) != n))
+    throw std::invalid_argument("reference: op '" + op.name + "': matmul operands do not match " + std::to_string(m) + " x " +
+                                std::to_string(k) + " @ " + std::to_string(k) + " x " + std::to_string(n));
+  OpExpectation e;
+  e.value.assign(sz(m * n), 0.0);
+  e.bound.assign(sz(m * n), 0.0);
+  dot_rows(a, w.data(), k, n, 0, m, bias, e);
+  e.rule = "each element within (k + 1) * 2^-24 * sum|products| (+|bias|)";
+  return e;
+}
+
+OpExpectation segment_matmul(const Op& op, const Operands& o) {
+  const std::int64_t m = op.shape.num_inputs, k = op.shape.num_features, n = op.shape.out_features, segments = op.shape.num_segments;
+  const std::vector<float>& a = need(op, o.input, "input");
+  const std::vector<float>& w = need(op, o.weight, "weight");
+  const std::vector<Index>& offsets = need(op, o.indices, "offsets");
+  if (static_cast<std::int64_t>(a.size()) != m * k || static_cast<std::int64_t>(w.size()) != segments * k * n ||
+      static_cast<std::int64_t>(offsets.size()) != segments + 1)
+    throw std::invalid_argument("reference: op '" + op.name + "': segment_matmul operands do not match its shape");
+  if (offsets.front() != 0 || offsets.back() != m)
+    throw std::invalid_argument("reference: op '" + op.name + "': offsets must run from 0 to num_inputs " + std::to_string(m));
+  OpExpectation e;
+  e.value.assign(sz(m * n), 0.0);
+  e.bound.assign(sz(m * n), 0.0);
+  for (std::int64_t s = 0; s < segments; ++s) {
+    if (offsets[sz(s + 1)] < offsets[sz(s)])
+      throw std::invalid_argument("reference: op '" + op.name + "': offsets decrease at " + std::to_string(s + 1));
+    dot_rows(a, w.data() + s * k * n, k, n, offsets[sz(s)], offsets[sz(s + 1)], nullptr, e);
+  }
+  e.rule = "each element within (k + 1) * 2^-24 * sum|products| with its segment's weight";
+  return e;
+}
+
+// The exact value of f(x) and how far a correct float32 implementation may be from it.
+struct Elementwise {
+  double value;
+  double bound;
+};
+
+Elementwise unary_value(const Op& op, double x) {
+  const double s = op.scalar;
+  switch (op.unary) {
+    case UnaryFn::relu: return {x > 0 ? x : 0.0, 0.0};
+    case UnaryFn::leaky_relu: {
+      const double v = x >= 0 ? x : static_cast<double>(static_cast<float>(s)) * x;
+      return {v, kU32 * std::fabs(v)};  // one rounded multiply
+    }
+    case UnaryFn::scale: {
+      const double v = s * x;
+      return {v, kU32 * std::fabs(v)};
+    }
+    case UnaryFn::exp: {
+      // libm's expf and vectorised exp (SLEEF in ATen, polynomials in our kernels) are within a few ulp:
+      // 4 ulp = 8u relative.
+      const double v = std::exp(x);
+      return {v, 8 * kU32 * v};
+    }
+    case UnaryFn::shifted_softplus: {
+      // log(1 + e^x) - log 2, as PyG computes it: softplus (within 4 ulp, and = x above torch's threshold
+      // 20, an error of e^-20 relative) then subtract a rounded log 2: 8u (|softplus| + log 2) covers both.
+      const double softplus = x > 30 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+      return {softplus - kLog2, 8 * kU32 * (softplus + kLog2)};
+    }
+    case UnaryFn::rsqrt_or_zero: {
+      if (!(x > 0)) return {0.0, 0.0};
+      const double v = 1.0 / std::sqrt(x);
+      return {v, 4 * kU32 * v};  // pow(x, -0.5) or 1/sqrt: within 2 ulp
+    }
+    case UnaryFn::reciprocal_or_zero: {
+      if (x == 0) return {0.0, 0.0};
+      const double v = 1.0 / x;
+      return {v, 2 * kU32 * std::fabs(v)};
+    }
+    case UnaryFn::cosine_cutoff: {
+      if (!(x < s)) return {0.0, 0.0};
+      // The argument pi x / c picks up ~3 roundings (3u |arg|), cos moves at most half as much after the
+      // 0.5 factor, cos itself errs a few ulp of 1 and the + 1 and * 0.5 round once each: u (2 |arg| + 4).
+      const double arg = kPi * x / s;
+      return {0.5 * (std::cos(arg) + 1.0), kU32 * (2 * std::fabs(arg) + 4)};
+    }
+  }
+  throw std::logic_error("reference: unknown unary function");
+}
+
+OpExpectation unary(const Op& op, const Operands& o) {
+  const std::vector<float>& x = need(op, o.input, "input");
+  if (static_cast<std::int64_t>(x.size()) != op.shape.num_inputs * op.shape.num_features)
+    throw std::invalid_argument("reference: op '" + op.name + "': input does not match its shape");
+  OpExpectation e;
+  e.value.resize(x.size());
+  e.bound.resize(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const Elementwise r = unary_value(op, x[i]);
+    e.value[i] = r.value;
+    e.bound[i] = r.bound + kSubnormalAbs;
+  }
+  switch (op.unary) {
+    case UnaryFn::relu: e.rule = "each element exact"; break;
+    case UnaryFn::leaky_relu:
+    case UnaryFn::scale: e.rule = "each element within 2^-24 |value| (one rounded multiply)"; break;
+    case UnaryFn::exp: e.rule = "each element within 4 ulp (2^-21 |value|)"; break;
+    case UnaryFn::shifted_softplus: e.rule = "each element within 2^-21 (softplus + log 2)"; break;
+    case UnaryFn::rsqrt_or_zero: e.rule = "each element within 2 ulp (2^-22 |value|), 0 where x <= 0"; break;
+    case UnaryFn::reciprocal_or_zero: e.rule = "each element within 1 ulp (2^-23 |value|), 0 where x = 0"; break;
+    case UnaryFn::cosine_cutoff: e.rule = "each element within 2^-24 (2 |pi x / cutoff| + 4), 0 from the cutoff on"; break;
+  }
+  return e;
+}
+
+OpExpectation binary(const Op& op, const Operands& o) {
+  const OpShape& s = op.shape;
+  const std::vector<float>& x = need(op, o.input, "input");
+  const std::vector<float>& other = need(op, o.weight, "other");
+  if (static_cast<std::int64_t>(x.size()) != s.num_inputs * s.num_features || s.other_groups <= 0 ||
+      s.num_features % s.other_groups != 0 || (s.other_rows != 1 && s.other_rows != s.num_inputs) ||
+      static_cast<std::int64_t>(other.size()) != s.other_rows * s.other_groups)
+    throw std::invalid_argument("reference: op '" + op.name + "': binary operands do not match its shape");
+  const std::int64_t per_group = s.num_features / s.other_groups;
+  const double rounding = op.binary == BinaryFn::divide ? 2 * kU32 : kU32;  // divide may be a multiply by 1/y
+  OpExpectation e;
+  e.value.resize(x.size());
+  e.bound.resize(x.size());
+  for (std::int64_t r = 0; r < s.num_inputs; ++r)
+    for (std::int64_t c = 0; c < s.num_features; ++c) {
+      const std::size_t el = sz(r * s.num_features + c);
+      const double a = x[el];
+      const double b = other[sz((s.other_rows == 1 ? 0 : r) * s.other_groups + c / per_group)];
+      double v = 0;
+      switch (op.binary) {
+        case BinaryFn::add: v = a + b; break;
+        case BinaryFn::subtract: v = a - b; break;
+        case BinaryFn::multiply: v = a * b; break;
+        case BinaryFn::divide: v = a / b; break;
+      }
+      e.value[el] = v;
+      e.bound[el] = rounding * std::fabs(v) + kSubnormalAbs;
+    }
+  e.rule = std::string("other broadcast as ") + std::to_string(s.other_rows) + " x " + std::to_string(s.other_groups) +
+           ", each element within " + (op.binary == BinaryFn::divide ? "2^-23" : "2^-24") + " |value|";
+  return e;
+}
+
+}  // namespace
+
+OpExpectation expect(const Op& op, const Operands& operands) {
+  if (op.dtype != DType::float32)
+    throw std::invalid_argument("reference: op '" + op.name + "': no reference for dtype " + to_string(op.dtype));
+  switch (op.kind) {
+    case OpKind::gather: {
+      OpExpectation e;
+      e.bitwise = true;
+      e.copy = gather(need(op, operands.input, "table"), op.shape.num_features, need(op, operands.indices, "indices"));
+      e.rule = "compared bitwise with the reference copy";
+      return e;
+    }
+    case OpKind::scatter_add:
+    case OpKind::scatter_mean:
+    case OpKind::scatter_max: return scatter_family(op, operands);
+    case OpKind::degree_count: return degree_count(op, operands);
+    case OpKind::matmul: return matmul(op, operands);
+    case OpKind::segment_matmul: return segment_matmul(op, operands);
+    case OpKind::unary: return unary(op, operands);
+    case OpKind::binary: return binary(op, operands);
+  }
+  throw std::logic_error("reference: unknown op kind");
+}
+
+std::vector<float> compute(const Op& op, const Operands& operands) {
+  OpExpectation e = expect(op, operands);
+  if (e.bitwise) return std::move(e.copy);
+  std::vector<float> out(e.value.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(e.value[i]);
+  return out;
+}
+
+std::vector<float> compute(const Op& op, const TensorValues& values) { return compute(op, resolve_operands(op, values)); }
+
+}  // namespace tilesim::kernels::reference

@@ -1,0 +1,35 @@
+#include "kernels/run_ops.hpp"
+
+#include <limits>
+#include <stdexcept>
+
+#include "kernels/reference/reference.hpp"
+
+namespace tilesim::kernels {
+
+void run_measured_ops(const OpGraph& graph, const TensorValues& inputs, const std::string& who, const TimedOpRunner& run_op,
+                      BackendResult& result, TensorValues& outputs) {
+  outputs = TensorValues{};
+  for (const Op& op : graph.ops) {
+    if (op.dtype != DType::float32)
+      throw std::invalid_argument(who + ": op '" + op.name + "': dtype " + to_string(op.dtype) + " is not implemented");
+    const Operands operands = resolve_operands(op, inputs, outputs);
+    check_operands(op, operands, who);
+
+    std::vector<float> output(static_cast<std::size_t>(output_elements(op)), std::numeric_limits<float>::quiet_NaN());
+    const cpu::TimingStats stats = run_op(op, operands, output);
+    const reference::Verification verification = reference::verify(op, operands, output);
+
+    OpResult row = OpResult::for_op(op);
+    row.time_s = stats.median_s;
+    row.bytes_by_level = {{"dram_min_bytes", op.min_bytes()}};
+    row.verified = verification.ok;
+    row.verification = verification.detail;
+    row.timing = stats.to_json();
+    result.time_s += row.time_s;
+    result.ops.push_back(std::move(row));
+    outputs.set_f32(op.output, std::move(output));
+  }
+}
+
+}  // namespace tilesim::kernels

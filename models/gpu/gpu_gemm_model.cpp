@@ -1,0 +1,75 @@
+// Dense products on the GPU: torch.nn.functional.linear (one cuBLAS GEMM) and pyg-lib's segment_matmul
+// (one CUTLASS grouped GEMM after its argument set-up). A GEMM kernel costs launch + the larger of its
+// memory term (every operand read once, the output written once) and its compute term
+// (gemm_compute_s: tiles in waves over the SMs), so large GEMMs follow the roofline and small ones sit
+// on a wave of partly idle SMs plus the launch.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "models/gpu/gpu_kernel_list.hpp"
+
+namespace tilesim::gpu {
+
+double gemm_compute_s(double tiles, double tile_rows, double tile_cols, double depth, DType dtype, const GpuMachine& machine) {
+  if (!(tiles >= 1) || !(tile_rows >= 1) || !(tile_cols >= 1) || !(depth >= 1))
+    throw std::invalid_argument("gemm_compute_s: tiles, tile sizes and depth must be at least 1");
+  const double sms = static_cast<double>(machine.sm_count);
+  const double waves = std::ceil(tiles / sms);
+  const double sm_flops_per_s = peak_flops_per_s(dtype, machine) / sms * machine.gemm.efficiency;
+  return waves * 2.0 * tile_rows * tile_cols * depth / sm_flops_per_s;
+}
+
+HostSide model_matmul(const Op& op, const GpuMachine& m, GpuPrediction& p) {
+  const double rows = static_cast<double>(op.shape.num_inputs), depth = static_cast<double>(op.shape.num_features),
+               cols = static_cast<double>(op.shape.out_features);
+  const bool bias = op.bias >= 0;
+  const double value_bytes = static_cast<double>(dtype_bytes(op.dtype));
+  // F.linear(x, W, b) is addmm(b, x, W^T): for a 1-D contiguous bias ATen takes cuBLASLt with the bias
+  // as the GEMM's epilogue (addmm_out_cuda_impl, CUDA >= 11.4), so one kernel either way.
+  p.call = "torch.nn.functional.linear";
+  p.flops = op.flops();
+  const double traffic = (rows * depth + depth * cols + (bias ? cols : 0.0) + rows * cols) * value_bytes;
+  p.footprint_bytes = traffic;
+  p.l2_hit_fraction = l2_hit_fraction(p.footprint_bytes, static_cast<double>(m.l2_bytes));
+  // cuBLAS picks a smaller kernel when the matrix is smaller than its large tile.
+  const double tile_rows = std::min(static_cast<double>(m.gemm.cublas_tile_rows), rows);
+  const double tile_cols = std::min(static_cast<double>(m.gemm.cublas_tile_cols), cols);
+  const double tiles = std::ceil(rows / tile_rows) * std::ceil(cols / tile_cols);
+  KernelList ks(m, p.l2_hit_fraction);
+  ks.add(bias ? "gemm_bias" : "gemm", traffic, {{"compute", gemm_compute_s(tiles, tile_rows, tile_cols, depth, op.dtype, m)}});
+  ks.finish(p);
+  return {m.eager.aten_call_s, true};
+}
+
+HostSide model_segment_matmul(const Op& op, const GpuMachine& m, GpuPrediction& p) {
+  const double rows = static_cast<double>(op.shape.num_inputs), depth = static_cast<double>(op.shape.num_features),
+               cols = static_cast<double>(op.shape.out_features), segments = static_cast<double>(op.shape.num_segments);
+  const double value_bytes = static_cast<double>(dtype_bytes(op.dtype));
+  const double index_bytes = static_cast<double>(m.index_bytes);
+  p.call = "pyg_lib.ops.segment_matmul";
+  p.flops = op.flops();
+  const double operand_bytes = (rows * depth + segments * depth * cols + rows * cols) * value_bytes;
+  // pyg-lib's argument block: leading dimensions and pointers of A, B, C (6 int64) and a GemmCoord
+  // (3 int32) per segment (pyg_lib/csrc/ops/cuda/matmul_kernel.cu).
+  const double argument_bytes = segments * (6.0 * 8.0 + 3.0 * 4.0);
+  p.footprint_bytes = operand_bytes + (segments + 1.0) * index_bytes + argument_bytes;
+  p.l2_hit_fraction = l2_hit_fraction(p.footprint_bytes, static_cast<double>(m.l2_bytes));
+  // The op graph gives segment counts, not sizes: the rows are taken as evenly spread over the
+  // segments that can be non-empty. Each segment is its own GEMM problem, so its last tile is partly
+  // empty; the grouped kernel has one compiled tile (no shrinking for small segments).
+  const double filled = std::min(segments, rows);
+  const double tile_rows = static_cast<double>(m.gemm.grouped_tile_rows), tile_cols = static_cast<double>(m.gemm.grouped_tile_cols);
+  const double tiles = filled * std::ceil(rows / filled / tile_rows) * std::ceil(cols / tile_cols);
+  KernelList ks(m, p.l2_hit_fraction);
+  ks.add("size_from_ptr", (2.0 * segments + 1.0) * index_bytes, {});
+  ks.add("sizes_to_host", 0.0, {{"pcie", segments * index_bytes / m.pcie_bytes_per_s}});
+  ks.add("gemm_args_to_device", 0.0, {{"pcie", argument_bytes / m.pcie_bytes_per_s}});
+  ks.add("grouped_gemm", operand_bytes + argument_bytes, {{"compute", gemm_compute_s(tiles, tile_rows, tile_cols, depth, op.dtype, m)}});
+  ks.finish(p);
+  // The sizes' copy to the host waits for the GPU, so the host's per-call and per-segment work
+  // (views, argument rows, the CUTLASS launch) adds to the kernels instead of hiding behind them.
+  return {m.eager.segment_matmul_call_s + segments * m.eager.segment_matmul_per_segment_s, false};
+}
+
+}  // namespace tilesim::gpu
