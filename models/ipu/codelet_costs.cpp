@@ -33,4 +33,57 @@ sim::Cycles reduce_worker_cycles(std::int64_t output_elements, std::int64_t part
          vectors * (c.reduce_per_vector_worker_cycles + (partials - 1) * c.reduce_per_partial_worker_cycles);
 }
 
+bool unary_is_transcendental(UnaryFn fn) {
+  switch (fn) {
+    case UnaryFn::relu:
+    case UnaryFn::leaky_relu:
+    case UnaryFn::scale: return false;
+    case UnaryFn::shifted_softplus:
+    case UnaryFn::exp:
+    case UnaryFn::rsqrt_or_zero:
+    case UnaryFn::reciprocal_or_zero:
+    case UnaryFn::cosine_cutoff: return true;
+  }
+  return true;
+}
+
+namespace {
+
+std::int64_t unary_cycles_per_vector(UnaryFn fn, const CodeletCosts& c) {
+  switch (fn) {
+    case UnaryFn::relu: return c.unary_relu_worker_cycles_per_vector;
+    case UnaryFn::leaky_relu: return c.unary_leaky_relu_worker_cycles_per_vector;
+    case UnaryFn::shifted_softplus: return c.unary_shifted_softplus_worker_cycles_per_vector;
+    case UnaryFn::exp: return c.unary_exp_worker_cycles_per_vector;
+    case UnaryFn::scale: return c.unary_scale_worker_cycles_per_vector;
+    case UnaryFn::rsqrt_or_zero: return c.unary_rsqrt_or_zero_worker_cycles_per_vector;
+    case UnaryFn::reciprocal_or_zero: return c.unary_reciprocal_or_zero_worker_cycles_per_vector;
+    case UnaryFn::cosine_cutoff: return c.unary_cosine_cutoff_worker_cycles_per_vector;
+  }
+  return c.unary_cosine_cutoff_worker_cycles_per_vector;
+}
+
+}  // namespace
+
+sim::Cycles unary_worker_cycles(UnaryFn fn, std::int64_t elements, const CodeletCosts& c) {
+  const std::int64_t prologue =
+      unary_is_transcendental(fn) ? c.unary_transcendental_prologue_worker_cycles : c.unary_prologue_worker_cycles;
+  return prologue + ceil_div(elements, c.elementwise_elements_per_vector) * unary_cycles_per_vector(fn, c);
+}
+
+sim::Cycles binary_worker_cycles(BinaryFn fn, std::int64_t elements, const CodeletCosts& c) {
+  const std::int64_t per_vector =
+      fn == BinaryFn::divide ? c.binary_divide_worker_cycles_per_vector : c.binary_add_subtract_multiply_worker_cycles_per_vector;
+  return c.binary_prologue_worker_cycles + ceil_div(elements, c.elementwise_elements_per_vector) * per_vector;
+}
+
+sim::Cycles select_worker_cycles(std::int64_t elements, const CodeletCosts& c) {
+  return unary_worker_cycles(UnaryFn::relu, elements, c);
+}
+
+sim::Cycles amp_matmul_tile_cycles(std::int64_t m, std::int64_t k, std::int64_t n, const CodeletCosts& c) {
+  if (m <= 0 || k <= 0 || n <= 0) return 0;
+  return c.amp_vertex_fixed_cycles + ceil_div(2 * m * k * n, c.amp_float32_flops_per_tile_cycle);
+}
+
 }  // namespace tilesim::ipu

@@ -4,6 +4,7 @@
 // engine turns a vertex's per-worker cycles into tile cycles (worker_contexts x slowest + supervisor).
 #include <cstdint>
 
+#include "ir/op_graph.hpp"
 #include "models/ipu/machine_file.hpp"
 #include "sim/machine_config.hpp"
 
@@ -27,5 +28,22 @@ sim::Cycles index_transform_worker_cycles(std::int64_t elements, const CodeletCo
 
 // Reduce (sum) on one worker: `output_elements` float32 outputs, each the sum of `partials` partials.
 sim::Cycles reduce_worker_cycles(std::int64_t output_elements, std::int64_t partials, const CodeletCosts& c);
+
+// popops UnaryOp1D on one worker: `elements` float32 results of `fn`. Transcendental functions
+// (exp, shifted softplus, cosine cutoff, rsqrt, reciprocal) pay the larger prologue.
+sim::Cycles unary_worker_cycles(UnaryFn fn, std::int64_t elements, const CodeletCosts& c);
+bool unary_is_transcendental(UnaryFn fn);
+
+// popops BinaryOp1D on one worker: `elements` float32 results of `fn` (a broadcast operand costs the
+// same per element: BroadcastVectorInner/Scalar vertices run the same loop).
+sim::Cycles binary_worker_cycles(BinaryFn fn, std::int64_t elements, const CodeletCosts& c);
+
+// Replacing a scatter's identity in rows that received nothing (max: -inf -> 0), a compare and select
+// per element, by one worker: costed as a RELU pass (the same compare-select loop).
+sim::Cycles select_worker_cycles(std::int64_t elements, const CodeletCosts& c);
+
+// One AMP (ConvPartial1x1-style) matmul vertex on a tile: [m x k] @ [k x n] float32, in TILE cycles
+// (the AMP vertex occupies the whole tile): the measured fixed cost plus 2 m k n / peak rate.
+sim::Cycles amp_matmul_tile_cycles(std::int64_t m, std::int64_t k, std::int64_t n, const CodeletCosts& c);
 
 }  // namespace tilesim::ipu

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/error.hpp"
+#include "kernels/operands.hpp"
 #include "kernels/reference/reference.hpp"
 #include "models/ipu/op_program.hpp"
 #include "models/ipu/tensor_io.hpp"
@@ -15,6 +17,34 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The machine as one op of a graph sees it: a gather table or scatter messages that an earlier op
+// wrote start in the linear layout (the layout contract between ops, op_program.hpp), whatever the
+// machine file says for graph inputs.
+IpuMachine machine_for(const Op& op, const std::vector<bool>& written, const IpuMachine& machine) {
+  if (op.input < 0 || !written[static_cast<std::size_t>(op.input)]) return machine;
+  IpuMachine m = machine;
+  if (op.kind == OpKind::gather) m.planner.gather_table_from_linear_layout = true;
+  if (is_scatter(op.kind)) m.planner.scatter_messages_from_linear_layout = true;
+  return m;
+}
+
+// Loads an op's program; a tile the program overflows (the plan's memory estimate can miss what the
+// actual indices or offsets put on a tile) is the same exit-3 error as a plan that does not fit.
+void load_op(sim::Engine& engine, const OpProgram& program, const Op& op, const IpuMachine& machine, sim::Mode mode) {
+  try {
+    engine.load(program.program, machine.chip, mode);
+  } catch (const PlanError& e) {
+    throw PlanError("op \"" + op.name + "\" (" + to_string(op.kind) + "): " + e.what() +
+                    "; next step: split the work over more IPUs, or use a smaller batch (fewer nodes or edges, or "
+                    "narrower features)");
+  }
+}
+
+const std::vector<std::int32_t>& no_indices() {
+  static const std::vector<std::int32_t> none;
+  return none;
+}
 
 }  // namespace
 
@@ -30,9 +60,9 @@ sim::Engine& engine_for(const IpuMachine& machine) {
 OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
   sim::Engine& engine = engine_for(machine);
   OpTiming t;
-  t.plan = plan_op(op, machine);
+  t.plan = plan_op(op, indices, machine);
   const OpProgram program = build_op_program(op, t.plan, indices, machine);
-  engine.load(program.program, machine.chip, sim::Mode::timing_only);
+  load_op(engine, program, op, machine, sim::Mode::timing_only);
   t.stats = engine.run();
   t.time_s = machine.chip.seconds(t.stats.total_cycles);
   return t;
@@ -41,7 +71,11 @@ OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indic
 IpuBackend::IpuBackend(IpuMachine machine, std::string name) : machine_(std::move(machine)), name_(std::move(name)) {}
 
 void IpuBackend::prepare(const OpGraph& graph) {
-  for (const Op& op : graph.ops) plan_op(op, machine_);
+  std::vector<bool> written(graph.tensors.size(), false);
+  for (const Op& op : graph.ops) {
+    plan_op(op, machine_for(op, written, machine_));
+    written[static_cast<std::size_t>(op.output)] = true;
+  }
 }
 
 BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) {
@@ -57,27 +91,30 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
   sim::Cycles total_cycles = 0;
   double engine_wall_s = 0, host_wall_s = 0;
 
+  std::vector<bool> written(graph.tensors.size(), false);
   for (const Op& op : graph.ops) {
     const auto t0 = Clock::now();
-    const auto& indices = inputs.i32(op.indices);
-    const OpPlan plan = plan_op(op, machine_);
-    const OpProgram program = build_op_program(op, plan, indices, machine_);
-    engine.load(program.program, machine_.chip, mode);
+    // Operands: graph inputs from the caller, earlier ops' outputs from this run (functional mode).
+    // Timing-only runs need only the index tensors, which shape the programs.
+    const auto& indices = op.indices >= 0 ? inputs.i32(op.indices) : no_indices();
+    const IpuMachine machine = machine_for(op, written, machine_);
+    const OpPlan plan = plan_op(op, indices, machine);
+    const OpProgram program = build_op_program(op, plan, indices, machine);
+    load_op(engine, program, op, machine, mode);
+    kernels::Operands operands;
     if (mode == sim::Mode::functional) {
-      write_pieces(engine, program.input, inputs.f32(op.input), program.input_width);
+      operands = kernels::resolve_operands(op, inputs, outputs_);
+      kernels::check_operands(op, operands, "ipu backend");
+      if (operands.input) write_pieces(engine, program.input, *operands.input, program.input_width);
       write_pieces(engine, program.indices, indices, 1);
+      if (operands.weight) write_pieces(engine, program.weight, *operands.weight, 1);
+      if (operands.bias) write_pieces(engine, program.bias, *operands.bias, 1);
     }
     const sim::RunStats stats = engine.run(options.trace_path.empty() ? nullptr : &trace);
 
-    OpResult row;
-    row.op = op.name;
-    row.op_kind = op.kind;
-    row.shape = op.shape;
-    row.dtype = op.dtype;
+    OpResult row = OpResult::for_op(op);
     row.cycles = stats.total_cycles;
     row.time_s = machine_.chip.seconds(stats.total_cycles);
-    row.flops = op.flops();
-    row.min_bytes = op.min_bytes();
     row.exchange_bytes = stats.exchange_bytes_received;
     row.sync_cycles = stats.sync_cycles;
     row.compute_cycles = stats.compute_cycles;
@@ -89,15 +126,16 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
     row.plan = plan.to_json();
     row.plan["simulated"] = stats.to_json();
     if (mode == sim::Mode::functional) {
-      std::vector<float> out(static_cast<std::size_t>(op.shape.num_outputs * op.shape.num_features));
+      std::vector<float> out(static_cast<std::size_t>(op.output_rows() * op.output_cols()));
       read_pieces(engine, program.output, out, program.output_width);
-      const auto check = kernels::reference::verify(op, inputs, out);
+      const auto check = kernels::reference::verify(op, operands, out);
       row.verified = check.ok;
       row.verification = check.detail;
       outputs_.set_f32(op.output, std::move(out));
     } else {
       row.verification = "not checked: timing-only run moves no bytes";
     }
+    written[static_cast<std::size_t>(op.output)] = true;
     total_cycles += stats.total_cycles;
     engine_wall_s += stats.wall_s;
     host_wall_s += seconds_since(t0);

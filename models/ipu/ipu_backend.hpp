@@ -2,6 +2,15 @@
 // The simulated IPU as a backend: each op is planned, built into a BSP program and run on the engine.
 // Results are labelled "simulated"; time_s is device time (cycles / tile clock), the quantity the
 // hydronet Bow measurements report.
+//
+// Chained graphs: ops run in list order, each as its own program on the one process-wide engine; an
+// op's operands are graph inputs (from the caller) or earlier ops' outputs (kept from this run). The
+// layout contract between ops (op_program.hpp): every op's output ends in the linear layout and the
+// next op starts from there, paying its own exchanges into its plan's layout, so a graph's cycles are
+// the sum of its ops' cycles. Per-op rows carry cycles, compute/sync/exchange cycles, exchange bytes
+// and the SRAM peak; the trace (RunOptions::trace_path) holds every superstep of every op on one
+// timeline. An op no plan fits, or whose program overflows a tile, is a tilesim::PlanError (exit 3)
+// naming the tile, the bytes needed and there, and the next step.
 #include <string>
 
 #include "models/ipu/machine_file.hpp"
@@ -30,6 +39,8 @@ class IpuBackend : public Backend {
 
 // One op on the machine in timing-only mode: the plan, the run's stats and the device time. What
 // validation and sweeps call for each point (no bytes moved, same cycles as a functional run).
+// `indices` is the op's index tensor (segment_matmul: its offsets; empty for ops without one). The op's
+// value operands are taken to be graph inputs (see the layout contract above).
 struct OpTiming {
   OpPlan plan;
   sim::RunStats stats;

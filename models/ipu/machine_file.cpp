@@ -66,6 +66,25 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
   k.reduce_per_vector_worker_cycles = c.integer("reduce_per_vector_worker_cycles", 0, kMaxCycles);
   k.reduce_per_partial_worker_cycles = c.integer("reduce_per_partial_worker_cycles", 0, kMaxCycles);
   k.reduce_elements_per_vector = c.integer("reduce_elements_per_vector", 1, 1024);
+  k.elementwise_elements_per_vector = c.integer("elementwise_elements_per_vector", 1, 1024);
+  k.unary_prologue_worker_cycles = c.integer("unary_prologue_worker_cycles", 0, kMaxCycles);
+  k.unary_transcendental_prologue_worker_cycles = c.integer("unary_transcendental_prologue_worker_cycles", 0, kMaxCycles);
+  k.unary_relu_worker_cycles_per_vector = c.integer("unary_relu_worker_cycles_per_vector", 0, kMaxCycles);
+  k.unary_leaky_relu_worker_cycles_per_vector = c.integer("unary_leaky_relu_worker_cycles_per_vector", 0, kMaxCycles);
+  k.unary_shifted_softplus_worker_cycles_per_vector =
+      c.integer("unary_shifted_softplus_worker_cycles_per_vector", 0, kMaxCycles);
+  k.unary_exp_worker_cycles_per_vector = c.integer("unary_exp_worker_cycles_per_vector", 0, kMaxCycles);
+  k.unary_scale_worker_cycles_per_vector = c.integer("unary_scale_worker_cycles_per_vector", 0, kMaxCycles);
+  k.unary_rsqrt_or_zero_worker_cycles_per_vector = c.integer("unary_rsqrt_or_zero_worker_cycles_per_vector", 0, kMaxCycles);
+  k.unary_reciprocal_or_zero_worker_cycles_per_vector =
+      c.integer("unary_reciprocal_or_zero_worker_cycles_per_vector", 0, kMaxCycles);
+  k.unary_cosine_cutoff_worker_cycles_per_vector = c.integer("unary_cosine_cutoff_worker_cycles_per_vector", 0, kMaxCycles);
+  k.binary_prologue_worker_cycles = c.integer("binary_prologue_worker_cycles", 0, kMaxCycles);
+  k.binary_add_subtract_multiply_worker_cycles_per_vector =
+      c.integer("binary_add_subtract_multiply_worker_cycles_per_vector", 0, kMaxCycles);
+  k.binary_divide_worker_cycles_per_vector = c.integer("binary_divide_worker_cycles_per_vector", 0, kMaxCycles);
+  k.amp_vertex_fixed_cycles = c.integer("amp_vertex_fixed_cycles", 0, kMaxCycles);
+  k.amp_float32_flops_per_tile_cycle = c.integer("amp_float32_flops_per_tile_cycle", 1, 1 << 20);
   c.finish();
 
   FigureReader p(root.object("planner"));
@@ -77,6 +96,7 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
   m.planner.outputs_to_linear_layout = p.integer("outputs_to_linear_layout", 0, 1) == 1;
   m.planner.scatter_base_from_linear_layout = p.integer("scatter_base_from_linear_layout", 0, 1) == 1;
   m.planner.gather_table_from_linear_layout = p.integer("gather_table_from_linear_layout", 0, 1) == 1;
+  m.planner.scatter_messages_from_linear_layout = p.integer("scatter_messages_from_linear_layout", 0, 1) == 1;
   m.planner.objective_includes_base_rearrangement = p.integer("objective_includes_base_rearrangement", 0, 1) == 1;
   m.planner.repeat_loop_control_cycles = p.integer("repeat_loop_control_cycles", 0, kMaxCycles);
   p.finish();

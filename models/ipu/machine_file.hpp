@@ -37,6 +37,25 @@ struct CodeletCosts {
   std::int64_t reduce_per_vector_worker_cycles = 0;
   std::int64_t reduce_per_partial_worker_cycles = 0;
   std::int64_t reduce_elements_per_vector = 0;
+  // Elementwise float32 ops (popops UnaryOp1D / BinaryOp1D): prologue + per vector of
+  // elementwise_elements_per_vector elements, by function (composed functions add their parts).
+  std::int64_t elementwise_elements_per_vector = 0;
+  std::int64_t unary_prologue_worker_cycles = 0;
+  std::int64_t unary_transcendental_prologue_worker_cycles = 0;  // functions built on exp/log/cos/rsqrt
+  std::int64_t unary_relu_worker_cycles_per_vector = 0;
+  std::int64_t unary_leaky_relu_worker_cycles_per_vector = 0;
+  std::int64_t unary_shifted_softplus_worker_cycles_per_vector = 0;
+  std::int64_t unary_exp_worker_cycles_per_vector = 0;
+  std::int64_t unary_scale_worker_cycles_per_vector = 0;
+  std::int64_t unary_rsqrt_or_zero_worker_cycles_per_vector = 0;
+  std::int64_t unary_reciprocal_or_zero_worker_cycles_per_vector = 0;
+  std::int64_t unary_cosine_cutoff_worker_cycles_per_vector = 0;
+  std::int64_t binary_prologue_worker_cycles = 0;
+  std::int64_t binary_add_subtract_multiply_worker_cycles_per_vector = 0;
+  std::int64_t binary_divide_worker_cycles_per_vector = 0;
+  // AMP (matmul) vertex: tile cycles = fixed + flops / rate (float32 operands and partials).
+  std::int64_t amp_vertex_fixed_cycles = 0;
+  std::int64_t amp_float32_flops_per_tile_cycle = 0;
 };
 
 struct PlannerSettings {
@@ -50,6 +69,7 @@ struct PlannerSettings {
   bool outputs_to_linear_layout = false;       // op outputs end mapped linearly (exchanged there)
   bool scatter_base_from_linear_layout = false;  // scatter-add's zeroed output starts mapped linearly
   bool gather_table_from_linear_layout = false;  // the gathered table starts mapped linearly
+  bool scatter_messages_from_linear_layout = false;  // the scatter's messages start mapped linearly
   // Like poplibs' alwaysIncludeBaseRearrangementCost: the objective charges the table (or output)
   // bytes a plan puts on its busiest tile beyond an even spread over all tiles.
   bool objective_includes_base_rearrangement = false;

@@ -2,6 +2,14 @@
 // Turning a plan into an engine Program: the buffers on each tile, the vertices with their exact
 // per-worker costs (computed from the actual indices, as the hardware's work depends on them), and
 // the compiled exchanges. Also where each piece of the op's tensors lives, for host writes and reads.
+//
+// The layout contract between ops: every tensor an op writes ends in the linear layout
+// (linear_layout.hpp: flat elements in equal contiguous ranges over the tiles), and an op reading it
+// starts from there, paying the exchange into its plan's layout. The dense ops (matmul,
+// segment_matmul, unary, binary) read every value operand from the linear layout; the gather's table
+// and the scatters' messages, when they are graph inputs, start in the plan's layout (PopART
+// allocates a graph input for its consumer, the hydronet benchmarks' setting), and indices are
+// always graph inputs written where the plan wants them.
 #include <cstdint>
 #include <vector>
 
@@ -22,9 +30,11 @@ struct TensorPiece {
 
 struct OpProgram {
   sim::Program program;
-  std::vector<TensorPiece> input;    // table (gather) or messages (scatter_add)
+  std::vector<TensorPiece> input;    // table (gather), messages (scatter_*), left operand (dense ops); none for degree_count
   std::int64_t input_width = 0;      // width the input pieces index: num_features, or 1 when flat (linear layout)
-  std::vector<TensorPiece> indices;
+  std::vector<TensorPiece> indices;  // none for a segment_matmul: its offsets shape the program itself
+  std::vector<TensorPiece> weight;   // matmul/segment_matmul weight, binary's `other`: flat (linear layout)
+  std::vector<TensorPiece> bias;     // matmul bias: flat (linear layout)
   std::vector<TensorPiece> output;   // every output element in exactly one piece
   std::int64_t output_width = 0;     // width the output pieces index: num_features, or 1 when flat (linear layout)
   std::int64_t sram_read_bytes = 0;  // bytes the vertices read from tile memory
@@ -33,8 +43,14 @@ struct OpProgram {
 
 OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
                                const IpuMachine& machine);
+// The scatter family: scatter_add, scatter_mean, scatter_max and degree_count.
 OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
                                     const IpuMachine& machine);
+// matmul (plan from plan_op) and segment_matmul (plan from plan_op with the offsets, which `offsets` must be).
+OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& offsets,
+                               const IpuMachine& machine);
+// unary and binary, in the linear layout.
+OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
 // Tiles of a split, numbered tile(i, s, h) = (i * S + s) * H + h (see plan.hpp).
 struct TileGrid {
   std::int64_t row_blocks = 1, column_blocks = 1;
@@ -54,6 +70,8 @@ void add_group_indices(sim::Program& program, sim::ExchangePlan& exchange, const
 // repeat_loop_control_cycles, then its sync), when the machine file gives it a cost.
 void append_loop_control(sim::Program& program, const IpuMachine& machine);
 
+// Any op kind. `indices` is the op's index tensor (gather/scatter/degree_count indices, segment_matmul
+// offsets) or empty for the ops that have none.
 OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
                            const IpuMachine& machine);
 

@@ -148,21 +148,31 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   p.estimated_peak_tile_bytes = bytes;
 }
 
-void estimate_scatter_add(OpPlan& p, const IpuMachine& m) {
+// The scatter family (scatter_add, scatter_mean, scatter_max, degree_count): see
+// scatter_add_program.cpp for what each kind adds to the scatter-add steps.
+void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   const auto& c = m.codelets;
   const std::int64_t S = p.split.row_blocks, H = p.split.column_blocks, I = p.split.index_groups;
   const std::int64_t W = m.chip.worker_contexts;
   const std::int64_t cols = p.columns_per_block, mi = p.indices_per_group;
   const std::int64_t row_bytes = cols * 4;
   const std::int64_t part_bytes = p.rows_per_block * row_bytes;
+  const bool has_messages = op.kind != OpKind::degree_count;
+  const bool counts = op.kind == OpKind::scatter_mean;
+  const bool finalise = counts || op.kind == OpKind::scatter_max;
+  const bool messages_from_linear = has_messages && m.planner.scatter_messages_from_linear_layout;
+  const std::int64_t count_bytes = counts ? p.rows_per_block * 4 : 0;
 
-  add_phase(p, "compute: zero partials", balanced_vertex_cycles(fill_worker_cycles(ceil_div(part_bytes, W), c), m));
+  sim::Cycles zero = balanced_vertex_cycles(fill_worker_cycles(ceil_div(part_bytes, W), c), m);
+  if (counts) zero += balanced_vertex_cycles(fill_worker_cycles(ceil_div(count_bytes, W), c), m) - m.chip.compute_fixed_cycles;
+  add_phase(p, "compute: zero partials", zero);
   add_sync(p, m);
   const std::int64_t out_elements = p.rows * p.columns_per_block * H;
   const bool base_from_linear = m.planner.scatter_base_from_linear_layout;
   // Group 0's blocks receive the zeroed output from the linear layout in the same exchange.
   const std::int64_t base_bytes = base_from_linear ? rearrangement_bytes(part_bytes, out_elements, m) : 0;
-  const std::int64_t group_bytes = (S * H > 1 ? mi * kIndexBytes : 0) + (S > 1 ? mi * row_bytes : 0);
+  const std::int64_t message_bytes = has_messages && (S > 1 || messages_from_linear) ? mi * row_bytes : 0;
+  const std::int64_t group_bytes = (S * H > 1 ? mi * kIndexBytes : 0) + message_bytes;
   ExchangeEstimate distribute = exchange_phase_cycles(group_bytes + base_bytes, m);
   // poplibs charges the base's bytes beyond an even spread twice: into the plan's layout and back.
   distribute.objective_cycles = exchange_phase_cycles(group_bytes, m).objective_cycles +
@@ -171,20 +181,36 @@ void estimate_scatter_add(OpPlan& p, const IpuMachine& m) {
             distribute);
   const std::int64_t rows_per_worker = ceil_div(p.rows_per_block, W);
   const std::int64_t in_range = std::min(mi, ceil_div(mi * rows_per_worker, p.rows));
-  add_phase(p, "compute: MultiUpdateAdd",
-            balanced_vertex_cycles(multiupdateadd_worker_cycles(in_range, mi - in_range, cols, c), m));
+  sim::Cycles update_worker = multiupdateadd_worker_cycles(in_range, mi - in_range, cols, c);
+  if (counts) update_worker += multiupdateadd_worker_cycles(in_range, mi - in_range, 1, c);
+  sim::Cycles update = balanced_vertex_cycles(update_worker, m);
+  // The last compute on the tile holding a finished block divides (mean) or clears empty rows (max).
+  auto finalise_cycles = [&](std::int64_t elements) -> sim::Cycles {
+    if (!finalise) return 0;
+    const std::int64_t per_worker = ceil_div(elements, W);
+    const sim::Cycles worker =
+        counts ? binary_worker_cycles(BinaryFn::divide, per_worker, c) : select_worker_cycles(per_worker, c);
+    return W * worker + c.supervisor_cycles;
+  };
+  if (I == 1) update += finalise_cycles(p.rows_per_block * cols);
+  add_phase(p, "compute: " + std::string(op.kind == OpKind::scatter_max ? "MultiUpdateMax" : "MultiUpdateAdd"), update);
   add_sync(p, m);
-  std::int64_t bytes = aligned(mi * kIndexBytes) + aligned(mi * row_bytes) + aligned(part_bytes);
+  std::int64_t bytes = aligned(mi * kIndexBytes) + (has_messages ? aligned(mi * row_bytes) : 0) + aligned(part_bytes) +
+                       (counts ? aligned(count_bytes) : 0);
   if (I > 1) {
     const std::int64_t chunk = ceil_div(p.rows_per_block, I);
-    add_phase(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * row_bytes, m));
-    add_phase(p, "compute: reduce partials",
-              balanced_vertex_cycles(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m));
+    add_phase(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * (row_bytes + (counts ? 4 : 0)), m));
+    sim::Cycles reduce = balanced_vertex_cycles(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m);
+    if (counts) reduce += W * reduce_worker_cycles(ceil_div(chunk, W), I, c) + c.supervisor_cycles;
+    reduce += finalise_cycles(chunk * cols);
+    add_phase(p, "compute: reduce partials", reduce);
     add_sync(p, m);
     bytes += aligned((I - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
+    if (counts) bytes += aligned((I - 1) * chunk * 4) + aligned(chunk * 4);
   }
   const std::int64_t linear_bytes = aligned(linear_layout(out_elements, 4, m).elements_per_tile * 4);
   if (base_from_linear) bytes += linear_bytes;
+  if (messages_from_linear) bytes += aligned(linear_layout(op.shape.num_inputs * op.shape.num_features, 4, m).elements_per_tile * 4);
   if (m.planner.outputs_to_linear_layout) {
     const std::int64_t per_tile_out = (I > 1 ? ceil_div(p.rows_per_block, I) : p.rows_per_block) * row_bytes;
     add_phase(p, "exchange: output to linear layout", exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m));
@@ -210,6 +236,9 @@ nlohmann::json OpPlan::to_json() const {
       {"row_blocks", split.row_blocks},
       {"column_blocks", split.column_blocks},
       {"index_groups", split.index_groups},
+      {"k_blocks", split.k_blocks},
+      {"k_per_block", k_per_block},
+      {"segment_plans", parts.size()},
       {"rows_per_block", rows_per_block},
       {"columns_per_block", columns_per_block},
       {"indices_per_group", indices_per_group},
@@ -222,11 +251,12 @@ nlohmann::json OpPlan::to_json() const {
 }
 
 OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine) {
+  if (!is_indexed(op.kind)) throw std::logic_error("estimate_plan: " + to_string(op.kind) + " is planned by plan_dense_op");
   OpPlan p = normalised(op, split, machine);
   if (op.kind == OpKind::gather) {
     estimate_gather(p, machine);
   } else {
-    estimate_scatter_add(p, machine);
+    estimate_scatter(p, op, machine);
   }
   return p;
 }
@@ -251,7 +281,10 @@ std::vector<Split> candidate_splits(const Op& op, const IpuMachine& machine) {
   return out;
 }
 
-OpPlan plan_op(const Op& op, const IpuMachine& machine) {
+OpPlan plan_op(const Op& op, const IpuMachine& machine) { return plan_op(op, {}, machine); }
+
+OpPlan plan_op(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
+  if (!is_indexed(op.kind)) return plan_dense_op(op, indices, machine);
   const std::int64_t sram = machine.chip.sram_bytes_per_tile;
   const auto budget = static_cast<std::int64_t>(machine.planner.memory_fraction * static_cast<double>(sram));
   const OpPlan* best_in_budget = nullptr;
@@ -271,14 +304,22 @@ OpPlan plan_op(const Op& op, const IpuMachine& machine) {
   if (best_in_budget) return *best_in_budget;
   if (best_in_sram) return *best_in_sram;
   const OpPlan& s = *smallest;
+  throw_does_not_fit(op, machine,
+                     std::to_string(s.split.row_blocks) + " row blocks x " + std::to_string(s.split.column_blocks) +
+                         " column blocks x " + std::to_string(s.split.index_groups) + " index groups",
+                     s.estimated_peak_tile_bytes);
+}
+
+void throw_does_not_fit(const Op& op, const IpuMachine& machine, const std::string& plan_text, std::int64_t needed_bytes) {
+  const std::int64_t sram = machine.chip.sram_bytes_per_tile;
   throw PlanError("op \"" + op.name + "\" (" + to_string(op.kind) + ", num_inputs " + std::to_string(op.shape.num_inputs) +
                   ", num_features " + std::to_string(op.shape.num_features) + ", num_outputs " +
-                  std::to_string(op.shape.num_outputs) + ") does not fit on machine " + machine.chip.name +
-                  ": the plan needing the least memory (" + std::to_string(s.split.row_blocks) + " row blocks x " +
-                  std::to_string(s.split.column_blocks) + " column blocks x " + std::to_string(s.split.index_groups) +
-                  " index groups) needs " + std::to_string(s.estimated_peak_tile_bytes) +
-                  " bytes on tile 0, but a tile has " + std::to_string(sram) +
-                  " bytes of SRAM; use smaller sizes, or a machine with more or larger tiles");
+                  std::to_string(op.shape.num_outputs) +
+                  (op.shape.out_features > 0 ? ", out_features " + std::to_string(op.shape.out_features) : std::string()) +
+                  ") does not fit on machine " + machine.chip.name + ": the plan needing the least memory (" + plan_text +
+                  ") needs " + std::to_string(needed_bytes) + " bytes on tile 0, but a tile has " + std::to_string(sram) +
+                  " bytes of SRAM; next step: split the work over more IPUs, or use a smaller batch (fewer nodes or "
+                  "edges, or narrower features), or a machine with more or larger tiles");
 }
 
 }  // namespace tilesim::ipu

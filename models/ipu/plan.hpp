@@ -8,8 +8,17 @@
 //   H  column blocks:  the feature columns are cut into H blocks (in grains of column_grain_bytes);
 //   I  index groups:   the indices are cut into I groups, each handled by its own S x H tiles.
 // Gather with S > 1 needs a second stage that picks, for each lookup, the candidate row from the block
-// holding it; scatter_add with I > 1 needs a reduction of the I partial outputs.
+// holding it; the scatter family with I > 1 needs a reduction of the I partial outputs.
+//
+// The dense ops are planned differently (models/ipu/dense_plan.cpp):
+//   matmul:         S row blocks of the input x H column blocks of the weight x K blocks of the inner
+//                   dimension (k_blocks), tile (s, h, k) = (s * H + h) * K + k; with K > 1 the K partial
+//                   products of each output block are summed by a reduction;
+//   segment_matmul: one matmul plan per non-empty segment, each on its own range of tiles (a share of
+//                   the machine proportional to its FLOPs), all running in the same supersteps;
+//   unary, binary:  the linear layout itself: every tile computes the elements it holds.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +33,17 @@ struct Split {
   std::int64_t row_blocks = 1;     // S
   std::int64_t column_blocks = 1;  // H
   std::int64_t index_groups = 1;   // I
+  std::int64_t k_blocks = 1;       // matmul: blocks of the inner dimension
+};
+
+// One matmul of a segment_matmul plan: rows [row_begin, row_begin + rows) of the input times weight
+// `segment`, on tiles [first_tile, first_tile + tiles).
+struct MatmulPart {
+  std::int64_t segment = 0;
+  std::int64_t row_begin = 0, rows = 0;
+  std::int64_t first_tile = 0, tiles = 0;
+  Split split;
+  std::int64_t rows_per_block = 0, columns_per_block = 0, k_per_block = 0;
 };
 
 struct PhaseEstimate {
@@ -35,10 +55,12 @@ struct OpPlan {
   OpKind kind = OpKind::gather;
   Split split;                         // normalised: every block and group is non-empty
   std::int64_t rows = 0;               // rows being split: table rows (gather) or output rows (scatter_add)
-  std::int64_t rows_per_block = 0;
+  std::int64_t rows_per_block = 0;     // (unary/binary: elements per tile of the linear layout)
   std::int64_t columns_per_block = 0;
   std::int64_t indices = 0;
   std::int64_t indices_per_group = 0;
+  std::int64_t k_per_block = 0;        // matmul: inner-dimension elements per block
+  std::vector<MatmulPart> parts;       // segment_matmul: one per non-empty segment
   std::int64_t tiles_used = 0;
   sim::Cycles estimated_cycles = 0;    // the planner's estimate under uniform indices
   sim::Cycles objective_cycles = 0;    // what the planner ranks splits by (see PlannerSettings)
@@ -55,7 +77,24 @@ OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine
 std::vector<Split> candidate_splits(const Op& op, const IpuMachine& machine);
 
 // The split with the lowest objective whose busiest tile fits memory_fraction of its SRAM, or failing that all of it.
-// Throws tilesim::PlanError naming the op, the tile and the bytes needed when no split fits.
+// Throws tilesim::PlanError naming the op, the tile, the bytes needed and the bytes there are, and the next
+// step to try, when no split fits. A segment_matmul is planned here for equal segments.
 OpPlan plan_op(const Op& op, const IpuMachine& machine);
+// The same, for the op's actual index tensor: a segment_matmul's plan follows its offsets (a compiled
+// program knows its segment sizes, as it knows its indices' count); other kinds ignore `indices`.
+OpPlan plan_op(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine);
+
+// Dense ops (dense_plan.cpp). A matmul of rows x inner @ inner x cols (+ bias) on `tiles` tiles, for a
+// given split (normalised) or the best split; plan_matmul returns false when no split fits the SRAM,
+// leaving in `smallest` the plan needing the least memory.
+OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, const Split& split,
+                       std::int64_t tiles, const IpuMachine& machine);
+bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, std::int64_t tiles,
+                 const IpuMachine& machine, OpPlan& best, OpPlan& smallest);
+OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, const IpuMachine& machine);
+
+// The PlanError for an op no plan fits: names the op, the tile, the bytes it needs and has, and the next step.
+[[noreturn]] void throw_does_not_fit(const Op& op, const IpuMachine& machine, const std::string& plan_text,
+                                     std::int64_t needed_bytes);
 
 }  // namespace tilesim::ipu

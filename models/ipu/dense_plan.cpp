@@ -1,0 +1,301 @@
+// Planning the dense ops: matmul and segment_matmul on the AMP units, unary and binary elementwise ops
+// in the linear layout. Pure functions of the shapes and the machine file, like the gather/scatter
+// planner: each candidate split is costed phase by phase (compute sets, syncs, exchanges, the same
+// terms the programs pay) and the cheapest one that fits the SRAM budget wins.
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/error.hpp"
+#include "models/ipu/blocks.hpp"
+#include "models/ipu/codelet_costs.hpp"
+#include "models/ipu/linear_layout.hpp"
+#include "models/ipu/plan.hpp"
+#include "sim/engine.hpp"
+#include "sim/program.hpp"
+
+namespace tilesim::ipu {
+
+namespace {
+
+std::int64_t aligned(std::int64_t bytes) { return sim::align_buffer_offset(bytes); }
+
+// Bytes of a linearly mapped tensor of `elements` float32 on its busiest tile.
+std::int64_t linear_tile_bytes(std::int64_t elements, const IpuMachine& m) {
+  return elements > 0 ? linear_layout(elements, 4, m).elements_per_tile * 4 : 0;
+}
+
+void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles) {
+  if (cycles == 0) return;
+  p.phases.push_back({name, cycles});
+  p.estimated_cycles += cycles;
+  p.objective_cycles += cycles;
+}
+
+sim::Cycles exchange_cycles(std::int64_t sent, std::int64_t received, const IpuMachine& m) {
+  if (sent == 0 && received == 0) return 0;
+  return m.chip.exchange_fixed_cycles +
+         sim::tile_exchange_cycles(sent, static_cast<double>(received), m.chip.exchange_bytes_per_cycle);
+}
+
+// A multi-worker vertex whose workers share `elements` evenly, each costing worker(n) for n elements.
+template <class WorkerCycles>
+sim::Cycles spread_vertex_cycles(std::int64_t elements, const IpuMachine& m, WorkerCycles worker) {
+  const std::int64_t W = m.chip.worker_contexts;
+  return W * worker(ceil_div(elements, W)) + m.codelets.supervisor_cycles;
+}
+
+std::vector<std::int64_t> powers_of_two_up_to(std::int64_t limit) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t x = 1; x <= limit; x *= 2) v.push_back(x);
+  if (v.empty() || v.back() != limit) v.push_back(limit);
+  return v;
+}
+
+void add_loop_control(OpPlan& p, const IpuMachine& m) {
+  if (m.planner.repeat_loop_control_cycles == 0) return;
+  add_phase(p, "compute: repeat loop control", m.planner.repeat_loop_control_cycles);
+  add_phase(p, "sync", m.chip.sync_cycles);
+}
+
+OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
+  OpPlan p;
+  p.kind = op.kind;
+  const std::int64_t elements = op.shape.num_inputs * op.shape.num_features;
+  const LinearLayout l = linear_layout(elements, 4, m);
+  p.rows = op.shape.num_inputs;
+  p.rows_per_block = l.elements_per_tile;
+  p.columns_per_block = 1;
+  p.tiles_used = l.tiles_used;
+  std::int64_t bytes = 2 * aligned(l.elements_per_tile * 4);
+  if (op.kind == OpKind::binary) {
+    // The tile's rows of `other` (or its one row), received unless `other` has the input's shape.
+    const std::int64_t other_elements = op.shape.other_rows * op.shape.other_groups;
+    if (other_elements != elements) {
+      const std::int64_t rows_spanned = std::min(op.shape.num_inputs, ceil_div(l.elements_per_tile, op.shape.num_features) + 1);
+      const std::int64_t needed = op.shape.other_rows == 1 ? op.shape.other_groups : rows_spanned * op.shape.other_groups;
+      add_phase(p, "sync", m.chip.sync_cycles);
+      add_phase(p, "exchange: broadcast operand to the tiles that need it",
+                exchange_cycles(linear_tile_bytes(other_elements, m), needed * 4, m));
+      bytes += aligned(needed * 4) + aligned(linear_tile_bytes(other_elements, m));
+    }
+  }
+  const auto& c = m.codelets;
+  const sim::Cycles compute =
+      op.kind == OpKind::unary
+          ? spread_vertex_cycles(l.elements_per_tile, m, [&](std::int64_t n) { return unary_worker_cycles(op.unary, n, c); })
+          : spread_vertex_cycles(l.elements_per_tile, m, [&](std::int64_t n) { return binary_worker_cycles(op.binary, n, c); });
+  add_phase(p, "compute: " + std::string(op.kind == OpKind::unary ? "UnaryOp " + to_string(op.unary) : "BinaryOp " + to_string(op.binary)),
+            m.chip.compute_fixed_cycles + compute);
+  add_phase(p, "sync", m.chip.sync_cycles);
+  add_loop_control(p, m);
+  p.estimated_peak_tile_bytes = bytes;
+  return p;
+}
+
+// Equal segments, for planning before the offsets are known.
+std::vector<std::int32_t> equal_offsets(const Op& op) {
+  std::vector<std::int32_t> offsets(static_cast<std::size_t>(op.shape.num_segments + 1));
+  for (std::int64_t s = 0; s <= op.shape.num_segments; ++s) {
+    offsets[static_cast<std::size_t>(s)] = static_cast<std::int32_t>(s * op.shape.num_inputs / op.shape.num_segments);
+  }
+  return offsets;
+}
+
+OpPlan plan_segment_matmul(const Op& op, const std::vector<std::int32_t>& offsets, const IpuMachine& m) {
+  const std::int64_t S = op.shape.num_segments, K = op.shape.num_features, N = op.shape.out_features;
+  const std::int64_t T = m.chip.num_tiles;
+  if (static_cast<std::int64_t>(offsets.size()) != S + 1) {
+    throw std::invalid_argument("segment_matmul '" + op.name + "': expected " + std::to_string(S + 1) + " offsets, found " +
+                                std::to_string(offsets.size()));
+  }
+  std::vector<std::int64_t> nonempty;
+  for (std::int64_t s = 0; s < S; ++s) {
+    if (offsets[static_cast<std::size_t>(s + 1)] > offsets[static_cast<std::size_t>(s)]) nonempty.push_back(s);
+  }
+  OpPlan p;
+  p.kind = op.kind;
+  p.rows = op.shape.num_inputs;
+  // Tiles in proportion to each segment's rows (its share of the FLOPs), at least one each; more
+  // segments than tiles share tiles round-robin.
+  const std::int64_t total_rows = std::max<std::int64_t>(1, op.shape.num_inputs);
+  std::int64_t next_tile = 0;
+  sim::Cycles slowest = 0;
+  std::int64_t peak = 0;
+  const OpPlan* slowest_plan = nullptr;
+  std::vector<OpPlan> part_plans;
+  part_plans.reserve(nonempty.size());
+  for (std::size_t j = 0; j < nonempty.size(); ++j) {
+    const std::int64_t s = nonempty[j];
+    const std::int64_t row_begin = offsets[static_cast<std::size_t>(s)];
+    const std::int64_t rows = offsets[static_cast<std::size_t>(s + 1)] - row_begin;
+    std::int64_t tiles = 1, first = static_cast<std::int64_t>(j) % T;
+    if (static_cast<std::int64_t>(nonempty.size()) <= T) {
+      const std::int64_t left_segments = static_cast<std::int64_t>(nonempty.size() - j - 1);
+      tiles = std::max<std::int64_t>(1, std::min(T - next_tile - left_segments, rows * T / total_rows));
+      first = next_tile;
+      next_tile += tiles;
+    }
+    OpPlan best, smallest;
+    if (!plan_matmul(rows, K, N, false, tiles, m, best, smallest)) {
+      throw_does_not_fit(op, m,
+                         "segment " + std::to_string(s) + " on " + std::to_string(tiles) + " tiles: " +
+                             std::to_string(smallest.split.row_blocks) + " row blocks x " +
+                             std::to_string(smallest.split.column_blocks) + " column blocks x " +
+                             std::to_string(smallest.split.k_blocks) + " inner blocks",
+                         smallest.estimated_peak_tile_bytes);
+    }
+    MatmulPart part;
+    part.segment = s;
+    part.row_begin = row_begin;
+    part.rows = rows;
+    part.first_tile = first;
+    part.tiles = tiles;
+    part.split = best.split;
+    part.rows_per_block = best.rows_per_block;
+    part.columns_per_block = best.columns_per_block;
+    part.k_per_block = best.k_per_block;
+    p.parts.push_back(part);
+    part_plans.push_back(std::move(best));
+    p.tiles_used = std::max(p.tiles_used, std::min(T, first + tiles));
+  }
+  // The parts run in the same supersteps: the op takes as long as its slowest part (a reduction step
+  // anywhere is a step for all).
+  for (const auto& pp : part_plans) {
+    if (pp.estimated_cycles > slowest) {
+      slowest = pp.estimated_cycles;
+      slowest_plan = &pp;
+    }
+    peak = std::max(peak, pp.estimated_peak_tile_bytes);
+  }
+  if (slowest_plan) {
+    p.phases = slowest_plan->phases;
+    p.estimated_cycles = slowest_plan->estimated_cycles;
+    p.objective_cycles = slowest_plan->objective_cycles;
+    p.split = slowest_plan->split;
+    p.rows_per_block = slowest_plan->rows_per_block;
+    p.columns_per_block = slowest_plan->columns_per_block;
+    p.k_per_block = slowest_plan->k_per_block;
+  }
+  p.estimated_peak_tile_bytes = peak;
+  return p;
+}
+
+}  // namespace
+
+OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, const Split& split,
+                       std::int64_t tiles, const IpuMachine& m) {
+  if (split.row_blocks < 1 || split.column_blocks < 1 || split.k_blocks < 1) {
+    throw std::logic_error("estimate_matmul: split factors must be positive");
+  }
+  OpPlan p;
+  p.kind = OpKind::matmul;
+  p.rows = rows;
+  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / 4);
+  p.rows_per_block = ceil_div(rows, std::min(split.row_blocks, rows));
+  p.split.row_blocks = ceil_div(rows, p.rows_per_block);
+  const std::int64_t grains = ceil_div(cols, grain);
+  p.columns_per_block = std::min(cols, ceil_div(grains, std::min(split.column_blocks, grains)) * grain);
+  p.split.column_blocks = ceil_div(cols, p.columns_per_block);
+  p.k_per_block = ceil_div(inner, std::min(split.k_blocks, inner));
+  p.split.k_blocks = ceil_div(inner, p.k_per_block);
+  p.tiles_used = p.split.row_blocks * p.split.column_blocks * p.split.k_blocks;
+  if (p.tiles_used > tiles) throw std::logic_error("estimate_matmul: split uses more tiles than it was given");
+
+  const auto& c = m.codelets;
+  const std::int64_t mb = p.rows_per_block, nb = p.columns_per_block, kb = p.k_per_block, K = p.split.k_blocks;
+  const std::int64_t x_block = mb * kb * 4, w_block = kb * nb * 4, part = mb * nb * 4;
+  const std::int64_t x_linear = linear_tile_bytes(rows * inner, m), w_linear = linear_tile_bytes(inner * cols, m);
+  const std::int64_t out_linear = linear_tile_bytes(rows * cols, m), bias_linear = bias ? linear_tile_bytes(cols, m) : 0;
+  const std::int64_t chunk = ceil_div(mb, K);
+
+  // 1: operands from the linear layout to the tiles of the split (broadcast over the other factor).
+  add_phase(p, "sync", m.chip.sync_cycles);
+  add_phase(p, "exchange: input, weight (and bias) blocks to the tiles",
+            exchange_cycles(x_linear + w_linear + bias_linear, x_block + w_block + (bias ? nb * 4 : 0), m));
+  // 2: the AMP vertex on every tile.
+  add_phase(p, "compute: AMP matmul", m.chip.compute_fixed_cycles + amp_matmul_tile_cycles(mb, kb, nb, c));
+  add_phase(p, "sync", m.chip.sync_cycles);
+  std::int64_t bytes = aligned(x_block) + aligned(w_block) + aligned(part) + aligned(x_linear) + aligned(w_linear) +
+                       aligned(out_linear) + (bias ? aligned(nb * 4) + aligned(bias_linear) : 0);
+  const std::int64_t final_bytes = (K > 1 ? chunk : mb) * nb * 4;
+  if (K > 1 || bias) {
+    if (K > 1) {
+      add_phase(p, "exchange: partial products to their reducers", exchange_cycles((K - 1) * chunk * nb * 4, (K - 1) * chunk * nb * 4, m));
+      bytes += aligned((K - 1) * chunk * nb * 4) + aligned(chunk * nb * 4);
+    }
+    const std::int64_t partials = K + (bias ? 1 : 0);
+    const sim::Cycles reduce =
+        K > 1 ? spread_vertex_cycles(chunk * nb, m, [&](std::int64_t n) { return reduce_worker_cycles(n, partials, c); })
+              : spread_vertex_cycles(mb * nb, m, [&](std::int64_t n) { return binary_worker_cycles(BinaryFn::add, n, c); });
+    add_phase(p, K > 1 ? "compute: reduce partial products" : "compute: add bias", m.chip.compute_fixed_cycles + reduce);
+    add_phase(p, "sync", m.chip.sync_cycles);
+  }
+  add_phase(p, "exchange: output to linear layout", exchange_cycles(final_bytes, out_linear, m));
+  add_loop_control(p, m);
+  p.estimated_peak_tile_bytes = bytes;
+  return p;
+}
+
+bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, std::int64_t tiles,
+                 const IpuMachine& m, OpPlan& best, OpPlan& smallest) {
+  const std::int64_t sram = m.chip.sram_bytes_per_tile;
+  const auto budget = static_cast<std::int64_t>(m.planner.memory_fraction * static_cast<double>(sram));
+  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / 4);
+  bool have_budget = false, have_sram = false, have_any = false;
+  OpPlan best_sram;
+  auto better = [](const OpPlan& a, const OpPlan& b) {
+    return b.objective_cycles < a.objective_cycles || (b.objective_cycles == a.objective_cycles && b.tiles_used < a.tiles_used);
+  };
+  for (std::int64_t s : powers_of_two_up_to(std::min(rows, tiles))) {
+    for (std::int64_t h : powers_of_two_up_to(std::min(ceil_div(cols, grain), tiles / s))) {
+      for (std::int64_t k : powers_of_two_up_to(std::min(inner, tiles / (s * h)))) {
+        if (s * h * k > tiles) continue;
+        const OpPlan p = estimate_matmul(rows, inner, cols, bias, {s, h, 1, k}, tiles, m);
+        if (!have_any || p.estimated_peak_tile_bytes < smallest.estimated_peak_tile_bytes) smallest = p;
+        have_any = true;
+        if (p.estimated_peak_tile_bytes <= budget && (!have_budget || better(best, p))) {
+          best = p;
+          have_budget = true;
+        }
+        if (p.estimated_peak_tile_bytes <= sram && (!have_sram || better(best_sram, p))) {
+          best_sram = p;
+          have_sram = true;
+        }
+      }
+    }
+  }
+  if (!have_budget && have_sram) best = best_sram;
+  return have_budget || have_sram;
+}
+
+OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, const IpuMachine& machine) {
+  switch (op.kind) {
+    case OpKind::unary:
+    case OpKind::binary: {
+      OpPlan p = plan_elementwise(op, machine);
+      if (p.estimated_peak_tile_bytes > machine.chip.sram_bytes_per_tile) {
+        throw_does_not_fit(op, machine, "the linear layout over " + std::to_string(p.tiles_used) + " tiles",
+                           p.estimated_peak_tile_bytes);
+      }
+      return p;
+    }
+    case OpKind::matmul: {
+      OpPlan best, smallest;
+      if (!plan_matmul(op.shape.num_inputs, op.shape.num_features, op.shape.out_features, op.bias >= 0,
+                       machine.chip.num_tiles, machine, best, smallest)) {
+        throw_does_not_fit(op, machine,
+                           std::to_string(smallest.split.row_blocks) + " row blocks x " +
+                               std::to_string(smallest.split.column_blocks) + " column blocks x " +
+                               std::to_string(smallest.split.k_blocks) + " inner blocks",
+                           smallest.estimated_peak_tile_bytes);
+      }
+      return best;
+    }
+    case OpKind::segment_matmul:
+      return plan_segment_matmul(op, offsets.empty() ? equal_offsets(op) : offsets, machine);
+    default: break;
+  }
+  throw std::logic_error("plan_dense_op: " + to_string(op.kind) + " is planned by the gather/scatter planner");
+}
+
+}  // namespace tilesim::ipu

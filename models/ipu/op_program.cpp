@@ -1,0 +1,23 @@
+#include "models/ipu/op_program.hpp"
+
+#include <stdexcept>
+
+namespace tilesim::ipu {
+
+OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                           const IpuMachine& machine) {
+  switch (op.kind) {
+    case OpKind::gather: return build_gather_program(op, plan, indices, machine);
+    case OpKind::scatter_add:
+    case OpKind::scatter_mean:
+    case OpKind::scatter_max:
+    case OpKind::degree_count: return build_scatter_add_program(op, plan, indices, machine);
+    case OpKind::matmul:
+    case OpKind::segment_matmul: return build_matmul_program(op, plan, indices, machine);
+    case OpKind::unary:
+    case OpKind::binary: return build_elementwise_program(op, plan, machine);
+  }
+  throw std::logic_error("build_op_program: unknown op kind");
+}
+
+}  // namespace tilesim::ipu
