@@ -150,7 +150,9 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file) {
                      "a name of 1 to 255 letters, digits, '.', '_' or '-' (not \".\" or \"..\"; it names the output folder)",
                      "\"" + s.name + "\"");
   if (r.has("description")) s.description = r.string("description");
-  s.ops = read_names(r, "ops", {"gather", "scatter_add"});
+  // schnet_block: the hydronet SchNet InteractionBlock benchmark, one group of ops per point
+  // (workloads/layers/layers.hpp), with num_inputs nodes, num_features = hidden = filters, num_outputs edges.
+  s.ops = read_names(r, "ops", {"gather", "scatter_add", "schnet_block"});
   s.dtypes = r.has("dtypes") ? read_names(r, "dtypes", {"float32"}) : std::vector<std::string>{"float32"};
 
   ObjectReader sizes = r.object("sizes");

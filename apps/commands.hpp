@@ -78,7 +78,21 @@ struct SpeedupReportArgs {
   std::string ops;
 };
 
+// tilesim placement (docs/graph-format.md): the exchange of one message-passing step under three
+// placements of node rows on the IPU's tiles.
+struct PlacementArgs {
+  std::string workload;             // a workload file with a "graph" object, or
+  std::string graph;                // a preset name
+  std::int64_t features = 0;        // 0: the graph object's (or preset's) num_features
+  std::string dtype = "float32";
+  std::string machine = "bow";
+  bool symmetrize = false;          // symmetrise and deduplicate first (as models on directed graphs do)
+  std::optional<std::uint64_t> seed;
+  bool json = false;
+};
+
 int run_command(const RunArgs& args);
+int placement_command(const PlacementArgs& args);
 int sweep_command(const SweepArgs& args);
 int host_calibrate_command(const HostCalibrateArgs& args);
 int roofline_command(const RooflineArgs& args);

@@ -123,6 +123,19 @@ static int dispatch(int argc, char** argv) {
   report_cmd->add_option("--target", report.targets, "Backend or hydronet reference (repeatable)");
   report_cmd->add_option("--ops", report.ops, "Comma-separated ops (default: every op of the results)");
 
+  PlacementArgs placement;
+  std::uint64_t placement_seed = 0;
+  auto* placement_cmd = app.add_subcommand(
+      "placement", "Exchange of one message-passing step under linear, RCM and METIS placements of node rows on the IPU");
+  placement_cmd->add_option("workload", placement.workload, "Workload JSON file with a \"graph\" object (docs/graph-format.md)");
+  placement_cmd->add_option("--graph", placement.graph, "A graph preset instead (cora, pubmed, ogbn-arxiv, ...)");
+  placement_cmd->add_option("--features", placement.features, "Feature width (default: the graph's num_features)");
+  placement_cmd->add_option("--dtype", placement.dtype, "Feature dtype: float32, float16 or bfloat16")->capture_default_str();
+  placement_cmd->add_option("--machine", placement.machine, "IPU machine: bow, mk2, mk1 or a machine file")->capture_default_str();
+  placement_cmd->add_flag("--symmetrize", placement.symmetrize, "Symmetrise and deduplicate the graph first");
+  auto* placement_seed_opt = placement_cmd->add_option("--seed", placement_seed, "Graph seed (default: the workload's, or 0)");
+  placement_cmd->add_flag("--json", placement.json, "Print JSON");
+
   auto* help_cmd = app.add_subcommand("help", "Show this help");
 
   try {
@@ -139,6 +152,10 @@ static int dispatch(int argc, char** argv) {
     return run_command(run);
   }
   if (*machines_cmd) return machines_command(machines_json);
+  if (*placement_cmd) {
+    if (*placement_seed_opt) placement.seed = placement_seed;
+    return placement_command(placement);
+  }
   if (*calibrate_cmd) return calibrate.ipu.empty() ? calibrate_command(calibrate) : calibrate_ipu_command(calibrate);
   if (*validate_cmd) {
     validate.plots = !validate_no_plots;

@@ -1,6 +1,8 @@
 // tilesim run WORKLOAD.json: every backend runs every op of the workload on the same inputs; the
 // outputs are verified against the reference and against each other, and report.json is written.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -79,7 +81,20 @@ int run_command(const RunArgs& args) {
     results.push_back(backends[b]->run(instance.graph, instance.values, options));
   }
 
-  // Cross-backend agreement: every pair of backends that computed outputs, op by op.
+  // Cross-backend agreement: every pair of backends that computed outputs, op by op. An op that reads
+  // only graph inputs sees identical operands on both backends, so both lie within the reference's bound
+  // ("bound"). An op fed by earlier ops' outputs (the ops of a GNN layer) sees each backend's own
+  // operands, which may differ by rounding; each backend's output was verified against its own operands
+  // already, and the two are compared against the bound computed from backend a's operands, or failing
+  // that within a relative tolerance of the output's largest magnitude ("chained").
+  constexpr double chained_relative_tolerance = 1e-4;
+  std::vector<bool> is_output(instance.graph.tensors.size(), false);
+  for (const Op& op : instance.graph.ops) is_output[static_cast<std::size_t>(op.output)] = true;
+  auto chained = [&](const Op& op) {
+    for (TensorId t : {op.input, op.indices, op.weight, op.bias})
+      if (t >= 0 && is_output[static_cast<std::size_t>(t)]) return true;
+    return false;
+  };
   nlohmann::json agreements = nlohmann::json::array();
   bool all_agree = true;
   for (std::size_t a = 0; a < backends.size(); ++a) {
@@ -88,10 +103,23 @@ int run_command(const RunArgs& args) {
       const TensorValues* ob = backends[b]->computed_outputs();
       for (const Op& op : instance.graph.ops) {
         if (!oa || !ob || !oa->has(op.output) || !ob->has(op.output)) continue;
-        const auto agreement = kernels::reference::compare_outputs(op, instance.values, oa->f32(op.output), ob->f32(op.output));
+        const bool from_outputs = chained(op);
+        auto agreement = from_outputs
+                             ? kernels::reference::compare_outputs(op, instance.values, *oa, oa->f32(op.output), ob->f32(op.output))
+                             : kernels::reference::compare_outputs(op, instance.values, oa->f32(op.output), ob->f32(op.output));
+        if (from_outputs && !agreement.equal) {
+          double magnitude = 0;
+          for (float v : oa->f32(op.output)) magnitude = std::max(magnitude, static_cast<double>(std::abs(v)));
+          if (agreement.max_abs_difference <= chained_relative_tolerance * std::max(1.0, magnitude)) {
+            agreement.equal = true;
+            agreement.detail = "within " + std::to_string(chained_relative_tolerance) +
+                               " of the output's largest magnitude (operands computed by each backend)";
+          }
+        }
         all_agree = all_agree && agreement.equal;
         agreements.push_back({{"op", op.name},
                               {"backends", {specs[a].name(), specs[b].name()}},
+                              {"check", from_outputs ? "chained" : "bound"},
                               {"outputs_equal", agreement.equal},
                               {"max_abs_difference", agreement.max_abs_difference},
                               {"detail", agreement.detail}});
@@ -106,14 +134,19 @@ int run_command(const RunArgs& args) {
   report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only},
                        {"warmup", args.warmup}, {"repeats", args.repeats}};
   report["results"] = nlohmann::json::array();
-  for (const auto& r : results) report["results"].push_back(r.to_json());
+  for (const auto& r : results) {
+    nlohmann::json entry = r.to_json();
+    // Per-layer totals beside the per-op rows (a GNN layer or a schnet_block is several ops).
+    if (!instance.graph.groups.empty()) entry["groups"] = group_totals(instance.graph.groups, r);
+    report["results"].push_back(entry);
+  }
   report["agreement"] = agreements;
   write_file_atomically(report_path, report.dump(2) + "\n");
 
   if (args.json) {
     std::cout << report.dump(2) << std::endl;
   } else {
-    std::cout << format_table(results);
+    std::cout << format_table(results, instance.graph.groups);
     if (!agreements.empty()) {
       std::cout << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
     }

@@ -93,27 +93,12 @@ class PointRunner {
     const auto t0 = Clock::now();
     SweepBackendRun& b = backends_[p.backend];
     const std::uint64_t seed = analysis::sweep_index_seed(p.shape, spec_.seed, p.repeat);
+    if (p.op == "schnet_block") return run_group(p, b, seed, t0);
     const OpKind kind = p.op == "gather" ? OpKind::gather : OpKind::scatter_add;
     const DType dtype = *dtype_from_string(p.dtype);
 
     ResultRow row;
-    row.op = p.op;
-    row.shape = p.shape;
-    row.dtype = p.dtype;
-    row.backend = b.name;
-    row.repeat = p.repeat;
-    row.index_seed = seed;
-
-    RunOptions options;
-    options.warmup = spec_.cpu_warmup;
-    options.repeats = spec_.cpu_timed_calls;
-    const bool ipu = b.spec.family == "ipu";
-    options.timing_only = ipu && !spec_.ipu_verify;
-    if (ipu) row.mode = options.timing_only ? "timing-only" : "functional";
-    else if (b.spec.family == "gpu-model") row.mode = b.spec.mode;
-    else if (b.spec.family == "cuda") row.mode = b.spec.mode + "-median-of-" + std::to_string(spec_.cpu_timed_calls);
-    else row.mode = "median-of-" + std::to_string(spec_.cpu_timed_calls);
-    row.kind = ipu ? "simulated" : (b.spec.family == "gpu-model" ? "modeled" : "measured");
+    RunOptions options = options_for(p, b, seed, row);
 
     BackendResult result;
     try {
@@ -165,7 +150,7 @@ class PointRunner {
     for (const auto& t : analysis::traffic_by_level(row))
       if (t.level == row.intensity_level) row.intensity_flops_per_byte = t.intensity_flops_per_byte;
     if (o.verified) row.verified = *o.verified ? "yes" : "no";
-    else row.verified = ipu ? "timing-only" : (b.measured ? "no" : "modeled");
+    else row.verified = b.spec.family == "ipu" ? "timing-only" : (b.measured ? "no" : "modeled");
     if (row.verified == "no") last_error_ = o.verification;
     row.wall_s = seconds_since(t0);
     return row;
@@ -175,6 +160,108 @@ class PointRunner {
   const std::string& last_error() const { return last_error_; }
 
  private:
+  // The row fields every point shares: identity, kind and mode.
+  RunOptions options_for(const SweepPoint& p, SweepBackendRun& b, std::uint64_t seed, ResultRow& row) const {
+    row.op = p.op;
+    row.shape = p.shape;
+    row.dtype = p.dtype;
+    row.backend = b.name;
+    row.repeat = p.repeat;
+    row.index_seed = seed;
+    RunOptions options;
+    options.warmup = spec_.cpu_warmup;
+    options.repeats = spec_.cpu_timed_calls;
+    const bool ipu = b.spec.family == "ipu";
+    options.timing_only = ipu && !spec_.ipu_verify;
+    if (ipu) row.mode = options.timing_only ? "timing-only" : "functional";
+    else if (b.spec.family == "gpu-model") row.mode = b.spec.mode;
+    else if (b.spec.family == "cuda") row.mode = b.spec.mode + "-median-of-" + std::to_string(spec_.cpu_timed_calls);
+    else row.mode = "median-of-" + std::to_string(spec_.cpu_timed_calls);
+    row.kind = ipu ? "simulated" : (b.spec.family == "gpu-model" ? "modeled" : "measured");
+    return options;
+  }
+
+  // A point that lowers to a group of ops (schnet_block): one row whose time, cycles, FLOPs and bytes
+  // are the group's totals, verified when every op was.
+  ResultRow run_group(const SweepPoint& p, SweepBackendRun& b, std::uint64_t seed, Clock::time_point t0) {
+    ResultRow row;
+    const RunOptions options = options_for(p, b, seed, row);
+    workloads::Workload w;
+    w.name = "sweep_point";
+    w.seed = seed;
+    workloads::OpSpec op;
+    op.name = p.op;
+    op.schnet_block = true;
+    op.dtype = *dtype_from_string(p.dtype);
+    op.shape = p.shape;
+    w.ops.push_back(op);
+    BackendResult result;
+    OpGraph graph;
+    try {
+      if (b.spec.family == "gpu-model") {
+        graph = workloads::build_graph(w);  // a model reads no values
+        b.backend->prepare(graph);
+        result = b.backend->run(graph, TensorValues{}, options);
+      } else {
+        // The edge indices decide the cycles, so even timing-only runs need the generated inputs.
+        workloads::Instance instance = workloads::instantiate(w);
+        graph = instance.graph;
+        result = b.backend->run(instance.graph, instance.values, options);
+      }
+    } catch (const PlanError& e) {
+      if (graph.ops.empty()) graph = workloads::build_graph(w);
+      row.machine = machine_name(b);
+      row.verified = "does-not-fit";
+      for (const Op& o : graph.ops) {
+        row.flops += o.flops();
+        row.min_bytes += o.min_bytes();
+      }
+      row.wall_s = seconds_since(t0);
+      last_error_ = e.what();
+      return row;
+    }
+    if (result.ops.size() != graph.ops.size())
+      throw Error(ExitCode::internal_error, b.name + " returned " + std::to_string(result.ops.size()) + " rows for " +
+                                                std::to_string(graph.ops.size()) + " ops of a schnet_block");
+    row.machine = result.machine;
+    double time_s = 0;
+    bool all_cycles = true, all_checked = true, all_ok = true;
+    std::int64_t cycles = 0;
+    std::string failure;
+    for (const OpResult& o : result.ops) {
+      time_s += o.time_s;
+      row.flops += o.flops;
+      row.min_bytes += o.min_bytes;
+      if (o.cycles) cycles += *o.cycles;
+      else all_cycles = false;
+      for (const auto& [level, bytes] : o.bytes_by_level.items()) {
+        const auto& known = analysis::byte_level_columns();
+        if (std::find(known.begin(), known.end(), level) == known.end())
+          throw Error(ExitCode::internal_error, b.name + " reports bytes at level \"" + level +
+                                                    "\", which results.csv has no column for (analysis/results_table.cpp)");
+        row.bytes[level] += bytes.get<std::int64_t>();
+      }
+      if (o.verified) {
+        all_ok = all_ok && *o.verified;
+        if (!*o.verified && failure.empty()) failure = o.op + ": " + o.verification;
+      } else {
+        all_checked = false;
+      }
+    }
+    row.time_s = time_s;
+    if (all_cycles) row.cycles = cycles;
+    row.intensity_level = analysis::main_level(row);
+    for (const auto& t : analysis::traffic_by_level(row))
+      if (t.level == row.intensity_level) row.intensity_flops_per_byte = t.intensity_flops_per_byte;
+    const bool ipu = b.spec.family == "ipu";
+    if (!all_ok) row.verified = "no";
+    else if (all_checked) row.verified = "yes";
+    else row.verified = b.spec.family == "ipu" ? "timing-only" : (b.measured ? "no" : "modeled");
+    if (row.verified == "no") last_error_ = failure.empty() ? "outputs not checked" : failure;
+    row.wall_s = seconds_since(t0);
+    return row;
+  }
+
   static Op op_of(const SweepPoint& p, OpKind kind, DType dtype) {
     OpGraph g;
     return g.add_gather_scatter(p.op, kind, dtype, p.shape);
@@ -483,7 +570,10 @@ int sweep_command(const SweepArgs& args) {
     const double half = pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;
     const double in = static_cast<double>(spec.num_inputs.back()), f = static_cast<double>(spec.num_features.back()),
                  out = static_cast<double>(spec.num_outputs.back());
-    const double bytes = 4 * (in * f + std::max(in, out) + out * f);
+    double bytes = 4 * (in * f + std::max(in, out) + out * f);
+    // A schnet_block point also holds per edge 50 Gaussians and about six filter-wide tensors.
+    if (std::find(spec.ops.begin(), spec.ops.end(), "schnet_block") != spec.ops.end())
+      bytes = std::max(bytes, 4 * (out * (50 + 6 * f) + 6 * in * f + 2 * out));
     if (half > 0 && bytes > half)
       throw InputError(spec.file, "sizes", "points whose tensors fit in half of this host's memory (" +
                                                std::to_string(static_cast<long long>(half / (1 << 20))) + " MiB)",

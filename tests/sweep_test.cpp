@@ -355,3 +355,42 @@ TEST_CASE("functional IPU sweeps check the outputs and give the timing-only cycl
   }
   CHECK(seeds.size() == 8);  // one per shape and repeat: repeats draw other indices
 }
+
+TEST_CASE("the shipped schnet_block sweep is the hydronet grid of the SchNet block", "[sweep]") {
+  const SweepSpec s = load_sweep(std::string(TILESIM_SOURCE_DIR) + "/workloads/sweeps/schnet_block.json");
+  const SweepSpec h = load_sweep(std::string(TILESIM_SOURCE_DIR) + "/workloads/sweeps/hydronet.json");
+  CHECK(s.ops == std::vector<std::string>{"schnet_block"});
+  CHECK(s.num_inputs == h.num_inputs);
+  CHECK(s.num_features == h.num_features);
+  CHECK(s.num_outputs == h.num_outputs);
+  REQUIRE(s.backends.size() == 3);
+  std::map<std::string, std::size_t> per_backend;
+  for (const auto& p : expand_sweep(s)) ++per_backend[s.backends[p.backend].name];
+  CHECK(per_backend["ipu:bow"] == 594);
+  CHECK(per_backend["gpu-model:a100-40gb:eager"] == 594);
+  CHECK(per_backend["cpu"] < 594);
+}
+
+TEST_CASE("a schnet_block sweep point is its block's total, verified on the CPU", "[sweep][cli]") {
+  const fs::path d = dir() / "schnet";
+  const auto sweep = write_text(d / "s.json", R"({"name": "sb", "ops": ["schnet_block"],
+    "sizes": {"num_inputs": [16], "num_features": [16], "num_outputs": [32, 64]},
+    "backends": ["cpu", "gpu-model:a100-40gb:eager"], "cpu": {"warmup": 0, "timed_calls": 1}})");
+  const auto r = run_tilesim("sweep " + sweep.string() + " --out " + (d / "out").string(), d);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = parse_results_csv(slurp(d / "out" / "results.csv"), "results.csv");
+  REQUIRE(rows.size() == 4);
+  for (const auto& row : rows) {
+    INFO(row.backend);
+    CHECK(row.op == "schnet_block");
+    CHECK(row.verified == (row.backend == "cpu" ? "yes" : "modeled"));
+    REQUIRE(row.time_s);
+    CHECK(*row.time_s > 0);
+    // FLOPs of the block (workloads.md: 2 E F (G + F + 1.5) + 6 N F^2, plus bias adds, softplus and cosines).
+    const double n = 16, f = 16, e = static_cast<double>(row.shape.num_outputs), g = 50;
+    CHECK(row.flops == Approx(2 * e * f * (g + f + 1.5) + 6 * n * f * f + e + 3 * e * f + 3 * n * f));
+  }
+  // Both backends report the same FLOPs for a point.
+  CHECK(rows[0].flops == rows[2].flops);
+}

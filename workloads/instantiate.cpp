@@ -1,27 +1,21 @@
-// Turns a workload into an op graph and its input values. The generators are written out here, not
-// taken from <random>'s distributions, whose algorithms differ between standard libraries: the same
-// seed must give the same values wherever tilesim is built. The scheme is documented in
-// docs/workload-format.md ("Generated values").
+// Turns a workload into an op graph and its input values. The generators (workloads/random_streams.hpp)
+// are written out, not taken from <random>'s distributions, whose algorithms differ between standard
+// libraries: the same seed must give the same values wherever tilesim is built. The scheme is
+// documented in docs/workload-format.md ("Generated values").
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
+#include <unistd.h>
 
 #include "common/error.hpp"
+#include "workloads/random_streams.hpp"
 #include "workloads/workload.hpp"
 
 namespace tilesim::workloads {
 
 namespace {
 
-// The SplitMix64 output function (Steele, Lea and Flood 2014): a bijective mixer, so nearby inputs
-// (seed 1 and 2, op 0 and 1) give unrelated engine seeds.
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using streams::mix64;
 
 // One independent stream per (op position, purpose): values are stream 0, indices stream 1, so
 // changing one op's index distribution leaves its values and every other op unchanged.
@@ -29,50 +23,22 @@ std::mt19937_64 engine_for(std::uint64_t seed, std::size_t position, std::uint64
   return std::mt19937_64(mix64(seed ^ mix64(2 * static_cast<std::uint64_t>(position) + stream)));
 }
 
-// Uniform in [0, 1) with 53 random bits.
-double unit(std::mt19937_64& engine) { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
-
-// Standard normal values by Marsaglia's polar method: no trigonometry, two values per accepted pair.
-std::vector<float> standard_normal(std::mt19937_64& engine, std::int64_t count) {
-  std::vector<float> out(static_cast<std::size_t>(count));
-  std::size_t i = 0;
-  while (i < out.size()) {
-    const double u = 2.0 * unit(engine) - 1.0;
-    const double v = 2.0 * unit(engine) - 1.0;
-    const double s = u * u + v * v;
-    if (s >= 1.0 || s == 0.0) continue;
-    const double m = std::sqrt(-2.0 * std::log(s) / s);
-    out[i++] = static_cast<float>(u * m);
-    if (i < out.size()) out[i++] = static_cast<float>(v * m);
-  }
-  return out;
-}
-
-// Uniform integers in [0, range), with repeats, by Lemire's multiply-and-reject on the high 32 bits of
-// each draw: exact (no modulo bias) and one multiply per index. range <= 2^31 - 1 (checked at parse).
-std::vector<std::int32_t> uniform_indices(std::mt19937_64& engine, std::int64_t count, std::int64_t range) {
-  std::vector<std::int32_t> out(static_cast<std::size_t>(count));
-  const auto r = static_cast<std::uint32_t>(range);
-  const std::uint32_t threshold = static_cast<std::uint32_t>(-r) % r;  // 2^32 mod r
-  for (auto& index : out) {
-    std::uint64_t m;
-    do {
-      m = (engine() >> 32) * static_cast<std::uint64_t>(r);
-    } while (static_cast<std::uint32_t>(m) < threshold);
-    index = static_cast<std::int32_t>(m >> 32);
-  }
-  return out;
-}
-
-}  // namespace
-
-std::vector<std::int32_t> generated_indices(std::uint64_t seed, std::size_t position, std::int64_t count, std::int64_t range) {
-  auto engine = engine_for(seed, position, 1);
-  return uniform_indices(engine, count, range);
-}
-
-OpGraph build_graph(const Workload& workload) {
+// The graph and how to fill its inputs. The gather/scatter ops of `ops` keep their per-position
+// streams (plain_ops: workload position -> graph op); everything else is described by `fills`.
+struct Lowered {
   OpGraph graph;
+  std::vector<layers::InputFill> fills;
+  std::vector<std::pair<std::size_t, std::size_t>> plain_ops;
+};
+
+std::int64_t half_host_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::numeric_limits<std::int64_t>::max();
+  return static_cast<std::int64_t>(pages) * page / 2;
+}
+
+Lowered lower(const Workload& workload) {
+  Lowered out;
   for (std::size_t i = 0; i < workload.ops.size(); ++i) {
     const OpSpec& spec = workload.ops[i];
     // parse_workload guarantees this; a Workload built in code might not, and the generators need it.
@@ -82,31 +48,62 @@ OpGraph build_graph(const Workload& workload) {
                          "sizes in [1, 2147483647]", std::to_string(size));
       }
     }
-    graph.add_gather_scatter(spec.name, spec.kind, spec.dtype, spec.shape);
+    if (spec.schnet_block) {
+      layers::lower_schnet_block(out.graph, out.fills, spec.name, spec.shape.num_inputs, spec.shape.num_features,
+                                 spec.shape.num_outputs, workload.seed);
+      continue;
+    }
+    out.plain_ops.emplace_back(i, out.graph.ops.size());
+    out.graph.add_gather_scatter(spec.name, spec.kind, spec.dtype, spec.shape);
   }
-  return graph;
+  if (workload.model) {
+    const graphs::EdgeList edges = graphs::build(workload.model->graph, workload.seed);
+    layers::Lowering l(out.graph, out.fills, edges, workload.seed);
+    l.source_file = workload.source_file;
+    layers::lower_model(l, workload.model->layers, workload.model->num_features);
+    std::int64_t bytes = 0;
+    for (const auto& t : out.graph.tensors) bytes += t.bytes();
+    if (bytes > half_host_memory())
+      throw InputError(workload.source_file, "model",
+                       "a model whose tensors (inputs, weights and every intermediate) fit in half of this host's memory (" +
+                           std::to_string(half_host_memory() >> 20) + " MiB)",
+                       std::to_string(bytes >> 20) + " MiB on a graph of " + std::to_string(edges.num_nodes) + " nodes and " +
+                           std::to_string(edges.num_edges()) + " edges");
+  }
+  return out;
 }
 
-Instance instantiate(const Workload& workload) {
-  Instance instance;
-  instance.graph = build_graph(workload);
-  for (std::size_t i = 0; i < workload.ops.size(); ++i) {
-    const OpSpec& spec = workload.ops[i];
-    const Op& op = instance.graph.ops[i];
+}  // namespace
 
-    auto value_engine = engine_for(workload.seed, i, 0);
-    instance.values.set_f32(op.input, standard_normal(value_engine, spec.shape.num_inputs * spec.shape.num_features));
+std::vector<std::int32_t> generated_indices(std::uint64_t seed, std::size_t position, std::int64_t count, std::int64_t range) {
+  auto engine = engine_for(seed, position, 1);
+  return streams::uniform_indices(engine, count, range);
+}
+
+OpGraph build_graph(const Workload& workload) { return lower(workload).graph; }
+
+Instance instantiate(const Workload& workload) {
+  Lowered lowered = lower(workload);
+  Instance instance;
+  for (const auto& [position, graph_op] : lowered.plain_ops) {
+    const OpSpec& spec = workload.ops[position];
+    const Op& op = lowered.graph.ops[graph_op];
+
+    auto value_engine = engine_for(workload.seed, position, 0);
+    instance.values.set_f32(op.input, streams::standard_normal(value_engine, spec.shape.num_inputs * spec.shape.num_features));
 
     std::vector<std::int32_t> indices;
     if (spec.indices.distribution == IndexDistribution::file) {
       indices = read_index_file(spec.indices.file, op.num_indices(), op.index_range(), workload.source_file,
-                                "ops[" + std::to_string(i) + "].indices.file");
+                                "ops[" + std::to_string(position) + "].indices.file");
     } else {
-      indices = generated_indices(workload.seed, i, op.num_indices(), op.index_range());
+      indices = generated_indices(workload.seed, position, op.num_indices(), op.index_range());
       if (spec.indices.distribution == IndexDistribution::sorted) std::sort(indices.begin(), indices.end());
     }
     instance.values.set_i32(op.indices, std::move(indices));
   }
+  layers::fill_inputs(instance.values, lowered.graph, lowered.fills, workload.seed);
+  instance.graph = std::move(lowered.graph);
   return instance;
 }
 

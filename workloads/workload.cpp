@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
+#include "workloads/layers/model_spec.hpp"
 
 namespace tilesim::workloads {
 
@@ -135,6 +136,17 @@ struct OpBytes {
 
 OpBytes op_bytes(const OpSpec& op) {
   const std::int64_t value_bytes = dtype_bytes(op.dtype);
+  if (op.schnet_block) {
+    // Its largest tensors: per edge the Gaussians (50), six filter-wide intermediates and two indices;
+    // per node six hidden-wide tensors (workloads.md section 3, SchNet).
+    const std::int64_t n = op.shape.num_inputs, f = op.shape.num_features, e = op.shape.num_outputs;
+    OpBytes b;
+    b.input = saturating_mul(saturating_mul(n, f), value_bytes);
+    b.indices = saturating_mul(saturating_mul(e, 2), dtype_bytes(DType::int32));
+    b.output = saturating_add(saturating_mul(saturating_mul(e, saturating_add(50, saturating_mul(6, f))), value_bytes),
+                              saturating_mul(saturating_mul(saturating_mul(n, f), 5), value_bytes));
+    return b;
+  }
   const std::int64_t num_indices = op.kind == OpKind::gather ? op.shape.num_outputs : op.shape.num_inputs;
   OpBytes b;
   b.input = saturating_mul(saturating_mul(op.shape.num_inputs, op.shape.num_features), value_bytes);
@@ -170,16 +182,40 @@ std::string bytes_text(std::int64_t bytes) {
 OpSpec read_op(const nlohmann::json& element, const std::string& file, const std::string& path, std::size_t position) {
   ObjectReader reader(element, file, path);
   OpSpec op;
-  op.kind = reader.one_of("op", {"gather", "scatter_add"}) == "gather" ? OpKind::gather : OpKind::scatter_add;
-  op.name = reader.string_or("name", to_string(op.kind) + "_" + std::to_string(position));
+  const std::string kind = reader.one_of("op", {"gather", "scatter_add", "schnet_block"});
+  op.schnet_block = kind == "schnet_block";
+  op.kind = kind == "gather" ? OpKind::gather : OpKind::scatter_add;
+  op.name = reader.string_or("name", kind + "_" + std::to_string(position));
   if (reader.has("name")) check_name(op.name, file, reader.path_of("name"));
   op.shape.num_inputs = read_size(reader, "num_inputs");
   op.shape.num_features = read_size(reader, "num_features");
   op.shape.num_outputs = read_size(reader, "num_outputs");
   op.dtype = read_dtype(reader);
-  op.indices = read_indices(reader);
+  // A schnet_block's edges are uniform by definition (the hydronet harness): no "indices" key.
+  if (!op.schnet_block) op.indices = read_indices(reader);
   reader.finish();
   return op;
+}
+
+// "graph", "num_features" and "model" at the top level: all three belong together (num_features may
+// come from a dataset preset instead).
+ModelSpec read_model(ObjectReader& root) {
+  const std::string& file = root.file();
+  if (!root.has("graph")) throw InputError(file, "graph", "a \"graph\" object for the \"model\" to run on", "none");
+  if (!root.has("model")) throw InputError(file, "model", "a \"model\" array of layers to run on the \"graph\"", "none");
+  ModelSpec m;
+  const auto& graph = root.value("graph");
+  if (!graph.is_object()) throw InputError(file, "graph", "an object", describe_json(graph));
+  m.graph = graphs::parse_graph_spec(graph, file, "graph");
+  if (root.has("num_features")) {
+    m.num_features = read_size(root, "num_features");
+  } else if (m.graph.num_features > 0) {
+    m.num_features = m.graph.num_features;
+  } else {
+    throw InputError(file, "num_features", "the node feature width (the graph source gives none)", "no \"num_features\"");
+  }
+  m.layers = layers::parse_model(root.value("model"), file, "model", m.num_features);
+  return m;
 }
 
 }  // namespace
@@ -200,7 +236,13 @@ Workload parse_workload(const nlohmann::json& document, const std::string& file)
   w.name = root.string("name");
   check_name(w.name, file, root.path_of("name"));
   w.seed = static_cast<std::uint64_t>(root.integer_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 0));
-  const auto& ops = root.array("ops");
+  if (!root.has("ops") && !root.has("model") && !root.has("graph") && !root.has("num_features"))
+    throw InputError(file, "ops", "an \"ops\" array, a \"graph\" with a \"model\", or both", "neither");
+  static const nlohmann::json no_ops = nlohmann::json::array();
+  const auto& ops = root.has("ops") ? root.array("ops") : no_ops;
+  if (root.has("model") || root.has("graph") || root.has("num_features")) w.model = read_model(root);
+  // Known keys, so that a misspelt one is reported with them listed.
+  for (const char* key : {"ops", "graph", "num_features", "model"}) root.ignore(key);
   root.finish();
 
   const std::int64_t limit = memory_limit_bytes();
@@ -235,12 +277,18 @@ Workload parse_workload(const nlohmann::json& document, const std::string& file)
     }
 
     // Checked now so that a bad index file is reported before any backend starts.
-    if (op.indices.distribution == IndexDistribution::file) {
+    if (!op.schnet_block && op.indices.distribution == IndexDistribution::file) {
       const std::int64_t count = op.kind == OpKind::gather ? op.shape.num_outputs : op.shape.num_inputs;
       const std::int64_t range = op.kind == OpKind::gather ? op.shape.num_inputs : op.shape.num_outputs;
       read_index_file(op.indices.file, count, range, file, path + ".indices.file");
     }
     w.ops.push_back(std::move(op));
+  }
+  if (w.model) {
+    // Layer names prefix their ops' names ("gcn_0.lin"); an op named like a layer would be confusing.
+    for (const auto& layer : w.model->layers)
+      if (position_of_name.count(layer.name))
+        throw InputError(file, "model", "layer names not used by an op", describe_json(layer.name) + ", also an op's name");
   }
   return w;
 }
@@ -250,6 +298,15 @@ Workload load_workload(const std::string& path) { return parse_workload(load_jso
 nlohmann::json to_json(const Workload& workload) {
   nlohmann::json ops = nlohmann::json::array();
   for (const auto& op : workload.ops) {
+    if (op.schnet_block) {
+      ops.push_back({{"op", "schnet_block"},
+                     {"name", op.name},
+                     {"num_inputs", op.shape.num_inputs},
+                     {"num_features", op.shape.num_features},
+                     {"num_outputs", op.shape.num_outputs},
+                     {"dtype", to_string(op.dtype)}});
+      continue;
+    }
     nlohmann::json indices = {{"distribution", to_string(op.indices.distribution)}};
     if (op.indices.distribution == IndexDistribution::file) {
       // An IndexSpec built in code may carry only the resolved path.
@@ -264,7 +321,21 @@ nlohmann::json to_json(const Workload& workload) {
                    {"dtype", to_string(op.dtype)},
                    {"indices", indices}});
   }
-  return {{"name", workload.name}, {"seed", workload.seed}, {"source_file", workload.source_file}, {"ops", ops}};
+  nlohmann::json echo = {{"name", workload.name}, {"seed", workload.seed}, {"source_file", workload.source_file}};
+  // A model-only workload has no "ops" (an empty array is not valid input), so its echo stays a workload.
+  if (!workload.ops.empty() || !workload.model) echo["ops"] = ops;
+  if (workload.model) {
+    echo["graph"] = graphs::to_json(workload.model->graph);
+    echo["num_features"] = workload.model->num_features;
+    nlohmann::json model = nlohmann::json::array();
+    std::int64_t in = workload.model->num_features;
+    for (const auto& layer : workload.model->layers) {
+      model.push_back(layers::to_json(layer, in));
+      in = layers::output_width(layer, in);
+    }
+    echo["model"] = model;
+  }
+  return echo;
 }
 
 }  // namespace tilesim::workloads

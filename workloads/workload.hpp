@@ -10,6 +10,8 @@
 
 #include "ir/op_graph.hpp"
 #include "ir/tensor_values.hpp"
+#include "workloads/graphs/graph.hpp"
+#include "workloads/layers/layers.hpp"
 
 namespace tilesim::workloads {
 
@@ -32,12 +34,24 @@ struct OpSpec {
   DType dtype = DType::float32;
   OpShape shape;
   IndexSpec indices;
+  // "schnet_block": the hydronet SchNet InteractionBlock benchmark, lowered to one OpGroup of several
+  // ops (workloads/layers/layers.hpp); `kind` and `indices` are then unused. Last, so that the brace
+  // initialisation {name, kind, dtype, shape, indices} of a gather/scatter op keeps working.
+  bool schnet_block = false;
+};
+
+// A GNN model on a graph: "graph", "num_features" and "model" of the workload file. Runs after `ops`.
+struct ModelSpec {
+  graphs::GraphSpec graph;
+  std::int64_t num_features = 0;         // node feature width of the model's input
+  std::vector<layers::LayerSpec> layers;
 };
 
 struct Workload {
   std::string name;
   std::uint64_t seed = 0;
   std::vector<OpSpec> ops;
+  std::optional<ModelSpec> model;
   std::string source_file;  // where it was read from ("" when built in code)
 };
 
@@ -52,7 +66,8 @@ Workload load_workload(const std::string& path);
 nlohmann::json to_json(const Workload& workload);
 
 // The op graph and its generated inputs. Deterministic in workload.seed: the same seed gives the same
-// indices and values on every run. Values are standard-normal float32 (torch.randn).
+// indices and values on every run. Values are standard-normal float32 (torch.randn); layer weights
+// Glorot-uniform, biases fan-in uniform; edge indices come from the graph.
 struct Instance {
   OpGraph graph;
   TensorValues values;
@@ -64,7 +79,8 @@ Instance instantiate(const Workload& workload);
 std::vector<std::int32_t> generated_indices(std::uint64_t seed, std::size_t position, std::int64_t count, std::int64_t range);
 
 // The op graph alone (no values): cheap, so backends can plan and reject what does not fit before
-// any input is generated.
+// any input is generated. A model's graph is built (generated or loaded) here too. Throws InputError
+// when the model's tensors together exceed half of this host's memory.
 OpGraph build_graph(const Workload& workload);
 
 // Reads an index file: one integer per line (blank lines and lines starting with '#' are skipped).

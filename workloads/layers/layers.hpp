@@ -1,0 +1,150 @@
+#pragma once
+// GNN layers lowered to the op graph, each exactly as PyTorch Geometric computes its forward pass
+// (deviations are listed at each layer and in docs/workload-format.md, "Layers"). A layer becomes one
+// OpGroup of consecutive ops; weights, biases, node features and edge indices are graph inputs, whose
+// values the lowering describes (InputFill) and workloads/instantiate.cpp generates.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/op_graph.hpp"
+#include "ir/tensor_values.hpp"
+#include "workloads/graphs/graph.hpp"
+
+namespace tilesim::workloads::layers {
+
+enum class LayerKind { gcn, sage, gin, gat, schnet, rgcn };
+std::string to_string(LayerKind kind);
+std::optional<LayerKind> layer_kind_from_string(const std::string& name);
+
+// One entry of a workload's "model" array. Fields a layer does not use keep their defaults.
+struct LayerSpec {
+  LayerKind kind = LayerKind::gcn;
+  std::string name;                      // the group's name; op names are "<name>.<step>"
+  std::int64_t out_features = 0;         // schnet: equal to its input width (InteractionBlock keeps it)
+  bool bias = true;                      // every layer's final bias (schnet: lin2's and lin's)
+  std::optional<UnaryFn> activation;     // applied after the layer, inside its group
+  float activation_scalar = 0;           // leaky_relu slope
+  std::int64_t heads = 1;                // gat: heads, concatenated (out_features = heads * channels)
+  float negative_slope = 0.2f;           // gat: LeakyReLU slope of the attention logits
+  std::int64_t hidden_features = 0;      // gin: the MLP's hidden width (0: out_features)
+  float eps = 0;                         // gin: (1 + eps) * x
+  std::int64_t filters = 0;              // schnet: num_filters (0: the hidden width)
+  std::int64_t num_gaussians = 50;       // schnet
+  float cutoff = 10.0f;                  // schnet: cosine cutoff and Gaussian range (PyG SchNet default 10)
+  std::int32_t num_relations = 0;        // rgcn: 0 takes the graph's relation count
+  std::string json_path;                 // where the workload file gives it ("model[1]"), for messages
+};
+
+// How instantiate fills one graph input. Random kinds draw from a stream keyed by the tensor's name,
+// so a layer's weights do not change when another layer is added.
+struct InputFill {
+  enum class Kind {
+    standard_normal,      // node features (torch.randn)
+    uniform,              // U(-bound, bound): glorot (sqrt(6 / (fan_in + fan_out))) or fan-in (1 / sqrt(fan_in))
+    block_diagonal,       // gat attention vector as an [H*C, H] matrix: column h holds att[h, :] in rows h*C..h*C+C-1
+    given_i32,            // indices and offsets from the graph
+    given_f32,            // edge weights and Gaussian edge attributes (computed beforehand, as PyG's harness does)
+  };
+  TensorId tensor = -1;
+  Kind kind = Kind::standard_normal;
+  double bound = 0;
+  std::int64_t block_rows = 0;  // block_diagonal: C
+  std::vector<std::int32_t> i32;
+  std::vector<float> f32;
+};
+
+// Sets the value of every input in `fills` (moving given values out of them): standard normal and
+// uniform values from the stream named after the tensor under `seed` (streams::named_engine).
+void fill_inputs(TensorValues& values, const OpGraph& graph, std::vector<InputFill>& fills, std::uint64_t seed);
+
+// The edges of a graph as graph-input index tensors, in the variants the layers need; each variant is
+// made once and shared by every layer that uses it (PyG reuses edge_index across layers).
+struct EdgeTensors {
+  TensorId src = -1, dst = -1;
+  std::int64_t num_edges = 0;
+  TensorId relation_offsets = -1;  // "by_relation": [R + 1] int32 segment offsets
+  std::int32_t num_relations = 0;
+  TensorId distance = -1;          // "distance": [E, 1] edge weights (SchNet's interatomic distances)
+  std::map<std::string, TensorId> gaussians;  // by "G/cutoff": [E, G] Gaussian-smeared distances
+};
+
+// State shared by the layers of one lowering: the graph being built, the fills of its inputs, the
+// edge variants made so far. `seed` draws what the graph does not give (relation types, distances).
+class Lowering {
+ public:
+  Lowering(OpGraph& graph, std::vector<InputFill>& fills, const graphs::EdgeList& edges, std::uint64_t seed)
+      : graph_(graph), fills_(fills), edges_(edges), seed_(seed) {}
+
+  // The workload file, for messages about the graph a layer cannot use.
+  std::string source_file;
+
+  OpGraph& graph() { return graph_; }
+  const graphs::EdgeList& edges() const { return edges_; }
+  std::int64_t num_nodes() const { return edges_.num_nodes; }
+
+  // A float32 graph input of `shape` filled as described (kind, bound, block rows).
+  TensorId input(const std::string& name, std::vector<std::int64_t> shape, InputFill::Kind kind, double bound = 0,
+                 std::int64_t block_rows = 0);
+  TensorId given_i32(const std::string& name, std::vector<std::int32_t> values);
+  TensorId given_f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> values);
+
+  // Edge variants: "raw" (as the graph has them), "self_loops" (existing self-loops removed, one
+  // (n, n) per node appended: PyG add_remaining_self_loops / remove_self_loops + add_self_loops),
+  // "by_relation" (stably sorted by relation type, with offsets), "distance" (raw edges with edge weights
+  // uniform in [1, cutoff), the hydronet harness's draw).
+  const EdgeTensors& raw();
+  const EdgeTensors& self_loops();
+  const EdgeTensors& by_relation(std::int32_t num_relations, const std::string& where);
+  const EdgeTensors& distance(float cutoff);
+  // Gaussian smearing of the distances (PyG GaussianSmearing(0, cutoff, G)), computed here: not timed.
+  TensorId gaussians(float cutoff, std::int64_t num_gaussians);
+
+  // Appends an op; returns its output.
+  TensorId op(Op op) { return graph_.add_op(std::move(op)); }
+
+ private:
+  OpGraph& graph_;
+  std::vector<InputFill>& fills_;
+  const graphs::EdgeList& edges_;
+  std::uint64_t seed_;
+  std::map<std::string, EdgeTensors> variants_;
+};
+
+// Op builders: name, operands and shape filled from the operands' shapes.
+Op matmul(const std::string& name, const OpGraph& g, TensorId x, TensorId weight, TensorId bias);
+Op gather(const std::string& name, const OpGraph& g, TensorId table, TensorId indices);
+Op scatter(const std::string& name, const OpGraph& g, OpKind kind, TensorId src, TensorId indices, std::int64_t rows);
+Op degree_count(const std::string& name, const OpGraph& g, TensorId indices, std::int64_t rows);
+Op unary(const std::string& name, const OpGraph& g, UnaryFn fn, TensorId x, float scalar = 0);
+Op binary(const std::string& name, const OpGraph& g, BinaryFn fn, TensorId x, TensorId other);
+Op segment_matmul(const std::string& name, const OpGraph& g, TensorId x, TensorId offsets, TensorId weight);
+
+// Each lowers one layer over node features `x` ([num_nodes, F_in]) and returns its output tensor.
+TensorId lower_gcn(Lowering& l, const LayerSpec& spec, TensorId x);
+TensorId lower_sage(Lowering& l, const LayerSpec& spec, TensorId x);
+TensorId lower_gin(Lowering& l, const LayerSpec& spec, TensorId x);
+TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x);
+TensorId lower_schnet(Lowering& l, const LayerSpec& spec, TensorId x);
+TensorId lower_rgcn(Lowering& l, const LayerSpec& spec, TensorId x);
+
+// Lowers one layer and its activation as an OpGroup named spec.name; returns the output tensor.
+TensorId lower_layer(Lowering& l, const LayerSpec& spec, TensorId x);
+
+// A stack of layers over node features "<prefix>x" ([num_nodes, num_features], standard normal).
+TensorId lower_model(Lowering& l, const std::vector<LayerSpec>& model, std::int64_t num_features,
+                     const std::string& prefix = "");
+
+// The hydronet-gnn schnet_block benchmark as one group: `num_nodes` nodes with `num_features` features,
+// `num_edges` edges with source and destination uniform over the nodes (drawn from `seed`), hidden =
+// filters = num_features, 50 Gaussians, cutoff 6, distances uniform in [1, 6) smeared beforehand; one
+// InteractionBlock forward.
+void lower_schnet_block(OpGraph& graph, std::vector<InputFill>& fills, const std::string& name, std::int64_t num_nodes,
+                        std::int64_t num_features, std::int64_t num_edges, std::uint64_t seed);
+
+// The LayerSpec the schnet_block benchmark uses.
+LayerSpec schnet_block_layer(const std::string& name, std::int64_t num_features);
+
+}  // namespace tilesim::workloads::layers

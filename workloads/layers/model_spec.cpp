@@ -1,0 +1,143 @@
+#include "workloads/layers/model_spec.hpp"
+
+#include <limits>
+#include <set>
+
+#include "common/error.hpp"
+#include "common/strict_json.hpp"
+
+namespace tilesim::workloads::layers {
+
+namespace {
+
+constexpr std::int64_t max_width = std::numeric_limits<std::int32_t>::max();
+// torch.nn.functional.leaky_relu's default slope, for a model's "leaky_relu" activation.
+constexpr float torch_leaky_relu_slope = 0.01f;
+
+std::int64_t width(ObjectReader& r, const std::string& key) {
+  const std::int64_t x = r.positive_integer(key);
+  if (x > max_width) throw InputError(r.file(), r.path_of(key), "a width of at most " + std::to_string(max_width), std::to_string(x));
+  return x;
+}
+
+std::string kinds_text() { return "one of \"gcn\", \"sage\", \"gin\", \"gat\", \"schnet\", \"rgcn\""; }
+
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 255) return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  return true;
+}
+
+LayerSpec read_layer(const nlohmann::json& element, const std::string& file, const std::string& path, std::size_t position,
+                     std::int64_t in_features) {
+  ObjectReader r(element, file, path);
+  LayerSpec spec;
+  spec.json_path = path;
+  if (!r.has("layer")) throw InputError(file, path + ".layer", kinds_text(), "no \"layer\" key");
+  const auto& kind_value = r.value("layer");
+  const auto kind = kind_value.is_string() ? layer_kind_from_string(kind_value.get<std::string>()) : std::nullopt;
+  if (!kind) throw InputError(file, r.path_of("layer"), kinds_text(), describe_json(kind_value));
+  spec.kind = *kind;
+  spec.name = r.string_or("name", to_string(spec.kind) + "_" + std::to_string(position));
+  if (!valid_name(spec.name))
+    throw InputError(file, r.path_of("name"), "a name of 1 to 255 letters, digits, '_' or '-' (it prefixes the layer's op names)",
+                     describe_json(spec.name));
+
+  if (spec.kind == LayerKind::schnet) {
+    // An InteractionBlock maps hidden -> hidden.
+    spec.out_features = r.has("out") ? width(r, "out") : in_features;
+    if (spec.out_features != in_features)
+      throw InputError(file, r.path_of("out"),
+                       "the layer's input width " + std::to_string(in_features) + " (a SchNet interaction block keeps its width)",
+                       std::to_string(spec.out_features));
+  } else {
+    spec.out_features = width(r, "out");
+  }
+  if (r.has("bias")) spec.bias = r.boolean("bias");
+  if (r.has("activation")) {
+    const std::string a = r.one_of("activation", {"none", "relu", "leaky_relu", "shifted_softplus"});
+    if (a != "none") spec.activation = *unary_fn_from_string(a);
+    if (a == "leaky_relu") spec.activation_scalar = torch_leaky_relu_slope;
+  }
+  switch (spec.kind) {
+    case LayerKind::gat:
+      spec.heads = r.integer_or("heads", 1, 1024, 1);
+      spec.negative_slope = static_cast<float>(r.number_or("negative_slope", 0.0, 1.0, 0.2));
+      if (spec.heads * spec.out_features > max_width)
+        throw InputError(file, r.path_of("heads"), "heads * out at most " + std::to_string(max_width),
+                         std::to_string(spec.heads * spec.out_features));
+      break;
+    case LayerKind::gin:
+      spec.hidden_features = r.has("hidden") ? width(r, "hidden") : spec.out_features;
+      spec.eps = static_cast<float>(r.number_or("eps", -1e6, 1e6, 0.0));
+      break;
+    case LayerKind::schnet:
+      spec.filters = r.has("filters") ? width(r, "filters") : spec.out_features;
+      spec.num_gaussians = r.integer_or("num_gaussians", 1, 4096, 50);
+      // cutoff > 1: distances are drawn uniform in [1, cutoff).
+      spec.cutoff = static_cast<float>(r.has("cutoff") ? r.number("cutoff", 1.0 + 1e-6, 1e6) : 10.0);
+      break;
+    case LayerKind::rgcn: spec.num_relations = static_cast<std::int32_t>(r.integer_or("num_relations", 1, 1 << 20, 0)); break;
+    case LayerKind::gcn:
+    case LayerKind::sage: break;
+  }
+  r.finish();
+  return spec;
+}
+
+}  // namespace
+
+std::int64_t output_width(const LayerSpec& spec, std::int64_t in_features) {
+  if (spec.kind == LayerKind::gat) return spec.heads * spec.out_features;
+  if (spec.kind == LayerKind::schnet) return in_features;
+  return spec.out_features;
+}
+
+std::vector<LayerSpec> parse_model(const nlohmann::json& array, const std::string& file, const std::string& json_path,
+                                   std::int64_t in_features) {
+  if (!array.is_array() || array.empty())
+    throw InputError(file, json_path, "a non-empty array of layers ({\"layer\": \"gcn\", \"out\": 16, ...})", describe_json(array));
+  std::vector<LayerSpec> model;
+  std::set<std::string> names;
+  std::int64_t in = in_features;
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const std::string path = json_path + "[" + std::to_string(i) + "]";
+    LayerSpec spec = read_layer(array[i], file, path, i, in);
+    if (!names.insert(spec.name).second)
+      throw InputError(file, path + ".name", "a layer name not used by another layer", describe_json(spec.name));
+    in = output_width(spec, in);
+    model.push_back(std::move(spec));
+  }
+  return model;
+}
+
+nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
+  (void)in_features;
+  nlohmann::json j = {{"layer", to_string(spec.kind)},
+                      {"name", spec.name},
+                      {"out", spec.out_features},
+                      {"bias", spec.bias},
+                      {"activation", spec.activation ? to_string(*spec.activation) : "none"}};
+  switch (spec.kind) {
+    case LayerKind::gat:
+      j["heads"] = spec.heads;
+      j["negative_slope"] = spec.negative_slope;
+      break;
+    case LayerKind::gin:
+      j["hidden"] = spec.hidden_features;
+      j["eps"] = spec.eps;
+      break;
+    case LayerKind::schnet:
+      j["filters"] = spec.filters;
+      j["num_gaussians"] = spec.num_gaussians;
+      j["cutoff"] = spec.cutoff;
+      break;
+    case LayerKind::rgcn: j["num_relations"] = spec.num_relations; break;
+    case LayerKind::gcn:
+    case LayerKind::sage: break;
+  }
+  return j;
+}
+
+}  // namespace tilesim::workloads::layers
