@@ -154,9 +154,8 @@ std::vector<Ceiling> ipu_supplement_ceilings(const std::string& machine_name) {
     if (m.has("tile_sram_bytes_per_s")) ceilings.push_back(figure(m, "tile_sram_bytes_per_s", false, "tile_sram", "tile SRAM"));
     if (m.has("peak_flops_per_s")) {
       ObjectReader peak = m.object("peak_flops_per_s");
-      for (const char* dtype : {"float32", "float16"})
-        if (peak.has(dtype))
-          ceilings.push_back(figure(peak, dtype, true, dtype, std::string(dtype) == "float32" ? "fp32 (AMP)" : "fp16 (AMP)"));
+      // fp32 comes from the machine file (codelets.amp_float32_flops_per_tile_cycle), not from here.
+      if (peak.has("float16")) ceilings.push_back(figure(peak, "float16", true, "float16", "fp16 (AMP)"));
       peak.finish();
     }
     m.finish();

@@ -59,6 +59,11 @@ analysis::RooflineMachine roofline_machine(const std::string& backend, const std
                                    static_cast<double>(c.num_tiles) * c.exchange_bytes_per_cycle * c.clock_hz,
                                    "derived from " + ipu.file + ": chip.num_tiles x chip.exchange_bytes_per_cycle x "
                                    "chip.tile_clock_hz (receive rate of all tiles at once)"));
+    m.ceilings.push_back(compute("float32", "fp32 (AMP)",
+                                 static_cast<double>(c.num_tiles) *
+                                     static_cast<double>(ipu.codelets.amp_float32_flops_per_tile_cycle) * c.clock_hz,
+                                 "derived from " + ipu.file + ": chip.num_tiles x codelets.amp_float32_flops_per_tile_cycle x "
+                                 "chip.tile_clock_hz (the AMP units' fp32 rate the simulated matmuls run at)"));
     const auto supplement = analysis::ipu_supplement_ceilings(c.name);
     if (supplement.empty())
       m.notes.push_back("no tile-SRAM or peak-FLOP/s figures for IPU machine \"" + c.name + "\" in " +

@@ -88,7 +88,8 @@ TEST_CASE("tilesim roofline: one roofline and one bandwidth figure per backend, 
     CHECK(figure_problem(plots, stem) == "");
   }
   const std::string ipu = slurp(plots / "roofline_ipu-bow.dat");
-  CHECK_THAT(ipu, Contains("bandwidth exchange") && Contains("derived from") && Contains("compute float32"));
+  CHECK_THAT(ipu, Contains("bandwidth exchange") && Contains("derived from") && Contains("compute float32") &&
+                      Contains("codelets.amp_float32_flops_per_tile_cycle"));
   CHECK_THAT(slurp(plots / "bandwidth_cpu.gp"), Contains("DRAM stream 20 GB/s") && Contains("DRAM random gather 8 GB/s"));
 }
 
