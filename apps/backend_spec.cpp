@@ -14,7 +14,7 @@ namespace tilesim::cli {
 
 namespace {
 const char* kAccepted =
-    "ipu, ipu:MACHINE (bow, mk2, mk1 or a machine file path), cpu, torch-cpu, cuda, cuda:kernel|per-call, gpu-model, "
+    "ipu, ipu:MACHINE (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file path), cpu, torch-cpu, cuda, cuda:kernel|per-call, gpu-model, "
     "gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file path) or gpu-model:MACHINE:eager|kernel";
 
 bool ends_with(const std::string& text, const std::string& suffix) {

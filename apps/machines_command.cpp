@@ -24,7 +24,19 @@ int machines_command(bool json) {
                     {"sram_bytes_total", c.sram_bytes_per_tile * c.num_tiles},
                     {"worker_contexts", c.worker_contexts},
                     {"exchange_bytes_per_cycle", c.exchange_bytes_per_cycle},
-                    {"exchange_bytes_per_s_total", c.exchange_bytes_per_cycle * c.num_tiles * c.clock_hz}});
+                    {"exchange_bytes_per_s_total", c.exchange_bytes_per_cycle * c.num_tiles * c.clock_hz},
+                    {"num_ipus", m.system.num_ipus}});
+    if (m.system.num_ipus > 1) {
+      // A system: its IPU-Links (one direction, after efficiency) and what crossing them costs.
+      list.back()["chip_file"] = m.system.chip_file;
+      list.back()["tiles_per_ipu"] = c.tiles_per_chip;
+      list.back()["link_bytes_per_s"] = m.system.link_bytes_per_cycle * c.clock_hz;
+      list.back()["links_to_pair"] = m.system.links_to_pair;
+      list.back()["links_up_down"] = m.system.links_up_down;
+      list.back()["links_cross_rung"] = m.system.links_cross_rung;
+      list.back()["link_latency_cycles"] = c.link_latency_cycles;
+      list.back()["global_sync_cycles"] = c.cross_chip_sync_cycles;
+    }
   }
   nlohmann::json gpus = nlohmann::json::array();
   for (const auto& name : gpu::shipped_gpu_machines()) {
@@ -50,7 +62,7 @@ int machines_command(bool json) {
     std::cout << list.dump(2) << std::endl;
     return 0;
   }
-  std::cout << std::left << std::setw(12) << "backend" << std::right << std::setw(7) << "tiles" << std::setw(10) << "clock"
+  std::cout << std::left << std::setw(14) << "backend" << std::right << std::setw(7) << "tiles" << std::setw(10) << "clock"
             << std::setw(14) << "SRAM/tile" << std::setw(12) << "SRAM total" << std::setw(9) << "workers" << std::setw(14)
             << "exchange" << "  file\n";
   for (const auto& m : list) {
@@ -59,12 +71,23 @@ int machines_command(bool json) {
     sram << m["sram_bytes_per_tile"].get<std::int64_t>() / 1024 << " KiB";
     total << std::fixed << std::setprecision(0) << m["sram_bytes_total"].get<double>() / (1024.0 * 1024.0) << " MiB";
     exch << std::fixed << std::setprecision(1) << m["exchange_bytes_per_s_total"].get<double>() / 1e12 << " TB/s";
-    std::cout << std::left << std::setw(12) << m["backend"].get<std::string>() << std::right << std::setw(7)
+    std::cout << std::left << std::setw(14) << m["backend"].get<std::string>() << std::right << std::setw(7)
               << m["num_tiles"].get<int>() << std::setw(10) << clock.str() << std::setw(14) << sram.str() << std::setw(12)
               << total.str() << std::setw(9) << m["worker_contexts"].get<int>() << std::setw(14) << exch.str() << "  "
               << m["file"].get<std::string>() << "\n";
   }
-  std::cout << std::left << std::setw(12) << "cpu" << "this host's cores (measured, OpenMP)\n";
+  for (const auto& m : list) {
+    if (m["num_ipus"].get<int>() < 2) continue;
+    std::ostringstream link;
+    link << std::fixed << std::setprecision(1) << m["link_bytes_per_s"].get<double>() / 1e9;
+    std::cout << "  " << m["backend"].get<std::string>() << ": " << m["num_ipus"].get<int>() << " IPUs of "
+              << m["tiles_per_ipu"].get<int>() << " tiles in a ladder, IPU-Links " << link.str()
+              << " GB/s each way per link (" << m["links_to_pair"].get<int>() << " to the pair, "
+              << m["links_up_down"].get<int>() << " up/down, " << m["links_cross_rung"].get<int>() << " cross-rung), "
+              << m["link_latency_cycles"].get<int>() << " cycles per hop, global sync +"
+              << m["global_sync_cycles"].get<int>() << " cycles\n";
+  }
+  std::cout << std::left << std::setw(14) << "cpu" << "this host's cores (measured, OpenMP)\n";
   if (!gpus.empty()) {
     // Modeled GPUs: add ":eager" to the backend name for one eager PyTorch call per op.
     std::cout << "\n" << std::left << std::setw(22) << "backend" << std::right << std::setw(5) << "SMs" << std::setw(10)

@@ -253,7 +253,6 @@ class PointRunner {
     row.intensity_level = analysis::main_level(row);
     for (const auto& t : analysis::traffic_by_level(row))
       if (t.level == row.intensity_level) row.intensity_flops_per_byte = t.intensity_flops_per_byte;
-    const bool ipu = b.spec.family == "ipu";
     if (!all_ok) row.verified = "no";
     else if (all_checked) row.verified = "yes";
     else row.verified = b.spec.family == "ipu" ? "timing-only" : (b.measured ? "no" : "modeled");

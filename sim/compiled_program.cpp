@@ -70,6 +70,8 @@ class Compiler {
     received_regions_.assign(tiles, 0);
     received_bytes_.assign(tiles, 0);
     effective_received_bytes_.assign(tiles, 0.0);
+    link_cycles_.assign(tiles, 0);
+    link_bytes_.assign(config.links.size(), 0);
   }
 
   CompiledProgram compile() {
@@ -164,6 +166,7 @@ class Compiler {
       received_regions_[t] = 0;
       received_bytes_[t] = 0;
       effective_received_bytes_[t] = 0.0;
+      link_cycles_[t] = 0;
     }
     touched_.clear();
     out_.phases.push_back(std::move(phase));
@@ -294,6 +297,65 @@ class Compiler {
     }
   }
 
+  // The distinct chips other than the source's that a transfer's destinations lie on (a broadcast
+  // crosses each link group once and fans out on the far chip).
+  const std::vector<std::int32_t>& remote_chips(const Transfer& transfer) {
+    remote_chips_.clear();
+    const std::int32_t src_chip = config_.chip_of(placement(transfer.src.buffer).tile);
+    for (const auto& ref : transfer.dst) {
+      const std::int32_t chip = config_.chip_of(placement(ref.buffer).tile);
+      if (chip != src_chip && std::find(remote_chips_.begin(), remote_chips_.end(), chip) == remote_chips_.end()) {
+        remote_chips_.push_back(chip);
+      }
+    }
+    return remote_chips_;
+  }
+
+  const std::vector<std::int32_t>& route(std::int32_t from_chip, std::int32_t to_chip) const {
+    return config_.routes[static_cast<std::size_t>(from_chip * config_.num_chips() + to_chip)];
+  }
+
+  // Transfers between chips share the link groups they cross: each group moves all the phase's bytes
+  // routed over it at its rate, so a crossing transfer lasts as long as its busiest group takes, plus
+  // the latency of every group on its route. Its source and destination tiles cannot finish the phase
+  // before it arrives. Returns whether any transfer crosses chips.
+  bool add_link_cycles(const ExchangePlan& plan) {
+    if (config_.num_chips() < 2) return false;
+    std::fill(link_bytes_.begin(), link_bytes_.end(), 0);
+    bool crosses = false;
+    for (const Transfer& transfer : plan.transfers) {
+      const std::int32_t src_chip = config_.chip_of(placement(transfer.src.buffer).tile);
+      for (std::int32_t chip : remote_chips(transfer)) {
+        crosses = true;
+        for (std::int32_t link : route(src_chip, chip)) link_bytes_[static_cast<std::size_t>(link)] += transfer.total_bytes();
+      }
+    }
+    if (!crosses) return false;
+    for (const Transfer& transfer : plan.transfers) {
+      const TileId src_tile = placement(transfer.src.buffer).tile;
+      const std::int32_t src_chip = config_.chip_of(src_tile);
+      for (std::int32_t chip : remote_chips(transfer)) {
+        Cycles busiest = 0;
+        const auto& links = route(src_chip, chip);
+        for (std::int32_t link : links) {
+          const auto l = static_cast<std::size_t>(link);
+          busiest = std::max(busiest, static_cast<Cycles>(std::ceil(static_cast<double>(link_bytes_[l]) /
+                                                                    config_.links[l].bytes_per_cycle)));
+        }
+        const Cycles cycles = busiest + config_.link_latency_cycles * static_cast<Cycles>(links.size());
+        auto& src_cycles = link_cycles_[static_cast<std::size_t>(src_tile)];
+        src_cycles = std::max(src_cycles, cycles);
+        for (const auto& ref : transfer.dst) {
+          const TileId tile = placement(ref.buffer).tile;
+          if (config_.chip_of(tile) != chip) continue;
+          auto& dst_cycles = link_cycles_[static_cast<std::size_t>(tile)];
+          dst_cycles = std::max(dst_cycles, cycles);
+        }
+      }
+    }
+    return true;
+  }
+
   void compile_exchange(const Superstep& step, std::uint32_t step_index) {
     const auto& plan = step.exchange;
     if (plan.empty()) return;
@@ -332,6 +394,8 @@ class Compiler {
       out_.exchange_bytes_received += transfer.total_bytes() * static_cast<std::int64_t>(transfer.dst.size());
     }
     std::sort(touched_.begin(), touched_.end());
+    // The sync before this exchange (compile() pushed it last) spans the chips when the exchange does.
+    if (add_link_cycles(plan)) out_.phases.back().fixed_cycles += config_.cross_chip_sync_cycles;
 
     const auto copies_base = index32(out_.copies.size(), context);
     if (functional_) {
@@ -365,7 +429,8 @@ class Compiler {
       // Bytes at the exchange rate, plus a cost per contiguous region a tile sends or receives (each
       // region is its own exchange instruction sequence).
       work.cycles =
-          tile_exchange_cycles(sent_bytes_[t], effective_received_bytes_[t], config_.exchange_bytes_per_cycle) +
+          std::max(tile_exchange_cycles(sent_bytes_[t], effective_received_bytes_[t], config_.exchange_bytes_per_cycle),
+                   link_cycles_[t]) +
           config_.exchange_cycles_per_region * std::max(sent_regions_[t], received_regions_[t]);
       work.first = copies_begin;
       work.count = functional_ ? tile_items_[t] - copies_begin : 0;
@@ -398,6 +463,9 @@ class Compiler {
   std::vector<const Vertex*> tile_vertices_;
   std::vector<std::uint32_t> codelets_;
   std::vector<TileId> dst_tiles_;
+  std::vector<Cycles> link_cycles_;        // per tile: when its slowest transfer across chips arrives
+  std::vector<std::int64_t> link_bytes_;   // per link group: bytes routed over it in this phase
+  std::vector<std::int32_t> remote_chips_;
 };
 
 }  // namespace
@@ -427,6 +495,43 @@ void validate_config(const MachineConfig& config, std::int32_t tile_slots) {
       config.exchange_cycles_per_region < 0) {
     throw std::logic_error(machine +
                            "sync_cycles, exchange_fixed_cycles, compute_fixed_cycles and exchange_cycles_per_region must not be negative");
+  }
+  if (config.tiles_per_chip < 0 || (config.tiles_per_chip > 0 && config.num_tiles % config.tiles_per_chip != 0)) {
+    throw std::logic_error(machine + "tiles_per_chip (" + str(config.tiles_per_chip) + ") must be 0 or divide num_tiles (" +
+                           str(config.num_tiles) + ")");
+  }
+  const std::int32_t chips = config.num_chips();
+  if (chips > 1) {
+    if (config.routes.size() != static_cast<std::size_t>(chips) * static_cast<std::size_t>(chips)) {
+      throw std::logic_error(machine + "routes must hold num_chips^2 = " + str(std::int64_t{chips} * chips) + " entries, holds " +
+                             str(static_cast<std::int64_t>(config.routes.size())));
+    }
+    for (const auto& link : config.links) {
+      if (!(link.bytes_per_cycle > 0) || !std::isfinite(link.bytes_per_cycle) || link.from_chip < 0 ||
+          link.from_chip >= chips || link.to_chip < 0 || link.to_chip >= chips) {
+        throw std::logic_error(machine + "a link from chip " + str(link.from_chip) + " to chip " + str(link.to_chip) +
+                               " is outside the machine or has no bandwidth");
+      }
+    }
+    for (std::int32_t from = 0; from < chips; ++from) {
+      for (std::int32_t to = 0; to < chips; ++to) {
+        const auto& r = config.routes[static_cast<std::size_t>(from * chips + to)];
+        std::int32_t at = from;
+        for (std::int32_t link : r) {
+          if (link < 0 || static_cast<std::size_t>(link) >= config.links.size() ||
+              config.links[static_cast<std::size_t>(link)].from_chip != at) {
+            throw std::logic_error(machine + "the route from chip " + str(from) + " to chip " + str(to) + " is broken");
+          }
+          at = config.links[static_cast<std::size_t>(link)].to_chip;
+        }
+        if (at != to || (from != to && r.empty())) {
+          throw std::logic_error(machine + "the route from chip " + str(from) + " to chip " + str(to) + " does not arrive");
+        }
+      }
+    }
+  }
+  if (config.link_latency_cycles < 0 || config.cross_chip_sync_cycles < 0) {
+    throw std::logic_error(machine + "link_latency_cycles and cross_chip_sync_cycles must not be negative");
   }
 }
 

@@ -3,11 +3,19 @@
 // this from its machine file (models/ipu/machine_file.cpp), where each figure cites its source.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tilesim::sim {
 
 using Cycles = std::int64_t;  // tile clock cycles
 using TileId = std::int32_t;
+
+// A group of links carrying traffic from one chip to another (one direction).
+struct ChipLink {
+  std::int32_t from_chip = 0;
+  std::int32_t to_chip = 0;
+  double bytes_per_cycle = 0;  // all links of the group together, one direction
+};
 
 struct MachineConfig {
   std::string name;
@@ -21,6 +29,17 @@ struct MachineConfig {
   Cycles exchange_fixed_cycles = 0;         // fixed cost of a non-empty exchange phase
   Cycles exchange_cycles_per_region = 0;    // per contiguous region a tile sends or receives in an exchange
   Cycles compute_fixed_cycles = 0;          // fixed cost of a non-empty compute phase (compute-set launch)
+
+  // Several chips joined by links. tiles_per_chip == 0 means one chip (every figure above is per chip);
+  // otherwise global tile t lies on chip t / tiles_per_chip.
+  std::int32_t tiles_per_chip = 0;
+  std::vector<ChipLink> links;                    // directed link groups between chips
+  std::vector<std::vector<std::int32_t>> routes;  // [from * num_chips() + to]: indices into links, in order
+  Cycles link_latency_cycles = 0;                 // per link group a transfer crosses
+  Cycles cross_chip_sync_cycles = 0;              // added to the sync before an exchange that crosses chips
+
+  std::int32_t num_chips() const { return tiles_per_chip > 0 ? num_tiles / tiles_per_chip : 1; }
+  std::int32_t chip_of(TileId tile) const { return tiles_per_chip > 0 ? tile / tiles_per_chip : 0; }
 
   double seconds(Cycles cycles) const { return static_cast<double>(cycles) / clock_hz; }
 };

@@ -73,7 +73,7 @@ TEST_CASE("machine files load with every figure and its source", "[ipu][machine]
     CHECK(m.chip.worker_contexts == 6);
   }
   const auto names = shipped_ipu_machines();
-  CHECK(std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{"bow", "mk1", "mk2"});
+  CHECK(std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{"bow", "bow-2000", "mk1", "mk2"});
   CHECK(load_ipu_machine("bow").chip.num_tiles == 1472);
   CHECK(load_ipu_machine("bow").chip.clock_hz == 1.85e9);
   CHECK(load_ipu_machine("mk2").chip.clock_hz == 1.33e9);
@@ -98,7 +98,7 @@ TEST_CASE("machine files reject bare numbers, unknown keys and unknown names", "
   doc["codelets"]["supervisor_cycles"]["value"] = -1;
   CHECK_THROWS_WITH(parse_ipu_machine(doc, "x.json"), Catch::Contains("codelets.supervisor_cycles.value"));
   CHECK_THROWS_AS(load_ipu_machine("bowx"), InputError);
-  CHECK_THROWS_WITH(load_ipu_machine("bowx"), Catch::Contains("bow, mk1, mk2"));
+  CHECK_THROWS_WITH(load_ipu_machine("bowx"), Catch::Contains("bow, bow-2000, mk1, mk2"));
 }
 
 TEST_CASE("codelet costs match hand-computed poplibs estimates", "[ipu][costs]") {

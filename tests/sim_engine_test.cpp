@@ -14,7 +14,9 @@ using namespace tilesim::sim;
 
 namespace {
 
-constexpr std::int32_t engine_tile_slots = 1472;  // one elaboration per process, shared by every test
+// One elaboration per process, shared by every test: the largest shipped IPU machine, the 4 x 1472-tile
+// Bow-2000 (ipu::engine_for elaborates that many).
+constexpr std::int32_t engine_tile_slots = 4 * 1472;
 
 Engine& engine() { return Engine::instance(engine_tile_slots); }
 

@@ -10,6 +10,7 @@
 #include "models/ipu/codelet_costs.hpp"
 #include "models/ipu/linear_layout.hpp"
 #include "models/ipu/plan.hpp"
+#include "models/ipu/system_estimate.hpp"
 #include "sim/engine.hpp"
 #include "sim/program.hpp"
 
@@ -232,6 +233,7 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   }
   add_phase(p, "exchange: output to linear layout", exchange_cycles(final_bytes, out_linear, m));
   add_loop_control(p, m);
+  add_cross_chip_estimate(p, m);
   p.estimated_peak_tile_bytes = bytes;
   return p;
 }

@@ -36,8 +36,8 @@ void load_op(sim::Engine& engine, const OpProgram& program, const Op& op, const 
     engine.load(program.program, machine.chip, mode);
   } catch (const PlanError& e) {
     throw PlanError("op \"" + op.name + "\" (" + to_string(op.kind) + "): " + e.what() +
-                    "; next step: split the work over more IPUs, or use a smaller batch (fewer nodes or edges, or "
-                    "narrower features)");
+                    "; next step: " + more_ipus_next_step(machine) +
+                    ", or use a smaller batch (fewer nodes or edges, or narrower features)");
   }
 }
 

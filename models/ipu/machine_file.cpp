@@ -23,7 +23,109 @@ std::string ipu_machine_dir() {
 
 std::vector<std::string> shipped_ipu_machines() { return json_file_stems(ipu_machine_dir()); }
 
+namespace {
+
+IpuMachine parse_ipu_system(const nlohmann::json& document, const std::string& file) {
+  ObjectReader root(document, file, "");
+  const std::string chip_name = root.string("chip_file");
+  const std::filesystem::path chip_path = std::filesystem::path(file).parent_path() / chip_name;
+  if (!std::filesystem::is_regular_file(chip_path)) {
+    throw InputError(file, root.path_of("chip_file"), "an IPU chip machine file (path relative to this file)",
+                     "\"" + chip_name + "\" (" + chip_path.string() + " does not exist)");
+  }
+  const nlohmann::json chip_document = load_json_file(chip_path.string());
+  if (chip_document.is_object() && chip_document.contains("chip_file")) {
+    throw InputError(file, root.path_of("chip_file"), "a single-IPU chip machine file",
+                     "\"" + chip_name + "\", itself a system file");
+  }
+  IpuMachine m = parse_ipu_machine(chip_document, chip_path.string());
+  m.file = file;
+  m.document = document;
+  m.chip.name = root.string("name");
+  m.description = root.string("description");
+  root.string_or("notes", "");
+  m.system.chip_file = chip_path.string();
+
+  FigureReader sys(root.object("system"));
+  auto& s = m.system;
+  s.num_ipus = static_cast<std::int32_t>(sys.integer("num_ipus", 2, 256));
+  if (s.num_ipus % 2 != 0) {
+    throw InputError(file, "system.num_ipus.value", "an even number of IPUs (the ladder pairs them)",
+                     std::to_string(s.num_ipus));
+  }
+  const double link_bits_per_s = sys.number("link_bits_per_s", 1e6, 1e15);
+  const double efficiency = sys.number("link_efficiency", 0.01, 1.0);
+  s.link_bytes_per_cycle = link_bits_per_s * efficiency / 8.0 / m.chip.clock_hz;
+  s.links_to_pair = sys.integer("links_to_pair", 1, 64);
+  s.links_up_down = sys.integer("links_up_down", s.num_ipus > 2 ? 1 : 0, 64);
+  s.links_cross_rung = sys.integer("links_cross_rung", 0, 64);
+  m.chip.link_latency_cycles = sys.integer("link_latency_cycles", 0, kMaxCycles);
+  m.chip.cross_chip_sync_cycles = sys.integer("global_sync_cycles", 0, kMaxCycles);
+  sys.finish();
+  root.finish();
+
+  if (static_cast<std::int64_t>(m.chip.num_tiles) * s.num_ipus > (1 << 20)) {
+    throw InputError(file, "system.num_ipus.value", "at most 2^20 tiles in all",
+                     std::to_string(s.num_ipus) + " IPUs of " + std::to_string(m.chip.num_tiles) + " tiles");
+  }
+  m.chip.tiles_per_chip = m.chip.num_tiles;
+  m.chip.num_tiles *= s.num_ipus;
+  set_ladder_links(m.chip, s);
+  return m;
+}
+
+}  // namespace
+
+void set_ladder_links(sim::MachineConfig& config, const IpuSystem& system) {
+  const std::int32_t n = system.num_ipus;
+  config.links.clear();
+  config.routes.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), {});
+  if (n < 2) return;
+  // Link group index of each ordered chip pair that a group joins directly (-1: none).
+  std::vector<std::int32_t> group(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), -1);
+  auto connect = [&](std::int32_t a, std::int32_t b, std::int64_t count) {
+    if (count == 0) return;
+    for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
+      group[static_cast<std::size_t>(from * n + to)] = static_cast<std::int32_t>(config.links.size());
+      config.links.push_back({from, to, static_cast<double>(count) * system.link_bytes_per_cycle});
+    }
+  };
+  // IPU c sits on rung c / 2, side c % 2.
+  for (std::int32_t rung = 0; rung < n / 2; ++rung) {
+    connect(2 * rung, 2 * rung + 1, system.links_to_pair);
+    if (rung + 1 < n / 2) {
+      connect(2 * rung, 2 * rung + 2, system.links_up_down);
+      connect(2 * rung + 1, 2 * rung + 3, system.links_up_down);
+      connect(2 * rung, 2 * rung + 3, system.links_cross_rung);
+      connect(2 * rung + 1, 2 * rung + 2, system.links_cross_rung);
+    }
+  }
+  auto link = [&](std::int32_t from, std::int32_t to) { return group[static_cast<std::size_t>(from * n + to)]; };
+  for (std::int32_t from = 0; from < n; ++from) {
+    for (std::int32_t to = 0; to < n; ++to) {
+      auto& route = config.routes[static_cast<std::size_t>(from * n + to)];
+      if (from == to) continue;
+      if (link(from, to) >= 0) {  // a direct group: the pair, or the next rung
+        route.push_back(link(from, to));
+        continue;
+      }
+      // Across the rung first, then up or down on the destination's side.
+      std::int32_t at = from;
+      if (at % 2 != to % 2) {
+        route.push_back(link(at, at ^ 1));
+        at ^= 1;
+      }
+      while (at != to) {
+        const std::int32_t next = at < to ? at + 2 : at - 2;
+        route.push_back(link(at, next));
+        at = next;
+      }
+    }
+  }
+}
+
 IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file) {
+  if (document.is_object() && document.contains("chip_file")) return parse_ipu_system(document, file);
   ObjectReader root(document, file, "");
   IpuMachine m;
   m.file = file;
@@ -103,6 +205,20 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
 
   root.finish();
   return m;
+}
+
+std::string more_ipus_next_step(const IpuMachine& machine) {
+  std::string systems;
+  for (const auto& name : shipped_ipu_machines()) {
+    const IpuMachine m = load_ipu_machine(name);
+    if (m.system.num_ipus <= machine.system.num_ipus) continue;
+    systems += (systems.empty() ? "" : ", ") + std::string("ipu:") + name + " (" + std::to_string(m.system.num_ipus) + " IPUs)";
+  }
+  if (systems.empty()) {
+    return "split the work over more IPUs (an IPU system machine file with a larger system.num_ipus, see "
+           "docs/machine-format.md)";
+  }
+  return "split the work over more IPUs: run on an IPU system, " + systems;
 }
 
 IpuMachine load_ipu_machine(const std::string& name_or_path) {

@@ -76,8 +76,21 @@ struct PlannerSettings {
   std::int64_t repeat_loop_control_cycles = 0;   // per op run: the on-device repeat loop's control step
 };
 
+// An IPU system (several chips joined by IPU-Links): what its machine file adds to the chip file it names.
+struct IpuSystem {
+  std::int32_t num_ipus = 1;          // 1: a single IPU (no system file)
+  std::string chip_file;              // path of the chip machine file
+  double link_bytes_per_cycle = 0;    // one IPU-Link, one direction, after efficiency
+  std::int64_t links_to_pair = 0;     // ladder: links to the other IPU of the same rung
+  std::int64_t links_up_down = 0;     // to the IPU on the same side of the next rung
+  std::int64_t links_cross_rung = 0;  // to the IPU on the other side of the next rung
+};
+
 struct IpuMachine {
+  // For a system, chip holds every IPU's tiles (num_tiles = num_ipus x tiles per IPU, tiles_per_chip
+  // set) with the link figures; every per-tile figure is the chip file's.
   sim::MachineConfig chip;
+  IpuSystem system;
   CodeletCosts codelets;
   PlannerSettings planner;
   std::string description;
@@ -85,10 +98,20 @@ struct IpuMachine {
   nlohmann::json document;   // as read, for the report
 };
 
-// Loads "bow", "mk2", "mk1" (shipped machine files) or a path to a machine file. Throws
+// Loads "bow", "mk2", "mk1", "bow-2000" (shipped machine files) or a path to a machine file. A file with
+// "chip_file" describes an IPU system: the chip file (a path relative to the system file) gives the
+// tiles, codelets and planner, the system file the number of IPUs and the IPU-Link figures. Throws
 // tilesim::InputError naming the file and JSON path on any problem (unknown key, missing source, bad value).
 IpuMachine load_ipu_machine(const std::string& name_or_path);
 IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file);
+
+// The IPU-Link ladder of a system of `num_ipus` chips (even, or 1): link groups and routes, across the
+// rung first, then up or down the ladder one rung per hop (poplibs_test's routing).
+void set_ladder_links(sim::MachineConfig& config, const IpuSystem& system);
+
+// The exit-3 advice on splitting work over more IPUs: names the shipped IPU systems with more IPUs than
+// `machine` has (as backends, "ipu:bow-2000 (4 IPUs)"), or says to write a machine file with more.
+std::string more_ipus_next_step(const IpuMachine& machine);
 
 // The directory holding the shipped machine files (TILESIM_MACHINE_DIR overrides the built-in path).
 std::string ipu_machine_dir();

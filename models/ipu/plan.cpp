@@ -10,6 +10,7 @@
 #include "models/ipu/blocks.hpp"
 #include "models/ipu/codelet_costs.hpp"
 #include "models/ipu/linear_layout.hpp"
+#include "models/ipu/system_estimate.hpp"
 #include "sim/engine.hpp"
 #include "sim/program.hpp"
 
@@ -258,6 +259,7 @@ OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine
   } else {
     estimate_scatter(p, op, machine);
   }
+  add_cross_chip_estimate(p, machine);
   return p;
 }
 
@@ -318,8 +320,9 @@ void throw_does_not_fit(const Op& op, const IpuMachine& machine, const std::stri
                   (op.shape.out_features > 0 ? ", out_features " + std::to_string(op.shape.out_features) : std::string()) +
                   ") does not fit on machine " + machine.chip.name + ": the plan needing the least memory (" + plan_text +
                   ") needs " + std::to_string(needed_bytes) + " bytes on tile 0, but a tile has " + std::to_string(sram) +
-                  " bytes of SRAM; next step: split the work over more IPUs, or use a smaller batch (fewer nodes or "
-                  "edges, or narrower features), or a machine with more or larger tiles");
+                  " bytes of SRAM; next step: " + more_ipus_next_step(machine) +
+                  ", or use a smaller batch (fewer nodes or edges, or narrower features), or a machine with more or "
+                  "larger tiles");
 }
 
 }  // namespace tilesim::ipu
