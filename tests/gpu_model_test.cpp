@@ -43,21 +43,9 @@ fs::path scratch_dir() {
 
 using tilesim_test::slurp;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using tilesim_test::CliResult;
 
-CliResult tilesim_cli(const std::string& args) {
-  const fs::path out = scratch_dir() / "stdout.txt", err = scratch_dir() / "stderr.txt";
-  const std::string cmd = std::string(TILESIM_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
+CliResult tilesim_cli(const std::string& args) { return tilesim_test::run_tilesim(args, scratch_dir()); }
 
 // A machine with round calibration figures, so expected times can be worked out by hand.
 GpuMachine round_machine() {

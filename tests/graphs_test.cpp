@@ -20,6 +20,7 @@
 #include "workloads/graphs/graph.hpp"
 #include "workloads/graphs/graph_random.hpp"
 #include "workloads/graphs/loaders.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -29,28 +30,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-class GraphTempDir {
- public:
-  GraphTempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() / ("tilesim-graphs-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~GraphTempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  GraphTempDir(const GraphTempDir&) = delete;
-  GraphTempDir& operator=(const GraphTempDir&) = delete;
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-
- private:
-  fs::path path_;
-};
+using GraphTempDir = tilesim_test::TempDir;
 
 template <typename F>
 std::string graph_input_error_of(F&& f) {

@@ -40,6 +40,33 @@ inline fs::path write_text(const fs::path& p, const std::string& text) {
   return p;
 }
 
+// A fresh directory per object, removed with everything in it when the object goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& what = "test") {
+    static int counter = 0;
+    path_ = fs::temp_directory_path() /
+            ("tilesim-" + what + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  // Writes `text` to `name` (subdirectories made as needed) and returns the file's path.
+  std::string write(const std::string& name, const std::string& text) const {
+    return write_text(path_ / name, text).string();
+  }
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+  const fs::path& dir() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
 struct CliResult {
   int exit_code = -1;
   std::string out, err;

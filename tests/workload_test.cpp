@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "workloads/workload.hpp"
+#include "tests/test_support.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -22,32 +23,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 // A fresh folder per test, removed afterwards; the pid keeps tests that CTest runs in parallel apart.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("tilesim-workload-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-  std::string path(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using tilesim_test::TempDir;
 
 json one_op(json op) { return {{"name", "w"}, {"ops", json::array({std::move(op)})}}; }
 
