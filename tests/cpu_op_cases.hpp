@@ -11,6 +11,8 @@
 #include "ir/op_graph.hpp"
 #include "ir/tensor_values.hpp"
 
+#include "tests/random_inputs.hpp"
+
 namespace tilesim_test {
 
 struct OpCase {
@@ -30,10 +32,8 @@ class OpCaseBuilder {
   }
   // Uniform in [lo, hi); shape [rows, cols], or [rows] when cols is 0.
   tilesim::TensorId random(const std::string& name, std::int64_t rows, std::int64_t cols, float lo = -1.0f, float hi = 1.0f) {
-    std::uniform_real_distribution<float> d(lo, hi);
-    std::vector<float> v(static_cast<std::size_t>(rows * (cols == 0 ? 1 : cols)));
-    for (float& x : v) x = d(rng_);
-    return values(name, cols == 0 ? std::vector<std::int64_t>{rows} : std::vector<std::int64_t>{rows, cols}, std::move(v));
+    return values(name, cols == 0 ? std::vector<std::int64_t>{rows} : std::vector<std::int64_t>{rows, cols},
+                  tilesim_test::random_values(rows * (cols == 0 ? 1 : cols), rng_, lo, hi));
   }
   tilesim::TensorId indices(const std::string& name, std::vector<std::int32_t> v) {
     const tilesim::TensorId id = c_.graph.add_tensor({name, {static_cast<std::int64_t>(v.size())}, tilesim::DType::int32});
@@ -41,11 +41,7 @@ class OpCaseBuilder {
     return id;
   }
   std::vector<std::int32_t> random_indices(std::int64_t count, std::int64_t range, bool sorted = false) {
-    std::uniform_int_distribution<std::int32_t> d(0, static_cast<std::int32_t>(range - 1));
-    std::vector<std::int32_t> v(static_cast<std::size_t>(count));
-    for (auto& i : v) i = d(rng_);
-    if (sorted) std::sort(v.begin(), v.end());
-    return v;
+    return tilesim_test::random_indices(count, range, rng_, sorted);
   }
   tilesim::TensorId add(tilesim::Op op) { return c_.graph.add_op(std::move(op)); }
   std::mt19937& rng() { return rng_; }

@@ -16,6 +16,7 @@
 #include "kernels/cuda/kernel_bodies.hpp"
 #include "kernels/reference/reference.hpp"
 #include "kernels/reference/reference_ops.hpp"
+#include "tests/random_inputs.hpp"
 
 using namespace tilesim;
 namespace cuda = tilesim::kernels::cuda;
@@ -26,20 +27,8 @@ namespace {
 // The launcher's grid for `items`, and a small one: 3 blocks of 32 threads.
 std::vector<cuda::LaunchShape> grids_for(std::int64_t items) { return {cuda::launch_shape(items), cuda::launch_shape(items, 32, 3)}; }
 
-std::vector<float> random_values(std::int64_t n, std::mt19937& rng) {
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-std::vector<std::int32_t> random_indices(std::int64_t n, std::int64_t range, std::mt19937& rng, bool sorted = false) {
-  std::uniform_int_distribution<std::int32_t> d(0, static_cast<std::int32_t>(range - 1));
-  std::vector<std::int32_t> v(static_cast<std::size_t>(n));
-  for (auto& i : v) i = d(rng);
-  if (sorted) std::sort(v.begin(), v.end());
-  return v;
-}
+using tilesim_test::random_indices;
+using tilesim_test::random_values;
 
 std::vector<std::int64_t> offsets_of(const std::vector<std::int32_t>& sorted, std::int64_t segments) {
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(segments + 1), 0);

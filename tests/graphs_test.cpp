@@ -31,25 +31,14 @@ using Catch::Matchers::Contains;
 namespace {
 
 using GraphTempDir = tilesim_test::TempDir;
-
-template <typename F>
-std::string graph_input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    CHECK(e.code() == ExitCode::bad_input);
-    return e.what();
-  }
-  FAIL("expected an InputError, but none was thrown");
-  return "";
-}
+using tilesim_test::required_input_error_of;
 
 EdgeList build_json(const json& object, std::uint64_t seed = 1, const std::string& file = "w.json") {
   return build(parse_graph_spec(object, file, "graph"), seed);
 }
 
 std::string spec_error(const json& object) {
-  return graph_input_error_of([&] { parse_graph_spec(object, "w.json", "graph"); });
+  return required_input_error_of([&] { parse_graph_spec(object, "w.json", "graph"); });
 }
 
 bool ids_in_range(const EdgeList& g) {
@@ -210,12 +199,12 @@ TEST_CASE("Edge lists load with comments, remap ids by first appearance and name
   CHECK(g.dst == std::vector<std::int32_t>{1, 0, 0});
 
   const std::string three = dir.write("three.txt", "1 2\n# ok\n1 2 3\n");
-  CHECK_THAT(graph_input_error_of([&] { load_edge_list(three); }), Contains(three + ":3") && Contains("two integers"));
+  CHECK_THAT(required_input_error_of([&] { load_edge_list(three); }), Contains(three + ":3") && Contains("two integers"));
   const std::string word = dir.write("word.txt", "1 x\n");
-  CHECK_THAT(graph_input_error_of([&] { load_edge_list(word); }), Contains(word + ":1") && Contains("\"1 x\""));
+  CHECK_THAT(required_input_error_of([&] { load_edge_list(word); }), Contains(word + ":1") && Contains("\"1 x\""));
   const std::string negative = dir.write("neg.txt", "1 2\n-1 2\n");
-  CHECK_THAT(graph_input_error_of([&] { load_edge_list(negative); }), Contains(negative + ":2") && Contains("non-negative"));
-  CHECK_THAT(graph_input_error_of([&] { load_edge_list(dir.write("none", "") + ".missing"); }), Contains("cannot be read"));
+  CHECK_THAT(required_input_error_of([&] { load_edge_list(negative); }), Contains(negative + ":2") && Contains("non-negative"));
+  CHECK_THAT(required_input_error_of([&] { load_edge_list(dir.write("none", "") + ".missing"); }), Contains("cannot be read"));
 }
 
 TEST_CASE("The shipped Cora edge list gives PyG's Cora after symmetrising and deduplicating", "[graphs]") {
@@ -241,7 +230,7 @@ TEST_CASE("Matrix Market files load (pattern, real, general, symmetric) and bad 
 
   auto error_of = [&](const std::string& name, const std::string& text) {
     const std::string path = dir.write(name, text);
-    return std::make_pair(path, graph_input_error_of([&] { load_matrix_market(path); }));
+    return std::make_pair(path, required_input_error_of([&] { load_matrix_market(path); }));
   };
   auto [p1, e1] = error_of("h.mtx", "%%MatrixMarket matrix array real general\n2 2\n");
   CHECK_THAT(e1, Contains(p1 + ":1") && Contains("coordinate"));
@@ -269,7 +258,7 @@ TEST_CASE("METIS graph files load with weights skipped and bad ones name the lin
 
   auto error_of = [&](const std::string& name, const std::string& text) {
     const std::string path = dir.write(name, text);
-    return std::make_pair(path, graph_input_error_of([&] { load_metis(path); }));
+    return std::make_pair(path, required_input_error_of([&] { load_metis(path); }));
   };
   auto [p1, e1] = error_of("range.graph", "2 1\n3\n1\n");
   CHECK_THAT(e1, Contains(p1 + ":2") && Contains("[1, 2]"));

@@ -15,6 +15,8 @@
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 
+#include <catch2/catch.hpp>
+
 #include "common/error.hpp"
 
 namespace tilesim_test {
@@ -126,6 +128,20 @@ inline bool well_formed_xml(const std::string& text, std::string& root) {
     return true;
   }
   return false;
+}
+
+// The message of the tilesim::InputError `f` must throw, checking it carries the bad-input exit code;
+// the test fails when `f` throws none.
+template <class F>
+std::string required_input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const tilesim::InputError& e) {
+    CHECK(e.code() == tilesim::ExitCode::bad_input);
+    return e.what();
+  }
+  FAIL("expected an InputError, but none was thrown");
+  return "";
 }
 
 // The message of the tilesim::InputError `f` throws ("" when it throws none).

@@ -22,6 +22,8 @@ using Catch::Matchers::Contains;
 
 namespace {
 
+using tilesim_test::required_input_error_of;
+
 // A fresh folder per test, removed afterwards; the pid keeps tests that CTest runs in parallel apart.
 using tilesim_test::TempDir;
 
@@ -35,20 +37,9 @@ json scatter_add(std::int64_t inputs, std::int64_t features, std::int64_t output
   return {{"op", "scatter_add"}, {"num_inputs", inputs}, {"num_features", features}, {"num_outputs", outputs}};
 }
 
-template <typename F>
-std::string input_error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    CHECK(e.code() == ExitCode::bad_input);
-    return e.what();
-  }
-  FAIL("expected an InputError, but none was thrown");
-  return "";
-}
 
 std::string parse_error_of(const json& document) {
-  return input_error_of([&] { parse_workload(document, "w.json"); });
+  return required_input_error_of([&] { parse_workload(document, "w.json"); });
 }
 
 std::string examples_dir() { return std::string(TILESIM_SOURCE_DIR) + "/workloads/examples"; }
@@ -599,7 +590,7 @@ TEST_CASE("workload errors: index files", "[workload][errors]") {
     const std::string index_file = dir.write("idx.txt", text);
     op["indices"] = {{"file", "idx.txt"}};
     json doc = {{"name", "w"}, {"ops", json::array({gather(1, 1, 1), op})}};
-    return std::make_pair(input_error_of([&] { parse_workload(doc, workload_file); }), index_file);
+    return std::make_pair(required_input_error_of([&] { parse_workload(doc, workload_file); }), index_file);
   };
   const std::string prefix = workload_file + ": ops[1].indices.file: ";
 
@@ -607,14 +598,14 @@ TEST_CASE("workload errors: index files", "[workload][errors]") {
     json op = gather(4, 1, 2);
     op["indices"] = {{"file", "nope.txt"}};
     json doc = {{"name", "w"}, {"ops", json::array({gather(1, 1, 1), op})}};
-    const std::string message = input_error_of([&] { parse_workload(doc, workload_file); });
+    const std::string message = required_input_error_of([&] { parse_workload(doc, workload_file); });
     CHECK_THAT(message, Contains(prefix + "expected an index file, found no file \"" + dir.path("nope.txt") + "\""));
   }
   SECTION("a folder") {
     fs::create_directories(dir.path("folder"));
     json op = gather(4, 1, 2);
     op["indices"] = {{"file", "folder"}};
-    const std::string message = input_error_of([&] { parse_workload(one_op(op), workload_file); });
+    const std::string message = required_input_error_of([&] { parse_workload(one_op(op), workload_file); });
     CHECK_THAT(message, Contains("ops[0].indices.file: expected an index file, found \"" + dir.path("folder") +
                                  "\", which is a directory"));
   }
@@ -666,7 +657,7 @@ TEST_CASE("workload errors: index files", "[workload][errors]") {
     op["indices"] = {{"file", "idx.txt"}};
     const Workload w = parse_workload(one_op(op), workload_file);
     dir.write("idx.txt", "9\n");
-    CHECK_THAT(input_error_of([&] { instantiate(w); }),
+    CHECK_THAT(required_input_error_of([&] { instantiate(w); }),
                Contains(workload_file + ": ops[0].indices.file: expected an index in [0, 4) on each line, found 9"));
   }
 }
@@ -675,17 +666,17 @@ TEST_CASE("workload errors: files that are not JSON", "[workload][errors]") {
   TempDir dir;
   SECTION("a syntax error names line and column") {
     const std::string path = dir.write("bad.json", "{\n  \"name\": \"x\",\n  \"ops\": [,]\n}\n");
-    const std::string message = input_error_of([&] { load_workload(path); });
+    const std::string message = required_input_error_of([&] { load_workload(path); });
     CHECK_THAT(message, Contains(path + ":3:11: expected valid JSON, found syntax error"));
   }
   SECTION("a missing workload file") {
     const std::string path = dir.path("absent.json");
-    CHECK_THAT(input_error_of([&] { load_workload(path); }),
+    CHECK_THAT(required_input_error_of([&] { load_workload(path); }),
                Contains(path + ": expected a readable JSON file, found no such file or it cannot be read"));
   }
   SECTION("a valid file with a bad value names the file") {
     const std::string path = dir.write("neg.json", one_op(gather(1, -3, 1)).dump(2));
-    CHECK_THAT(input_error_of([&] { load_workload(path); }),
+    CHECK_THAT(required_input_error_of([&] { load_workload(path); }),
                Contains(path + ": ops[0].num_features: expected a positive integer, found -3"));
   }
 }

@@ -19,6 +19,7 @@
 #include "kernels/torch/torch_backend.hpp"
 #include "kernels/torch/torch_ops.hpp"
 #include "tests/cpu_op_cases.hpp"
+#include "tests/random_inputs.hpp"
 
 using namespace tilesim;
 namespace cpu = tilesim::kernels::cpu;
@@ -27,20 +28,8 @@ namespace reference = tilesim::kernels::reference;
 
 namespace {
 
-std::vector<float> random_values(std::int64_t n, std::mt19937& rng) {
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-std::vector<std::int32_t> random_indices(std::int64_t n, std::int64_t range, std::mt19937& rng, bool sorted = false) {
-  std::uniform_int_distribution<std::int32_t> d(0, static_cast<std::int32_t>(range - 1));
-  std::vector<std::int32_t> v(static_cast<std::size_t>(n));
-  for (auto& i : v) i = d(rng);
-  if (sorted) std::sort(v.begin(), v.end());
-  return v;
-}
+using tilesim_test::random_indices;
+using tilesim_test::random_values;
 
 }  // namespace
 
