@@ -2,6 +2,7 @@
 // Splitting a dimension into contiguous blocks, as the planners do for rows, columns and lookups.
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace tilesim::ipu {
 
@@ -21,9 +22,16 @@ inline Range block(std::int64_t total, std::int64_t block_size, std::int64_t k) 
   return {b, std::min(total, b + block_size)};
 }
 
-}  // namespace tilesim::ipu
+// The block counts the planners try for a dimension of `limit` items: the powers of two below it and
+// the limit itself.
+inline std::vector<std::int64_t> powers_of_two_up_to(std::int64_t limit) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t x = 1; x <= limit; x *= 2) v.push_back(x);
+  if (v.empty() || v.back() != limit) v.push_back(limit);
+  return v;
+}
 
-#include <vector>
+}  // namespace tilesim::ipu
 
 namespace tilesim::ipu {
 

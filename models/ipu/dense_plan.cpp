@@ -25,9 +25,9 @@ std::int64_t linear_tile_bytes(std::int64_t elements, const IpuMachine& m) {
   return elements > 0 ? linear_layout(elements, 4, m).elements_per_tile * 4 : 0;
 }
 
-void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles) {
+void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, PhaseTraffic traffic = PhaseTraffic::none) {
   if (cycles == 0) return;
-  p.phases.push_back({name, cycles});
+  p.phases.push_back({name, cycles, traffic});
   p.estimated_cycles += cycles;
   p.objective_cycles += cycles;
 }
@@ -43,13 +43,6 @@ template <class WorkerCycles>
 sim::Cycles spread_vertex_cycles(std::int64_t elements, const IpuMachine& m, WorkerCycles worker) {
   const std::int64_t W = m.chip.worker_contexts;
   return W * worker(ceil_div(elements, W)) + m.codelets.supervisor_cycles;
-}
-
-std::vector<std::int64_t> powers_of_two_up_to(std::int64_t limit) {
-  std::vector<std::int64_t> v;
-  for (std::int64_t x = 1; x <= limit; x *= 2) v.push_back(x);
-  if (v.empty() || v.back() != limit) v.push_back(limit);
-  return v;
 }
 
 void add_loop_control(OpPlan& p, const IpuMachine& m) {
@@ -76,7 +69,7 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
       const std::int64_t needed = op.shape.other_rows == 1 ? op.shape.other_groups : rows_spanned * op.shape.other_groups;
       add_phase(p, "sync", m.chip.sync_cycles);
       add_phase(p, "exchange: broadcast operand to the tiles that need it",
-                exchange_cycles(linear_tile_bytes(other_elements, m), needed * 4, m));
+                exchange_cycles(linear_tile_bytes(other_elements, m), needed * 4, m), PhaseTraffic::linear_layout);
       bytes += aligned(needed * 4) + aligned(linear_tile_bytes(other_elements, m));
     }
   }
@@ -212,7 +205,8 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   // 1: operands from the linear layout to the tiles of the split (broadcast over the other factor).
   add_phase(p, "sync", m.chip.sync_cycles);
   add_phase(p, "exchange: input, weight (and bias) blocks to the tiles",
-            exchange_cycles(x_linear + w_linear + bias_linear, x_block + w_block + (bias ? nb * 4 : 0), m));
+            exchange_cycles(x_linear + w_linear + bias_linear, x_block + w_block + (bias ? nb * 4 : 0), m),
+            PhaseTraffic::linear_layout);
   // 2: the AMP vertex on every tile.
   add_phase(p, "compute: AMP matmul", m.chip.compute_fixed_cycles + amp_matmul_tile_cycles(mb, kb, nb, c));
   add_phase(p, "sync", m.chip.sync_cycles);
@@ -221,7 +215,8 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   const std::int64_t final_bytes = (K > 1 ? chunk : mb) * nb * 4;
   if (K > 1 || bias) {
     if (K > 1) {
-      add_phase(p, "exchange: partial products to their reducers", exchange_cycles((K - 1) * chunk * nb * 4, (K - 1) * chunk * nb * 4, m));
+      add_phase(p, "exchange: partial products to their reducers", exchange_cycles((K - 1) * chunk * nb * 4, (K - 1) * chunk * nb * 4, m),
+                PhaseTraffic::among_plan_tiles);
       bytes += aligned((K - 1) * chunk * nb * 4) + aligned(chunk * nb * 4);
     }
     const std::int64_t partials = K + (bias ? 1 : 0);
@@ -231,7 +226,7 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
     add_phase(p, K > 1 ? "compute: reduce partial products" : "compute: add bias", m.chip.compute_fixed_cycles + reduce);
     add_phase(p, "sync", m.chip.sync_cycles);
   }
-  add_phase(p, "exchange: output to linear layout", exchange_cycles(final_bytes, out_linear, m));
+  add_phase(p, "exchange: output to linear layout", exchange_cycles(final_bytes, out_linear, m), PhaseTraffic::linear_layout);
   add_loop_control(p, m);
   add_cross_chip_estimate(p, m);
   p.estimated_peak_tile_bytes = bytes;

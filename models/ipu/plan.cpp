@@ -71,7 +71,12 @@ void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, sim::Cycl
   p.objective_cycles += objective_cycles;
 }
 void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles) { add_phase(p, name, cycles, cycles); }
-void add_phase(OpPlan& p, const std::string& name, const ExchangeEstimate& e) { add_phase(p, name, e.cycles, e.objective_cycles); }
+void add_exchange(OpPlan& p, const std::string& name, const ExchangeEstimate& e, PhaseTraffic traffic,
+                  bool distribution = false) {
+  add_phase(p, name, e.cycles, e.objective_cycles);
+  p.phases.back().traffic = traffic;
+  p.phases.back().distribution = distribution;
+}
 void add_sync(OpPlan& p, const IpuMachine& m) {
   add_phase(p, "sync", m.chip.sync_cycles, m.planner.objective_includes_sync ? m.chip.sync_cycles : 0);
 }
@@ -117,9 +122,12 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   // poplibs charges the table broadcast to index groups, and the table bytes beyond an even spread.
   distribute.objective_cycles = exchange_phase_cycles(index_bytes + (I > 1 ? slab_bytes : 0), m).objective_cycles +
                                 base_rearrangement_objective(slab_bytes, p.rows * op_columns(p, H) * 4, m);
-  add_phase(p, from_linear ? "exchange: indices and table blocks to groups"
+  // Indices alone (no table copies) stay among the plan's tiles; table blocks come from elsewhere.
+  add_exchange(p,
+               from_linear ? "exchange: indices and table blocks to groups"
                            : "exchange: indices to groups" + std::string(I > 1 ? ", table to groups" : ""),
-            distribute);
+               distribute, !from_linear && I == 1 ? PhaseTraffic::among_plan_tiles : PhaseTraffic::linear_layout,
+               /*distribution=*/true);
   const std::int64_t per_worker = ceil_div(ni, W);
   const std::int64_t in_range = S == 1 ? per_worker : std::min(per_worker, ceil_div(per_worker * p.rows_per_block, p.rows));
   add_phase(p, "compute: MultiSlice", balanced_vertex_cycles(multislice_worker_cycles(in_range, per_worker - in_range, cols, c), m));
@@ -128,7 +136,8 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   if (from_linear) bytes += aligned(linear_layout(p.rows * op_columns(p, H), 4, m).elements_per_tile * 4);
   if (S > 1) {
     const std::int64_t chunk = ceil_div(ni, S);
-    add_phase(p, "exchange: candidate rows", exchange_phase_cycles((S - 1) * chunk * row_bytes, m));
+    add_exchange(p, "exchange: candidate rows", exchange_phase_cycles((S - 1) * chunk * row_bytes, m),
+                 PhaseTraffic::among_plan_tiles);
     add_phase(p, "compute: index transform", balanced_vertex_cycles(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
     add_sync(p, m);
     add_phase(p, "compute: select candidates",
@@ -142,7 +151,8 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   if (m.planner.outputs_to_linear_layout) {
     const std::int64_t out_elements = p.indices * p.columns_per_block * H;
     const std::int64_t per_tile_out = (S > 1 ? ceil_div(ni, S) : ni) * row_bytes;
-    add_phase(p, "exchange: output to linear layout", exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m));
+    add_exchange(p, "exchange: output to linear layout",
+                 exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m), PhaseTraffic::linear_layout);
     bytes += aligned(linear_layout(out_elements, 4, m).elements_per_tile * 4);
   }
   add_loop_control(p, m);
@@ -178,8 +188,8 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   // poplibs charges the base's bytes beyond an even spread twice: into the plan's layout and back.
   distribute.objective_cycles = exchange_phase_cycles(group_bytes, m).objective_cycles +
                                 2 * base_rearrangement_objective(part_bytes, out_elements * 4, m);
-  add_phase(p, base_from_linear ? "exchange: indices, messages and zeroed output to groups" : "exchange: indices and messages to groups",
-            distribute);
+  add_exchange(p, base_from_linear ? "exchange: indices, messages and zeroed output to groups" : "exchange: indices and messages to groups",
+               distribute, PhaseTraffic::linear_layout, /*distribution=*/true);
   const std::int64_t rows_per_worker = ceil_div(p.rows_per_block, W);
   const std::int64_t in_range = std::min(mi, ceil_div(mi * rows_per_worker, p.rows));
   sim::Cycles update_worker = multiupdateadd_worker_cycles(in_range, mi - in_range, cols, c);
@@ -200,7 +210,8 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
                        (counts ? aligned(count_bytes) : 0);
   if (I > 1) {
     const std::int64_t chunk = ceil_div(p.rows_per_block, I);
-    add_phase(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * (row_bytes + (counts ? 4 : 0)), m));
+    add_exchange(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * (row_bytes + (counts ? 4 : 0)), m),
+                 PhaseTraffic::among_plan_tiles);
     sim::Cycles reduce = balanced_vertex_cycles(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m);
     if (counts) reduce += W * reduce_worker_cycles(ceil_div(chunk, W), I, c) + c.supervisor_cycles;
     reduce += finalise_cycles(chunk * cols);
@@ -214,18 +225,12 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   if (messages_from_linear) bytes += aligned(linear_layout(op.shape.num_inputs * op.shape.num_features, 4, m).elements_per_tile * 4);
   if (m.planner.outputs_to_linear_layout) {
     const std::int64_t per_tile_out = (I > 1 ? ceil_div(p.rows_per_block, I) : p.rows_per_block) * row_bytes;
-    add_phase(p, "exchange: output to linear layout", exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m));
+    add_exchange(p, "exchange: output to linear layout",
+                 exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m), PhaseTraffic::linear_layout);
     if (!m.planner.scatter_base_from_linear_layout) bytes += linear_bytes;
   }
   add_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
-}
-
-std::vector<std::int64_t> powers_of_two_up_to(std::int64_t limit) {
-  std::vector<std::int64_t> v;
-  for (std::int64_t x = 1; x <= limit; x *= 2) v.push_back(x);
-  if (v.empty() || v.back() != limit) v.push_back(limit);
-  return v;
 }
 
 }  // namespace

@@ -46,9 +46,18 @@ struct MatmulPart {
   std::int64_t rows_per_block = 0, columns_per_block = 0, k_per_block = 0;
 };
 
+// Where an exchange phase's data go, which the IPU-Link estimate of a system needs
+// (system_estimate.hpp): nowhere (not an exchange), between the plan's tiles and a linearly mapped
+// tensor, or among the plan's own tiles (candidate rows, partials).
+enum class PhaseTraffic { none, linear_layout, among_plan_tiles };
+
 struct PhaseEstimate {
   std::string name;
   sim::Cycles cycles = 0;
+  PhaseTraffic traffic = PhaseTraffic::none;
+  // A gather's or scatter's distribution to index groups: it broadcasts distinct bytes (the table, the
+  // messages, the zeroed output), which cross a link group once whatever the copies.
+  bool distribution = false;
 };
 
 struct OpPlan {

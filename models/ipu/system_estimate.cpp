@@ -12,21 +12,14 @@ namespace tilesim::ipu {
 
 namespace {
 
-// Exchange phases that move data among the plan's own tiles; every other phase moves data between the
-// plan's tiles and a tensor in the linear layout (op_program.hpp), or indices written for the plan.
-bool among_plan_tiles(const std::string& phase) {
-  return phase.find("candidate rows") != std::string::npos || phase.find("partial") != std::string::npos ||
-         phase == "exchange: indices to groups";
-}
-
 // The bytes of distinct data a gather's or scatter's distribution phase moves: the plan broadcasts the
 // same table, messages or zeroed output to several tiles, but a broadcast crosses a link group once.
 // Infinity for other phases (the matmul's operand blocks leave the linear layout as separate copies).
-double distinct_bytes(const OpPlan& p, const std::string& phase) {
+double distinct_bytes(const OpPlan& p, const PhaseEstimate& phase) {
   constexpr double kValueBytes = 4, kIndexBytes = 4;
   const double cols = static_cast<double>(p.columns_per_block * p.split.column_blocks);
   const double rows = static_cast<double>(p.rows), lookups = static_cast<double>(p.indices);
-  if (phase.find("to groups") != std::string::npos) {
+  if (phase.distribution) {
     const double values = p.kind == OpKind::gather ? rows * cols : (lookups + rows) * cols;
     return values * kValueBytes + lookups * kIndexBytes;
   }
@@ -45,15 +38,15 @@ void add_cross_chip_estimate(OpPlan& plan, const IpuMachine& machine) {
   std::vector<PhaseEstimate> added;
   std::vector<double> load(c.links.size());
   for (const auto& phase : plan.phases) {
-    if (phase.name.rfind("exchange", 0) != 0) continue;
+    if (phase.traffic == PhaseTraffic::none) continue;
     const sim::Cycles on_chip = std::max<sim::Cycles>(0, phase.cycles - c.exchange_fixed_cycles);
     double total_bytes = static_cast<double>(on_chip) * c.exchange_bytes_per_cycle * static_cast<double>(plan.tiles_used);
-    total_bytes = std::min(total_bytes, distinct_bytes(plan, phase.name));
+    total_bytes = std::min(total_bytes, distinct_bytes(plan, phase));
     // Where the other end of the phase lives: the plan's IPUs, or the IPUs a linearly mapped tensor of
     // these bytes spreads over (at least linear_min_bytes_per_tile on each tile it uses).
     const double linear_tiles = total_bytes / static_cast<double>(std::max<std::int64_t>(1, machine.planner.linear_min_bytes_per_tile));
     const std::int64_t data_chips =
-        among_plan_tiles(phase.name) ? plan_chips
+        phase.traffic == PhaseTraffic::among_plan_tiles ? plan_chips
                                      : std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(linear_tiles / static_cast<double>(T))), 1, C);
     if (data_chips < 2 && plan_chips < 2) continue;
     // Under uniform indices each (data IPU, plan IPU) pair carries an equal share, over its route.

@@ -15,8 +15,8 @@ namespace tilesim::ipu {
 // of those IPUs carries an equal share over its route (a gather's or scatter's distribution phase at most
 // the distinct bytes it broadcasts, as a broadcast crosses a link group once); a phase whose busiest link group takes longer
 // than its on-chip exchange gains the difference (the engine takes the later of the two) and a global
-// sync. No-op on a single IPU. Phase names are matched, so a new exchange phase among the plan's own
-// tiles should be named to match among_plan_tiles() in system_estimate.cpp.
+// sync. No-op on a single IPU. Which
+// phases are exchanges, and where their data go, each phase says itself (PhaseEstimate::traffic).
 void add_cross_chip_estimate(OpPlan& plan, const IpuMachine& machine);
 
 }  // namespace tilesim::ipu
