@@ -14,7 +14,8 @@ namespace tilesim::cli {
 
 namespace {
 const char* kAccepted =
-    "ipu, ipu:MACHINE (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file path), cpu, torch-cpu, cuda, cuda:kernel|per-call, gpu-model, "
+    "ipu, ipu:MACHINE (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file path), ipu:MACHINE:static "
+    "(a model's graph edges compiled into the exchange), cpu, torch-cpu, cuda, cuda:kernel|per-call, gpu-model, "
     "gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file path) or gpu-model:MACHINE:eager|kernel";
 
 bool ends_with(const std::string& text, const std::string& suffix) {
@@ -33,7 +34,19 @@ std::vector<BackendSpec> parse_backend_list(const std::string& list) {
     const auto colon = item.find(':');
     spec.family = item.substr(0, colon);
     if (spec.family == "ipu") {
-      spec.machine = colon == std::string::npos ? "bow" : item.substr(colon + 1);
+      // ipu:MACHINE:static compiles a model's graph edges into the exchange; the index mode is the last
+      // ':'-field when it names one, so a machine path may hold ':' itself.
+      std::string rest = colon == std::string::npos ? "bow" : item.substr(colon + 1);
+      spec.mode = "dynamic";
+      for (const char* mode : {"static", "dynamic"}) {
+        if (rest == mode) rest = "bow:" + rest;
+        if (ends_with(rest, std::string(":") + mode)) {
+          spec.mode = mode;
+          rest.resize(rest.size() - std::string(mode).size() - 1);
+          break;
+        }
+      }
+      spec.machine = rest;
       if (spec.machine.empty()) throw InputError("", "--backends", kAccepted, "\"" + item + "\"");
     } else if (spec.family == "cpu") {
       if (colon != std::string::npos) throw InputError("", "--backends", "cpu without a machine name", "\"" + item + "\"");
@@ -68,7 +81,10 @@ std::vector<BackendSpec> parse_backend_list(const std::string& list) {
 }
 
 std::unique_ptr<Backend> make_backend(const BackendSpec& spec) {
-  if (spec.family == "ipu") return std::make_unique<ipu::IpuBackend>(ipu::load_ipu_machine(spec.machine), spec.name());
+  if (spec.family == "ipu") {
+    return std::make_unique<ipu::IpuBackend>(ipu::load_ipu_machine(spec.machine), spec.name(),
+                                             spec.mode == "static" ? ipu::IndexMode::static_ : ipu::IndexMode::dynamic);
+  }
   if (spec.family == "gpu-model") {
     return std::make_unique<gpu::GpuModelBackend>(gpu::load_gpu_machine(spec.machine),
                                                   spec.mode == "eager" ? gpu::GpuMode::eager : gpu::GpuMode::kernel, spec.name());

@@ -22,6 +22,9 @@ struct TensorInfo {
   std::string name;
   std::vector<std::int64_t> shape;
   DType dtype = DType::float32;
+  // Values fixed before any program is built (a model's graph edges and segment offsets): a backend
+  // may compile them into its program (the IPU's static index mode). Generated op indices are not.
+  bool known_at_compile_time = false;
 
   std::int64_t elements() const;
   std::int64_t bytes() const { return elements() * dtype_bytes(dtype); }

@@ -9,6 +9,7 @@
 #include "models/ipu/op_program.hpp"
 #include "models/ipu/tensor_io.hpp"
 #include "models/ipu/plan.hpp"
+#include "models/ipu/static_index.hpp"
 
 namespace tilesim::ipu {
 
@@ -68,12 +69,26 @@ OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indic
   return t;
 }
 
-IpuBackend::IpuBackend(IpuMachine machine, std::string name) : machine_(std::move(machine)), name_(std::move(name)) {}
+IpuBackend::IpuBackend(IpuMachine machine, std::string name, IndexMode index_mode)
+    : machine_(std::move(machine)), name_(std::move(name)), index_mode_(index_mode) {}
+
+bool IpuBackend::compiled_indices(const OpGraph& graph, const Op& op) const {
+  return index_mode_ == IndexMode::static_ && static_index_kind(op.kind) && op.indices >= 0 &&
+         graph.tensor(op.indices).known_at_compile_time;
+}
 
 void IpuBackend::prepare(const OpGraph& graph) {
   std::vector<bool> written(graph.tensors.size(), false);
   for (const Op& op : graph.ops) {
-    plan_op(op, machine_for(op, written, machine_));
+    if (compiled_indices(graph, op)) {
+      // What any index set needs; the indices' own partials are checked when the program is built.
+      const std::int64_t need = static_index_min_tile_bytes(op, machine_);
+      if (need > machine_.chip.sram_bytes_per_tile) {
+        throw_does_not_fit(op, machine_, "indices compiled into the exchange, operands in the linear layout", need);
+      }
+    } else {
+      plan_op(op, machine_for(op, written, machine_));
+    }
     written[static_cast<std::size_t>(op.output)] = true;
   }
 }
@@ -98,8 +113,16 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
     // Timing-only runs need only the index tensors, which shape the programs.
     const auto& indices = op.indices >= 0 ? inputs.i32(op.indices) : no_indices();
     const IpuMachine machine = machine_for(op, written, machine_);
-    const OpPlan plan = plan_op(op, indices, machine);
-    const OpProgram program = build_op_program(op, plan, indices, machine);
+    OpPlan plan;
+    OpProgram program;
+    if (compiled_indices(graph, op)) {
+      plan = static_index_plan(op, machine);
+      program = op.kind == OpKind::gather ? build_static_gather_program(op, indices, machine)
+                                          : build_static_scatter_program(op, indices, machine);
+    } else {
+      plan = plan_op(op, indices, machine);
+      program = build_op_program(op, plan, indices, machine);
+    }
     load_op(engine, program, op, machine, mode);
     kernels::Operands operands;
     if (mode == sim::Mode::functional) {

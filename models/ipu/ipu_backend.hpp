@@ -20,9 +20,14 @@
 
 namespace tilesim::ipu {
 
+// How gathers and scatters over a model's graph are compiled (static_index.hpp): dynamic (poplibs'
+// MultiSlice / MultiUpdate, what PopTorch runs; the default) or static (the edges compiled into the
+// exchange). Ops whose indices are not known at compile time are dynamic in both modes.
+enum class IndexMode { dynamic, static_ };
+
 class IpuBackend : public Backend {
  public:
-  IpuBackend(IpuMachine machine, std::string name);
+  IpuBackend(IpuMachine machine, std::string name, IndexMode index_mode = IndexMode::dynamic);
   std::string name() const override { return name_; }
   void prepare(const OpGraph& graph) override;
   BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) override;
@@ -32,8 +37,11 @@ class IpuBackend : public Backend {
   const IpuMachine& machine() const { return machine_; }
 
  private:
+  bool compiled_indices(const OpGraph& graph, const Op& op) const;
+
   IpuMachine machine_;
   std::string name_;
+  IndexMode index_mode_ = IndexMode::dynamic;
   TensorValues outputs_;
 };
 

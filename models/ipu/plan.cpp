@@ -238,7 +238,7 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
 nlohmann::json OpPlan::to_json() const {
   nlohmann::json phases_json = nlohmann::json::array();
   for (const auto& ph : phases) phases_json.push_back({{"phase", ph.name}, {"cycles", ph.cycles}});
-  return {
+  nlohmann::json j = {
       {"row_blocks", split.row_blocks},
       {"column_blocks", split.column_blocks},
       {"index_groups", split.index_groups},
@@ -254,6 +254,11 @@ nlohmann::json OpPlan::to_json() const {
       {"estimated_phases", phases_json},
       {"estimated_peak_tile_bytes", estimated_peak_tile_bytes},
   };
+  if (is_indexed(kind)) {
+    j["indices"] = static_indices ? "static: compiled into the exchange (ipu:MACHINE:static)"
+                                  : "dynamic: read at run time, planned for uniform indices";
+  }
+  return j;
 }
 
 OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine) {
@@ -327,7 +332,11 @@ void throw_does_not_fit(const Op& op, const IpuMachine& machine, const std::stri
                   ") needs " + std::to_string(needed_bytes) + " bytes on tile 0, but a tile has " + std::to_string(sram) +
                   " bytes of SRAM; next step: " + more_ipus_next_step(machine) +
                   ", or use a smaller batch (fewer nodes or edges, or narrower features), or a machine with more or "
-                  "larger tiles");
+                  "larger tiles" +
+                  (op.kind == OpKind::gather || is_scatter(op.kind)
+                       ? std::string("; for a model on a fixed graph, ipu:MACHINE:static compiles its edges into the "
+                                     "exchange and keeps operands in the linear layout")
+                       : std::string()));
 }
 
 }  // namespace tilesim::ipu

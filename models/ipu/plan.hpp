@@ -75,6 +75,9 @@ struct OpPlan {
   sim::Cycles objective_cycles = 0;    // what the planner ranks splits by (see PlannerSettings)
   std::vector<PhaseEstimate> phases;   // its parts, for the report
   std::int64_t estimated_peak_tile_bytes = 0;
+  // Indices compiled into the exchange (static_index.hpp) instead of read at run time; the split
+  // fields are then unused and the cycles come from the engine run alone.
+  bool static_indices = false;
 
   nlohmann::json to_json() const;
 };

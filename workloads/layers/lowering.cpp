@@ -57,7 +57,7 @@ TensorId Lowering::input(const std::string& name, std::vector<std::int64_t> shap
 }
 
 TensorId Lowering::given_i32(const std::string& name, std::vector<std::int32_t> values) {
-  const TensorId id = graph_.add_tensor({name, {static_cast<std::int64_t>(values.size())}, DType::int32});
+  const TensorId id = graph_.add_tensor({name, {static_cast<std::int64_t>(values.size())}, DType::int32, true});
   InputFill fill;
   fill.tensor = id;
   fill.kind = InputFill::Kind::given_i32;
