@@ -33,7 +33,7 @@ static int dispatch(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Run a workload on the chosen backends and write report.json");
   run_cmd->add_option("workload", run.workload, "Workload JSON file (format: docs/workload-format.md)")->required();
   run_cmd->add_option("--backends", run.backends,
-                      "Comma-separated backends: ipu (= ipu:bow), ipu:MACHINE (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file), cpu, torch-cpu, "
+                      "Comma-separated backends: ipu (= ipu:bow), ipu:MACHINE[:static] (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file; :static compiles a model's graph edges into the exchange), cpu, torch-cpu, "
                       "cuda[:kernel|:per-call], "
                       "gpu-model:MACHINE[:eager|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file)")
       ->capture_default_str();
