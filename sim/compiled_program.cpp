@@ -82,6 +82,9 @@ class Compiler {
       const auto step_index = index32(s, "supersteps");
       out_.superstep_names.push_back(step.name);
       compile_compute(step, step_index);
+      // A sync separates a compute phase from the exchange after it; a program's last superstep with
+      // nothing to exchange needs none (whatever runs next brings its own sync before its exchange).
+      if (s + 1 == program_.steps.size() && step.exchange.empty()) continue;
       CompiledPhase sync;
       sync.kind = PhaseKind::sync;
       sync.superstep = step_index;

@@ -90,7 +90,9 @@ struct ExchangePlan {
   bool empty() const { return transfers.empty(); }
 };
 
-// compute, then sync, then exchange. Either phase may be empty; the sync is always there.
+// compute, then sync, then exchange. Either phase may be empty; the sync is always there, except after
+// a program's last superstep when its exchange is empty (a sync only separates compute from the
+// exchange after it, and whatever runs next brings its own).
 struct Superstep {
   std::string name;
   ComputeSet compute;

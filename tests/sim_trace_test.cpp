@@ -90,9 +90,9 @@ TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus 
   engine().load(trace_program(), trace_machine(), Mode::timing_only);
   TraceWriter trace;
   const RunStats stats = engine().run(&trace);
-  REQUIRE(stats.total_cycles == 63);
-  CHECK(trace.size() == 8);  // compute 2 + sync 1 + exchange 3 + compute 1 + sync 1
-  CHECK(trace.end_us() == Approx(63 * 0.0005));
+  REQUIRE(stats.total_cycles == 53);
+  CHECK(trace.size() == 7);  // compute 2 + sync 1 + exchange 3 + compute 1 (no sync after the last compute)
+  CHECK(trace.end_us() == Approx(53 * 0.0005));
 
   const auto path = temp_file("tilesim_sim_trace");
   trace.write(path.string());
@@ -114,7 +114,7 @@ TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus 
   }
   CHECK(track_names ==
         std::map<std::int64_t, std::string>{{0, "tile 0"}, {1, "tile 1"}, {3, "tile 3"}, {engine_tile_slots, "sync"}});
-  REQUIRE(slices.size() == 8);
+  REQUIRE(slices.size() == 7);
 
   auto find = [&](std::int64_t tid, const std::string& cat, double ts_us) -> const nlohmann::json* {
     for (const auto& s : slices) {
@@ -143,7 +143,7 @@ TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus 
   const auto* xy = find(3, "compute", 47 * 0.0005);
   REQUIRE(xy);
   CHECK(xy->at("name") == "X + Y");
-  CHECK(find(engine_tile_slots, "sync", 53 * 0.0005) != nullptr);
+  CHECK(find(engine_tile_slots, "sync", 53 * 0.0005) == nullptr);  // nothing is exchanged after it
 }
 
 TEST_CASE("trace: a later program's slices follow the earlier program's", "[sim][trace]") {
@@ -202,9 +202,9 @@ TEST_CASE("stats: to_json carries every figure under unit-named keys", "[sim][st
   const RunStats stats = engine().run();
   const nlohmann::json j = stats.to_json();
   CHECK(j.at("program") == "traced");
-  CHECK(j.at("total_cycles") == 63);
+  CHECK(j.at("total_cycles") == 53);
   CHECK(j.at("compute_cycles") == 27 + 9);
-  CHECK(j.at("sync_cycles") == 20);
+  CHECK(j.at("sync_cycles") == 10);
   CHECK(j.at("exchange_cycles") == 7);
   CHECK(j.at("exchange_bytes_sent") == 8);
   CHECK(j.at("exchange_bytes_received") == 16);
@@ -214,7 +214,7 @@ TEST_CASE("stats: to_json carries every figure under unit-named keys", "[sim][st
   CHECK(j.at("supersteps") == 2);
   CHECK(j.at("wall_s").get<double>() >= 0);
   CHECK(j.at("simulated_cycles_per_s").get<double>() >= 0);
-  REQUIRE(j.at("phases").size() == 5);
+  REQUIRE(j.at("phases").size() == 4);
   const auto& exchange = j.at("phases").at(2);
   CHECK(exchange.at("name") == "s0");
   CHECK(exchange.at("kind") == "exchange");
@@ -228,7 +228,7 @@ TEST_CASE("stats: to_json carries every figure under unit-named keys", "[sim][st
 // Run by the next test in a child process: elaborates the engine and runs a program.
 TEST_CASE("stdout child: elaborate and run", "[.sim_stdout_child]") {
   engine().load(trace_program(), trace_machine(), Mode::functional);
-  CHECK(engine().run().total_cycles == 63);
+  CHECK(engine().run().total_cycles == 53);
 }
 
 TEST_CASE("engine: SystemC prints nothing on stdout (no copyright banner)", "[sim][engine]") {

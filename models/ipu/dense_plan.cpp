@@ -80,7 +80,7 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
           : spread_vertex_cycles(l.elements_per_tile, m, [&](std::int64_t n) { return binary_worker_cycles(op.binary, n, c); });
   add_phase(p, "compute: " + std::string(op.kind == OpKind::unary ? "UnaryOp " + to_string(op.unary) : "BinaryOp " + to_string(op.binary)),
             m.chip.compute_fixed_cycles + compute);
-  add_phase(p, "sync", m.chip.sync_cycles);
+  // No sync after it: nothing is exchanged after the compute (sim/program.hpp).
   add_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
   return p;

@@ -3,9 +3,14 @@
 //               broadcast from group 0 to the other groups;
 //   slice:      every tile runs MultiSlice over its group's lookups against its table block; lookups
 //               whose row lives in another row block are skipped;
+//   iota, index transform (S > 1 only): poplibs builds the second stage's offsets in two compute sets
+//               of their own (an iota, then a map of the indices to the row block holding each lookup),
+//               each a superstep; the iota's result travels to the tiles owning the lookups;
 //   select (S > 1 only): the S candidate rows of each lookup are exchanged to the tile that owns it,
 //               which keeps the one from the block that holds the row. The exchange is compiled, so all
 //               S candidates travel, whichever is valid.
+// The output stays where the last stage wrote it (poplibs creates it in the plan's layout) unless
+// planner.gather_output_to_linear_layout moves it to the linear layout (a later op of a graph reads it).
 #include <algorithm>
 #include <cstring>
 
@@ -31,8 +36,9 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
   sim::Program& prog = out.program;
   prog.name = op.name;
   sim::Superstep distribute{"distribute", {"distribute", {}}, {"indices and table to groups", {}}};
-  sim::Superstep slice{"slice", {"MultiSlice", {}}, {"candidate rows", {}}};
-  sim::Superstep transform{"index transform", {"IndexTransform", {}}, {"none", {}}};
+  sim::Superstep slice{"slice", {"MultiSlice", {}}, {"none", {}}};
+  sim::Superstep iota{"iota", {"Iota", {}}, {"stage-1 offsets to lookup owners", {}}};
+  sim::Superstep transform{"index transform", {"IndexTransform", {}}, {"candidate rows", {}}};
   sim::Superstep select{"select", {"select candidates", {}}, {"none", {}}};
 
   std::vector<sim::BufferId> slab(tiles, -1), idx_buf(tiles, -1), candidates(tiles, -1);
@@ -141,6 +147,36 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
     // Stage 1: lookup chunk k of the group is owned by tile (i, k, h), which receives the candidates of
     // the other S - 1 row blocks and keeps the valid one.
     const std::int64_t chunk = ceil_div(ni, S);
+    {
+      // The iota of the stage-1 offsets, on the group's index tile, sent to every owner.
+      const auto index_tile = tile(i, 0, 0);
+      const auto offsets = prog.add_buffer("stage-1 offsets (iota)", index_tile, chunk * 4);
+      sim::Vertex v;
+      v.codelet = "Iota";
+      v.supervisor_cycles = costs.supervisor_cycles;
+      v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+      const std::int64_t per_worker_iota = ceil_div(chunk, W);
+      for (std::int64_t w = 0; w < W; ++w) {
+        const Range rw = block(chunk, per_worker_iota, w);
+        if (!rw.empty()) v.worker_cycles[static_cast<std::size_t>(w)] = index_transform_worker_cycles(rw.size(), costs);
+      }
+      out.sram_write_bytes += chunk * 4;
+      v.buffers = {{offsets, 0}};
+      v.execute = [chunk](const sim::VertexContext& ctx) {
+        auto* o = ctx.as<std::int32_t>(0);
+        for (std::int64_t j = 0; j < chunk; ++j) o[j] = static_cast<std::int32_t>(j);
+      };
+      iota.compute.vertices.push_back({index_tile, std::move(v)});
+      sim::Transfer to_owners{{offsets, 0}, chunk * 4, {}};
+      for (std::int64_t k = 0; k < S; ++k) {
+        if (block(ni, chunk, k).empty()) continue;
+        for (std::int64_t h = 0; h < H; ++h) {
+          const auto owner = tile(i, k, h);
+          if (owner != index_tile) to_owners.dst.push_back({prog.add_buffer("stage-1 offsets", owner, chunk * 4), 0});
+        }
+      }
+      if (!to_owners.dst.empty()) iota.exchange.transfers.push_back(std::move(to_owners));
+    }
     for (std::int64_t k = 0; k < S; ++k) {
       const Range kk = block(ni, chunk, k);
       if (kk.empty()) continue;
@@ -153,7 +189,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
         for (std::int64_t s = 0; s < S; ++s) {
           if (s == k) continue;
           const std::int64_t slot = s < k ? s : s - 1;
-          slice.exchange.transfers.push_back(
+          transform.exchange.transfers.push_back(
               {{candidates[static_cast<std::size_t>(tile(i, s, h))], kk.begin * cols * 4}, piece_bytes, {{received, slot * piece_bytes}}});
         }
         const auto result = prog.add_buffer("out", owner, piece_bytes);
@@ -215,7 +251,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
   out.input_width = from_linear ? 1 : F;
   out.output_width = F;
   sim::Superstep& last = S > 1 ? select : slice;
-  if (machine.planner.outputs_to_linear_layout) {
+  if (machine.planner.gather_output_to_linear_layout) {
     // The last exchange moves the output from the plan's layout to the linear one.
     const LinearLayout layout = linear_layout(N * F, 4, machine);
     std::vector<TensorPiece> linear_pieces;
@@ -228,6 +264,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
   prog.steps.push_back(std::move(distribute));
   prog.steps.push_back(std::move(slice));
   if (S > 1) {
+    prog.steps.push_back(std::move(iota));
     prog.steps.push_back(std::move(transform));
     prog.steps.push_back(std::move(select));
   }

@@ -19,14 +19,28 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// The machine as one op of a graph sees it: a gather table or scatter messages that an earlier op
-// wrote start in the linear layout (the layout contract between ops, op_program.hpp), whatever the
-// machine file says for graph inputs.
-IpuMachine machine_for(const Op& op, const std::vector<bool>& written, const IpuMachine& machine) {
-  if (op.input < 0 || !written[static_cast<std::size_t>(op.input)]) return machine;
+// The tensors some op of the graph reads as a value operand (input, weight, bias).
+std::vector<bool> tensors_read(const OpGraph& graph) {
+  std::vector<bool> read(graph.tensors.size(), false);
+  for (const Op& op : graph.ops) {
+    for (const TensorId t : {op.input, op.weight, op.bias}) {
+      if (t >= 0) read[static_cast<std::size_t>(t)] = true;
+    }
+  }
+  return read;
+}
+
+// The machine as one op of a graph sees it (the layout contract between ops, op_program.hpp): a
+// gather table or scatter messages that an earlier op wrote start in the linear layout, whatever the
+// machine file says for graph inputs; a gather whose output a later op reads leaves it there.
+IpuMachine machine_for(const Op& op, const std::vector<bool>& written, const std::vector<bool>& read, const IpuMachine& machine) {
+  const bool input_written = op.input >= 0 && written[static_cast<std::size_t>(op.input)];
+  const bool output_read = op.kind == OpKind::gather && read[static_cast<std::size_t>(op.output)];
+  if (!input_written && !output_read) return machine;
   IpuMachine m = machine;
-  if (op.kind == OpKind::gather) m.planner.gather_table_from_linear_layout = true;
-  if (is_scatter(op.kind)) m.planner.scatter_messages_from_linear_layout = true;
+  if (input_written && op.kind == OpKind::gather) m.planner.gather_table_from_linear_layout = true;
+  if (input_written && is_scatter(op.kind)) m.planner.scatter_messages_from_linear_layout = true;
+  if (output_read) m.planner.gather_output_to_linear_layout = true;
   return m;
 }
 
@@ -79,6 +93,7 @@ bool IpuBackend::compiled_indices(const OpGraph& graph, const Op& op) const {
 
 void IpuBackend::prepare(const OpGraph& graph) {
   std::vector<bool> written(graph.tensors.size(), false);
+  const std::vector<bool> read = tensors_read(graph);
   for (const Op& op : graph.ops) {
     if (compiled_indices(graph, op)) {
       // What any index set needs; the indices' own partials are checked when the program is built.
@@ -87,7 +102,7 @@ void IpuBackend::prepare(const OpGraph& graph) {
         throw_does_not_fit(op, machine_, "indices compiled into the exchange, operands in the linear layout", need);
       }
     } else {
-      plan_op(op, machine_for(op, written, machine_));
+      plan_op(op, machine_for(op, written, read, machine_));
     }
     written[static_cast<std::size_t>(op.output)] = true;
   }
@@ -107,12 +122,13 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
   double engine_wall_s = 0, host_wall_s = 0;
 
   std::vector<bool> written(graph.tensors.size(), false);
+  const std::vector<bool> read = tensors_read(graph);
   for (const Op& op : graph.ops) {
     const auto t0 = Clock::now();
     // Operands: graph inputs from the caller, earlier ops' outputs from this run (functional mode).
     // Timing-only runs need only the index tensors, which shape the programs.
     const auto& indices = op.indices >= 0 ? inputs.i32(op.indices) : no_indices();
-    const IpuMachine machine = machine_for(op, written, machine_);
+    const IpuMachine machine = machine_for(op, written, read, machine_);
     OpPlan plan;
     OpProgram program;
     if (compiled_indices(graph, op)) {

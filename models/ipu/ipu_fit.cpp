@@ -16,6 +16,7 @@ std::vector<FitParameter> default_ipu_fit_parameters() {
       {"chip", "exchange_cycles_per_region", 0, 200, true},
       {"chip", "compute_fixed_cycles", 0, 5000, true},
       {"planner", "repeat_loop_control_cycles", 0, 20000, true},
+      {"planner", "objective_sync_cycles", 0, 5000, true},
       {"codelets", "multislice_cycles_per_vector", 1, 8, true},
       {"codelets", "multiupdateadd_per_extra_element_worker_cycles", 1, 12, true},
   };
@@ -38,6 +39,7 @@ auto field(Machine& m, const FitParameter& p) {
   else if (k == "chip.compute_fixed_cycles") r.i = &m.chip.compute_fixed_cycles;
   else if (k == "chip.exchange_bytes_per_cycle") r.d = &m.chip.exchange_bytes_per_cycle;
   else if (k == "planner.repeat_loop_control_cycles") r.i = &m.planner.repeat_loop_control_cycles;
+  else if (k == "planner.objective_sync_cycles") r.i = &m.planner.objective_sync_cycles;
   else if (k == "codelets.multislice_cycles_per_vector") r.i = &m.codelets.multislice_cycles_per_vector;
   else if (k == "codelets.multislice_in_range_worker_cycles") r.i = &m.codelets.multislice_in_range_worker_cycles;
   else if (k == "codelets.multiupdateadd_per_extra_element_worker_cycles") r.i = &m.codelets.multiupdateadd_per_extra_element_worker_cycles;
@@ -83,7 +85,8 @@ double mean_abs_log_error(const IpuMachine& machine, const std::vector<FitPoint>
 namespace {
 
 // Sync, fixed phase costs and the loop-control step only add cycles per phase: they change neither
-// the plans (the planner's objective leaves them out) nor any tile's work. So a point's cycles are
+// the plans (the planner's objective charges syncs its own planner.objective_sync_cycles, a structural
+// figure) nor any tile's work. So a point's cycles are
 // its "structural" cycles plus phase counts times those figures, and the fit simulates only when a
 // structural figure (exchange rate, codelet costs) changes.
 struct PointProfile {
@@ -143,9 +146,7 @@ FitResult fit_ipu_machine(const IpuMachine& start, const std::vector<FitParamete
   r.machine = start;
   // Profiles per setting of the structural figures; additive figures are evaluated from them.
   std::map<std::vector<double>, std::vector<PointProfile>> cache;
-  const bool cacheable = !start.planner.objective_includes_sync;
   auto error_of = [&](const IpuMachine& m) {
-    if (!cacheable) return mean_abs_log_error(m, points);
     std::vector<double> key;
     for (const auto& p : parameters) {
       if (!is_additive(p)) key.push_back(get_figure(m, p));

@@ -194,8 +194,9 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
   m.planner.memory_fraction = p.number("memory_fraction", 0.01, 1.0);
   m.planner.column_grain_bytes = p.integer("column_grain_bytes", 1, 4096);
   m.planner.linear_min_bytes_per_tile = p.integer("linear_min_bytes_per_tile", 1, std::int64_t{1} << 30);
-  m.planner.objective_includes_sync = p.integer("objective_includes_sync", 0, 1) == 1;
+  m.planner.objective_sync_cycles = p.integer("objective_sync_cycles", 0, kMaxCycles);
   m.planner.outputs_to_linear_layout = p.integer("outputs_to_linear_layout", 0, 1) == 1;
+  m.planner.gather_output_to_linear_layout = p.integer("gather_output_to_linear_layout", 0, 1) == 1;
   m.planner.scatter_base_from_linear_layout = p.integer("scatter_base_from_linear_layout", 0, 1) == 1;
   m.planner.gather_table_from_linear_layout = p.integer("gather_table_from_linear_layout", 0, 1) == 1;
   m.planner.scatter_messages_from_linear_layout = p.integer("scatter_messages_from_linear_layout", 0, 1) == 1;

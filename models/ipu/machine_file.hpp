@@ -63,10 +63,13 @@ struct PlannerSettings {
   double memory_fraction = 0;              // first try plans using at most this share of a tile's SRAM
   std::int64_t column_grain_bytes = 0;     // column splits are multiples of this many bytes
   std::int64_t linear_min_bytes_per_tile = 0;  // a linearly mapped tensor puts at least this much on a tile
-  // Like poplibs, the planner ranks splits by codelet and exchange-bandwidth estimates alone; when
-  // false it also counts sync and fixed exchange costs (which the hardware pays either way).
-  bool objective_includes_sync = false;
+  // The planner ranks splits by codelet and exchange-bandwidth estimates plus this charge per sync
+  // (0: poplibs' own ranking, with no sync term; the hardware pays chip.sync_cycles either way).
+  std::int64_t objective_sync_cycles = 0;
   bool outputs_to_linear_layout = false;       // op outputs end mapped linearly (exchanged there)
+  // A gather's output ends mapped linearly too; otherwise it stays where the plan's last stage wrote
+  // it (poplibs creates it in the plan's layout). The IPU backend sets it for a gather a later op reads.
+  bool gather_output_to_linear_layout = false;
   bool scatter_base_from_linear_layout = false;  // scatter-add's zeroed output starts mapped linearly
   bool gather_table_from_linear_layout = false;  // the gathered table starts mapped linearly
   bool scatter_messages_from_linear_layout = false;  // the scatter's messages start mapped linearly

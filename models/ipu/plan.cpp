@@ -31,7 +31,7 @@ sim::Cycles balanced_vertex_cycles(sim::Cycles worker_cycles, const IpuMachine& 
 }
 
 // An exchange phase's cycles, and the part of them the planner's objective sees (poplibs ranks plans
-// by bytes / exchange rate alone, without the fixed cost).
+// by bytes / exchange rate alone, without the fixed cost; syncs are charged by add_sync).
 struct ExchangeEstimate {
   sim::Cycles cycles = 0;
   sim::Cycles objective_cycles = 0;
@@ -40,7 +40,7 @@ ExchangeEstimate exchange_phase_cycles(std::int64_t bytes, const IpuMachine& m) 
   if (bytes == 0) return {};
   const sim::Cycles transfer = sim::tile_exchange_cycles(bytes, static_cast<double>(bytes), m.chip.exchange_bytes_per_cycle);
   const sim::Cycles fixed = m.chip.exchange_fixed_cycles;
-  return {fixed + transfer, m.planner.objective_includes_sync ? fixed + transfer : transfer};
+  return {fixed + transfer, transfer};
 }
 
 OpPlan normalised(const Op& op, const Split& split, const IpuMachine& m) {
@@ -78,7 +78,7 @@ void add_exchange(OpPlan& p, const std::string& name, const ExchangeEstimate& e,
   p.phases.back().distribution = distribution;
 }
 void add_sync(OpPlan& p, const IpuMachine& m) {
-  add_phase(p, "sync", m.chip.sync_cycles, m.planner.objective_includes_sync ? m.chip.sync_cycles : 0);
+  add_phase(p, "sync", m.chip.sync_cycles, m.planner.objective_sync_cycles);
 }
 
 // The objective's charge for a plan's base (table or output) layout: the bytes its busiest tile holds
@@ -131,26 +131,32 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   const std::int64_t per_worker = ceil_div(ni, W);
   const std::int64_t in_range = S == 1 ? per_worker : std::min(per_worker, ceil_div(per_worker * p.rows_per_block, p.rows));
   add_phase(p, "compute: MultiSlice", balanced_vertex_cycles(multislice_worker_cycles(in_range, per_worker - in_range, cols, c), m));
-  add_sync(p, m);
   std::int64_t bytes = aligned(slab_bytes) + aligned(ni * kIndexBytes);
   if (from_linear) bytes += aligned(linear_layout(p.rows * op_columns(p, H), 4, m).elements_per_tile * 4);
   if (S > 1) {
+    // The second stage (gather_program.cpp): iota and index transform, each its own superstep, then
+    // the candidates travel to the lookups' owners, which select.
     const std::int64_t chunk = ceil_div(ni, S);
-    add_exchange(p, "exchange: candidate rows", exchange_phase_cycles((S - 1) * chunk * row_bytes, m),
-                 PhaseTraffic::among_plan_tiles);
+    add_sync(p, m);
+    add_phase(p, "compute: iota", balanced_vertex_cycles(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
+    add_sync(p, m);
+    add_exchange(p, "exchange: stage-1 offsets", exchange_phase_cycles(chunk * kIndexBytes, m), PhaseTraffic::among_plan_tiles);
     add_phase(p, "compute: index transform", balanced_vertex_cycles(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
     add_sync(p, m);
+    add_exchange(p, "exchange: candidate rows", exchange_phase_cycles((S - 1) * chunk * row_bytes, m),
+                 PhaseTraffic::among_plan_tiles);
     add_phase(p, "compute: select candidates",
               balanced_vertex_cycles(multislice_worker_cycles(ceil_div(chunk, W), 0, cols, c), m));
-    add_sync(p, m);
     bytes += aligned(ni * row_bytes) + aligned((S - 1) * chunk * row_bytes) + aligned(chunk * row_bytes) +
-             aligned(chunk * kIndexBytes);
+             2 * aligned(chunk * kIndexBytes);
   } else {
     bytes += aligned(ni * row_bytes);
   }
-  if (m.planner.outputs_to_linear_layout) {
+  // A program's last superstep has no sync when no exchange follows it (sim/program.hpp).
+  if (m.planner.gather_output_to_linear_layout) {
     const std::int64_t out_elements = p.indices * p.columns_per_block * H;
     const std::int64_t per_tile_out = (S > 1 ? ceil_div(ni, S) : ni) * row_bytes;
+    add_sync(p, m);
     add_exchange(p, "exchange: output to linear layout",
                  exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m), PhaseTraffic::linear_layout);
     bytes += aligned(linear_layout(out_elements, 4, m).elements_per_tile * 4);
@@ -205,18 +211,17 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   };
   if (I == 1) update += finalise_cycles(p.rows_per_block * cols);
   add_phase(p, "compute: " + std::string(op.kind == OpKind::scatter_max ? "MultiUpdateMax" : "MultiUpdateAdd"), update);
-  add_sync(p, m);
   std::int64_t bytes = aligned(mi * kIndexBytes) + (has_messages ? aligned(mi * row_bytes) : 0) + aligned(part_bytes) +
                        (counts ? aligned(count_bytes) : 0);
   if (I > 1) {
     const std::int64_t chunk = ceil_div(p.rows_per_block, I);
+    add_sync(p, m);
     add_exchange(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * (row_bytes + (counts ? 4 : 0)), m),
                  PhaseTraffic::among_plan_tiles);
     sim::Cycles reduce = balanced_vertex_cycles(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m);
     if (counts) reduce += W * reduce_worker_cycles(ceil_div(chunk, W), I, c) + c.supervisor_cycles;
     reduce += finalise_cycles(chunk * cols);
     add_phase(p, "compute: reduce partials", reduce);
-    add_sync(p, m);
     bytes += aligned((I - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
     if (counts) bytes += aligned((I - 1) * chunk * 4) + aligned(chunk * 4);
   }
@@ -225,6 +230,7 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   if (messages_from_linear) bytes += aligned(linear_layout(op.shape.num_inputs * op.shape.num_features, 4, m).elements_per_tile * 4);
   if (m.planner.outputs_to_linear_layout) {
     const std::int64_t per_tile_out = (I > 1 ? ceil_div(p.rows_per_block, I) : p.rows_per_block) * row_bytes;
+    add_sync(p, m);  // a sync only before an exchange: a program's last compute has none (sim/program.hpp)
     add_exchange(p, "exchange: output to linear layout",
                  exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m), PhaseTraffic::linear_layout);
     if (!m.planner.scatter_base_from_linear_layout) bytes += linear_bytes;
