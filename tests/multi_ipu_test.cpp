@@ -13,6 +13,7 @@
 #include "models/ipu/machine_file.hpp"
 #include "models/ipu/op_program.hpp"
 #include "models/ipu/plan.hpp"
+#include "models/ipu/system_estimate.hpp"
 #include "sim/engine.hpp"
 #include "test_support.hpp"
 
@@ -274,4 +275,20 @@ TEST_CASE("an op no IPU fits names the shipped IPU system as the next step", "[m
   } catch (const PlanError& e) {
     CHECK_THAT(e.what(), Catch::Contains("ipu:bow-2000 (4 IPUs)"));
   }
+}
+
+TEST_CASE("an exchange phase that moves nothing pays no IPU-Links and no global sync", "[multi-ipu][plan]") {
+  const auto system = load_ipu_machine("bow-2000");
+  OpPlan plan;
+  plan.tiles_used = system.chip.num_tiles;  // spans every IPU
+  plan.phases.push_back({"exchange: nothing", 0, PhaseTraffic::among_plan_tiles});
+  plan.phases.push_back({"exchange: nothing to the linear layout", 0, PhaseTraffic::linear_layout});
+  add_cross_chip_estimate(plan, system);
+  CHECK(plan.phases.size() == 2);
+  CHECK(plan.estimated_cycles == 0);
+  // The same phase with bytes to move does pay the links.
+  OpPlan moving = plan;
+  moving.phases.front().cycles = 10000;
+  add_cross_chip_estimate(moving, system);
+  CHECK(moving.phases.size() > 2);
 }

@@ -42,6 +42,7 @@ void add_cross_chip_estimate(OpPlan& plan, const IpuMachine& machine) {
     const sim::Cycles on_chip = std::max<sim::Cycles>(0, phase.cycles - c.exchange_fixed_cycles);
     double total_bytes = static_cast<double>(on_chip) * c.exchange_bytes_per_cycle * static_cast<double>(plan.tiles_used);
     total_bytes = std::min(total_bytes, distinct_bytes(plan, phase));
+    if (total_bytes <= 0) continue;  // nothing crosses a link: no latency, no global sync
     // Where the other end of the phase lives: the plan's IPUs, or the IPUs a linearly mapped tensor of
     // these bytes spreads over (at least linear_min_bytes_per_tile on each tile it uses).
     const double linear_tiles = total_bytes / static_cast<double>(std::max<std::int64_t>(1, machine.planner.linear_min_bytes_per_tile));
