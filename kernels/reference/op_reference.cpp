@@ -160,9 +160,8 @@ struct Elementwise {
   double bound;
 };
 
-Elementwise unary_value(const Op& op, double x) {
-  const double s = op.scalar;
-  switch (op.unary) {
+Elementwise unary_value(UnaryFn fn, double s, double x) {
+  switch (fn) {
     case UnaryFn::relu: return {x > 0 ? x : 0.0, 0.0};
     case UnaryFn::leaky_relu: {
       const double v = x >= 0 ? x : static_cast<double>(static_cast<float>(s)) * x;
@@ -213,7 +212,7 @@ OpExpectation unary(const Op& op, const Operands& o) {
   e.value.resize(x.size());
   e.bound.resize(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const Elementwise r = unary_value(op, x[i]);
+    const Elementwise r = unary_value(op.unary, op.scalar, x[i]);
     e.value[i] = r.value;
     e.bound[i] = r.bound + kSubnormalAbs;
   }
@@ -287,6 +286,8 @@ OpExpectation expect(const Op& op, const Operands& operands) {
   }
   throw std::logic_error("reference: unknown op kind");
 }
+
+double unary_exact(UnaryFn fn, double scalar, double x) { return unary_value(fn, scalar, x).value; }
 
 std::vector<float> compute(const Op& op, const Operands& operands) {
   OpExpectation e = expect(op, operands);

@@ -57,6 +57,9 @@ OpExpectation expect(const Op& op, const Operands& operands);
 // the double-precision value rounded once to float32 (gather: the exact copy).
 std::vector<float> compute(const Op& op, const Operands& operands);
 std::vector<float> compute(const Op& op, const TensorValues& values);  // operands all in `values`
+// The exact (double-precision) value of a unary function at x, as the reference defines it (`scalar`:
+// the leaky slope, scale factor or cutoff). The simulated IPU's vertices round it once to float32.
+double unary_exact(UnaryFn fn, double scalar, double x);
 
 struct Verification {
   bool ok = false;

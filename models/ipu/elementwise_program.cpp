@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "kernels/reference/reference.hpp"
 #include "models/ipu/blocks.hpp"
 #include "models/ipu/codelet_costs.hpp"
 #include "models/ipu/linear_layout.hpp"
@@ -16,28 +17,10 @@ namespace tilesim::ipu {
 
 namespace {
 
-// The functions in double, rounded once: the simulated IPU's values are checked against the
-// reference, and a correctly rounded result passes any bound it states.
+// The functions as the reference defines them, in double, rounded once: the simulated IPU's values are
+// checked against the reference, and a correctly rounded result passes any bound it states.
 float apply_unary(UnaryFn fn, float scalar, float x) {
-  const double v = x, a = scalar;
-  switch (fn) {
-    case UnaryFn::relu: return x > 0.0f ? x : 0.0f;
-    case UnaryFn::leaky_relu: return x >= 0.0f ? x : static_cast<float>(a * v);
-    case UnaryFn::shifted_softplus: {
-      // log(1 + exp(x)) - log 2, without overflow for large x.
-      const double sp = v > 0.0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
-      return static_cast<float>(sp - std::log(2.0));
-    }
-    case UnaryFn::exp: return static_cast<float>(std::exp(v));
-    case UnaryFn::scale: return static_cast<float>(a * v);
-    case UnaryFn::rsqrt_or_zero: return x > 0.0f ? static_cast<float>(1.0 / std::sqrt(v)) : 0.0f;
-    case UnaryFn::reciprocal_or_zero: return x != 0.0f ? static_cast<float>(1.0 / v) : 0.0f;
-    case UnaryFn::cosine_cutoff: {
-      constexpr double pi = 3.14159265358979323846;
-      return x < scalar ? static_cast<float>(0.5 * (std::cos(pi * v / a) + 1.0)) : 0.0f;
-    }
-  }
-  return x;
+  return static_cast<float>(kernels::reference::unary_exact(fn, scalar, x));
 }
 
 float apply_binary(BinaryFn fn, float a, float b) {
