@@ -140,17 +140,17 @@ TEST_CASE("validation indices are the ones `tilesim run` draws for the same seed
 }
 
 // The Bow model is fitted on the calibration half (calibrate-model --ipu). On the whole held-out half it
-// measures gather: median 13%, p90 45%, r(log) 0.95; scatter_add: median 6%, p90 27%, r(log) 0.99. This
-// 12-point subset is harder for gather (it holds several small gathers from large tables, the model's
-// weakest region): gather median 29%, p90 58%, r(log) 0.91; scatter_add median 4%, p90 16%. The bounds
-// hold the model near that, so a regression fails, and each point within a factor of two.
+// measures gather: median 11%, p90 28%, r(log) 0.97; scatter_add: median 7%, p90 27%, r(log) 0.99. This
+// 12-point subset is harder for gather (it holds several small gathers near the switch to a two-stage
+// lookup, the model's weakest region): gather median 17%, p90 36%, r(log) 0.97; scatter_add median 6%,
+// p90 18%. The bounds hold the model near that, so a regression fails, and each point within a factor of two.
 TEST_CASE("Bow IPU simulation against a fixed held-out subset of the hydronet data", "[validation][ipu]") {
   struct Bound {
     const char* name;
     OpKind kind;
     double median_pct, p90_pct, min_r;
   };
-  for (const Bound& b : {Bound{"gather", OpKind::gather, 35.0, 70.0, 0.85}, Bound{"scatter_add", OpKind::scatter_add, 10.0, 25.0, 0.97}}) {
+  for (const Bound& b : {Bound{"gather", OpKind::gather, 25.0, 45.0, 0.94}, Bound{"scatter_add", OpKind::scatter_add, 10.0, 25.0, 0.97}}) {
     const SubsetRun run = run_bow_subset(b.name, b.kind);
     INFO(b.name << ": " << describe(run.summary));
     CHECK(run.summary.count == 12);
