@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -72,12 +73,6 @@ std::string measure_value_text(const std::string& measure, double value) {
     return buf;
   }
   std::snprintf(buf, sizeof buf, "%.0f", value);
-  return buf;
-}
-
-std::string percent(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * share);
   return buf;
 }
 
@@ -339,14 +334,14 @@ Crossover find_crossover(const std::vector<SpeedupSample>& points) {
   }
   if (!best.exists) {
     best.agreement = trivial;
-    best.text = "no single size threshold (faster at " + percent(static_cast<double>(faster) / static_cast<double>(n)) +
+    best.text = "no single size threshold (faster at " + share_percent(static_cast<double>(faster) / static_cast<double>(n)) +
                 " of points)";
     return best;
   }
   best.text = "faster where " + best.measure +
               (best.target_faster_above ? " >= " + measure_value_text(best.measure, best.above)
                                         : " <= " + measure_value_text(best.measure, best.below)) +
-              " (" + percent(best.agreement) + " of points agree)";
+              " (" + share_percent(best.agreement) + " of points agree)";
   return best;
 }
 
@@ -372,6 +367,17 @@ SpeedupStats summarize_speedups(const std::vector<SpeedupSample>& points) {
   s.max = *std::max_element(v.begin(), v.end());
   s.target_faster_share = static_cast<double>(faster) / static_cast<double>(v.size());
   return s;
+}
+
+std::string share_percent(double share) {
+  char buf[32];
+  for (int decimals = 0; decimals < 6; ++decimals) {
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, 100.0 * share);
+    const double shown = std::strtod(buf, nullptr);
+    if ((share < 1.0 && shown >= 100.0) || (share > 0.0 && shown <= 0.0)) continue;
+    break;
+  }
+  return std::string(buf) + "%";
 }
 
 std::string format_speedup(double speedup) {

@@ -110,5 +110,8 @@ SpeedupStats summarize_speedups(const std::vector<SpeedupSample>& points);
 
 // "1.23", "45.6", "0.0123": a speedup with three significant digits.
 std::string format_speedup(double speedup);
+// A share (0..1) as a percentage: whole percent, except that a share short of all (or above none) never
+// reads 100% (or 0%): it gets one decimal, or more if needed (593 of 594 points: 99.8%).
+std::string share_percent(double share);
 
 }  // namespace tilesim::analysis

@@ -12,12 +12,6 @@ namespace tilesim::analysis {
 
 namespace {
 
-std::string percent(double share) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * share);
-  return buf;
-}
-
 std::string range_text(const SpeedupStats& s, const std::string& dash) {
   return format_speedup(s.min) + dash + format_speedup(s.max);
 }
@@ -61,7 +55,7 @@ std::string speedup_table_markdown(const std::vector<SpeedupTableRow>& rows) {
   for (const auto& r : rows)
     s << "| " << r.op << " | " << r.target_label << " | " << r.baseline_label << " | " << r.stats.count << " | "
       << format_speedup(r.stats.median) << "x | " << format_speedup(r.stats.geomean) << "x | "
-      << range_text(r.stats, "x - ") << "x | " << percent(r.stats.target_faster_share) << " | " << r.stats.crossover.text
+      << range_text(r.stats, "x - ") << "x | " << share_percent(r.stats.target_faster_share) << " | " << r.stats.crossover.text
       << " |\n";
   s << "\nspeedup = baseline time / target time at each point both have (> 1: the target is faster); range = min - max.\n";
   return s.str();
@@ -94,7 +88,7 @@ std::string speedup_summary(const std::vector<ResultRow>& results, const std::ve
       s << (first ? " " : "; ") << r.op << " median " << format_speedup(r.stats.median) << "x ("
         << format_speedup(r.stats.min) << "-" << format_speedup(r.stats.max) << "x), "
         << (r.stats.crossover.exists ? r.stats.crossover.text
-                                     : "faster at " + percent(r.stats.target_faster_share) + " of " +
+                                     : "faster at " + share_percent(r.stats.target_faster_share) + " of " +
                                            std::to_string(r.stats.count) + " points");
       first = false;
     }
@@ -138,7 +132,7 @@ std::string speedup_table_latex(const std::vector<SpeedupTableRow>& rows) {
     }
     s << latex_escape(r.op) << " & " << latex_escape(r.target_label) << " & " << latex_escape(r.baseline_label) << " & "
       << r.stats.count << " & " << format_speedup(r.stats.median) << "$\\times$ & " << format_speedup(r.stats.geomean)
-      << "$\\times$ & " << range_text(r.stats, "--") << "$\\times$ & " << latex_escape(percent(r.stats.target_faster_share))
+      << "$\\times$ & " << range_text(r.stats, "--") << "$\\times$ & " << latex_escape(share_percent(r.stats.target_faster_share))
       << " & " << crossover << " \\\\\n";
   }
   s << "\\bottomrule\n\\end{tabular}\n";

@@ -215,3 +215,12 @@ TEST_CASE("sources named by backend, reference file or reference directory", "[a
   CHECK(series_label("torch-cpu", "measured", "") == "PyTorch CPU (measured)");
   CHECK(series_label("cuda", "measured", "") == "CUDA GPU (measured, kernel)");
 }
+
+TEST_CASE("shares read as whole percentages but never 100% short of all nor 0% above none", "[analysis][speedup]") {
+  CHECK(share_percent(1.0) == "100%");
+  CHECK(share_percent(0.0) == "0%");
+  CHECK(share_percent(0.5) == "50%");
+  CHECK(share_percent(593.0 / 594.0) == "99.8%");
+  CHECK(share_percent(0.9999) == "99.99%");
+  CHECK(share_percent(0.004) == "0.4%");
+}
