@@ -14,16 +14,13 @@
 #include "models/ipu/ipu_backend.hpp"
 #include "models/ipu/op_program.hpp"
 #include "models/ipu/plan.hpp"
+#include "ipu_machines.hpp"
 
 using namespace tilesim;
 using namespace tilesim::ipu;
+using tilesim_test::bow;
 
 namespace {
-
-const IpuMachine& bow() {
-  static const IpuMachine m = load_ipu_machine("bow");
-  return m;
-}
 
 struct Problem {
   OpGraph graph;

@@ -20,16 +20,13 @@
 #include "models/ipu/op_program.hpp"
 #include "models/ipu/plan.hpp"
 #include "models/ipu/tensor_io.hpp"
+#include "ipu_machines.hpp"
 
 using namespace tilesim;
 using namespace tilesim::ipu;
+using tilesim_test::bow;
 
 namespace {
-
-const IpuMachine& bow() {
-  static const IpuMachine m = load_ipu_machine("bow");
-  return m;
-}
 
 std::vector<float> normal_values(std::int64_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

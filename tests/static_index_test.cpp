@@ -15,16 +15,14 @@
 #include "models/ipu/static_index.hpp"
 #include "models/ipu/tensor_io.hpp"
 #include "workloads/workload.hpp"
+#include "ipu_machines.hpp"
+#include "random_inputs.hpp"
 
 using namespace tilesim;
 using namespace tilesim::ipu;
+using tilesim_test::bow;
 
 namespace {
-
-const IpuMachine& bow() {
-  static const IpuMachine m = load_ipu_machine("bow");
-  return m;
-}
 
 // Bow's costs on a handful of tiles with little SRAM, so that rows straddle tiles and exchanges need rounds.
 IpuMachine tiny_machine(std::int32_t tiles, std::int64_t sram_bytes) {
@@ -34,12 +32,9 @@ IpuMachine tiny_machine(std::int32_t tiles, std::int64_t sram_bytes) {
   return m;
 }
 
-std::vector<float> normal_values(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = normal(rng);
-  return v;
+std::vector<float> values(std::int64_t n, std::uint64_t seed) {
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(seed));
+  return tilesim_test::random_values(n, rng);
 }
 
 // Indices in [0, range) where row 0 is a hub taking `hub_share` of them and the rest are uniform.
@@ -118,7 +113,7 @@ TEST_CASE("static gather copies every looked-up row exactly, across tile boundar
       const IpuMachine m = tiles == 1472 ? bow() : tiny_machine(tiles, 64 * 1024);
       const std::int64_t R = 37, N = 211;
       const Op op = indexed_op(OpKind::gather, R, F, N);
-      const auto table = normal_values(R * F, 11 + static_cast<std::uint64_t>(F));
+      const auto table = values(R * F, 11 + static_cast<std::uint64_t>(F));
       const auto idx = hub_indices(N, R, 0.2, 5);
       const Ran r = run_static(op, table, idx, m);
       for (std::int64_t e = 0; e < N; ++e) {
@@ -141,7 +136,7 @@ TEST_CASE("static scatters match a direct loop, including hub rows that need sev
       const IpuMachine m = tiny_machine(64, 2 * 1024);
       const std::int64_t M = 300, rows = 41;
       const Op op = indexed_op(kind, M, F, rows);
-      const auto msg = normal_values(M * F, 7 + static_cast<std::uint64_t>(F));
+      const auto msg = values(M * F, 7 + static_cast<std::uint64_t>(F));
       const auto idx = hub_indices(M, rows - 1, 0.3, 3);  // the last row receives nothing
       const Ran r = run_static(op, msg, idx, m);
       const auto want = direct_scatter(kind, msg, idx, F, rows);
@@ -158,7 +153,7 @@ TEST_CASE("static scatters match a direct loop, including hub rows that need sev
 TEST_CASE("static scatter on the full Bow: one round, and partials combined on their tiles", "[ipu][static]") {
   const std::int64_t M = 32768, F = 16, rows = 64;
   const Op op = indexed_op(OpKind::scatter_add, M, F, rows);
-  const auto msg = normal_values(M * F, 21);
+  const auto msg = values(M * F, 21);
   std::vector<std::int32_t> sorted = hub_indices(M, rows, 0.0, 9);
   std::sort(sorted.begin(), sorted.end());
   const Ran r = run_static(op, msg, sorted, bow());
@@ -173,7 +168,7 @@ TEST_CASE("static programs that cannot fit are exit-3 errors naming the tile and
   // Messages and output alone exceed a 1 KiB tile.
   const IpuMachine m = tiny_machine(2, 1024);
   const Op op = indexed_op(OpKind::scatter_add, 512, 8, 16);
-  const auto msg = normal_values(512 * 8, 1);
+  const auto msg = values(512 * 8, 1);
   const auto idx = hub_indices(512, 16, 0.0, 1);
   try {
     build_static_scatter_program(op, idx, m);

@@ -20,6 +20,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 
 #include "common/error.hpp"
@@ -67,6 +68,22 @@ struct LocalCopy {
   std::int64_t src_byte = 0, dst_byte = 0, bytes = 0;
 };
 
+// A program whose one input and output are float32 tensors in the linear layout (flat pieces).
+struct LinearProgram {
+  OpProgram op;
+  std::vector<sim::BufferId> input, output;  // by tile
+};
+LinearProgram linear_program(const Op& op, const std::string& input_name, const LinearLayout& input,
+                             const LinearLayout& output) {
+  LinearProgram p;
+  p.op.program.name = op.name;
+  p.input = add_linear_buffers(p.op.program, input_name + " (linear)", input, kFloatBytes, &p.op.input);
+  p.output = add_linear_buffers(p.op.program, "output (linear)", output, kFloatBytes, &p.op.output);
+  p.op.input_width = 1;
+  p.op.output_width = 1;
+  return p;
+}
+
 }  // namespace
 
 std::int64_t static_index_min_tile_bytes(const Op& op, const IpuMachine& machine) {
@@ -98,13 +115,11 @@ OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32
   const std::int64_t W = machine.chip.worker_contexts;
   const LinearLayout table = linear_layout(R * F, kFloatBytes, machine), output = linear_layout(N * F, kFloatBytes, machine);
 
-  OpProgram out;
+  LinearProgram linear = linear_program(op, "table", table, output);
+  OpProgram& out = linear.op;
   sim::Program& prog = out.program;
-  prog.name = op.name;
-  const auto table_buf = add_linear_buffers(prog, "table (linear)", table, kFloatBytes, &out.input);
-  const auto out_buf = add_linear_buffers(prog, "output (linear)", output, kFloatBytes, &out.output);
-  out.input_width = 1;
-  out.output_width = 1;
+  const auto& table_buf = linear.input;
+  const auto& out_buf = linear.output;
 
   // The lookups of each table row (counting sort), so each row's runs are multicast once.
   std::vector<std::int64_t> begin(static_cast<std::size_t>(R) + 1, 0);
@@ -171,7 +186,7 @@ OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32
   for (const auto& tr : step.exchange.transfers) out.sram_read_bytes += tr.total_bytes();
   prog.steps.push_back(std::move(step));
   append_loop_control(prog, machine);
-  return out;
+  return std::move(linear.op);
 }
 
 
@@ -234,13 +249,11 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
   const auto T = static_cast<std::size_t>(machine.chip.num_tiles);
   const float identity = kind == OpKind::scatter_max ? -std::numeric_limits<float>::infinity() : 0.0f;
 
-  OpProgram out;
+  LinearProgram linear = linear_program(op, "messages", messages, output);
+  OpProgram& out = linear.op;
   sim::Program& prog = out.program;
-  prog.name = op.name;
-  const auto message_buf = add_linear_buffers(prog, "messages (linear)", messages, kFloatBytes, &out.input);
-  const auto out_buf = add_linear_buffers(prog, "output (linear)", output, kFloatBytes, &out.output);
-  out.input_width = 1;
-  out.output_width = 1;
+  const auto& message_buf = linear.input;
+  const auto& out_buf = linear.output;
   auto own_elements = [](const LinearLayout& l, std::size_t t) {
     return t < static_cast<std::size_t>(l.tiles_used) ? l.tile_range(static_cast<std::int64_t>(t)).size() : 0;
   };
@@ -430,7 +443,7 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
   }
   for (auto& st : steps) prog.steps.push_back(std::move(st));
   append_loop_control(prog, machine);
-  return out;
+  return std::move(linear.op);
 }
 
 }  // namespace tilesim::ipu
