@@ -212,3 +212,27 @@ TEST_CASE("the backend compiles only indices known at compile time, and a model 
   // The generated gather of the ops list is dynamic in both modes, with the same cycles.
   CHECK(s.ops[0].cycles == d.ops[0].cycles);
 }
+
+TEST_CASE("schnet_block edges are run-time inputs, so the static mode leaves the op dynamic", "[ipu][static]") {
+  workloads::Workload w = workloads::parse_workload(nlohmann::json::parse(R"({
+    "name": "block", "seed": 2,
+    "ops": [{"op": "schnet_block", "num_inputs": 64, "num_features": 16, "num_outputs": 256}]
+  })"), "block.json");
+  const workloads::Instance inst = workloads::instantiate(w);
+  IpuBackend dynamic_backend(bow(), "ipu:bow"), static_backend(bow(), "ipu:bow:static", IndexMode::static_);
+  RunOptions timing;
+  timing.timing_only = true;
+  const BackendResult d = dynamic_backend.run(inst.graph, inst.values, timing);
+  const BackendResult s = static_backend.run(inst.graph, inst.values, timing);
+  REQUIRE(s.ops.size() == d.ops.size());
+  std::size_t indexed = 0;
+  for (std::size_t k = 0; k < s.ops.size(); ++k) {
+    const Op& op = inst.graph.ops[k];
+    if (op.indices >= 0) CHECK_FALSE(inst.graph.tensor(op.indices).known_at_compile_time);
+    if (!is_indexed(op.kind)) continue;
+    ++indexed;
+    CHECK(s.ops[k].plan.at("indices").get<std::string>().rfind("dynamic", 0) == 0);
+    CHECK(s.ops[k].cycles == d.ops[k].cycles);
+  }
+  CHECK(indexed >= 2);  // the block's gather and scatter at least
+}

@@ -340,9 +340,14 @@ void lower_schnet_block(OpGraph& graph, std::vector<InputFill>& fills, const std
   const std::size_t first_tensor = graph.tensors.size();
   const TensorId x = l.input(name + ".x", {num_nodes, num_features}, InputFill::Kind::standard_normal);
   lower_layer(l, schnet_block_layer(name, num_features), x);
+  // The benchmark's edges are drawn per run (torch.randint), op inputs like any ops-list op's indices,
+  // not a model's fixed graph: no backend may compile them into its program.
   for (std::size_t t = first_tensor; t < graph.tensors.size(); ++t) {
     std::string& n = graph.tensors[t].name;
-    if (n.rfind("edges", 0) == 0) n = name + "." + n;
+    if (n.rfind("edges", 0) == 0) {
+      n = name + "." + n;
+      graph.tensors[t].known_at_compile_time = false;
+    }
   }
 }
 
