@@ -30,6 +30,15 @@ std::vector<bool> tensors_read(const OpGraph& graph) {
   return read;
 }
 
+// Whether an op after position `k` reads tensor `t` as a value operand.
+bool read_after(const OpGraph& graph, std::size_t k, TensorId t) {
+  for (std::size_t j = k + 1; j < graph.ops.size(); ++j) {
+    const Op& op = graph.ops[j];
+    if (op.input == t || op.weight == t || op.bias == t) return true;
+  }
+  return false;
+}
+
 // The machine as one op of a graph sees it (the layout contract between ops, op_program.hpp): a
 // gather table or scatter messages that an earlier op wrote start in the linear layout, whatever the
 // machine file says for graph inputs; a gather whose output a later op reads leaves it there.
@@ -133,8 +142,9 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
     OpProgram program;
     if (compiled_indices(graph, op)) {
       plan = static_index_plan(op, machine);
+      const auto k = static_cast<std::size_t>(&op - graph.ops.data());
       program = op.kind == OpKind::gather ? build_static_gather_program(op, indices, machine)
-                                          : build_static_scatter_program(op, indices, machine);
+                                          : build_static_scatter_program(op, indices, machine, read_after(graph, k, op.input));
     } else {
       plan = plan_op(op, indices, machine);
       program = build_op_program(op, plan, indices, machine);

@@ -34,7 +34,10 @@ std::int64_t static_index_min_tile_bytes(const Op& op, const IpuMachine& machine
 
 // The programs. Throw tilesim::PlanError (exit 3) when the indices need more SRAM than a tile has.
 OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine);
-// scatter_add, scatter_mean, scatter_max.
-OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine);
+// scatter_add, scatter_mean, scatter_max. The partials are folded in the messages themselves, which are
+// dead once scattered, unless `keep_messages` (a later op reads them): then in a copy, paid for in
+// cycles and SRAM.
+OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine,
+                                       bool keep_messages = false);
 
 }  // namespace tilesim::ipu

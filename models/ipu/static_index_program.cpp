@@ -239,7 +239,8 @@ std::vector<sim::Cycles> fold_worker_cycles(const std::vector<Fold>& folds, std:
 
 }  // namespace
 
-OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
+OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine,
+                                       bool keep_messages) {
   const std::int64_t M = op.shape.num_inputs, F = op.shape.num_features, R = op.shape.num_outputs;
   if (static_cast<std::int64_t>(indices.size()) != M) throw std::logic_error("static scatter: index count differs from num_inputs");
   const OpKind kind = op.kind;
@@ -254,6 +255,15 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
   sim::Program& prog = out.program;
   const auto& message_buf = linear.input;
   const auto& out_buf = linear.output;
+  // Where the partials are folded: in the messages themselves, or in a copy of them when a later op
+  // still reads the messages.
+  std::vector<sim::BufferId> fold_buf = message_buf;
+  if (keep_messages) {
+    for (std::size_t t = 0; t < message_buf.size(); ++t) {
+      fold_buf[t] = prog.add_buffer("partials (copy of the messages)", static_cast<sim::TileId>(t),
+                                    messages.tile_range(static_cast<std::int64_t>(t)).size() * kFloatBytes);
+    }
+  }
   auto own_elements = [](const LinearLayout& l, std::size_t t) {
     return t < static_cast<std::size_t>(l.tiles_used) ? l.tile_range(static_cast<std::int64_t>(t)).size() : 0;
   };
@@ -299,7 +309,7 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
   const auto sram = machine.chip.sram_bytes_per_tile;
   const auto share = static_cast<std::int64_t>(machine.planner.memory_fraction * static_cast<double>(sram));
   for (std::size_t t = 0; t < T; ++t) {
-    const std::int64_t own = sim::align_buffer_offset(own_elements(messages, t) * kFloatBytes) +
+    const std::int64_t own = (keep_messages ? 2 : 1) * sim::align_buffer_offset(own_elements(messages, t) * kFloatBytes) +
                              sim::align_buffer_offset(own_elements(output, t) * kFloatBytes);
     budget[t] = share - own >= F * kFloatBytes ? share - own : sram - own;
     if (budget[t] < std::min<std::int64_t>(F, output.elements_per_tile) * kFloatBytes) {
@@ -348,7 +358,7 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
     const Remote& r = remote[k];
     const auto o = static_cast<std::size_t>(r.owner);
     steps[static_cast<std::size_t>(round_of[k])].exchange.transfers.push_back(
-        {{message_buf[static_cast<std::size_t>(r.src_tile)], r.src_element * kFloatBytes}, r.count * kFloatBytes, {{receive_buf[o], offset_of[k]}}});
+        {{fold_buf[static_cast<std::size_t>(r.src_tile)], r.src_element * kFloatBytes}, r.count * kFloatBytes, {{receive_buf[o], offset_of[k]}}});
     received[static_cast<std::size_t>(round_of[k])][o].push_back({r.dst_element, offset_of[k] / kFloatBytes, r.count, 0});
   }
   remote.clear();
@@ -360,14 +370,23 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
     for (const Fold& f : *folds) elements += f.count;
     out.sram_read_bytes += 2 * elements * kFloatBytes;
     out.sram_write_bytes += elements * kFloatBytes;
-    if (folds->empty()) continue;
+    if (folds->empty() && !keep_messages) continue;
     sim::Vertex v;
-    v.codelet = "combine messages";
+    v.codelet = keep_messages ? "copy and combine messages" : "combine messages";
     v.worker_cycles = fold_worker_cycles(*folds, W, costs);
+    const std::int64_t bytes = messages.tile_range(static_cast<std::int64_t>(t)).size() * kFloatBytes;
+    if (keep_messages) {
+      // The copy, at the fill's store rate (one 64-bit store per worker cycle).
+      const auto share = worker_shares(bytes, W);
+      for (std::int64_t w = 0; w < W; ++w) v.worker_cycles[static_cast<std::size_t>(w)] += fill_worker_cycles(share[static_cast<std::size_t>(w)], costs);
+      out.sram_read_bytes += bytes;
+      out.sram_write_bytes += bytes;
+    }
     v.supervisor_cycles = costs.supervisor_cycles;
-    v.buffers = {{message_buf[t], 0}};
-    v.execute = [folds, kind](const sim::VertexContext& ctx) {
-      float* m = ctx.as<float>(0);
+    v.buffers = {{message_buf[t], 0}, {fold_buf[t], 0}};
+    v.execute = [folds, kind, keep_messages, bytes](const sim::VertexContext& ctx) {
+      float* m = ctx.as<float>(1);
+      if (keep_messages) std::memcpy(ctx.data(1), ctx.data(0), static_cast<std::size_t>(bytes));
       for (const Fold& f : *folds) fold_into(kind, m + f.dst_element, m + f.src_element, f.count);
     };
     steps[0].compute.vertices.push_back({static_cast<sim::TileId>(t), std::move(v)});
@@ -420,10 +439,10 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
         if (finish && kind == OpKind::scatter_max) c += select_worker_cycles(finish_share[i], costs);
       }
       v.supervisor_cycles = costs.supervisor_cycles;
-      // Buffer refs: 0 output, 1 received partials, 2 own messages (an absent one points at the output).
+      // Buffer refs: 0 output, 1 received partials, 2 own partials (an absent one points at the output).
       v.buffers = {{out_buf[o], 0},
                    {receive_buf[o] >= 0 ? receive_buf[o] : out_buf[o], 0},
-                   {o < message_buf.size() ? message_buf[o] : out_buf[o], 0}};
+                   {o < fold_buf.size() ? fold_buf[o] : out_buf[o], 0}};
       const std::int64_t n_out = mine.size();
       v.execute = [folds, kind, finish, scale, n_out](const sim::VertexContext& ctx) {
         float* y = ctx.as<float>(0);
