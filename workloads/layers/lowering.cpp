@@ -197,39 +197,39 @@ TensorId Lowering::gaussians(float cutoff, std::int64_t num_gaussians) {
 // ---------------------------------------------------------------------------------------------------
 // Op builders.
 
-Op matmul(const std::string& name, const OpGraph& g, TensorId x, TensorId weight, TensorId bias) {
+namespace {
+
+// An op of `kind` reading the rows x features tensor x as its input, its shape taken from x's.
+Op op_reading(const std::string& name, OpKind kind, const OpGraph& g, TensorId x) {
   Op op;
   op.name = name;
-  op.kind = OpKind::matmul;
+  op.kind = kind;
   op.input = x;
-  op.weight = weight;
-  op.bias = bias;
   op.shape.num_inputs = shape_of(g, x).at(0);
   op.shape.num_features = shape_of(g, x).at(1);
+  return op;
+}
+
+}  // namespace
+
+Op matmul(const std::string& name, const OpGraph& g, TensorId x, TensorId weight, TensorId bias) {
+  Op op = op_reading(name, OpKind::matmul, g, x);
+  op.weight = weight;
+  op.bias = bias;
   op.shape.out_features = shape_of(g, weight).at(1);
   return op;
 }
 
 Op gather(const std::string& name, const OpGraph& g, TensorId table, TensorId indices) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::gather;
-  op.input = table;
+  Op op = op_reading(name, OpKind::gather, g, table);
   op.indices = indices;
-  op.shape.num_inputs = shape_of(g, table).at(0);
-  op.shape.num_features = shape_of(g, table).at(1);
   op.shape.num_outputs = shape_of(g, indices).at(0);
   return op;
 }
 
 Op scatter(const std::string& name, const OpGraph& g, OpKind kind, TensorId src, TensorId indices, std::int64_t rows) {
-  Op op;
-  op.name = name;
-  op.kind = kind;
-  op.input = src;
+  Op op = op_reading(name, kind, g, src);
   op.indices = indices;
-  op.shape.num_inputs = shape_of(g, src).at(0);
-  op.shape.num_features = shape_of(g, src).at(1);
   op.shape.num_outputs = rows;
   return op;
 }
@@ -246,40 +246,25 @@ Op degree_count(const std::string& name, const OpGraph& g, TensorId indices, std
 }
 
 Op unary(const std::string& name, const OpGraph& g, UnaryFn fn, TensorId x, float scalar) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::unary;
+  Op op = op_reading(name, OpKind::unary, g, x);
   op.unary = fn;
   op.scalar = scalar;
-  op.input = x;
-  op.shape.num_inputs = shape_of(g, x).at(0);
-  op.shape.num_features = shape_of(g, x).at(1);
   return op;
 }
 
 Op binary(const std::string& name, const OpGraph& g, BinaryFn fn, TensorId x, TensorId other) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::binary;
+  Op op = op_reading(name, OpKind::binary, g, x);
   op.binary = fn;
-  op.input = x;
   op.weight = other;
-  op.shape.num_inputs = shape_of(g, x).at(0);
-  op.shape.num_features = shape_of(g, x).at(1);
   op.shape.other_rows = shape_of(g, other).at(0);
   op.shape.other_groups = shape_of(g, other).at(1);
   return op;
 }
 
 Op segment_matmul(const std::string& name, const OpGraph& g, TensorId x, TensorId offsets, TensorId weight) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::segment_matmul;
-  op.input = x;
+  Op op = op_reading(name, OpKind::segment_matmul, g, x);
   op.indices = offsets;
   op.weight = weight;
-  op.shape.num_inputs = shape_of(g, x).at(0);
-  op.shape.num_features = shape_of(g, x).at(1);
   op.shape.num_segments = shape_of(g, weight).at(0);
   op.shape.out_features = shape_of(g, weight).at(2);
   return op;
