@@ -26,6 +26,7 @@
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_backend.hpp"
 #include "models/gpu/gpu_model.hpp"
+#include "workloads/layers/layers.hpp"
 
 using namespace tilesim;
 using namespace tilesim::gpu;
@@ -781,33 +782,11 @@ TEST_CASE("the gpu-model backend runs a chained graph from shapes alone", "[gpu]
   const TensorId w = graph.add_tensor({"w", {32, 16}, DType::float32});
   const TensorId src = graph.add_tensor({"src", {400}, DType::int32});
   const TensorId dst = graph.add_tensor({"dst", {400}, DType::int32});
-  Op lin;
-  lin.name = "lin";
-  lin.kind = OpKind::matmul;
-  lin.shape = dense(100, 32, 16);
-  lin.input = x;
-  lin.weight = w;
-  const TensorId h = graph.add_op(lin);
-  Op act;
-  act.name = "act";
-  act.kind = OpKind::unary;
-  act.shape = dense(100, 16);
-  act.input = h;
-  const TensorId a = graph.add_op(act);
-  Op gat;
-  gat.name = "gather";
-  gat.kind = OpKind::gather;
-  gat.shape = shape(100, 16, 400);
-  gat.input = a;
-  gat.indices = src;
-  const TensorId msg = graph.add_op(gat);
-  Op agg;
-  agg.name = "aggregate";
-  agg.kind = OpKind::scatter_mean;
-  agg.shape = shape(400, 16, 100);
-  agg.input = msg;
-  agg.indices = dst;
-  graph.add_op(agg);
+  namespace layers = tilesim::workloads::layers;
+  const TensorId h = graph.add_op(layers::matmul("lin", graph, x, w, -1));
+  const TensorId a = graph.add_op(layers::unary("act", graph, UnaryFn::relu, h));
+  const TensorId msg = graph.add_op(layers::gather("gather", graph, a, src));
+  graph.add_op(layers::scatter("aggregate", graph, OpKind::scatter_mean, msg, dst, 100));
 
   for (GpuMode mode : {GpuMode::kernel, GpuMode::eager}) {
     GpuModelBackend backend(load_gpu_machine("a100-40gb"), mode, "gpu-model:a100-40gb");
