@@ -14,7 +14,7 @@
 #include "models/ipu/ipu_backend.hpp"
 #include "models/ipu/op_program.hpp"
 #include "models/ipu/plan.hpp"
-#include "ipu_machines.hpp"
+#include "ipu_test_support.hpp"
 
 using namespace tilesim;
 using namespace tilesim::ipu;
@@ -22,37 +22,9 @@ using tilesim_test::bow;
 
 namespace {
 
-struct Problem {
-  OpGraph graph;
-  TensorValues values;
-  const Op& op() const { return graph.ops.front(); }
-};
-
-enum class IndexPattern { uniform, all_equal, sorted, first_half_only };
-
-Problem make_problem(OpKind kind, OpShape shape, std::uint64_t seed, IndexPattern pattern = IndexPattern::uniform) {
-  Problem p;
-  const Op& op = p.graph.add_gather_scatter("op", kind, DType::float32, shape);
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> input(static_cast<std::size_t>(shape.num_inputs * shape.num_features));
-  for (auto& x : input) x = normal(rng);
-  const std::int64_t range = op.index_range();
-  std::vector<std::int32_t> idx(static_cast<std::size_t>(op.num_indices()));
-  std::uniform_int_distribution<std::int32_t> uni(0, static_cast<std::int32_t>(range - 1));
-  std::uniform_int_distribution<std::int32_t> half(0, static_cast<std::int32_t>(std::max<std::int64_t>(1, range / 2) - 1));
-  for (auto& i : idx) {
-    switch (pattern) {
-      case IndexPattern::all_equal: i = static_cast<std::int32_t>(range - 1); break;
-      case IndexPattern::first_half_only: i = half(rng); break;
-      default: i = uni(rng);
-    }
-  }
-  if (pattern == IndexPattern::sorted) std::sort(idx.begin(), idx.end());
-  p.values.set_f32(op.input, std::move(input));
-  p.values.set_i32(op.indices, std::move(idx));
-  return p;
-}
+using Problem = tilesim_test::IpuProblem;
+using tilesim_test::IndexPattern;
+using tilesim_test::make_problem;
 
 BackendResult run_ipu(IpuBackend& backend, const Problem& p, bool timing_only = false) {
   RunOptions options;

@@ -20,7 +20,7 @@
 #include "models/ipu/op_program.hpp"
 #include "models/ipu/plan.hpp"
 #include "models/ipu/tensor_io.hpp"
-#include "ipu_machines.hpp"
+#include "ipu_test_support.hpp"
 
 using namespace tilesim;
 using namespace tilesim::ipu;

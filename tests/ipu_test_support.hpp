@@ -1,5 +1,13 @@
 #pragma once
-// The shipped Bow machine file, loaded once per test process, for the tests of the simulated IPU.
+// What the tests of the simulated IPU share: the shipped Bow machine file, loaded once per test process,
+// and one gather or scatter op with seeded inputs.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "ir/op_graph.hpp"
+#include "ir/tensor_values.hpp"
 #include "models/ipu/machine_file.hpp"
 
 namespace tilesim_test {
@@ -7,6 +15,42 @@ namespace tilesim_test {
 inline const tilesim::ipu::IpuMachine& bow() {
   static const tilesim::ipu::IpuMachine m = tilesim::ipu::load_ipu_machine("bow");
   return m;
+}
+
+// One op (gather or a scatter kind) in a graph of its own, with its input values and indices.
+struct IpuProblem {
+  tilesim::OpGraph graph;
+  tilesim::TensorValues values;
+  const tilesim::Op& op() const { return graph.ops.front(); }
+};
+
+enum class IndexPattern { uniform, all_equal, sorted, first_half_only };
+
+// Input values standard-normal, then indices drawn by `pattern` (uniform over the index range, all the
+// last row, uniform then sorted, or uniform over the first half), from one generator seeded with `seed`.
+inline IpuProblem make_problem(tilesim::OpKind kind, tilesim::OpShape shape, std::uint64_t seed,
+                               IndexPattern pattern = IndexPattern::uniform) {
+  IpuProblem p;
+  const tilesim::Op& op = p.graph.add_gather_scatter("op", kind, tilesim::DType::float32, shape);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> input(static_cast<std::size_t>(shape.num_inputs * shape.num_features));
+  for (auto& x : input) x = normal(rng);
+  const std::int64_t range = op.index_range();
+  std::vector<std::int32_t> idx(static_cast<std::size_t>(op.num_indices()));
+  std::uniform_int_distribution<std::int32_t> uni(0, static_cast<std::int32_t>(range - 1));
+  std::uniform_int_distribution<std::int32_t> half(0, static_cast<std::int32_t>(std::max<std::int64_t>(1, range / 2) - 1));
+  for (auto& i : idx) {
+    switch (pattern) {
+      case IndexPattern::all_equal: i = static_cast<std::int32_t>(range - 1); break;
+      case IndexPattern::first_half_only: i = half(rng); break;
+      default: i = uni(rng);
+    }
+  }
+  if (pattern == IndexPattern::sorted) std::sort(idx.begin(), idx.end());
+  p.values.set_f32(op.input, std::move(input));
+  p.values.set_i32(op.indices, std::move(idx));
+  return p;
 }
 
 }  // namespace tilesim_test

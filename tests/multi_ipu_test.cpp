@@ -16,6 +16,7 @@
 #include "models/ipu/system_estimate.hpp"
 #include "sim/engine.hpp"
 #include "test_support.hpp"
+#include "ipu_test_support.hpp"
 
 using namespace tilesim;
 using namespace tilesim::ipu;
@@ -76,25 +77,8 @@ std::string tiny_system(const std::string& dir, std::int64_t tiles, std::int64_t
   return write_text(dir + "/tiny-system.json", system.dump(2)).string();
 }
 
-struct Problem {
-  OpGraph graph;
-  TensorValues values;
-};
-
-Problem make_problem(OpKind kind, OpShape shape, std::uint64_t seed) {
-  Problem p;
-  const Op& op = p.graph.add_gather_scatter("op", kind, DType::float32, shape);
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> input(static_cast<std::size_t>(shape.num_inputs * shape.num_features));
-  for (auto& x : input) x = normal(rng);
-  std::uniform_int_distribution<std::int32_t> uni(0, static_cast<std::int32_t>(op.index_range() - 1));
-  std::vector<std::int32_t> idx(static_cast<std::size_t>(op.num_indices()));
-  for (auto& i : idx) i = uni(rng);
-  p.values.set_f32(op.input, std::move(input));
-  p.values.set_i32(op.indices, std::move(idx));
-  return p;
-}
+using Problem = tilesim_test::IpuProblem;
+using tilesim_test::make_problem;
 
 }  // namespace
 

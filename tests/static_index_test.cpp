@@ -16,7 +16,7 @@
 #include "models/ipu/static_index.hpp"
 #include "models/ipu/tensor_io.hpp"
 #include "workloads/workload.hpp"
-#include "ipu_machines.hpp"
+#include "ipu_test_support.hpp"
 #include "random_inputs.hpp"
 
 using namespace tilesim;
