@@ -43,14 +43,8 @@ TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x) {
   const TensorId sum_e = l.op(gather(p + "softmax.sum_gather", g, sum, e.dst));
   const TensorId alpha = l.op(binary(p + "softmax.divide", g, BinaryFn::divide, exps, sum_e));
 
-  const TensorId h_j = l.op(gather(p + "gather_src", g, h, e.src));
-  const TensorId message = l.op(binary(p + "message", g, BinaryFn::multiply, h_j, alpha));
-  TensorId result = l.op(scatter(p + "aggregate", g, OpKind::scatter_add, message, e.dst, n));
-  if (spec.bias) {
-    const TensorId bias = l.input(p + "bias", {1, width}, InputFill::Kind::uniform, bias_bound(in));
-    result = l.op(binary(p + "bias", g, BinaryFn::add, result, bias));
-  }
-  return result;
+  const TensorId result = weighted_aggregate(l, p, h, e, alpha);
+  return spec.bias ? add_bias(l, p, result, width, in) : result;
 }
 
 }  // namespace tilesim::workloads::layers

@@ -23,14 +23,8 @@ TensorId lower_gcn(Lowering& l, const LayerSpec& spec, TensorId x) {
 
   const TensorId weight = l.input(p + "weight", {in, out}, InputFill::Kind::uniform, glorot_bound(in, out));
   const TensorId h = l.op(matmul(p + "lin", g, x, weight, -1));
-  const TensorId h_j = l.op(gather(p + "gather_src", g, h, e.src));
-  const TensorId message = l.op(binary(p + "message", g, BinaryFn::multiply, h_j, norm));
-  TensorId result = l.op(scatter(p + "aggregate", g, OpKind::scatter_add, message, e.dst, n));
-  if (spec.bias) {
-    const TensorId bias = l.input(p + "bias", {1, out}, InputFill::Kind::uniform, bias_bound(in));
-    result = l.op(binary(p + "bias", g, BinaryFn::add, result, bias));
-  }
-  return result;
+  const TensorId result = weighted_aggregate(l, p, h, e, norm);
+  return spec.bias ? add_bias(l, p, result, out, in) : result;
 }
 
 }  // namespace tilesim::workloads::layers

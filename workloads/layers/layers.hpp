@@ -122,6 +122,13 @@ Op unary(const std::string& name, const OpGraph& g, UnaryFn fn, TensorId x, floa
 Op binary(const std::string& name, const OpGraph& g, BinaryFn fn, TensorId x, TensorId other);
 Op segment_matmul(const std::string& name, const OpGraph& g, TensorId x, TensorId offsets, TensorId weight);
 
+// Pieces several layers share, each adding its ops to the lowering with names prefixed by `p`:
+// message passing with a per-edge weight (GCN's norm, GAT's attention, CFConv's filter): the sum over
+// edges src -> dst of h[src] * edge_weight, as "gather_src", "message" and "aggregate";
+TensorId weighted_aggregate(Lowering& l, const std::string& p, TensorId h, const EdgeTensors& e, TensorId edge_weight);
+// and PyG's layer bias, a [1, width] input uniform in the fan-in bound, added to `result` as "bias".
+TensorId add_bias(Lowering& l, const std::string& p, TensorId result, std::int64_t width, std::int64_t fan_in);
+
 // Each lowers one layer over node features `x` ([num_nodes, F_in]) and returns its output tensor.
 TensorId lower_gcn(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_sage(Lowering& l, const LayerSpec& spec, TensorId x);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/error.hpp"
+#include "workloads/layers/init_bounds.hpp"
 #include "workloads/layers/layers.hpp"
 #include "workloads/random_streams.hpp"
 
@@ -268,6 +269,18 @@ Op segment_matmul(const std::string& name, const OpGraph& g, TensorId x, TensorI
   op.shape.num_segments = shape_of(g, weight).at(0);
   op.shape.out_features = shape_of(g, weight).at(2);
   return op;
+}
+
+TensorId weighted_aggregate(Lowering& l, const std::string& p, TensorId h, const EdgeTensors& e, TensorId edge_weight) {
+  OpGraph& g = l.graph();
+  const TensorId h_j = l.op(gather(p + "gather_src", g, h, e.src));
+  const TensorId message = l.op(binary(p + "message", g, BinaryFn::multiply, h_j, edge_weight));
+  return l.op(scatter(p + "aggregate", g, OpKind::scatter_add, message, e.dst, l.num_nodes()));
+}
+
+TensorId add_bias(Lowering& l, const std::string& p, TensorId result, std::int64_t width, std::int64_t fan_in) {
+  const TensorId bias = l.input(p + "bias", {1, width}, InputFill::Kind::uniform, bias_bound(fan_in));
+  return l.op(binary(p + "bias", l.graph(), BinaryFn::add, result, bias));
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -22,12 +22,8 @@ TensorId lower_rgcn(Lowering& l, const LayerSpec& spec, TensorId x) {
   const TensorId message = l.op(segment_matmul(p + "message", g, x_j, e.relation_offsets, weight));
   const TensorId mean = l.op(scatter(p + "aggregate", g, OpKind::scatter_mean, message, e.dst, n));
   const TensorId self = l.op(matmul(p + "root", g, x, root, -1));
-  TensorId result = l.op(binary(p + "root_add", g, BinaryFn::add, mean, self));
-  if (spec.bias) {
-    const TensorId bias = l.input(p + "bias", {1, out}, InputFill::Kind::uniform, bias_bound(in));
-    result = l.op(binary(p + "bias", g, BinaryFn::add, result, bias));
-  }
-  return result;
+  const TensorId result = l.op(binary(p + "root_add", g, BinaryFn::add, mean, self));
+  return spec.bias ? add_bias(l, p, result, out, in) : result;
 }
 
 }  // namespace tilesim::workloads::layers

@@ -14,7 +14,7 @@ namespace tilesim::workloads::layers {
 
 TensorId lower_schnet(Lowering& l, const LayerSpec& spec, TensorId x) {
   OpGraph& g = l.graph();
-  const std::int64_t n = l.num_nodes(), hidden = g.tensor(x).shape.at(1);
+  const std::int64_t hidden = g.tensor(x).shape.at(1);
   const std::int64_t filters = spec.filters > 0 ? spec.filters : hidden, gaussians = spec.num_gaussians;
   const std::string p = spec.name + ".";
   const EdgeTensors& e = l.distance(spec.cutoff);
@@ -33,9 +33,7 @@ TensorId lower_schnet(Lowering& l, const LayerSpec& spec, TensorId x) {
 
   const TensorId lin1 = l.input(p + "lin1.weight", {hidden, filters}, glorot, glorot_bound(hidden, filters));
   const TensorId h = l.op(matmul(p + "lin1", g, x, lin1, -1));
-  const TensorId h_j = l.op(gather(p + "gather_src", g, h, e.src));
-  const TensorId message = l.op(binary(p + "message", g, BinaryFn::multiply, h_j, filter));
-  const TensorId agg = l.op(scatter(p + "aggregate", g, OpKind::scatter_add, message, e.dst, n));
+  const TensorId agg = weighted_aggregate(l, p, h, e, filter);
 
   const TensorId lin2 = l.input(p + "lin2.weight", {filters, hidden}, glorot, glorot_bound(filters, hidden));
   const TensorId lin2_b = spec.bias ? l.input(p + "lin2.bias", {hidden}, glorot, bias_bound(filters)) : TensorId{-1};
