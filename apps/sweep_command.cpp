@@ -186,15 +186,9 @@ class PointRunner {
   ResultRow run_group(const SweepPoint& p, SweepBackendRun& b, std::uint64_t seed, Clock::time_point t0) {
     ResultRow row;
     const RunOptions options = options_for(p, b, seed, row);
-    workloads::Workload w;
-    w.name = "sweep_point";
-    w.seed = seed;
-    workloads::OpSpec op;
-    op.name = p.op;
-    op.schnet_block = true;
-    op.dtype = *dtype_from_string(p.dtype);
-    op.shape = p.shape;
-    w.ops.push_back(op);
+    // The block's kind and index distribution are unused: it draws its own edges.
+    workloads::Workload w = point_workload(p, OpKind::gather, *dtype_from_string(p.dtype), seed);
+    w.ops.front().schnet_block = true;
     BackendResult result;
     OpGraph graph;
     try {
