@@ -249,28 +249,9 @@ TEST_CASE("scatter mean, scatter max and degree count on the simulated IPU equal
       p.graph.add_op(op);
       const auto r = run_ipu(ipu, p);
       CHECK(r.ops[0].verified);
-      const auto& idx = p.values.i32(op.indices);
-      std::vector<double> sum(static_cast<std::size_t>(s.num_outputs * F), 0.0);
-      std::vector<double> mx(sum.size(), -std::numeric_limits<double>::infinity());
-      std::vector<double> count(static_cast<std::size_t>(s.num_outputs), 0.0);
-      for (std::int64_t e = 0; e < s.num_inputs; ++e) {
-        const std::int64_t n = idx[static_cast<std::size_t>(e)];
-        count[static_cast<std::size_t>(n)] += 1;
-        for (std::int64_t c = 0; c < F && kind != OpKind::degree_count; ++c) {
-          const double v = p.values.f32(op.input)[static_cast<std::size_t>(e * F + c)];
-          sum[static_cast<std::size_t>(n * F + c)] += v;
-          mx[static_cast<std::size_t>(n * F + c)] = std::max(mx[static_cast<std::size_t>(n * F + c)], v);
-        }
-      }
-      std::vector<double> want(sum.size());
-      for (std::int64_t n = 0; n < s.num_outputs; ++n)
-        for (std::int64_t c = 0; c < F; ++c) {
-          const auto i = static_cast<std::size_t>(n * F + c);
-          const double cnt = count[static_cast<std::size_t>(n)];
-          if (kind == OpKind::degree_count) want[i] = cnt;
-          if (kind == OpKind::scatter_mean) want[i] = cnt > 0 ? sum[i] / cnt : 0.0;
-          if (kind == OpKind::scatter_max) want[i] = cnt > 0 ? mx[i] : 0.0;
-        }
+      const std::vector<float> none;
+      const auto want = tilesim_test::direct_scatter(kind, kind == OpKind::degree_count ? none : p.values.f32(op.input),
+                                                     p.values.i32(op.indices), F, s.num_outputs);
       check_close(ipu.outputs().f32(p.graph.ops[0].output), want);
     }
   }

@@ -3,6 +3,7 @@
 // and one gather or scatter op with seeded inputs.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -51,6 +52,36 @@ inline IpuProblem make_problem(tilesim::OpKind kind, tilesim::OpShape shape, std
   p.values.set_f32(op.input, std::move(input));
   p.values.set_i32(op.indices, std::move(idx));
   return p;
+}
+
+// The scatter family written out directly, in double: per output row the sum (scatter_add), the sum over
+// the count (scatter_mean), the max (scatter_max) or the count (degree_count, F = 1, `msg` unused), and 0
+// for a row that receives nothing. `msg` is [idx.size(), F] row-major.
+inline std::vector<double> direct_scatter(tilesim::OpKind kind, const std::vector<float>& msg,
+                                          const std::vector<std::int32_t>& idx, std::int64_t F, std::int64_t rows) {
+  using tilesim::OpKind;
+  const bool max = kind == OpKind::scatter_max;
+  std::vector<double> out(static_cast<std::size_t>(rows * F), max ? -std::numeric_limits<double>::infinity() : 0.0);
+  std::vector<std::int64_t> count(static_cast<std::size_t>(rows), 0);
+  for (std::size_t e = 0; e < idx.size(); ++e) {
+    const auto d = static_cast<std::size_t>(idx[e]);
+    ++count[d];
+    if (kind == OpKind::degree_count) continue;
+    for (std::int64_t c = 0; c < F; ++c) {
+      double& y = out[d * static_cast<std::size_t>(F) + static_cast<std::size_t>(c)];
+      const double x = msg[e * static_cast<std::size_t>(F) + static_cast<std::size_t>(c)];
+      y = max ? std::max(y, x) : y + x;
+    }
+  }
+  for (std::size_t d = 0; d < count.size(); ++d) {
+    for (std::int64_t c = 0; c < F; ++c) {
+      double& y = out[d * static_cast<std::size_t>(F) + static_cast<std::size_t>(c)];
+      if (kind == OpKind::degree_count) y = static_cast<double>(count[d]);
+      else if (count[d] == 0) y = 0.0;
+      else if (kind == OpKind::scatter_mean) y /= static_cast<double>(count[d]);
+    }
+  }
+  return out;
 }
 
 }  // namespace tilesim_test

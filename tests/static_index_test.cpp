@@ -22,6 +22,7 @@
 using namespace tilesim;
 using namespace tilesim::ipu;
 using tilesim_test::bow;
+using tilesim_test::direct_scatter;
 
 namespace {
 
@@ -77,31 +78,6 @@ Ran run_static(const Op& op, const std::vector<float>& input, const std::vector<
   r.out.assign(static_cast<std::size_t>(op.output_rows() * op.output_cols()), std::nanf(""));
   read_pieces(engine, prog.output, r.out, prog.output_width);
   return r;
-}
-
-// The scatter written out directly: sum, mean (0 where empty) or max (0 where empty), in double.
-std::vector<double> direct_scatter(OpKind kind, const std::vector<float>& msg, const std::vector<std::int32_t>& idx,
-                                   std::int64_t F, std::int64_t rows) {
-  const bool max = kind == OpKind::scatter_max;
-  std::vector<double> out(static_cast<std::size_t>(rows * F), max ? -std::numeric_limits<double>::infinity() : 0.0);
-  std::vector<std::int64_t> count(static_cast<std::size_t>(rows), 0);
-  for (std::size_t e = 0; e < idx.size(); ++e) {
-    const auto d = static_cast<std::size_t>(idx[e]);
-    ++count[d];
-    for (std::int64_t c = 0; c < F; ++c) {
-      double& y = out[d * static_cast<std::size_t>(F) + static_cast<std::size_t>(c)];
-      const double x = msg[e * static_cast<std::size_t>(F) + static_cast<std::size_t>(c)];
-      y = max ? std::max(y, x) : y + x;
-    }
-  }
-  for (std::size_t d = 0; d < count.size(); ++d) {
-    for (std::int64_t c = 0; c < F; ++c) {
-      double& y = out[d * static_cast<std::size_t>(F) + static_cast<std::size_t>(c)];
-      if (count[d] == 0) y = 0.0;
-      else if (kind == OpKind::scatter_mean) y /= static_cast<double>(count[d]);
-    }
-  }
-  return out;
 }
 
 }  // namespace
