@@ -19,32 +19,26 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// The tensors some op of the graph reads as a value operand (input, weight, bias).
-std::vector<bool> tensors_read(const OpGraph& graph) {
-  std::vector<bool> read(graph.tensors.size(), false);
-  for (const Op& op : graph.ops) {
+// For each tensor, the position of the last op that reads it as a value operand (input, weight,
+// bias), or -1 when none does.
+std::vector<std::ptrdiff_t> last_readers(const OpGraph& graph) {
+  std::vector<std::ptrdiff_t> last(graph.tensors.size(), -1);
+  for (std::size_t k = 0; k < graph.ops.size(); ++k) {
+    const Op& op = graph.ops[k];
     for (const TensorId t : {op.input, op.weight, op.bias}) {
-      if (t >= 0) read[static_cast<std::size_t>(t)] = true;
+      if (t >= 0) last[static_cast<std::size_t>(t)] = static_cast<std::ptrdiff_t>(k);
     }
   }
-  return read;
-}
-
-// Whether an op after position `k` reads tensor `t` as a value operand.
-bool read_after(const OpGraph& graph, std::size_t k, TensorId t) {
-  for (std::size_t j = k + 1; j < graph.ops.size(); ++j) {
-    const Op& op = graph.ops[j];
-    if (op.input == t || op.weight == t || op.bias == t) return true;
-  }
-  return false;
+  return last;
 }
 
 // The machine as one op of a graph sees it (the layout contract between ops, op_program.hpp): a
 // gather table or scatter messages that an earlier op wrote start in the linear layout, whatever the
 // machine file says for graph inputs; a gather whose output a later op reads leaves it there.
-IpuMachine machine_for(const Op& op, const std::vector<bool>& written, const std::vector<bool>& read, const IpuMachine& machine) {
+IpuMachine machine_for(const Op& op, const std::vector<bool>& written, const std::vector<std::ptrdiff_t>& last_reader,
+                       const IpuMachine& machine) {
   const bool input_written = op.input >= 0 && written[static_cast<std::size_t>(op.input)];
-  const bool output_read = op.kind == OpKind::gather && read[static_cast<std::size_t>(op.output)];
+  const bool output_read = op.kind == OpKind::gather && last_reader[static_cast<std::size_t>(op.output)] >= 0;
   if (!input_written && !output_read) return machine;
   IpuMachine m = machine;
   if (input_written && op.kind == OpKind::gather) m.planner.gather_table_from_linear_layout = true;
@@ -102,7 +96,7 @@ bool IpuBackend::compiled_indices(const OpGraph& graph, const Op& op) const {
 
 void IpuBackend::prepare(const OpGraph& graph) {
   std::vector<bool> written(graph.tensors.size(), false);
-  const std::vector<bool> read = tensors_read(graph);
+  const std::vector<std::ptrdiff_t> last_reader = last_readers(graph);
   for (const Op& op : graph.ops) {
     if (compiled_indices(graph, op)) {
       // What any index set needs; the indices' own partials are checked when the program is built.
@@ -111,7 +105,7 @@ void IpuBackend::prepare(const OpGraph& graph) {
         throw_does_not_fit(op, machine_, "indices compiled into the exchange, operands in the linear layout", need);
       }
     } else {
-      plan_op(op, machine_for(op, written, read, machine_));
+      plan_op(op, machine_for(op, written, last_reader, machine_));
     }
     written[static_cast<std::size_t>(op.output)] = true;
   }
@@ -131,20 +125,20 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
   double engine_wall_s = 0, host_wall_s = 0;
 
   std::vector<bool> written(graph.tensors.size(), false);
-  const std::vector<bool> read = tensors_read(graph);
+  const std::vector<std::ptrdiff_t> last_reader = last_readers(graph);
   for (const Op& op : graph.ops) {
     const auto t0 = Clock::now();
     // Operands: graph inputs from the caller, earlier ops' outputs from this run (functional mode).
     // Timing-only runs need only the index tensors, which shape the programs.
     const auto& indices = op.indices >= 0 ? inputs.i32(op.indices) : no_indices();
-    const IpuMachine machine = machine_for(op, written, read, machine_);
+    const IpuMachine machine = machine_for(op, written, last_reader, machine_);
     OpPlan plan;
     OpProgram program;
     if (compiled_indices(graph, op)) {
       plan = static_index_plan(op, machine);
-      const auto k = static_cast<std::size_t>(&op - graph.ops.data());
+      const bool messages_read_later = last_reader[static_cast<std::size_t>(op.input)] > &op - graph.ops.data();
       program = op.kind == OpKind::gather ? build_static_gather_program(op, indices, machine)
-                                          : build_static_scatter_program(op, indices, machine, read_after(graph, k, op.input));
+                                          : build_static_scatter_program(op, indices, machine, messages_read_later);
     } else {
       plan = plan_op(op, indices, machine);
       program = build_op_program(op, plan, indices, machine);
