@@ -2,13 +2,28 @@
 // Cycle costs of the IPU codelets tilesim's planners use, as pure functions of the work a worker does
 // and the machine file's constants (poplibs' own estimator structure). Results are worker cycles; the
 // engine turns a vertex's per-worker cycles into tile cycles (worker_contexts x slowest + supervisor).
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "ir/op_graph.hpp"
 #include "models/ipu/machine_file.hpp"
 #include "sim/machine_config.hpp"
 
 namespace tilesim::ipu {
+
+// Per-worker cycles of a vertex whose `workers` take contiguous, equal shares of `items` (the last
+// share may be short and later ones empty): worker(n) for a share of n > 0 items, 0 for an idle worker.
+template <class WorkerCycles>
+std::vector<sim::Cycles> worker_split_cycles(std::int64_t items, std::int64_t workers, WorkerCycles worker) {
+  std::vector<sim::Cycles> cycles(static_cast<std::size_t>(workers), 0);
+  const std::int64_t share = (items + workers - 1) / workers;
+  for (std::int64_t w = 0; w < workers; ++w) {
+    const std::int64_t n = std::min(items, (w + 1) * share) - std::min(items, w * share);
+    if (n > 0) cycles[static_cast<std::size_t>(w)] = worker(n);
+  }
+  return cycles;
+}
 
 // MultiSlice (gather) on one worker: `in_range` lookups whose row is on this tile are copied
 // (`row_elements` float32 each); `out_of_range` lookups are checked and skipped.

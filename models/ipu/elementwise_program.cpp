@@ -100,14 +100,9 @@ OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuM
     sim::Vertex v;
     v.codelet = compute.compute.name;
     v.supervisor_cycles = costs.supervisor_cycles;
-    v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
-    const std::int64_t per_worker = ceil_div(n, W);
-    for (std::int64_t w = 0; w < W; ++w) {
-      const Range rw = block(n, per_worker, w);
-      if (rw.empty()) continue;
-      v.worker_cycles[static_cast<std::size_t>(w)] =
-          binary ? binary_worker_cycles(op.binary, rw.size(), costs) : unary_worker_cycles(op.unary, rw.size(), costs);
-    }
+    v.worker_cycles = worker_split_cycles(n, W, [&](std::int64_t k) {
+      return binary ? binary_worker_cycles(op.binary, k, costs) : unary_worker_cycles(op.unary, k, costs);
+    });
     const auto ts = static_cast<std::size_t>(t);
     out.sram_read_bytes += n * 4 * (binary ? 2 : 1);
     out.sram_write_bytes += n * 4;

@@ -154,12 +154,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
       sim::Vertex v;
       v.codelet = "Iota";
       v.supervisor_cycles = costs.supervisor_cycles;
-      v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
-      const std::int64_t per_worker_iota = ceil_div(chunk, W);
-      for (std::int64_t w = 0; w < W; ++w) {
-        const Range rw = block(chunk, per_worker_iota, w);
-        if (!rw.empty()) v.worker_cycles[static_cast<std::size_t>(w)] = index_transform_worker_cycles(rw.size(), costs);
-      }
+      v.worker_cycles = worker_split_cycles(chunk, W, [&](std::int64_t n) { return index_transform_worker_cycles(n, costs); });
       out.sram_write_bytes += chunk * 4;
       v.buffers = {{offsets, 0}};
       v.execute = [chunk](const sim::VertexContext& ctx) {
@@ -193,17 +188,13 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
               {{candidates[static_cast<std::size_t>(tile(i, s, h))], kk.begin * cols * 4}, piece_bytes, {{received, slot * piece_bytes}}});
         }
         const auto result = prog.add_buffer("out", owner, piece_bytes);
-        const std::int64_t per_worker1 = ceil_div(kk.size(), W);
         out.output.push_back({result, li.begin + kk.begin, kk.size(), ch.begin, cols});
 
         sim::Vertex v;
         v.codelet = "MultiSlice (select)";
         v.supervisor_cycles = costs.supervisor_cycles;
-        v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
-        for (std::int64_t w = 0; w < W; ++w) {
-          const Range rw = block(kk.size(), per_worker1, w);
-          if (!rw.empty()) v.worker_cycles[static_cast<std::size_t>(w)] = multislice_worker_cycles(rw.size(), 0, cols, costs);
-        }
+        v.worker_cycles =
+            worker_split_cycles(kk.size(), W, [&](std::int64_t n) { return multislice_worker_cycles(n, 0, cols, costs); });
         out.sram_read_bytes += kk.size() * (4 + cols * 4);
         out.sram_write_bytes += piece_bytes;
         // The stage's indices are transformed first (which row block holds each lookup: an
@@ -212,11 +203,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
         sim::Vertex tv;
         tv.codelet = "IndexTransform";
         tv.supervisor_cycles = costs.supervisor_cycles;
-        tv.worker_cycles.assign(static_cast<std::size_t>(W), 0);
-        for (std::int64_t w = 0; w < W; ++w) {
-          const Range rw = block(kk.size(), per_worker1, w);
-          if (!rw.empty()) tv.worker_cycles[static_cast<std::size_t>(w)] = index_transform_worker_cycles(rw.size(), costs);
-        }
+        tv.worker_cycles = worker_split_cycles(kk.size(), W, [&](std::int64_t n) { return index_transform_worker_cycles(n, costs); });
         out.sram_read_bytes += kk.size() * 4;
         out.sram_write_bytes += kk.size() * 4;
         tv.buffers = {{idx_buf[static_cast<std::size_t>(owner)], kk.begin * 4}, {blocks_of, 0}};

@@ -46,12 +46,7 @@ sim::Vertex spread_vertex(const std::string& codelet, std::int64_t elements, con
   sim::Vertex v;
   v.codelet = codelet;
   v.supervisor_cycles = m.codelets.supervisor_cycles;
-  v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
-  const std::int64_t per_worker = ceil_div(elements, W);
-  for (std::int64_t w = 0; w < W; ++w) {
-    const Range r = block(elements, per_worker, w);
-    if (!r.empty()) v.worker_cycles[static_cast<std::size_t>(w)] = worker(r.size());
-  }
+  v.worker_cycles = worker_split_cycles(elements, W, worker);
   return v;
 }
 

@@ -57,16 +57,11 @@ sim::Vertex finalise_vertex(OpKind kind, sim::BufferId values, sim::BufferId cou
   sim::Vertex v;
   v.codelet = kind == OpKind::scatter_mean ? "ScatterMeanDivide" : "ScatterMaxFillEmpty";
   v.supervisor_cycles = machine.codelets.supervisor_cycles;
-  v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
   const std::int64_t elements = rows * cols;
-  const std::int64_t per_worker = ceil_div(elements, W);
-  for (std::int64_t w = 0; w < W; ++w) {
-    const Range ew = block(elements, per_worker, w);
-    if (ew.empty()) continue;
-    v.worker_cycles[static_cast<std::size_t>(w)] = kind == OpKind::scatter_mean
-                                                       ? binary_worker_cycles(BinaryFn::divide, ew.size(), machine.codelets)
-                                                       : select_worker_cycles(ew.size(), machine.codelets);
-  }
+  v.worker_cycles = worker_split_cycles(elements, W, [&](std::int64_t n) {
+    return kind == OpKind::scatter_mean ? binary_worker_cycles(BinaryFn::divide, n, machine.codelets)
+                                        : select_worker_cycles(n, machine.codelets);
+  });
   if (kind == OpKind::scatter_mean) {
     v.buffers = {{values, 0}, {counts, 0}};
     v.execute = [rows, cols](const sim::VertexContext& ctx) {
@@ -304,13 +299,8 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
           sim::Vertex red;
           red.codelet = is_max ? "ReduceMax" : "Reduce";
           red.supervisor_cycles = costs.supervisor_cycles;
-          red.worker_cycles.assign(static_cast<std::size_t>(W), 0);
           const std::int64_t elements = kk.size() * cols;
-          const std::int64_t per_worker = ceil_div(elements, W);
-          for (std::int64_t w = 0; w < W; ++w) {
-            const Range ew = block(elements, per_worker, w);
-            if (!ew.empty()) red.worker_cycles[static_cast<std::size_t>(w)] = reduce_worker_cycles(ew.size(), I, costs);
-          }
+          red.worker_cycles = worker_split_cycles(elements, W, [&](std::int64_t n) { return reduce_worker_cycles(n, I, costs); });
           out.sram_read_bytes += I * piece_bytes;
           out.sram_write_bytes += piece_bytes;
           red.buffers = {{partial[static_cast<std::size_t>(owner)], kk.begin * cols * 4}, {received, 0}, {result, 0}};
@@ -335,12 +325,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
             sim::Vertex rc;
             rc.codelet = "Reduce";
             rc.supervisor_cycles = costs.supervisor_cycles;
-            rc.worker_cycles.assign(static_cast<std::size_t>(W), 0);
-            const std::int64_t per_worker_rows = ceil_div(kk.size(), W);
-            for (std::int64_t w = 0; w < W; ++w) {
-              const Range rw = block(kk.size(), per_worker_rows, w);
-              if (!rw.empty()) rc.worker_cycles[static_cast<std::size_t>(w)] = reduce_worker_cycles(rw.size(), I, costs);
-            }
+            rc.worker_cycles = worker_split_cycles(kk.size(), W, [&](std::int64_t n) { return reduce_worker_cycles(n, I, costs); });
             out.sram_read_bytes += I * count_bytes;
             out.sram_write_bytes += count_bytes;
             rc.buffers = {{count_buf[static_cast<std::size_t>(owner)], kk.begin * 4}, {received_counts, 0}, {total_counts, 0}};

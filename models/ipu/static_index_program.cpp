@@ -57,11 +57,9 @@ void for_each_run(const LinearLayout& from, std::int64_t src_row, const LinearLa
   }
 }
 
-// Spreads `items` over the worker contexts in contiguous shares; returns the share of each worker.
+// Each worker's share of `items` in contiguous blocks (0 for an idle worker).
 std::vector<std::int64_t> worker_shares(std::int64_t items, std::int64_t workers) {
-  std::vector<std::int64_t> share(static_cast<std::size_t>(workers), 0);
-  for (std::int64_t w = 0; w < workers; ++w) share[static_cast<std::size_t>(w)] = block(items, ceil_div(items, workers), w).size();
-  return share;
+  return worker_split_cycles(items, workers, [](std::int64_t n) { return n; });
 }
 
 struct LocalCopy {
@@ -173,9 +171,9 @@ OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32
     v.codelet = "copy local rows";
     const std::int64_t n = static_cast<std::int64_t>(copies->size());
     const std::int64_t elements_per_copy = ceil_div(bytes / kFloatBytes, n);
-    for (std::int64_t share : worker_shares(n, W)) {
-      v.worker_cycles.push_back(share == 0 ? 0 : multislice_worker_cycles(share, 0, elements_per_copy, machine.codelets));
-    }
+    v.worker_cycles = worker_split_cycles(n, W, [&](std::int64_t k) {
+      return multislice_worker_cycles(k, 0, elements_per_copy, machine.codelets);
+    });
     v.supervisor_cycles = machine.codelets.supervisor_cycles;
     v.buffers = {{table_buf[t], 0}, {out_buf[t], 0}};
     v.execute = [copies](const sim::VertexContext& ctx) {
