@@ -2,8 +2,9 @@
 #   make run    install missing packages, build (Release), run the hydronet sweep (simulated Bow IPU,
 #               A100 model, this host's CPU) and write its speedup surfaces, rooflines and tables to out/
 #   make test   install missing packages, build, run every test, then the tests again under ASan+UBSan
+#   make check  the everyday tiers: build (Release) and run every test not labelled slow (under 2 minutes)
 # make run WORKLOAD=FILE (or make run-workload) runs one workload file instead, as `tilesim run`.
-.PHONY: all deps build run run-sweep run-workload test test-release test-asan bench clean
+.PHONY: all deps build run run-sweep run-workload test test-release test-asan check bench bench-sim clean
 
 WORKLOAD ?= workloads/examples/default.json
 TILESIM := build/release/apps/tilesim
@@ -54,6 +55,11 @@ test: test-release test-asan
 test-release: build
 	ctest --preset release
 
+# The fast tiers (labels unit, formula, validation and cli; tests/CMakeLists.txt) without the slow ones:
+# everyday work. `make test` stays the whole suite, twice.
+check: build
+	ctest --preset release --label-exclude slow
+
 test-asan: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan
@@ -61,6 +67,13 @@ test-asan: deps
 
 bench: build
 	build/release/bench/tilesim_bench
+
+# The simulator-speed benchmarks against the saved baseline (bench/baselines/sim_speed.json): prints each
+# benchmark's change. `make bench-sim SAVE=1` stores this run as the new baseline.
+SIM_BASELINE := bench/baselines/sim_speed.json
+bench-sim: build
+	build/release/bench/tilesim_bench --benchmark_filter='^(simulate|native)/' \
+	  $(if $(SAVE),--tilesim_save_baseline=$(SIM_BASELINE),--tilesim_baseline=$(SIM_BASELINE))
 
 clean:
 	rm -rf build out

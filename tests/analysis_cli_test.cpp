@@ -48,7 +48,7 @@ fs::path cpu_machine_fixture() {
 
 }  // namespace
 
-TEST_CASE("tilesim calibrate writes a CPU machine file measured here, every figure sourced", "[analysis][cli][calibrate]") {
+TEST_CASE("tilesim calibrate writes a CPU machine file measured here, every figure sourced", "[analysis][cli][calibrate][slow]") {
   const fs::path out = dir() / "calibration" / "cpu.json";
   const auto r = run_tilesim("calibrate --out " + out.string(), dir());
   REQUIRE(r.exit_code == 0);
@@ -74,7 +74,7 @@ TEST_CASE("tilesim calibrate writes a CPU machine file measured here, every figu
   CHECK(figure_problem(dir() / "calibrated_plots", "bandwidth_cpu") == "");
 }
 
-TEST_CASE("tilesim roofline: one roofline and one bandwidth figure per backend, ceilings from machine files", "[analysis][cli][roofline]") {
+TEST_CASE("tilesim roofline: one roofline and one bandwidth figure per backend, ceilings from machine files", "[analysis][cli][roofline][slow]") {
   const fs::path plots = dir() / "roofline_plots";
   const auto r = run_tilesim("roofline " + small_results().string() + " --machine cpu:" + cpu_machine_fixture().string() +
                                  " --out " + plots.string(),

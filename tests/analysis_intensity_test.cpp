@@ -44,7 +44,7 @@ using tilesim_test::input_error_of;
 
 }  // namespace
 
-TEST_CASE("intensity and achieved rates per memory level, by hand", "[analysis][roofline]") {
+TEST_CASE("intensity and achieved rates per memory level, by hand", "[analysis][roofline][formula]") {
   const ResultRow r = ipu_row();
   const auto t = traffic_by_level(r);
   REQUIRE(t.size() == 2);
@@ -81,7 +81,7 @@ TEST_CASE("intensity and achieved rates per memory level, by hand", "[analysis][
   CHECK(level_label("hbm") == "HBM");
 }
 
-TEST_CASE("roofline bound and ridge point, by hand", "[analysis][roofline]") {
+TEST_CASE("roofline bound and ridge point, by hand", "[analysis][roofline][formula]") {
   // A100 40GB: 19.5 TFLOP/s fp32, 1.555 TB/s HBM: ridge at 12.54 FLOP/byte.
   CHECK(ridge_intensity(19.5e12, 1.555e12) == Approx(12.5402).epsilon(1e-4));
   CHECK(attainable_flops_per_s(19.5e12, 1.555e12, 1.0) == Approx(1.555e12));
@@ -101,7 +101,7 @@ TEST_CASE("roofline bound and ridge point, by hand", "[analysis][roofline]") {
   CHECK(points[1].bytes_per_s() == Approx(2.048e9));
 }
 
-TEST_CASE("results.csv rows survive writing and reading, quoting included", "[analysis][sweep]") {
+TEST_CASE("results.csv rows survive writing and reading, quoting included", "[analysis][sweep][unit]") {
   ResultRow a = ipu_row();
   ResultRow b = ipu_row();
   b.op = "gather";
@@ -147,7 +147,7 @@ TEST_CASE("results.csv rows survive writing and reading, quoting included", "[an
   CHECK(std::count(text.begin(), text.end(), '\n') == 4);
 }
 
-TEST_CASE("results.csv reader errors name the file, line and column", "[analysis][sweep]") {
+TEST_CASE("results.csv reader errors name the file, line and column", "[analysis][sweep][unit]") {
   const std::string header = results_csv_header();
   std::string row = results_csv_row(ipu_row());
   CHECK_THAT(input_error_of([&] { parse_results_csv("op,num_inputs\n", "r.csv"); }),
@@ -170,7 +170,7 @@ TEST_CASE("results.csv reader errors name the file, line and column", "[analysis
   CHECK_THAT(input_error_of([&] { read_results_csv("/no/such/results.csv"); }), Contains("/no/such/results.csv"));
 }
 
-TEST_CASE("CSV records split with RFC 4180 quoting", "[analysis][sweep]") {
+TEST_CASE("CSV records split with RFC 4180 quoting", "[analysis][sweep][unit]") {
   CHECK(split_csv_record("a,\"b,c\",\"d\"\"e\",", "f", 1) == std::vector<std::string>{"a", "b,c", "d\"e", ""});
   CHECK(csv_field("plain") == "plain");
   CHECK(csv_field("a,b") == "\"a,b\"");

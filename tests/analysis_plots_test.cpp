@@ -41,7 +41,7 @@ std::vector<SpeedupSample> synthetic_points() {
 
 }  // namespace
 
-TEST_CASE("gnuplot renders PDF beside SVG and PNG when asked", "[analysis][plots]") {
+TEST_CASE("gnuplot renders PDF beside SVG and PNG when asked", "[analysis][plots][unit]") {
   GnuplotFigure fig;
   fig.stem = "pdf_line";
   fig.description = "a line";
@@ -58,7 +58,7 @@ TEST_CASE("gnuplot renders PDF beside SVG and PNG when asked", "[analysis][plots
   CHECK_THAT(gnuplot_script(fig), Contains("do for [format in \"svg png\"]") && !Contains("pdfcairo"));
 }
 
-TEST_CASE("speedup heat map and 3D surface, one panel: valid files, contour and values drawn", "[analysis][plots]") {
+TEST_CASE("speedup heat map and 3D surface, one panel: valid files, contour and values drawn", "[analysis][plots][unit]") {
   SurfaceFigureSpec spec;
   spec.stem = "surface_one";
   spec.title = "scatter_add: speedup of Bow IPU (simulated)\nover A100-40GB model (eager)";
@@ -82,7 +82,7 @@ TEST_CASE("speedup heat map and 3D surface, one panel: valid files, contour and 
   CHECK_THAT(slurp(surface.script_path), Contains("with pm3d") && Contains("set view") && Contains("#C0404040"));
 }
 
-TEST_CASE("speedup figures with one panel per feature size share one colour scale", "[analysis][plots]") {
+TEST_CASE("speedup figures with one panel per feature size share one colour scale", "[analysis][plots][unit]") {
   SurfaceFigureSpec spec;
   spec.stem = "surface_panels";
   spec.title = "scatter_add: speedup of Bow IPU (simulated)\nover A100 (measured)";
@@ -102,7 +102,7 @@ TEST_CASE("speedup figures with one panel per feature size share one colour scal
   CHECK(figure_problem(dir(), "surface_panels_3d") == "");
 }
 
-TEST_CASE("the colour range covers every speedup with a round figure", "[analysis][plots]") {
+TEST_CASE("the colour range covers every speedup with a round figure", "[analysis][plots][unit]") {
   auto panels_with = [](std::vector<double> speedups) {
     SurfacePanel p;
     p.grid.xs = {16};
@@ -118,7 +118,7 @@ TEST_CASE("the colour range covers every speedup with a round figure", "[analysi
   CHECK(surface_colour_range(panels_with({5e4})) == 10000);
 }
 
-TEST_CASE("roofline and bandwidth figures with ceilings and points", "[analysis][plots][roofline]") {
+TEST_CASE("roofline and bandwidth figures with ceilings and points", "[analysis][plots][roofline][unit]") {
   RooflineMachine m;
   m.backend = "gpu-model:a100-40gb";
   m.title = "A100-40GB model (kernel)";
@@ -145,7 +145,7 @@ TEST_CASE("roofline and bandwidth figures with ceilings and points", "[analysis]
   CHECK_THROWS_AS(roofline_figure(none, points, "x"), std::invalid_argument);
 }
 
-TEST_CASE("IPU ceilings the machine files lack come from the supplement, strictly read", "[analysis][roofline]") {
+TEST_CASE("IPU ceilings the machine files lack come from the supplement, strictly read", "[analysis][roofline][unit]") {
   const auto bow = ipu_supplement_ceilings("bow");
   // The fp32 AMP peak is not here: it is derived from the machine file the simulator uses.
   REQUIRE(bow.size() == 2);

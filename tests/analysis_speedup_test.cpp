@@ -42,7 +42,7 @@ using tilesim_test::input_error_of;
 
 }  // namespace
 
-TEST_CASE("a backend's series: repeats reduced to their median, unfit points left out", "[analysis][speedup]") {
+TEST_CASE("a backend's series: repeats reduced to their median, unfit points left out", "[analysis][speedup][unit]") {
   std::vector<ResultRow> rows = {row("ipu:bow", "gather", {16, 16, 32}, 1e-6, 0), row("ipu:bow", "gather", {16, 16, 32}, 3e-6, 1),
                                  row("ipu:bow", "gather", {16, 16, 32}, 2e-6, 2), row("cpu", "gather", {16, 16, 32}, 9e-6)};
   ResultRow unfit = row("ipu:bow", "gather", {4096, 512, 32768}, 0);
@@ -59,7 +59,7 @@ TEST_CASE("a backend's series: repeats reduced to their median, unfit points lef
              Contains("r.csv") && Contains("ipu:bow, cpu") && Contains("gpu-model:h100-sxm"));
 }
 
-TEST_CASE("speedup = baseline time / target time at the points both have", "[analysis][speedup]") {
+TEST_CASE("speedup = baseline time / target time at the points both have", "[analysis][speedup][unit]") {
   const auto baseline = series("a100", {{{16, 16, 32}, 4e-6}, {{16, 16, 64}, 3e-6}, {{32, 16, 32}, 1e-6}});
   const auto target = series("bow", {{{16, 16, 32}, 1e-6}, {{16, 16, 64}, 6e-6}, {{64, 16, 32}, 1e-6}});
   const auto points = paired_speedups(baseline, target, "gather");
@@ -70,7 +70,7 @@ TEST_CASE("speedup = baseline time / target time at the points both have", "[ana
   CHECK(paired_speedups(baseline, target, "").size() == 2);
 }
 
-TEST_CASE("surface grids: one per feature size, and the geometric mean over them", "[analysis][speedup]") {
+TEST_CASE("surface grids: one per feature size, and the geometric mean over them", "[analysis][speedup][unit]") {
   // At (16, 32): 2x with 16 features and 0.5x with 64: the mean of the logs is 1x.
   // At (32, 32): 4x and 1x: geometric mean 2x. (16, 64) only with 16 features: 8x.
   const auto baseline = series("b", {{{16, 16, 32}, 2}, {{16, 64, 32}, 1}, {{32, 16, 32}, 4}, {{32, 64, 32}, 1}, {{16, 16, 64}, 8}});
@@ -92,7 +92,7 @@ TEST_CASE("surface grids: one per feature size, and the geometric mean over them
   CHECK_FALSE(mean.speedup[1][1]);
 }
 
-TEST_CASE("the 1x contour by marching squares, interpolated in log space", "[analysis][speedup]") {
+TEST_CASE("the 1x contour by marching squares, interpolated in log space", "[analysis][speedup][unit]") {
   SpeedupGrid g;
   g.xs = {16, 32};
   g.ys = {32, 64};
@@ -122,7 +122,7 @@ TEST_CASE("the 1x contour by marching squares, interpolated in log space", "[ana
   CHECK(unit_contour(g).size() == 2);
 }
 
-TEST_CASE("the crossover: the size threshold that best separates faster from slower", "[analysis][speedup]") {
+TEST_CASE("the crossover: the size threshold that best separates faster from slower", "[analysis][speedup][unit]") {
   std::vector<SpeedupSample> points;
   // Faster for num_outputs up to 128, slower beyond: a clean threshold on num_outputs.
   for (std::int64_t out : {32, 64, 128, 256, 512, 1024})
@@ -150,7 +150,7 @@ TEST_CASE("the crossover: the size threshold that best separates faster from slo
   CHECK(find_crossover({}).text == "no points");
 }
 
-TEST_CASE("speedup statistics by hand", "[analysis][speedup]") {
+TEST_CASE("speedup statistics by hand", "[analysis][speedup][formula]") {
   std::vector<SpeedupSample> points;
   for (double s : {1.0, 2.0, 4.0, 8.0}) points.push_back({{"gather", {16, 16, 32}, "float32"}, s, 1, s});
   const auto stats = summarize_speedups(points);
@@ -166,7 +166,7 @@ TEST_CASE("speedup statistics by hand", "[analysis][speedup]") {
   CHECK(format_speedup(908.4) == "908");
 }
 
-TEST_CASE("speedup tables in Markdown, LaTeX and CSV", "[analysis][speedup]") {
+TEST_CASE("speedup tables in Markdown, LaTeX and CSV", "[analysis][speedup][unit]") {
   std::vector<ResultRow> rows;
   for (std::int64_t out : {32, 64, 128, 256}) {
     rows.push_back(row("ipu:bow", "scatter_add", {16, 16, out}, 1e-6));
@@ -192,7 +192,7 @@ TEST_CASE("speedup tables in Markdown, LaTeX and CSV", "[analysis][speedup]") {
   CHECK(latex_escape("a_b & 50% {x}") == "a\\_b \\& 50\\% \\{x\\}");
 }
 
-TEST_CASE("sources named by backend, reference file or reference directory", "[analysis][speedup]") {
+TEST_CASE("sources named by backend, reference file or reference directory", "[analysis][speedup][unit]") {
   const std::vector<ResultRow> rows = {row("ipu:bow", "gather", {16, 16, 32}, 1e-6)};
   const std::string dir = std::string(TILESIM_SOURCE_DIR) + "/validation/hydronet-gnn/a100";
   const auto a100 = resolve_series(rows, "r.csv", dir, {"gather", "scatter_add"});
@@ -216,7 +216,7 @@ TEST_CASE("sources named by backend, reference file or reference directory", "[a
   CHECK(series_label("cuda", "measured", "") == "CUDA GPU (measured, kernel)");
 }
 
-TEST_CASE("shares read as whole percentages but never 100% short of all nor 0% above none", "[analysis][speedup]") {
+TEST_CASE("shares read as whole percentages but never 100% short of all nor 0% above none", "[analysis][speedup][unit]") {
   CHECK(share_percent(1.0) == "100%");
   CHECK(share_percent(0.0) == "0%");
   CHECK(share_percent(0.5) == "50%");

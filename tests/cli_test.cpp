@@ -106,7 +106,7 @@ TEST_CASE("tilesim run reports both backends verified, and writes report.json", 
 // 1.35 MB at the finest column split, or the candidate rows of every row block), and that error must
 // point at the static mode, which does fit: it runs here timing-only (a functional run takes 30 s and
 // 9 GB of host memory, too much for the sanitizer build; its verified run is in the README).
-TEST_CASE("every shipped example runs with verified outputs", "[cli]") {
+TEST_CASE("every shipped example runs with verified outputs", "[cli][slow]") {
   const std::string backends = " --backends ipu:bow,ipu:bow:static,cpu,gpu-model:a100-40gb";
   for (const auto& entry : fs::directory_iterator(std::string(TILESIM_SOURCE_DIR) + "/workloads/examples")) {
     if (entry.path().extension() != ".json" || entry.path().filename() == "hydronet_largest.json") continue;
@@ -193,7 +193,7 @@ TEST_CASE("a seed given on the command line overrides the workload seed and chan
   CHECK(nlohmann::json::parse(a.out)["workload"]["seed"] == 99);
 }
 
-TEST_CASE("bad input exits with code 2 and names the file, the JSON path, expected and found", "[cli][errors]") {
+TEST_CASE("bad input exits with code 2 and names the file, the JSON path, expected and found", "[cli][errors][slow]") {
   struct Bad {
     const char* what;
     std::string workload;

@@ -40,7 +40,7 @@ const std::vector<float>& run_verified(kernels::cpu::CpuBackend& cpu, const OpCa
 
 }  // namespace
 
-TEST_CASE("cpu scatter_mean and scatter_max match the reference, 0 in rows nobody scatters to", "[cpu][gnn-ops]") {
+TEST_CASE("cpu scatter_mean and scatter_max match the reference, 0 in rows nobody scatters to", "[cpu][gnn-ops][unit]") {
   kernels::cpu::CpuBackend cpu;
   for (OpKind kind : {OpKind::scatter_mean, OpKind::scatter_max}) {
     // Small (serial), sorted (segments) and large (threads: > 256 KiB of messages).
@@ -61,7 +61,7 @@ TEST_CASE("cpu scatter_mean and scatter_max match the reference, 0 in rows nobod
   }
 }
 
-TEST_CASE("cpu degree_count matches the reference on the serial, histogram and atomic paths", "[cpu][gnn-ops]") {
+TEST_CASE("cpu degree_count matches the reference on the serial, histogram and atomic paths", "[cpu][gnn-ops][unit]") {
   kernels::cpu::CpuBackend cpu;
   OpCaseBuilder b(5);
   run_verified(cpu, degree_case(10, b.random_indices(37, 10)));
@@ -71,7 +71,7 @@ TEST_CASE("cpu degree_count matches the reference on the serial, histogram and a
   CHECK(run_verified(cpu, all_one) == std::vector<float>{0, 70000, 0});
 }
 
-TEST_CASE("cpu matmul matches the reference with and without a bias", "[cpu][gnn-ops]") {
+TEST_CASE("cpu matmul matches the reference with and without a bias", "[cpu][gnn-ops][unit]") {
   kernels::cpu::CpuBackend cpu;
   run_verified(cpu, matmul_case(1, 1, 1, false, 1));
   run_verified(cpu, matmul_case(7, 5, 3, true, 2));
@@ -79,7 +79,7 @@ TEST_CASE("cpu matmul matches the reference with and without a bias", "[cpu][gnn
   run_verified(cpu, matmul_case(120, 33, 47, false, 4));
 }
 
-TEST_CASE("cpu segment_matmul matches the reference with empty, small and large segments", "[cpu][gnn-ops]") {
+TEST_CASE("cpu segment_matmul matches the reference with empty, small and large segments", "[cpu][gnn-ops][unit]") {
   kernels::cpu::CpuBackend cpu;
   run_verified(cpu, segment_matmul_case({1}, 3, 2, 1));
   run_verified(cpu, segment_matmul_case({0, 5, 0, 2, 0}, 4, 3, 2));          // empty segments, row loop
@@ -87,7 +87,7 @@ TEST_CASE("cpu segment_matmul matches the reference with empty, small and large 
   run_verified(cpu, segment_matmul_case(std::vector<std::int32_t>(300, 20), 32, 24, 4));  // many small ones, threads
 }
 
-TEST_CASE("cpu unary functions match the reference, serial and threaded, with extreme inputs", "[cpu][gnn-ops]") {
+TEST_CASE("cpu unary functions match the reference, serial and threaded, with extreme inputs", "[cpu][gnn-ops][unit]") {
   kernels::cpu::CpuBackend cpu;
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
                      UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff}) {
@@ -102,7 +102,7 @@ TEST_CASE("cpu unary functions match the reference, serial and threaded, with ex
   }
 }
 
-TEST_CASE("cpu exp stays within 1 ulp of the exact value over float's whole range", "[cpu][gnn-ops]") {
+TEST_CASE("cpu exp stays within 1 ulp of the exact value over float's whole range", "[cpu][gnn-ops][unit]") {
   // A dense sweep of inputs, including the subnormal results below -87.3; the stated bound of the
   // reference is 4 ulp, the kernel's design 1.
   std::vector<float> x;
@@ -119,7 +119,7 @@ TEST_CASE("cpu exp stays within 1 ulp of the exact value over float's whole rang
   CHECK(worst_ulps <= 1);
 }
 
-TEST_CASE("cpu binary ops match the reference for every broadcast shape", "[cpu][gnn-ops]") {
+TEST_CASE("cpu binary ops match the reference for every broadcast shape", "[cpu][gnn-ops][unit]") {
   kernels::cpu::CpuBackend cpu;
   for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide}) {
     INFO(to_string(fn));
@@ -132,7 +132,7 @@ TEST_CASE("cpu binary ops match the reference for every broadcast shape", "[cpu]
   }
 }
 
-TEST_CASE("cpu backend runs a chained graph: each op reads the one before, every op verified", "[cpu][gnn-ops]") {
+TEST_CASE("cpu backend runs a chained graph: each op reads the one before, every op verified", "[cpu][gnn-ops][unit]") {
   // A GCN-like chain: h = relu(x W + b); m = h[src] * w_e; out = mean over dst of m; deg = degree(dst).
   OpCaseBuilder b(21);
   const std::int64_t nodes = 40, edges = 150, in = 12, hidden = 8;
@@ -190,7 +190,7 @@ TEST_CASE("cpu backend runs a chained graph: each op reads the one before, every
   CHECK(cpu.outputs().f32(c.graph.ops[5].output) == ref.f32(c.graph.ops[5].output));
 }
 
-TEST_CASE("cpu backend rejects operands that do not fit the op, naming it", "[cpu][gnn-ops]") {
+TEST_CASE("cpu backend rejects operands that do not fit the op, naming it", "[cpu][gnn-ops][unit]") {
   kernels::cpu::CpuBackend cpu;
   OpCase c = segment_matmul_case({2, 2}, 3, 2, 1);
   c.values.set_i32(c.op().indices, {0, 3, 2});

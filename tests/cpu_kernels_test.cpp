@@ -93,7 +93,7 @@ struct ShapeCase {
 
 }  // namespace
 
-TEST_CASE("cpu gather_f32 equals the reference bitwise over random shapes and edge cases", "[kernels][cpu]") {
+TEST_CASE("cpu gather_f32 equals the reference bitwise over random shapes and edge cases", "[kernels][cpu][unit]") {
   // Sizes below 256 KiB moved run on the calling thread; the larger ones take the parallel path.
   const std::vector<ShapeCase> cases = {
       {{1, 1, 1}, Indices::uniform},          {{1, 3, 5}, Indices::uniform},        {{7, 17, 1}, Indices::uniform},
@@ -113,7 +113,7 @@ TEST_CASE("cpu gather_f32 equals the reference bitwise over random shapes and ed
   }
 }
 
-TEST_CASE("cpu scatter_add_f32 passes verification over random shapes and edge cases", "[kernels][cpu]") {
+TEST_CASE("cpu scatter_add_f32 passes verification over random shapes and edge cases", "[kernels][cpu][unit]") {
   // Covers the three strategies: serial (small calls), per-thread partial outputs (small output, many
   // messages) and threads owning output rows (large output), each with odd feature counts, all indices
   // equal and output rows that receive nothing.
@@ -145,7 +145,7 @@ TEST_CASE("cpu scatter_add_f32 passes verification over random shapes and edge c
   }
 }
 
-TEST_CASE("cpu scatter_add_f32 zeroes the output it is given", "[kernels][cpu]") {
+TEST_CASE("cpu scatter_add_f32 zeroes the output it is given", "[kernels][cpu][unit]") {
   for (const OpShape shape : {OpShape{10, 4, 50}, OpShape{3000, 17, 5000}, OpShape{20000, 16, 8}}) {
     INFO(describe(OpKind::scatter_add, shape, Indices::uniform));
     const Case c = make_case(OpKind::scatter_add, shape, Indices::uniform, 7);
@@ -155,7 +155,7 @@ TEST_CASE("cpu scatter_add_f32 zeroes the output it is given", "[kernels][cpu]")
   }
 }
 
-TEST_CASE("reference verify catches corrupted scatter_add outputs", "[kernels][reference]") {
+TEST_CASE("reference verify catches corrupted scatter_add outputs", "[kernels][reference][unit]") {
   // Terms of magnitude >= 0.25 so one missing or extra term is far outside the rounding bound.
   const OpShape shape{400, 8, 50};
   const Case c = make_case(OpKind::scatter_add, shape, Indices::even_rows_only, 42, 0.25f);
@@ -222,7 +222,7 @@ TEST_CASE("reference verify catches corrupted scatter_add outputs", "[kernels][r
   }
 }
 
-TEST_CASE("reference verify catches corrupted gather outputs", "[kernels][reference]") {
+TEST_CASE("reference verify catches corrupted gather outputs", "[kernels][reference][unit]") {
   const OpShape shape{30, 5, 40};
   const Case c = make_case(OpKind::gather, shape, Indices::uniform, 3);
   const std::vector<float> good = run_kernel(c);
@@ -253,7 +253,7 @@ TEST_CASE("reference verify catches corrupted gather outputs", "[kernels][refere
   }
 }
 
-TEST_CASE("reference scatter_add sums, absolute sums and counts per row", "[kernels][reference]") {
+TEST_CASE("reference scatter_add sums, absolute sums and counts per row", "[kernels][reference][unit]") {
   // Two features, three rows: row 0 gets messages 0 and 2, row 1 nothing, row 2 message 1.
   const std::vector<float> src = {1.0f, -2.0f, 10.0f, 20.0f, -3.0f, 5.0f};
   const auto ref = reference::scatter_add(src, 2, {0, 2, 0}, 3);
@@ -264,7 +264,7 @@ TEST_CASE("reference scatter_add sums, absolute sums and counts per row", "[kern
   CHECK_THROWS_AS(reference::gather(src, 2, {3}), std::out_of_range);
 }
 
-TEST_CASE("summarise gives median and quartiles by linear interpolation", "[kernels][timing]") {
+TEST_CASE("summarise gives median and quartiles by linear interpolation", "[kernels][timing][unit]") {
   SECTION("even count") {
     const auto s = cpu::summarise({4.0, 1.0, 3.0, 2.0}, 2);
     CHECK(s.median_s == Approx(2.5));
@@ -309,7 +309,7 @@ TEST_CASE("summarise gives median and quartiles by linear interpolation", "[kern
   SECTION("no samples") { CHECK_THROWS_AS(cpu::summarise({}, 0), std::invalid_argument); }
 }
 
-TEST_CASE("time_calls makes the warm-up and timed calls", "[kernels][timing]") {
+TEST_CASE("time_calls makes the warm-up and timed calls", "[kernels][timing][unit]") {
   int calls = 0;
   const auto s = cpu::time_calls([&] { ++calls; }, 3, 5);
   CHECK(calls == 8);
@@ -325,7 +325,7 @@ TEST_CASE("time_calls makes the warm-up and timed calls", "[kernels][timing]") {
   CHECK_THROWS_AS(cpu::time_calls([] {}, -1, 3), std::invalid_argument);
 }
 
-TEST_CASE("CpuBackend runs a small graph end to end, measured and verified", "[kernels][cpu][backend]") {
+TEST_CASE("CpuBackend runs a small graph end to end, measured and verified", "[kernels][cpu][backend][unit]") {
   OpGraph graph;
   const OpShape gather_shape{50, 17, 300};
   const OpShape scatter_shape{400, 3, 64};
@@ -380,7 +380,7 @@ TEST_CASE("CpuBackend runs a small graph end to end, measured and verified", "[k
   CHECK(json.at("ops").at(1).at("verified") == true);
 }
 
-TEST_CASE("CpuBackend feeds one op's output to the next", "[kernels][cpu][backend]") {
+TEST_CASE("CpuBackend feeds one op's output to the next", "[kernels][cpu][backend][unit]") {
   // gather rows of a table, then sum the gathered rows into groups: the scatter_add reads the gather's output.
   OpGraph graph;
   graph.add_gather_scatter("lookup", OpKind::gather, DType::float32, {20, 6, 500});
@@ -405,7 +405,7 @@ TEST_CASE("CpuBackend feeds one op's output to the next", "[kernels][cpu][backen
   for (std::size_t e = 0; e < out.size(); ++e) CHECK(out[e] == Approx(expected.sum[e]).margin(1e-5));
 }
 
-TEST_CASE("CpuBackend rejects indices out of range before running a kernel", "[kernels][cpu][backend]") {
+TEST_CASE("CpuBackend rejects indices out of range before running a kernel", "[kernels][cpu][backend][unit]") {
   OpGraph graph;
   const Op& op = graph.add_gather_scatter("bad", OpKind::scatter_add, DType::float32, {4, 2, 3});
   TensorValues inputs;

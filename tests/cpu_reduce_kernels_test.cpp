@@ -134,18 +134,18 @@ void check_scatter_reduce(cpu::Reduce reduce) {
 
 }  // namespace
 
-TEST_CASE("cpu scatter_reduce sum, mean and max over float32 agree with the reference on every strategy", "[kernels][cpu][reduce]") {
+TEST_CASE("cpu scatter_reduce sum, mean and max over float32 agree with the reference on every strategy", "[kernels][cpu][reduce][unit]") {
   for (cpu::Reduce r : {cpu::Reduce::sum, cpu::Reduce::mean, cpu::Reduce::max}) check_scatter_reduce<float>(r);
 }
 
-TEST_CASE("cpu scatter_reduce over float16 and bfloat16 storage accumulates in float32", "[kernels][cpu][reduce][storage]") {
+TEST_CASE("cpu scatter_reduce over float16 and bfloat16 storage accumulates in float32", "[kernels][cpu][reduce][storage][unit]") {
   for (cpu::Reduce r : {cpu::Reduce::sum, cpu::Reduce::mean, cpu::Reduce::max}) {
     check_scatter_reduce<cpu::Float16>(r);
     check_scatter_reduce<cpu::BFloat16>(r);
   }
 }
 
-TEST_CASE("float32 accumulation keeps a long bfloat16 sum accurate where bfloat16 accumulation would not", "[kernels][cpu][storage]") {
+TEST_CASE("float32 accumulation keeps a long bfloat16 sum accurate where bfloat16 accumulation would not", "[kernels][cpu][storage][unit]") {
   // 4096 messages of 1.0 into one row: a bfloat16 running sum sticks at 256 (256 + 1 rounds back to
   // 256), a float32 one reaches 4096, which bfloat16 stores exactly.
   const std::int64_t messages = 4096, features = 16;
@@ -156,7 +156,7 @@ TEST_CASE("float32 accumulation keeps a long bfloat16 sum accurate where bfloat1
   for (const auto& x : out) CHECK(cpu::to_float(x) == 4096.0f);
 }
 
-TEST_CASE("cpu scatter_reduce gives 0 for rows no message reaches, for every reduction", "[kernels][cpu][reduce]") {
+TEST_CASE("cpu scatter_reduce gives 0 for rows no message reaches, for every reduction", "[kernels][cpu][reduce][unit]") {
   const std::vector<float> src = {-5.0f, -7.0f, 3.0f, 1.0f};  // two messages of two features
   const std::vector<std::int32_t> indices = {2, 2};
   for (cpu::Reduce r : {cpu::Reduce::sum, cpu::Reduce::mean, cpu::Reduce::max}) {
@@ -173,7 +173,7 @@ TEST_CASE("cpu scatter_reduce gives 0 for rows no message reaches, for every red
   }
 }
 
-TEST_CASE("segment_offsets counts sorted indices and names the first bad one", "[kernels][cpu][reduce]") {
+TEST_CASE("segment_offsets counts sorted indices and names the first bad one", "[kernels][cpu][reduce][unit]") {
   const std::vector<std::int32_t> sorted = {0, 0, 2, 2, 2, 4};
   CHECK(cpu::segment_offsets(sorted.data(), 6, 5) == std::vector<std::int64_t>{0, 2, 2, 5, 5, 6});
   CHECK(cpu::segment_offsets(sorted.data(), 0, 2) == std::vector<std::int64_t>{0, 0, 0});
@@ -187,7 +187,7 @@ TEST_CASE("segment_offsets counts sorted indices and names the first bad one", "
   CHECK_FALSE(cpu::reduce_from_string("median").has_value());
 }
 
-TEST_CASE("segment_reduce handles empty segments and a segment holding every message", "[kernels][cpu][reduce]") {
+TEST_CASE("segment_reduce handles empty segments and a segment holding every message", "[kernels][cpu][reduce][unit]") {
   std::mt19937 rng(5);
   std::vector<float> src_f;
   const std::int64_t messages = 30000, features = 20;
@@ -203,7 +203,7 @@ TEST_CASE("segment_reduce handles empty segments and a segment holding every mes
   }
 }
 
-TEST_CASE("cpu gather_scale_scatter (SpMM) agrees with the reference, sorted and unsorted, every storage", "[kernels][cpu][spmm]") {
+TEST_CASE("cpu gather_scale_scatter (SpMM) agrees with the reference, sorted and unsorted, every storage", "[kernels][cpu][spmm][unit]") {
   struct Case {
     std::int64_t nodes, features, edges, outputs;
     Pattern dst;
@@ -243,7 +243,7 @@ TEST_CASE("cpu gather_scale_scatter (SpMM) agrees with the reference, sorted and
   }
 }
 
-TEST_CASE("cpu matmul_f32 through OpenBLAS agrees with the reference, with and without bias", "[kernels][cpu][matmul]") {
+TEST_CASE("cpu matmul_f32 through OpenBLAS agrees with the reference, with and without bias", "[kernels][cpu][matmul][unit]") {
   struct Dims {
     std::int64_t m, k, n;
   };
@@ -269,7 +269,7 @@ TEST_CASE("cpu matmul_f32 through OpenBLAS agrees with the reference, with and w
   CHECK_THROWS_AS(cpu::matmul_f32(nullptr, nullptr, 1, std::int64_t{1} << 32, 1, nullptr, nullptr), InputError);
 }
 
-TEST_CASE("cpu gather of float16 and bfloat16 rows copies bits", "[kernels][cpu][storage]") {
+TEST_CASE("cpu gather of float16 and bfloat16 rows copies bits", "[kernels][cpu][storage][unit]") {
   std::mt19937 rng(9);
   for (const auto& [rows, features, lookups] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
            {10, 3, 7}, {100, 32, 5000}, {4096, 64, 20000}, {7, 1000, 300}}) {
@@ -290,7 +290,7 @@ TEST_CASE("cpu gather of float16 and bfloat16 rows copies bits", "[kernels][cpu]
   }
 }
 
-TEST_CASE("float16 and bfloat16 conversions match first principles, scalar and vector paths alike", "[kernels][cpu][storage]") {
+TEST_CASE("float16 and bfloat16 conversions match first principles, scalar and vector paths alike", "[kernels][cpu][storage][unit]") {
   SECTION("every float16 and bfloat16 pattern widens to its value") {
     for (std::uint32_t b = 0; b < 0x10000u; ++b) {
       const auto bits = static_cast<std::uint16_t>(b);

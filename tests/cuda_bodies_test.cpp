@@ -44,7 +44,7 @@ const std::vector<Shape> kShapes = {{1, 1, 1}, {7, 3, 5}, {50, 4, 300}, {300, 17
 
 }  // namespace
 
-TEST_CASE("cuda launch_shape covers the items, caps the grid and never launches zero blocks", "[kernels][cuda]") {
+TEST_CASE("cuda launch_shape covers the items, caps the grid and never launches zero blocks", "[kernels][cuda][unit]") {
   CHECK(cuda::launch_shape(0).blocks == 1);
   CHECK(cuda::launch_shape(1).blocks == 1);
   CHECK(cuda::launch_shape(256).blocks == 1);
@@ -60,7 +60,7 @@ TEST_CASE("cuda launch_shape covers the items, caps the grid and never launches 
   CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
 }
 
-TEST_CASE("cuda gather bodies (scalar and 16-byte vector) copy the reference's bits", "[kernels][cuda]") {
+TEST_CASE("cuda gather bodies (scalar and 16-byte vector) copy the reference's bits", "[kernels][cuda][unit]") {
   std::mt19937 rng(1);
   for (const Shape& s : kShapes) {
     if (s.inputs == 0) continue;
@@ -83,7 +83,7 @@ TEST_CASE("cuda gather bodies (scalar and 16-byte vector) copy the reference's b
   }
 }
 
-TEST_CASE("cuda scatter bodies (fill, atomic scatter, finish) give sum, mean and max within the reference's bounds", "[kernels][cuda]") {
+TEST_CASE("cuda scatter bodies (fill, atomic scatter, finish) give sum, mean and max within the reference's bounds", "[kernels][cuda][unit]") {
   std::mt19937 rng(2);
   for (const Shape& s : kShapes) {
     if (s.outputs == 0) continue;
@@ -118,7 +118,7 @@ TEST_CASE("cuda scatter bodies (fill, atomic scatter, finish) give sum, mean and
   }
 }
 
-TEST_CASE("cuda segment body reduces CSR segments, empty ones to 0", "[kernels][cuda]") {
+TEST_CASE("cuda segment body reduces CSR segments, empty ones to 0", "[kernels][cuda][unit]") {
   std::mt19937 rng(3);
   for (const Shape& s : kShapes) {
     if (s.outputs == 0) continue;
@@ -143,7 +143,7 @@ TEST_CASE("cuda segment body reduces CSR segments, empty ones to 0", "[kernels][
   }
 }
 
-TEST_CASE("cuda SpMM bodies, atomic over any edge order and owner-computes over CSR, agree with the reference", "[kernels][cuda]") {
+TEST_CASE("cuda SpMM bodies, atomic over any edge order and owner-computes over CSR, agree with the reference", "[kernels][cuda][unit]") {
   std::mt19937 rng(4);
   for (const Shape& s : kShapes) {
     if (s.outputs == 0) continue;
@@ -177,7 +177,7 @@ TEST_CASE("cuda SpMM bodies, atomic over any edge order and owner-computes over 
   }
 }
 
-TEST_CASE("cuda atomic_max emulation keeps the larger value, negatives included", "[kernels][cuda]") {
+TEST_CASE("cuda atomic_max emulation keeps the larger value, negatives included", "[kernels][cuda][unit]") {
   float x = -std::numeric_limits<float>::infinity();
   for (float v : {-3.0f, -5.0f, -0.5f, -2.0f}) cuda::atomic_max(&x, v);
   CHECK(x == -0.5f);
@@ -222,7 +222,7 @@ std::vector<float> nan_output(const Op& op) {
 
 }  // namespace
 
-TEST_CASE("cuda degree body counts indices per node, zero where none", "[kernels][cuda]") {
+TEST_CASE("cuda degree body counts indices per node, zero where none", "[kernels][cuda][unit]") {
   std::mt19937 rng(5);
   for (const Shape& s : kShapes) {
     if (s.outputs == 0) continue;
@@ -244,7 +244,7 @@ TEST_CASE("cuda degree body counts indices per node, zero where none", "[kernels
   }
 }
 
-TEST_CASE("cuda unary body computes every function within the reference's bounds", "[kernels][cuda]") {
+TEST_CASE("cuda unary body computes every function within the reference's bounds", "[kernels][cuda][unit]") {
   std::mt19937 rng(6);
   // Values over [-8, 8] with the awkward points: zeros of both signs, the 6.0 cutoff, large magnitudes.
   std::vector<float> x;
@@ -282,7 +282,7 @@ TEST_CASE("cuda unary body computes every function within the reference's bounds
   CHECK(cuda::unary_value(UnaryFn::shifted_softplus, 0.0f, 0.0f) == Approx(0.0f).margin(1e-7));
 }
 
-TEST_CASE("cuda binary body broadcasts a row, a per-row scalar, per-head groups and a full operand", "[kernels][cuda]") {
+TEST_CASE("cuda binary body broadcasts a row, a per-row scalar, per-head groups and a full operand", "[kernels][cuda][unit]") {
   std::mt19937 rng(7);
   struct Broadcast {
     std::int64_t rows, features, other_rows, groups;
@@ -316,7 +316,7 @@ TEST_CASE("cuda binary body broadcasts a row, a per-row scalar, per-head groups 
   }
 }
 
-TEST_CASE("cuda segment matmul body uses each row's segment weight, empty segments included", "[kernels][cuda]") {
+TEST_CASE("cuda segment matmul body uses each row's segment weight, empty segments included", "[kernels][cuda][unit]") {
   std::mt19937 rng(8);
   struct Seg {
     std::int64_t rows, depth, cols;

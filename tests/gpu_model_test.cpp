@@ -105,7 +105,7 @@ void check_every_figure_has_a_source(const nlohmann::json& doc) {
 
 }  // namespace
 
-TEST_CASE("GPU machine files load with every figure and its source", "[gpu][machine]") {
+TEST_CASE("GPU machine files load with every figure and its source", "[gpu][machine][unit]") {
   const auto names = shipped_gpu_machines();
   CHECK(std::set<std::string>(names.begin(), names.end()) ==
         std::set<std::string>{"a100-40gb", "a100-80gb", "h100-sxm", "h200"});
@@ -147,7 +147,7 @@ TEST_CASE("GPU machine files load with every figure and its source", "[gpu][mach
   CHECK(a100.calibration.host_zero_fill_s == a100.calibration.host_gather_s);
 }
 
-TEST_CASE("bad GPU machine files are rejected naming the file and JSON path", "[gpu][machine]") {
+TEST_CASE("bad GPU machine files are rejected naming the file and JSON path", "[gpu][machine][unit]") {
   const auto good = load_gpu_machine("a100-40gb").document;
   auto doc = good;
   doc["chip"]["sm_count"] = 108;  // a bare number: no source
@@ -184,7 +184,7 @@ TEST_CASE("bad GPU machine files are rejected naming the file and JSON path", "[
   CHECK_THROWS_WITH(load_gpu_machine(file.string()), Catch::Contains(file.string()));
 }
 
-TEST_CASE("the L2 hit fraction is 1 while the footprint fits and random replacement beyond", "[gpu][model]") {
+TEST_CASE("the L2 hit fraction is 1 while the footprint fits and random replacement beyond", "[gpu][model][unit]") {
   CHECK(l2_hit_fraction(10, 40) == 1.0);
   CHECK(l2_hit_fraction(40, 40) == 1.0);
   // h = exp(-(1 - h) * 2) has the root 0.2031878700 besides h = 1.
@@ -199,7 +199,7 @@ TEST_CASE("the L2 hit fraction is 1 while the footprint fits and random replacem
   }
 }
 
-TEST_CASE("predictions equal hand-computed kernel times", "[gpu][model]") {
+TEST_CASE("predictions equal hand-computed kernel times", "[gpu][model][formula]") {
   const GpuMachine m = round_machine();
 
   SECTION("zero fill in L2: launch + bytes / (L2 bandwidth x efficiency)") {
@@ -264,7 +264,7 @@ TEST_CASE("predictions equal hand-computed kernel times", "[gpu][model]") {
   }
 }
 
-TEST_CASE("kernel mode is below eager, eager sits on the host floor at small sizes", "[gpu][model]") {
+TEST_CASE("kernel mode is below eager, eager sits on the host floor at small sizes", "[gpu][model][unit]") {
   for (const auto& name : shipped_gpu_machines()) {
     const GpuMachine m = load_gpu_machine(name);
     for (GpuOp op : kAllOps) {
@@ -293,7 +293,7 @@ TEST_CASE("kernel mode is below eager, eager sits on the host floor at small siz
   }
 }
 
-TEST_CASE("more bytes never take less time", "[gpu][model]") {
+TEST_CASE("more bytes never take less time", "[gpu][model][unit]") {
   // Wider rows for every op; more output rows for gather and zero fill; more messages for the scatters.
   // (More output rows can make a scatter faster: fewer updates collide per address, as measured.)
   const GpuMachine m = load_gpu_machine("a100-40gb");
@@ -321,7 +321,7 @@ TEST_CASE("more bytes never take less time", "[gpu][model]") {
   }
 }
 
-TEST_CASE("the fit uses the calibration half only and recovers the parameters of synthetic data", "[gpu][fit]") {
+TEST_CASE("the fit uses the calibration half only and recovers the parameters of synthetic data", "[gpu][fit][unit]") {
   // Synthetic eager times from the model itself with known figures on a small grid; the held-out half
   // is corrupted tenfold, so any use of it by the fit would show.
   GpuMachine truth = load_gpu_machine("a100-40gb");
@@ -469,7 +469,7 @@ TEST_CASE("tilesim run with the gpu-model backend reports modeled times", "[gpu]
   CHECK_THAT(machines.out, Catch::Contains("gpu-model:a100-40gb") && Catch::Contains("gpu-model:h200"));
 }
 
-TEST_CASE("tilesim calibrate-model fits, reports both halves and writes a machine file", "[gpu][cli][fit]") {
+TEST_CASE("tilesim calibrate-model fits, reports both halves and writes a machine file", "[gpu][cli][fit][slow]") {
   auto r = tilesim_cli("calibrate-model --gpu a100-40gb --json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -592,7 +592,7 @@ std::vector<OneOp> every_kind(std::int64_t n, std::int64_t f) {
 
 }  // namespace
 
-TEST_CASE("every op kind is modeled: kernel <= eager, eager on its host floor when tiny", "[gpu][model][ops]") {
+TEST_CASE("every op kind is modeled: kernel <= eager, eager on its host floor when tiny", "[gpu][model][ops][unit]") {
   for (const auto& name : shipped_gpu_machines()) {
     const GpuMachine m = load_gpu_machine(name);
     for (std::int64_t n : {8, 4096, 65536}) {
@@ -626,7 +626,7 @@ TEST_CASE("every op kind is modeled: kernel <= eager, eager on its host floor wh
   }
 }
 
-TEST_CASE("new op kinds equal hand-computed kernel times", "[gpu][model][ops]") {
+TEST_CASE("new op kinds equal hand-computed kernel times", "[gpu][model][ops][formula]") {
   const GpuMachine m = round_machine();  // launch 2 us, L2 2e12 B/s achieved, a tile at 1e11 FLOP/s per SM
 
   SECTION("a large matmul is bound by its tiles: 32 x 4 tiles of 128 x 64 are two waves on 100 SMs") {
@@ -714,7 +714,7 @@ TEST_CASE("new op kinds equal hand-computed kernel times", "[gpu][model][ops]") 
   }
 }
 
-TEST_CASE("GEMMs respect the roofline and reach it when large", "[gpu][model][ops]") {
+TEST_CASE("GEMMs respect the roofline and reach it when large", "[gpu][model][ops][unit]") {
   for (const auto& name : shipped_gpu_machines()) {
     const GpuMachine m = load_gpu_machine(name);
     const double fastest_bytes_per_s = std::max(m.hbm_bytes_per_s, m.l2_bytes_per_s);
@@ -743,7 +743,7 @@ TEST_CASE("GEMMs respect the roofline and reach it when large", "[gpu][model][op
   }
 }
 
-TEST_CASE("new op kinds never take less time with more rows or wider rows", "[gpu][model][ops]") {
+TEST_CASE("new op kinds never take less time with more rows or wider rows", "[gpu][model][ops][unit]") {
   const GpuMachine m = load_gpu_machine("a100-40gb");
   for (GpuMode mode : {GpuMode::kernel, GpuMode::eager}) {
     for (std::size_t i = 0; i < every_kind(8, 8).size(); ++i) {
@@ -775,7 +775,7 @@ TEST_CASE("new op kinds never take less time with more rows or wider rows", "[gp
   }
 }
 
-TEST_CASE("the gpu-model backend runs a chained graph from shapes alone", "[gpu][model][ops]") {
+TEST_CASE("the gpu-model backend runs a chained graph from shapes alone", "[gpu][model][ops][unit]") {
   // linear -> relu -> gather -> scatter_mean: every op after the first reads an earlier output.
   OpGraph graph;
   const TensorId x = graph.add_tensor({"x", {100, 32}, DType::float32});

@@ -74,7 +74,7 @@ EdgeList from_pairs(std::int64_t n, const std::vector<std::pair<int, int>>& pair
 
 }  // namespace
 
-TEST_CASE("Erdos-Renyi graphs have the requested size, are deterministic in the seed and have Poisson degrees", "[graphs]") {
+TEST_CASE("Erdos-Renyi graphs have the requested size, are deterministic in the seed and have Poisson degrees", "[graphs][unit]") {
   const json spec = {{"generator", "erdos_renyi"}, {"num_nodes", 2000}, {"num_edges", 20000}};
   const EdgeList a = build_json(spec, 5), b = build_json(spec, 5), c = build_json(spec, 6);
   CHECK(a.num_nodes == 2000);
@@ -90,7 +90,7 @@ TEST_CASE("Erdos-Renyi graphs have the requested size, are deterministic in the 
   CHECK(in.max < 40);
 }
 
-TEST_CASE("R-MAT graphs are heavy-tailed: the largest degree is far above the mean", "[graphs]") {
+TEST_CASE("R-MAT graphs are heavy-tailed: the largest degree is far above the mean", "[graphs][unit]") {
   const EdgeList g = build_json({{"generator", "rmat"}, {"scale", 12}, {"edge_factor", 8}}, 3);
   CHECK(g.num_nodes == 4096);
   CHECK(g.num_edges() == 4096 * 8);
@@ -103,7 +103,7 @@ TEST_CASE("R-MAT graphs are heavy-tailed: the largest degree is far above the me
   CHECK(in_degree_stats(g).stddev > 4 * in_degree_stats(er).stddev);
 }
 
-TEST_CASE("PLOD takes an average degree and gives a power-law degree sequence", "[graphs]") {
+TEST_CASE("PLOD takes an average degree and gives a power-law degree sequence", "[graphs][unit]") {
   const GraphSpec spec = parse_graph_spec({{"generator", "plod"}, {"num_nodes", 5000}, {"alpha", 2.0}, {"average_degree", 6}},
                                           "w.json", "graph");
   CHECK(spec.source["beta"].get<double>() > 0);
@@ -116,7 +116,7 @@ TEST_CASE("PLOD takes an average degree and gives a power-law degree sequence", 
   CHECK(static_cast<double>(*std::max_element(d.begin(), d.end())) > 10 * average);
 }
 
-TEST_CASE("Small-world graphs are a ring lattice of k neighbours, rewired with the given probability", "[graphs]") {
+TEST_CASE("Small-world graphs are a ring lattice of k neighbours, rewired with the given probability", "[graphs][unit]") {
   const EdgeList ring = build_json({{"generator", "small_world"}, {"num_nodes", 100}, {"k", 4}, {"rewire_probability", 0.0}});
   CHECK(ring.num_edges() == 200);  // N k / 2 undirected edges, each once
   for (std::size_t e = 0; e < ring.src.size(); ++e) {
@@ -133,7 +133,7 @@ TEST_CASE("Small-world graphs are a ring lattice of k neighbours, rewired with t
   CHECK(long_range < 160);
 }
 
-TEST_CASE("Molecule batches are block-diagonal complete or k-nearest-neighbour graphs of 10 to 30 nodes", "[graphs]") {
+TEST_CASE("Molecule batches are block-diagonal complete or k-nearest-neighbour graphs of 10 to 30 nodes", "[graphs][unit]") {
   const EdgeList complete = build_json({{"generator", "molecules"}, {"num_graphs", 6}});
   // Every node of a complete molecule of n nodes has n - 1 in-neighbours, all within its molecule.
   const DegreeStats in = in_degree_stats(complete);
@@ -161,7 +161,7 @@ TEST_CASE("Molecule batches are block-diagonal complete or k-nearest-neighbour g
   for (std::size_t e = 0; e < knn.src.size(); ++e) CHECK(knn.src[e] != knn.dst[e]);
 }
 
-TEST_CASE("Dataset presets match the node, edge and feature counts of workloads.md", "[graphs]") {
+TEST_CASE("Dataset presets match the node, edge and feature counts of workloads.md", "[graphs][unit]") {
   const GraphSpec cora = parse_graph_spec({{"preset", "cora"}}, "w.json", "graph");
   CHECK(cora.num_features == 1433);
   const EdgeList g = build(cora, 1);
@@ -190,7 +190,7 @@ TEST_CASE("Dataset presets match the node, edge and feature counts of workloads.
   CHECK_THAT(spec_error({{"preset", "cora"}, {"num_graphs", 3}}), Contains("graph.num_graphs"));
 }
 
-TEST_CASE("Edge lists load with comments, remap ids by first appearance and name the file and line of a bad line", "[graphs]") {
+TEST_CASE("Edge lists load with comments, remap ids by first appearance and name the file and line of a bad line", "[graphs][unit]") {
   GraphTempDir dir;
   const std::string good = dir.write("g.txt", "# a comment\n\n100 7\n7 100\n  42\t100\n% also a comment\n");
   const EdgeList g = load_edge_list(good);
@@ -207,7 +207,7 @@ TEST_CASE("Edge lists load with comments, remap ids by first appearance and name
   CHECK_THAT(required_input_error_of([&] { load_edge_list(dir.write("none", "") + ".missing"); }), Contains("cannot be read"));
 }
 
-TEST_CASE("The shipped Cora edge list gives PyG's Cora after symmetrising and deduplicating", "[graphs]") {
+TEST_CASE("The shipped Cora edge list gives PyG's Cora after symmetrising and deduplicating", "[graphs][unit]") {
   const std::string workload = std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/x.json";
   const EdgeList g = build_json({{"file", "../data/cora/cora.cites"}, {"symmetrize", true}, {"deduplicate", true}}, 1, workload);
   CHECK(g.num_nodes == 2708);   // workloads.md section 4
@@ -215,7 +215,7 @@ TEST_CASE("The shipped Cora edge list gives PyG's Cora after symmetrising and de
   CHECK(in_degree_stats(g).min >= 1);  // every paper cites or is cited
 }
 
-TEST_CASE("Matrix Market files load (pattern, real, general, symmetric) and bad ones name the line", "[graphs]") {
+TEST_CASE("Matrix Market files load (pattern, real, general, symmetric) and bad ones name the line", "[graphs][unit]") {
   GraphTempDir dir;
   const EdgeList general = load_matrix_market(
       dir.write("a.mtx", "%%MatrixMarket matrix coordinate real general\n% comment\n4 4 3\n1 2 0.5\n2 3 1e3\n4 4 -1\n"));
@@ -246,7 +246,7 @@ TEST_CASE("Matrix Market files load (pattern, real, general, symmetric) and bad 
   CHECK_THAT(e6, Contains(p6 + ":3") && Contains("ROW COL VALUE"));
 }
 
-TEST_CASE("METIS graph files load with weights skipped and bad ones name the line", "[graphs]") {
+TEST_CASE("METIS graph files load with weights skipped and bad ones name the line", "[graphs][unit]") {
   GraphTempDir dir;
   // A path 1-2-3 and an isolated vertex 4; FMT 011 (vertex and edge weights).
   const EdgeList g = load_metis(dir.write("p.graph", "% path\n4 2 011\n5 2 7\n1 1 9 3 8\n2 2 8\n3\n"));
@@ -272,7 +272,7 @@ TEST_CASE("METIS graph files load with weights skipped and bad ones name the lin
   CHECK_THAT(e5, Contains(p5 + ":1") && Contains("FMT"));
 }
 
-TEST_CASE("Edge options: self-loops, symmetrise, deduplicate, order and relation types", "[graphs]") {
+TEST_CASE("Edge options: self-loops, symmetrise, deduplicate, order and relation types", "[graphs][unit]") {
   const EdgeList base = from_pairs(4, {{0, 1}, {2, 2}, {0, 1}, {3, 0}, {1, 0}});
   GraphSpec spec;
 
@@ -329,7 +329,7 @@ TEST_CASE("Edge options: self-loops, symmetrise, deduplicate, order and relation
   CHECK(types == std::set<std::int32_t>{0, 1, 2, 3});
 }
 
-TEST_CASE("The graph object is parsed strictly, echoed with its defaults, and the echo builds the same graph", "[graphs]") {
+TEST_CASE("The graph object is parsed strictly, echoed with its defaults, and the echo builds the same graph", "[graphs][unit]") {
   CHECK_THAT(spec_error({{"generator", "erdos_renyi"}, {"num_nodes", 10}, {"num_edges", 5}, {"colour", 1}}),
              Contains("w.json") && Contains("graph.colour"));
   CHECK_THAT(spec_error({{"num_nodes", 10}}), Contains("exactly one graph source"));
@@ -358,7 +358,7 @@ TEST_CASE("The graph object is parsed strictly, echoed with its defaults, and th
   CHECK(g1.dst == g2.dst);
 }
 
-TEST_CASE("Reverse Cuthill-McKee shrinks the bandwidth of a shuffled grid graph", "[graphs]") {
+TEST_CASE("Reverse Cuthill-McKee shrinks the bandwidth of a shuffled grid graph", "[graphs][unit]") {
   constexpr int side = 30;
   std::vector<std::pair<int, int>> pairs;
   for (int r = 0; r < side; ++r) {
@@ -385,7 +385,7 @@ TEST_CASE("Reverse Cuthill-McKee shrinks the bandwidth of a shuffled grid graph"
   CHECK(bandwidth(grid, rcm) <= 2 * side);
 }
 
-TEST_CASE("METIS k-way cuts far fewer edges than a linear split on a clustered graph", "[graphs]") {
+TEST_CASE("METIS k-way cuts far fewer edges than a linear split on a clustered graph", "[graphs][unit]") {
   // 8 cliques of 16 nodes, a ring of single links between them, node ids shuffled.
   constexpr int clusters = 8, size = 16;
   std::vector<std::pair<int, int>> pairs;
@@ -418,7 +418,7 @@ TEST_CASE("METIS k-way cuts far fewer edges than a linear split on a clustered g
   CHECK(metis_partition(g, 8, 1) == parts);  // deterministic in the seed
 }
 
-TEST_CASE("Degree statistics count in- and out-degrees with isolated nodes", "[graphs]") {
+TEST_CASE("Degree statistics count in- and out-degrees with isolated nodes", "[graphs][unit]") {
   const EdgeList g = from_pairs(4, {{0, 1}, {0, 2}, {1, 2}, {0, 2}});
   const DegreeStats in = in_degree_stats(g), out = out_degree_stats(g);
   CHECK(in.max == 3);

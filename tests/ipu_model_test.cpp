@@ -34,7 +34,7 @@ BackendResult run_ipu(IpuBackend& backend, const Problem& p, bool timing_only = 
 
 }  // namespace
 
-TEST_CASE("machine files load with every figure and its source", "[ipu][machine]") {
+TEST_CASE("machine files load with every figure and its source", "[ipu][machine][unit]") {
   for (const auto& name : shipped_ipu_machines()) {
     const auto m = load_ipu_machine(name);
     CHECK(m.chip.name == name);
@@ -51,7 +51,7 @@ TEST_CASE("machine files load with every figure and its source", "[ipu][machine]
   CHECK(load_ipu_machine("bow").chip.sram_bytes_per_tile == 624 * 1024);
 }
 
-TEST_CASE("machine files reject bare numbers, unknown keys and unknown names", "[ipu][machine]") {
+TEST_CASE("machine files reject bare numbers, unknown keys and unknown names", "[ipu][machine][unit]") {
   auto doc = bow().document;
   doc["chip"]["num_tiles"] = 1472;  // no source
   try {
@@ -70,7 +70,7 @@ TEST_CASE("machine files reject bare numbers, unknown keys and unknown names", "
   CHECK_THROWS_WITH(load_ipu_machine("bowx"), Catch::Contains("bow, bow-2000, mk1, mk2"));
 }
 
-TEST_CASE("codelet costs match hand-computed poplibs estimates", "[ipu][costs]") {
+TEST_CASE("codelet costs match hand-computed poplibs estimates", "[ipu][costs][formula]") {
   // The formulas, with poplibs' own constants (the shipped Bow file carries fitted values for some).
   CodeletCosts c;
   c.supervisor_cycles = 11;
@@ -112,7 +112,7 @@ TEST_CASE("codelet costs match hand-computed poplibs estimates", "[ipu][costs]")
   CHECK(mk1.multiupdateadd_per_extra_element_worker_cycles == c.multiupdateadd_per_extra_element_worker_cycles);
 }
 
-TEST_CASE("plans are normalised and use no more tiles than the machine has", "[ipu][planner]") {
+TEST_CASE("plans are normalised and use no more tiles than the machine has", "[ipu][planner][unit]") {
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<int> e(0, 15);
   for (int trial = 0; trial < 200; ++trial) {
@@ -139,7 +139,7 @@ TEST_CASE("plans are normalised and use no more tiles than the machine has", "[i
   }
 }
 
-TEST_CASE("programs produce every output element exactly once, within memory, conserving exchange bytes", "[ipu][planner]") {
+TEST_CASE("programs produce every output element exactly once, within memory, conserving exchange bytes", "[ipu][planner][unit]") {
   std::mt19937_64 rng(5);
   std::uniform_int_distribution<int> e(0, 13);
   auto& engine = engine_for(bow());
@@ -179,7 +179,7 @@ TEST_CASE("programs produce every output element exactly once, within memory, co
   }
 }
 
-TEST_CASE("simulated outputs equal the reference and the CPU kernels over random shapes", "[ipu][functional]") {
+TEST_CASE("simulated outputs equal the reference and the CPU kernels over random shapes", "[ipu][functional][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   kernels::cpu::CpuBackend cpu;
   RunOptions quick;
@@ -203,7 +203,7 @@ TEST_CASE("simulated outputs equal the reference and the CPU kernels over random
   }
 }
 
-TEST_CASE("edge cases: one row, more tiles than rows, all indices equal, rows that receive nothing", "[ipu][functional]") {
+TEST_CASE("edge cases: one row, more tiles than rows, all indices equal, rows that receive nothing", "[ipu][functional][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   struct Case {
     const char* what;
@@ -238,7 +238,7 @@ TEST_CASE("edge cases: one row, more tiles than rows, all indices equal, rows th
   for (std::size_t e = 2000 * 16; e < out.size(); ++e) REQUIRE(out[e] == 0.0f);
 }
 
-TEST_CASE("timing-only runs give the same cycles as functional runs", "[ipu][timing]") {
+TEST_CASE("timing-only runs give the same cycles as functional runs", "[ipu][timing][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   for (const auto kind : {OpKind::gather, OpKind::scatter_add}) {
     const Problem p = make_problem(kind, {512, 64, 4096}, 21);
@@ -250,7 +250,7 @@ TEST_CASE("timing-only runs give the same cycles as functional runs", "[ipu][tim
   }
 }
 
-TEST_CASE("repeated programs on one engine give the same cycles", "[ipu][engine]") {
+TEST_CASE("repeated programs on one engine give the same cycles", "[ipu][engine][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   IpuBackend mk1(load_ipu_machine("mk1"), "ipu:mk1");
   const Problem a = make_problem(OpKind::gather, {256, 32, 1024}, 1);
@@ -268,7 +268,7 @@ TEST_CASE("repeated programs on one engine give the same cycles", "[ipu][engine]
   CHECK(slow.ops[0].time_s == Approx(first.ops[0].time_s * 1.85 / 1.33));
 }
 
-TEST_CASE("more work costs more cycles", "[ipu][timing]") {
+TEST_CASE("more work costs more cycles", "[ipu][timing][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   auto cycles = [&](OpKind k, OpShape s) { return *run_ipu(ipu, make_problem(k, s, 4), true).ops[0].cycles; };
   CHECK(cycles(OpKind::gather, {4096, 512, 32768}) > cycles(OpKind::gather, {4096, 512, 1024}));
@@ -277,7 +277,7 @@ TEST_CASE("more work costs more cycles", "[ipu][timing]") {
   CHECK(cycles(OpKind::scatter_add, {4096, 512, 32768}) > cycles(OpKind::scatter_add, {4096, 16, 32768}));
 }
 
-TEST_CASE("a workload too big for the IPU's SRAM is a PlanError naming the tile and bytes", "[ipu][planner]") {
+TEST_CASE("a workload too big for the IPU's SRAM is a PlanError naming the tile and bytes", "[ipu][planner][unit]") {
   OpGraph g;
   const Op& op = g.add_gather_scatter("huge", OpKind::gather, DType::float32, {4'000'000, 1024, 64});
   try {

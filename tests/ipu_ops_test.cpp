@@ -126,7 +126,7 @@ std::vector<double> loop_matmul(const std::vector<float>& x, const std::vector<f
 
 }  // namespace
 
-TEST_CASE("elementwise, AMP and scatter-family costs follow the poplibs structure and grow with size", "[ipu-ops][costs]") {
+TEST_CASE("elementwise, AMP and scatter-family costs follow the poplibs structure and grow with size", "[ipu-ops][costs][unit]") {
   const auto& c = bow().codelets;
   // BinaryOp1D float add: 29 + 3 per 2 elements (worker cycles).
   CHECK(binary_worker_cycles(BinaryFn::add, 10, c) == 29 + 5 * 3);
@@ -149,7 +149,7 @@ TEST_CASE("elementwise, AMP and scatter-family costs follow the poplibs structur
   CHECK(amp_matmul_tile_cycles(0, 64, 64, c) == 0);
 }
 
-TEST_CASE("unary ops on the simulated IPU equal the function applied elementwise", "[ipu-ops][functional]") {
+TEST_CASE("unary ops on the simulated IPU equal the function applied elementwise", "[ipu-ops][functional][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
                      UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff}) {
@@ -188,7 +188,7 @@ TEST_CASE("unary ops on the simulated IPU equal the function applied elementwise
   }
 }
 
-TEST_CASE("binary ops broadcast `other` as the op graph defines, on the simulated IPU", "[ipu-ops][functional]") {
+TEST_CASE("binary ops broadcast `other` as the op graph defines, on the simulated IPU", "[ipu-ops][functional][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   const std::int64_t rows = 300, cols = 8;
   struct Case {
@@ -235,7 +235,7 @@ TEST_CASE("binary ops broadcast `other` as the op graph defines, on the simulate
   }
 }
 
-TEST_CASE("scatter mean, scatter max and degree count on the simulated IPU equal small loops", "[ipu-ops][functional]") {
+TEST_CASE("scatter mean, scatter max and degree count on the simulated IPU equal small loops", "[ipu-ops][functional][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   // Shapes from one row to more rows than tiles; the last one leaves many rows empty.
   for (const OpShape& s : {OpShape{50, 4, 10}, OpShape{1000, 16, 200}, OpShape{3000, 2, 2000}, OpShape{7, 3, 1}}) {
@@ -257,7 +257,7 @@ TEST_CASE("scatter mean, scatter max and degree count on the simulated IPU equal
   }
 }
 
-TEST_CASE("scatter mean and max are right with every split, including index groups reduced across tiles", "[ipu-ops][functional]") {
+TEST_CASE("scatter mean and max are right with every split, including index groups reduced across tiles", "[ipu-ops][functional][unit]") {
   const OpShape s{600, 6, 90};
   for (OpKind kind : {OpKind::scatter_mean, OpKind::scatter_max, OpKind::degree_count}) {
     Problem p;
@@ -283,7 +283,7 @@ TEST_CASE("scatter mean and max are right with every split, including index grou
   }
 }
 
-TEST_CASE("matmul on the AMP units equals x @ w + b for every split", "[ipu-ops][functional]") {
+TEST_CASE("matmul on the AMP units equals x @ w + b for every split", "[ipu-ops][functional][unit]") {
   const std::int64_t M = 37, K = 20, N = 10;
   for (bool bias : {false, true}) {
     Problem p;
@@ -310,7 +310,7 @@ TEST_CASE("matmul on the AMP units equals x @ w + b for every split", "[ipu-ops]
   }
 }
 
-TEST_CASE("segment matmul multiplies each segment by its own weight, empty segments included", "[ipu-ops][functional]") {
+TEST_CASE("segment matmul multiplies each segment by its own weight, empty segments included", "[ipu-ops][functional][unit]") {
   const std::int64_t M = 90, K = 12, N = 6, S = 4;
   Problem p;
   Op op = make_op("rel", OpKind::segment_matmul, {M, K, 0, N, S});
@@ -338,7 +338,7 @@ TEST_CASE("segment matmul multiplies each segment by its own weight, empty segme
   CHECK(*run_ipu(ipu, p, true).ops[0].cycles == *r.ops[0].cycles);
 }
 
-TEST_CASE("a chained graph runs each op on the outputs of earlier ones, every output verified", "[ipu-ops][functional]") {
+TEST_CASE("a chained graph runs each op on the outputs of earlier ones, every output verified", "[ipu-ops][functional][unit]") {
   // A GCN-like layer: h = x @ w; messages = h[src]; agg = mean over dst; out = relu(agg + b).
   const std::int64_t N = 200, E = 900, F = 16, H = 8;
   Problem p;
@@ -414,7 +414,7 @@ TEST_CASE("a chained graph runs each op on the outputs of earlier ones, every ou
   std::filesystem::remove(trace_path);
 }
 
-TEST_CASE("matmul cycles approach the AMP peak for a large GEMM and the fixed cost for a tiny one", "[ipu-ops][timing]") {
+TEST_CASE("matmul cycles approach the AMP peak for a large GEMM and the fixed cost for a tiny one", "[ipu-ops][timing][unit]") {
   const auto& m = bow();
   const double peak_flops_per_cycle = static_cast<double>(m.chip.num_tiles) * m.codelets.amp_float32_flops_per_tile_cycle;
   auto simulate = [&](std::int64_t M, std::int64_t K, std::int64_t N) {
@@ -447,7 +447,7 @@ TEST_CASE("matmul cycles approach the AMP peak for a large GEMM and the fixed co
   CHECK(simulate(2048, 512, 512).stats.total_cycles > simulate(1024, 512, 512).stats.total_cycles);
 }
 
-TEST_CASE("dense op cycles grow with size and timing-only equals functional", "[ipu-ops][timing]") {
+TEST_CASE("dense op cycles grow with size and timing-only equals functional", "[ipu-ops][timing][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   auto unary_cycles = [&](std::int64_t rows, std::int64_t cols, bool timing_only) {
     Problem p;
@@ -478,7 +478,7 @@ TEST_CASE("dense op cycles grow with size and timing-only equals functional", "[
   CHECK(scatter_cycles(OpKind::scatter_mean, {20000, 16, 4000}) > scatter_cycles(OpKind::scatter_add, {20000, 16, 4000}));
 }
 
-TEST_CASE("an op too large for the IPU is an exit-3 PlanError naming the tile, the bytes and the next step", "[ipu-ops][planner]") {
+TEST_CASE("an op too large for the IPU is an exit-3 PlanError naming the tile, the bytes and the next step", "[ipu-ops][planner][unit]") {
   OpGraph g;
   const TensorId x = g.add_tensor({"x", {8, 1 << 16}, DType::float32});
   const TensorId w = g.add_tensor({"w", {1 << 16, 1 << 14}, DType::float32});  // a 4 GiB weight

@@ -143,7 +143,7 @@ void with_self_loops(const graphs::EdgeList& g, std::vector<int>& src, std::vect
 
 }  // namespace
 
-TEST_CASE("GCN layer equals PyG GCNConv computed directly", "[layers]") {
+TEST_CASE("GCN layer equals PyG GCNConv computed directly", "[layers][unit]") {
   const auto g = small_graph();
   auto l = lower(layer(LayerKind::gcn, 3), g, 4);
   evaluate(l);
@@ -162,7 +162,7 @@ TEST_CASE("GCN layer equals PyG GCNConv computed directly", "[layers]") {
   require_close(l, out);
 }
 
-TEST_CASE("SAGE layer equals PyG SAGEConv (mean) computed directly", "[layers]") {
+TEST_CASE("SAGE layer equals PyG SAGEConv (mean) computed directly", "[layers][unit]") {
   const auto g = small_graph();
   auto l = lower(layer(LayerKind::sage, 3), g, 4);
   evaluate(l);
@@ -179,7 +179,7 @@ TEST_CASE("SAGE layer equals PyG SAGEConv (mean) computed directly", "[layers]")
   require_close(l, out);
 }
 
-TEST_CASE("GIN layer equals PyG GINConv with its MLP computed directly", "[layers]") {
+TEST_CASE("GIN layer equals PyG GINConv with its MLP computed directly", "[layers][unit]") {
   const auto g = small_graph();
   LayerSpec spec = layer(LayerKind::gin, 3);
   spec.hidden_features = 5;
@@ -199,7 +199,7 @@ TEST_CASE("GIN layer equals PyG GINConv with its MLP computed directly", "[layer
   REQUIRE(l.graph.tensor(l.output).shape == std::vector<std::int64_t>{6, 3});
 }
 
-TEST_CASE("GAT layer equals PyG GATConv (heads, LeakyReLU, edge softmax) computed directly", "[layers]") {
+TEST_CASE("GAT layer equals PyG GATConv (heads, LeakyReLU, edge softmax) computed directly", "[layers][unit]") {
   const auto g = small_graph();
   LayerSpec spec = layer(LayerKind::gat, 2);
   spec.heads = 3;
@@ -241,7 +241,7 @@ TEST_CASE("GAT layer equals PyG GATConv (heads, LeakyReLU, edge softmax) compute
   require_close(l, out);
 }
 
-TEST_CASE("SchNet interaction block equals PyG InteractionBlock computed directly", "[layers]") {
+TEST_CASE("SchNet interaction block equals PyG InteractionBlock computed directly", "[layers][unit]") {
   const auto g = small_graph();
   LayerSpec spec = layer(LayerKind::schnet, 4);
   spec.filters = 3;
@@ -278,7 +278,7 @@ TEST_CASE("SchNet interaction block equals PyG InteractionBlock computed directl
   require_close(l, linear(y, matrix(l, "schnet.lin.weight"), vec(l, "schnet.lin.bias")));
 }
 
-TEST_CASE("RGCN layer equals PyG RGCNConv (segment_matmul path) computed directly", "[layers]") {
+TEST_CASE("RGCN layer equals PyG RGCNConv (segment_matmul path) computed directly", "[layers][unit]") {
   auto g = small_graph();
   g.edge_type = {1, 0, 2, 1, 0, 2, 1, 0};
   g.num_relations = 3;
@@ -303,7 +303,7 @@ TEST_CASE("RGCN layer equals PyG RGCNConv (segment_matmul path) computed directl
   require_close(l, out);
 }
 
-TEST_CASE("A model stacks layers with activations, one group per layer, sharing edge tensors", "[layers]") {
+TEST_CASE("A model stacks layers with activations, one group per layer, sharing edge tensors", "[layers][unit]") {
   const auto g = small_graph();
   OpGraph graph;
   std::vector<InputFill> fills;
@@ -333,7 +333,7 @@ TEST_CASE("A model stacks layers with activations, one group per layer, sharing 
   CHECK(fills.size() == graph.graph_inputs().size());
 }
 
-TEST_CASE("Layer FLOP totals follow workloads.md section 3", "[layers]") {
+TEST_CASE("Layer FLOP totals follow workloads.md section 3", "[layers][unit]") {
   // Larger widths than the value tests, only the graph is built.
   const auto g = small_graph();
   const double N = 6, E = 8, E1 = 7 + 6;  // E' = non-loop edges + one loop per node
@@ -375,7 +375,7 @@ TEST_CASE("Layer FLOP totals follow workloads.md section 3", "[layers]") {
   CHECK(flops_of(rgcn, 16) == 2 * E * Fi * Fo + E * Fo + N * Fo + 2 * N * Fi * Fo + 2 * N * Fo);
 }
 
-TEST_CASE("Per-layer op counts", "[layers]") {
+TEST_CASE("Per-layer op counts", "[layers][unit]") {
   const auto g = small_graph();
   auto count = [&](LayerSpec spec) {
     OpGraph graph;
@@ -396,7 +396,7 @@ TEST_CASE("Per-layer op counts", "[layers]") {
   CHECK(count(no_bias) == 9);
 }
 
-TEST_CASE("schnet_block op lowers to one group of an InteractionBlock on random edges", "[layers]") {
+TEST_CASE("schnet_block op lowers to one group of an InteractionBlock on random edges", "[layers][unit]") {
   const json doc = {{"name", "w"},
                     {"seed", 5},
                     {"ops", {{{"op", "schnet_block"}, {"num_inputs", 12}, {"num_features", 8}, {"num_outputs", 40}}}}};
@@ -436,7 +436,7 @@ TEST_CASE("schnet_block op lowers to one group of an InteractionBlock on random 
   for (TensorId t : inst.graph.graph_inputs()) CHECK(inst.values.has(t));
 }
 
-TEST_CASE("schnet_block op errors: no indices key, sizes checked", "[layers]") {
+TEST_CASE("schnet_block op errors: no indices key, sizes checked", "[layers][unit]") {
   json op = {{"op", "schnet_block"}, {"num_inputs", 12}, {"num_features", 8}, {"num_outputs", 40}, {"indices", "sorted"}};
   auto message = [](const json& doc) {
     try {
@@ -452,7 +452,7 @@ TEST_CASE("schnet_block op errors: no indices key, sizes checked", "[layers]") {
   CHECK_THAT(message({{"name", "w"}, {"ops", {op}}}), Contains("ops[0].num_features"));
 }
 
-TEST_CASE("Model layer specs: defaults, widths and errors", "[layers]") {
+TEST_CASE("Model layer specs: defaults, widths and errors", "[layers][unit]") {
   auto error_of = [](const json& model, std::int64_t in) {
     try {
       parse_model(model, "w.json", "model", in);
@@ -481,7 +481,7 @@ TEST_CASE("Model layer specs: defaults, widths and errors", "[layers]") {
   CHECK_THAT(error_of(json::array(), 4), Contains("model"));
 }
 
-TEST_CASE("Workload model section: graph, num_features and model belong together", "[layers]") {
+TEST_CASE("Workload model section: graph, num_features and model belong together", "[layers][unit]") {
   const json graph = {{"generator", "erdos_renyi"}, {"num_nodes", 40}, {"num_edges", 160}};
   auto error_of = [](const json& doc) {
     try {
@@ -525,7 +525,7 @@ TEST_CASE("Workload model section: graph, num_features and model belong together
   }
 }
 
-TEST_CASE("A workload with a model instantiates every input and echoes the resolved model", "[layers]") {
+TEST_CASE("A workload with a model instantiates every input and echoes the resolved model", "[layers][unit]") {
   const json doc = json::parse(R"({
     "name": "m", "seed": 9,
     "ops": [{"op": "gather", "num_inputs": 8, "num_features": 4, "num_outputs": 16}],

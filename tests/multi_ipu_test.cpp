@@ -82,7 +82,7 @@ using tilesim_test::make_problem;
 
 }  // namespace
 
-TEST_CASE("a transfer between chips moves at the link rate plus latency, and its sync spans the chips", "[multi-ipu]") {
+TEST_CASE("a transfer between chips moves at the link rate plus latency, and its sync spans the chips", "[multi-ipu][unit]") {
   const auto config = two_chips();
   // On chip: 400 bytes at 4 bytes/cycle, the plain sync.
   const auto on_chip = run(transfers({{0, 1}}), config);
@@ -105,7 +105,7 @@ TEST_CASE("a transfer between chips moves at the link rate plus latency, and its
   CHECK(run(broadcast, config).exchange_cycles == 210);
 }
 
-TEST_CASE("the shipped Bow-2000 carries the link figures of its file", "[multi-ipu][machine]") {
+TEST_CASE("the shipped Bow-2000 carries the link figures of its file", "[multi-ipu][machine][unit]") {
   const auto m = load_ipu_machine("bow-2000");
   const auto bow = load_ipu_machine("bow");
   CHECK(m.system.num_ipus == 4);
@@ -134,7 +134,7 @@ TEST_CASE("the shipped Bow-2000 carries the link figures of its file", "[multi-i
   }
 }
 
-TEST_CASE("a longer ladder routes across the rung first, then up or down", "[multi-ipu][machine]") {
+TEST_CASE("a longer ladder routes across the rung first, then up or down", "[multi-ipu][machine][unit]") {
   sim::MachineConfig c;
   IpuSystem s;
   s.num_ipus = 8;
@@ -153,7 +153,7 @@ TEST_CASE("a longer ladder routes across the rung first, then up or down", "[mul
   CHECK(c.links[static_cast<std::size_t>(route[1])].bytes_per_cycle == 2);
 }
 
-TEST_CASE("a program on one IPU of a system costs what it costs on that IPU alone", "[multi-ipu]") {
+TEST_CASE("a program on one IPU of a system costs what it costs on that IPU alone", "[multi-ipu][unit]") {
   const auto bow = load_ipu_machine("bow");
   const auto system = load_ipu_machine("bow-2000");
   Problem p = make_problem(OpKind::gather, {512, 16, 4096}, 5);
@@ -168,7 +168,7 @@ TEST_CASE("a program on one IPU of a system costs what it costs on that IPU alon
   CHECK(in_system.exchange_cycles == alone.exchange_cycles);
 }
 
-TEST_CASE("ops too large for one IPU run verified on a system, paying for the links", "[multi-ipu]") {
+TEST_CASE("ops too large for one IPU run verified on a system, paying for the links", "[multi-ipu][unit]") {
   const auto dir = scratch("multi_ipu").string();
   const auto system = load_ipu_machine(tiny_system(dir, 16, 16384, 4));
   const auto chip = load_ipu_machine(dir + "/tiny.json");
@@ -198,7 +198,7 @@ TEST_CASE("ops too large for one IPU run verified on a system, paying for the li
   }
 }
 
-TEST_CASE("the planner charges the IPU-Links a split's exchanges cross", "[multi-ipu][plan]") {
+TEST_CASE("the planner charges the IPU-Links a split's exchanges cross", "[multi-ipu][plan][unit]") {
   auto system = load_ipu_machine("bow-2000");
   // As inside a graph: the output goes on to the linear layout, over all four IPUs.
   system.planner.gather_output_to_linear_layout = true;
@@ -221,7 +221,7 @@ TEST_CASE("the planner charges the IPU-Links a split's exchanges cross", "[multi
   for (const auto& phase : estimate_plan(op, {1, 32, 32}, bow).phases) CHECK(phase.name.find("IPU-Links") == std::string::npos);
 }
 
-TEST_CASE("system machine files: unknown keys, a missing or nested chip file, an odd ladder", "[multi-ipu][machine]") {
+TEST_CASE("system machine files: unknown keys, a missing or nested chip file, an odd ladder", "[multi-ipu][machine][unit]") {
   const auto dir = scratch("multi_ipu_errors").string();
   const std::string good = tiny_system(dir, 16, 16384, 4);
   auto doc = nlohmann::json::parse(tilesim_test::slurp(good));
@@ -248,7 +248,7 @@ TEST_CASE("system machine files: unknown keys, a missing or nested chip file, an
   CHECK_THROWS_WITH(parse_ipu_machine(bad, good), Catch::Contains("system.link_efficiency"));
 }
 
-TEST_CASE("an op no IPU fits names the shipped IPU system as the next step", "[multi-ipu]") {
+TEST_CASE("an op no IPU fits names the shipped IPU system as the next step", "[multi-ipu][unit]") {
   Problem p = make_problem(OpKind::gather, {1024, 16, 4096}, 3);
   const auto dir = scratch("multi_ipu_advice").string();
   tiny_system(dir, 4, 2048, 4);
@@ -261,7 +261,7 @@ TEST_CASE("an op no IPU fits names the shipped IPU system as the next step", "[m
   }
 }
 
-TEST_CASE("an exchange phase that moves nothing pays no IPU-Links and no global sync", "[multi-ipu][plan]") {
+TEST_CASE("an exchange phase that moves nothing pays no IPU-Links and no global sync", "[multi-ipu][plan][unit]") {
   const auto system = load_ipu_machine("bow-2000");
   OpPlan plan;
   plan.tiles_used = system.chip.num_tiles;  // spans every IPU

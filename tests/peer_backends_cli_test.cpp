@@ -46,7 +46,7 @@ TEST_CASE("tilesim --version lists torch-cpu and cuda and whether each is built 
   CHECK_THAT(r.out, Catch::Contains("cuda (measured, "));
 }
 
-TEST_CASE("tilesim run --backends cpu,torch-cpu: verified, agreeing outputs, or exit 2 saying libtorch is not built in", "[cli][peers]") {
+TEST_CASE("tilesim run --backends cpu,torch-cpu: verified, agreeing outputs, or exit 2 saying libtorch is not built in", "[cli][peers][slow]") {
   const bool built = run_cli("--version").out.find("torch-cpu (measured, libtorch") != std::string::npos;
   const Result r = run_cli("run " + small_workload() + " --backends cpu,torch-cpu --repeats 2 --warmup 1 --json --out " +
                            (scratch() / "torch_out").string());

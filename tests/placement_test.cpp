@@ -41,7 +41,7 @@ std::string run_placement_cli(const std::string& args, int& status) {
 
 }  // namespace
 
-TEST_CASE("Placements map rows to tiles linearly, after a relabelling, or by parts", "[placement]") {
+TEST_CASE("Placements map rows to tiles linearly, after a relabelling, or by parts", "[placement][unit]") {
   CHECK(linear_row_tiles(7, 3) == TileOfRow{0, 0, 0, 1, 1, 1, 2});
   CHECK(linear_row_tiles(2, 4) == TileOfRow{0, 1});
   // Row r goes where its label would go linearly.
@@ -49,7 +49,7 @@ TEST_CASE("Placements map rows to tiles linearly, after a relabelling, or by par
   CHECK(part_row_tiles({0, 1, 1, 0}, 2, 4) == TileOfRow{0, 2, 2, 0});
 }
 
-TEST_CASE("The message exchange counts one transfer per distinct (row, destination tile) off the row's tile", "[placement]") {
+TEST_CASE("The message exchange counts one transfer per distinct (row, destination tile) off the row's tile", "[placement][unit]") {
   const IpuMachine machine = small_bow(4);
   // 8 rows, 2 per tile: tile 0 {0, 1}, tile 1 {2, 3}, tile 2 {4, 5}, tile 3 {6, 7}.
   const std::vector<std::int32_t> src = {0, 0, 1, 4, 5, 2};
@@ -77,7 +77,7 @@ TEST_CASE("The message exchange counts one transfer per distinct (row, destinati
   CHECK(r.to_json()["kind"] == "simulated");
 }
 
-TEST_CASE("A row sent to several tiles is multicast: sent once, received by each", "[placement]") {
+TEST_CASE("A row sent to several tiles is multicast: sent once, received by each", "[placement][unit]") {
   const IpuMachine machine = small_bow(4);
   const std::vector<std::int32_t> src = {0, 0, 0};
   const std::vector<std::int32_t> dst = {2, 4, 6};  // tiles 1, 2, 3
@@ -87,7 +87,7 @@ TEST_CASE("A row sent to several tiles is multicast: sent once, received by each
   CHECK(r.stats.exchange_bytes_sent == 64);
 }
 
-TEST_CASE("Received rows that overflow a tile are exchanged in column rounds; own rows that overflow are exit 3", "[placement]") {
+TEST_CASE("Received rows that overflow a tile are exchanged in column rounds; own rows that overflow are exit 3", "[placement][unit]") {
   IpuMachine machine = small_bow(2);
   // Tile 0 owns row 0 and receives rows 2..9 from tile 1 (5 rows per tile).
   std::vector<std::int32_t> src, dst;
@@ -117,7 +117,7 @@ TEST_CASE("Received rows that overflow a tile are exchanged in column rounds; ow
   }
 }
 
-TEST_CASE("A METIS placement exchanges fewer bytes than a linear one on a clustered graph", "[placement]") {
+TEST_CASE("A METIS placement exchanges fewer bytes than a linear one on a clustered graph", "[placement][unit]") {
   using namespace tilesim::workloads::graphs;
   // 16 cliques of 12 nodes joined in a ring, ids shuffled; 16 tiles.
   constexpr int clusters = 16, size = 12;

@@ -33,7 +33,7 @@ float ulps_away(float x, int ulps) {
 
 }  // namespace
 
-TEST_CASE("reference scatter_mean and scatter_max: hand-computed rows, 0 where nobody scatters", "[reference]") {
+TEST_CASE("reference scatter_mean and scatter_max: hand-computed rows, 0 where nobody scatters", "[reference][formula]") {
   OpCase mean = scatter_case(OpKind::scatter_mean, 2, 3, {0, 0, 2}, 1);
   set_values(mean, mean.op().input, {1, 2, 3, 4, 5, -6});
   CHECK(compute(mean) == std::vector<float>{2, 3, 0, 0, 5, -6});
@@ -62,7 +62,7 @@ TEST_CASE("reference scatter_mean and scatter_max: hand-computed rows, 0 where n
   }
 }
 
-TEST_CASE("reference degree_count counts exactly", "[reference]") {
+TEST_CASE("reference degree_count counts exactly", "[reference][unit]") {
   const OpCase c = degree_case(4, {2, 0, 2, 2});
   CHECK(compute(c) == std::vector<float>{1, 0, 3, 0});
   CHECK(reference::verify(c.op(), c.values, {1, 0, 3, 0}).ok);
@@ -70,7 +70,7 @@ TEST_CASE("reference degree_count counts exactly", "[reference]") {
   CHECK(reference::verify(c.op(), c.values, {1, 0, 3}).mismatches == 4);  // wrong size: nothing trusted
 }
 
-TEST_CASE("reference matmul and segment_matmul: hand-computed products, bias, empty segments", "[reference]") {
+TEST_CASE("reference matmul and segment_matmul: hand-computed products, bias, empty segments", "[reference][formula]") {
   OpCase lin = matmul_case(2, 2, 3, true, 1);
   set_values(lin, lin.op().input, {1, 2, 3, 4});
   set_values(lin, lin.op().weight, {1, 0, 1, 0, 1, 1});
@@ -87,7 +87,7 @@ TEST_CASE("reference matmul and segment_matmul: hand-computed products, bias, em
   CHECK_FALSE(reference::verify(seg.op(), seg.values, {3, 35, 60}).ok);  // the empty segment's weight used
 }
 
-TEST_CASE("reference sums accept another summation order and reject a missing term", "[reference]") {
+TEST_CASE("reference sums accept another summation order and reject a missing term", "[reference][unit]") {
   // 64-term dot products: a float32 sum in the opposite order lies within the bound; dropping the smallest
   // term (still far above the bound) does not.
   const OpCase c = matmul_case(3, 64, 5, false, 7);
@@ -110,7 +110,7 @@ TEST_CASE("reference sums accept another summation order and reject a missing te
   CHECK(reference::verify(c.op(), c.values, missing).mismatches == 15);
 }
 
-TEST_CASE("reference unary functions: hand-computed values and their bounds", "[reference]") {
+TEST_CASE("reference unary functions: hand-computed values and their bounds", "[reference][formula]") {
   const auto one = [](UnaryFn fn, float scalar, std::vector<float> x) {
     OpCase c = unary_case(fn, scalar, static_cast<std::int64_t>(x.size()), 1, 1);
     set_values(c, c.op().input, std::move(x));
@@ -144,7 +144,7 @@ TEST_CASE("reference unary functions: hand-computed values and their bounds", "[
   }
 }
 
-TEST_CASE("reference binary broadcast: same shape, per-row scalar, per-head scalar, bias row", "[reference]") {
+TEST_CASE("reference binary broadcast: same shape, per-row scalar, per-head scalar, bias row", "[reference][unit]") {
   const auto with = [](BinaryFn fn, std::int64_t other_rows, std::int64_t groups, std::vector<float> other) {
     OpCase c = binary_case(fn, 2, 4, other_rows, groups, 1);
     set_values(c, c.op().input, {1, 2, 3, 4, 5, 6, 7, 8});
@@ -160,7 +160,7 @@ TEST_CASE("reference binary broadcast: same shape, per-row scalar, per-head scal
   CHECK_FALSE(reference::verify(heads.op(), heads.values, {1, 2, 6, 8, 5, 6, 7, 8}).ok);
 }
 
-TEST_CASE("reference compute passes its own verify for every kind on random operands", "[reference]") {
+TEST_CASE("reference compute passes its own verify for every kind on random operands", "[reference][unit]") {
   std::vector<OpCase> cases;
   cases.push_back(scatter_case(OpKind::scatter_add, 5, 7, OpCaseBuilder(1).random_indices(40, 7), 2));
   cases.push_back(scatter_case(OpKind::scatter_mean, 5, 7, OpCaseBuilder(2).random_indices(40, 7), 3));
@@ -184,7 +184,7 @@ TEST_CASE("reference compute passes its own verify for every kind on random oper
   }
 }
 
-TEST_CASE("compare_outputs allows twice the bound for sums and nothing for exact kinds", "[reference]") {
+TEST_CASE("compare_outputs allows twice the bound for sums and nothing for exact kinds", "[reference][unit]") {
   const OpCase lin = matmul_case(2, 32, 2, false, 9);
   auto a = compute(lin);
   auto b = a;
@@ -197,7 +197,7 @@ TEST_CASE("compare_outputs allows twice the bound for sums and nothing for exact
   CHECK_FALSE(reference::compare_outputs(deg.op(), deg.values, {2, 1, 0}, {2, 1, 1}).equal);
 }
 
-TEST_CASE("compare_outputs reads a chained op's operands from the outputs given", "[reference]") {
+TEST_CASE("compare_outputs reads a chained op's operands from the outputs given", "[reference][unit]") {
   // relu then scale: the second op's input is the first op's output, in no graph-input set.
   OpCaseBuilder b(3);
   Op relu = make_op("relu", OpKind::unary, {2, 2, 0});
@@ -216,7 +216,7 @@ TEST_CASE("compare_outputs reads a chained op's operands from the outputs given"
   CHECK_THROWS_WITH(reference::compare_outputs(c.op(), c.values, {0, 6, 9, 0}, {0, 6, 9, 0}), Catch::Contains("no values for its input"));
 }
 
-TEST_CASE("operands resolve from earlier outputs first, and bad operands are named", "[reference][operands]") {
+TEST_CASE("operands resolve from earlier outputs first, and bad operands are named", "[reference][operands][unit]") {
   OpCase c = segment_matmul_case({2, 1}, 2, 2, 1);
   const Op& op = c.op();
   TensorValues produced;

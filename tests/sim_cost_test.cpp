@@ -25,9 +25,9 @@ Cycles compute(const std::vector<Vertex>& vertices, std::int32_t worker_contexts
 
 }  // namespace
 
-TEST_CASE("tile_compute_cycles: no vertices cost nothing", "[sim][cost]") { CHECK(compute({}, 6) == 0); }
+TEST_CASE("tile_compute_cycles: no vertices cost nothing", "[sim][cost][formula]") { CHECK(compute({}, 6) == 0); }
 
-TEST_CASE("tile_compute_cycles: a multi-worker vertex lasts contexts x slowest worker plus supervisor", "[sim][cost]") {
+TEST_CASE("tile_compute_cycles: a multi-worker vertex lasts contexts x slowest worker plus supervisor", "[sim][cost][formula]") {
   // 6 x 30 + 7
   CHECK(compute({vertex({10, 20, 30, 5, 5, 5}, 7)}, 6) == 187);
   // Multi-worker vertices run one after another: 187 + (6 x 2 + 3)
@@ -36,7 +36,7 @@ TEST_CASE("tile_compute_cycles: a multi-worker vertex lasts contexts x slowest w
   CHECK(compute({vertex({9, 1, 1, 1}, 0)}, 4) == 36);
 }
 
-TEST_CASE("tile_compute_cycles: single-worker vertices are packed longest first onto the contexts", "[sim][cost]") {
+TEST_CASE("tile_compute_cycles: single-worker vertices are packed longest first onto the contexts", "[sim][cost][formula]") {
   // One vertex: 6 x 9 + 1
   CHECK(compute({vertex({9}, 1)}, 6) == 55);
   // 7 vertices of 10 on 6 contexts: one context runs two, so 6 x 20 + 7 x 2
@@ -49,14 +49,14 @@ TEST_CASE("tile_compute_cycles: single-worker vertices are packed longest first 
   CHECK(compute({vertex({4}, 1), vertex({5}, 1)}, 1) == 11);
 }
 
-TEST_CASE("tile_compute_cycles: multi-worker vertices then the packed single-worker ones", "[sim][cost]") {
+TEST_CASE("tile_compute_cycles: multi-worker vertices then the packed single-worker ones", "[sim][cost][formula]") {
   std::vector<Vertex> mixed(7, vertex({10}, 2));
   mixed.push_back(vertex({10, 20, 30, 5, 5, 5}, 7));
   // 187 (multi) + 134 (seven singles)
   CHECK(compute(mixed, 6) == 321);
 }
 
-TEST_CASE("tile_compute_cycles: rejects worker cycle lists of the wrong size and negative costs", "[sim][cost]") {
+TEST_CASE("tile_compute_cycles: rejects worker cycle lists of the wrong size and negative costs", "[sim][cost][formula]") {
   CHECK_THROWS_AS(compute({vertex({}, 1)}, 6), std::logic_error);
   CHECK_THROWS_AS(compute({vertex({1, 2}, 1)}, 6), std::logic_error);
   CHECK_THROWS_AS(compute({vertex({1, 1, 1, 1, 1, 1, 1}, 1)}, 6), std::logic_error);
@@ -66,7 +66,7 @@ TEST_CASE("tile_compute_cycles: rejects worker cycle lists of the wrong size and
   CHECK_THROWS_AS(compute({vertex({1}, 1)}, 0), std::logic_error);
 }
 
-TEST_CASE("tile_exchange_cycles: the busier direction at the per-tile rate, rounded up", "[sim][cost]") {
+TEST_CASE("tile_exchange_cycles: the busier direction at the per-tile rate, rounded up", "[sim][cost][formula]") {
   CHECK(tile_exchange_cycles(100, 40.0, 4.0) == 25);
   CHECK(tile_exchange_cycles(40, 100.0, 4.0) == 25);
   CHECK(tile_exchange_cycles(10, 0.0, 4.0) == 3);  // 2.5 rounds up
@@ -77,7 +77,7 @@ TEST_CASE("tile_exchange_cycles: the busier direction at the per-tile rate, roun
   CHECK(tile_exchange_cycles(0, 64.0 / 2, 4.0) == 8);
 }
 
-TEST_CASE("tile_exchange_cycles: rejects a non-positive rate and negative bytes", "[sim][cost]") {
+TEST_CASE("tile_exchange_cycles: rejects a non-positive rate and negative bytes", "[sim][cost][formula]") {
   CHECK_THROWS_AS(tile_exchange_cycles(1, 0.0, 0.0), std::logic_error);
   CHECK_THROWS_AS(tile_exchange_cycles(1, 0.0, -4.0), std::logic_error);
   CHECK_THROWS_AS(tile_exchange_cycles(-1, 0.0, 4.0), std::logic_error);

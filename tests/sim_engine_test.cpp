@@ -211,13 +211,13 @@ RingProgram ring_program(std::int32_t tiles, std::int32_t supersteps) {
 
 }  // namespace
 
-TEST_CASE("engine: a tiny two-superstep program takes the hand-computed cycles", "[sim][engine]") {
+TEST_CASE("engine: a tiny two-superstep program takes the hand-computed cycles", "[sim][engine][formula]") {
   auto t = tiny_program();
   engine().load(t.program, tiny_machine(), Mode::functional);
   check_tiny_cycles(engine().run());
 }
 
-TEST_CASE("engine: functional mode runs vertices and moves bytes, broadcasts included", "[sim][engine]") {
+TEST_CASE("engine: functional mode runs vertices and moves bytes, broadcasts included", "[sim][engine][unit]") {
   auto t = tiny_program();
   engine().load(t.program, tiny_machine(), Mode::functional);
   engine().run();
@@ -230,7 +230,7 @@ TEST_CASE("engine: functional mode runs vertices and moves bytes, broadcasts inc
   CHECK(read_all<std::int32_t>(t.g, 8) == std::vector<std::int32_t>{2, 4, 6, 8, 10, 12, 14, 16});
 }
 
-TEST_CASE("engine: host writes are seen by vertices and host reads see partial ranges", "[sim][engine]") {
+TEST_CASE("engine: host writes are seen by vertices and host reads see partial ranges", "[sim][engine][unit]") {
   auto t = tiny_program();
   // Without the Fill vertex, whatever the host wrote into a is what the exchange moves.
   t.program.steps[0].compute.vertices.erase(t.program.steps[0].compute.vertices.begin());
@@ -249,7 +249,7 @@ TEST_CASE("engine: host writes are seen by vertices and host reads see partial r
   CHECK(std::string(tag, 3) == "xyz");
 }
 
-TEST_CASE("engine: timing-only mode gives the same cycles as functional mode", "[sim][engine]") {
+TEST_CASE("engine: timing-only mode gives the same cycles as functional mode", "[sim][engine][unit]") {
   auto t = tiny_program();
   engine().load(t.program, tiny_machine(), Mode::functional);
   const RunStats functional = engine().run();
@@ -275,7 +275,7 @@ TEST_CASE("engine: timing-only mode gives the same cycles as functional mode", "
   CHECK(ring_timing.total_cycles > 0);
 }
 
-TEST_CASE("engine: timing-only mode executes nothing and refuses host access", "[sim][engine]") {
+TEST_CASE("engine: timing-only mode executes nothing and refuses host access", "[sim][engine][unit]") {
   auto t = tiny_program();
   bool executed = false;
   t.program.steps[0].compute.vertices[0].vertex.execute = [&executed](const VertexContext&) { executed = true; };
@@ -288,7 +288,7 @@ TEST_CASE("engine: timing-only mode executes nothing and refuses host access", "
 }
 
 TEST_CASE("engine: a supertile's tiles receiving the same transfer share the bus at a multiple of the rate",
-          "[sim][engine]") {
+          "[sim][engine][unit]") {
   MachineConfig m = tiny_machine();
   // Tiles 0 and 1 each broadcast 16 bytes. Received by the pair 2, 3 (one supertile): 32 bytes each,
   // counted 16 -> 4 cycles. Received by 3 and 4 (two supertiles): 32 bytes each -> 8 cycles.
@@ -310,7 +310,7 @@ TEST_CASE("engine: a supertile's tiles receiving the same transfer share the bus
   CHECK(engine().run().phases[1].cycles == 5 + 6);
 }
 
-TEST_CASE("engine: a ring over all 1472 tiles moves every tile's value", "[sim][engine]") {
+TEST_CASE("engine: a ring over all 1472 tiles moves every tile's value", "[sim][engine][unit]") {
   MachineConfig m = tiny_machine();
   m.num_tiles = 1472;
   const std::int32_t steps = 3;
@@ -343,7 +343,7 @@ TEST_CASE("engine: a ring over all 1472 tiles moves every tile's value", "[sim][
   CHECK(stats.phases[2].bytes == 8 * 1472);
 }
 
-TEST_CASE("engine: SRAM overflow throws PlanError naming program, tile, bytes and capacity", "[sim][engine]") {
+TEST_CASE("engine: SRAM overflow throws PlanError naming program, tile, bytes and capacity", "[sim][engine][unit]") {
   MachineConfig m = tiny_machine();
   m.num_tiles = 32;
   Program p;
@@ -373,7 +373,7 @@ TEST_CASE("engine: SRAM overflow throws PlanError naming program, tile, bytes an
   CHECK_THROWS_AS(engine().run(), std::logic_error);
 }
 
-TEST_CASE("engine: repeated programs on one engine give the same cycles each time", "[sim][engine]") {
+TEST_CASE("engine: repeated programs on one engine give the same cycles each time", "[sim][engine][unit]") {
   auto tiny = tiny_program();
   MachineConfig full = tiny_machine();
   full.num_tiles = 1472;
@@ -401,7 +401,7 @@ TEST_CASE("engine: repeated programs on one engine give the same cycles each tim
   CHECK(engine().run().total_cycles == 598);
 }
 
-TEST_CASE("engine: a program of empty supersteps costs one sync each, but none after the last", "[sim][engine]") {
+TEST_CASE("engine: a program of empty supersteps costs one sync each, but none after the last", "[sim][engine][unit]") {
   // A sync separates compute from the exchange after it: the last superstep, with nothing to
   // exchange, has none.
   Program p;
@@ -418,7 +418,7 @@ TEST_CASE("engine: a program of empty supersteps costs one sync each, but none a
   CHECK(engine().run().total_cycles == 0);
 }
 
-TEST_CASE("engine: load rejects references to tiles, buffers and bytes that do not exist", "[sim][engine]") {
+TEST_CASE("engine: load rejects references to tiles, buffers and bytes that do not exist", "[sim][engine][unit]") {
   const MachineConfig m = tiny_machine();
   SECTION("a vertex reading another tile's buffer") {
     auto t = tiny_program();
@@ -470,7 +470,7 @@ TEST_CASE("engine: load rejects references to tiles, buffers and bytes that do n
   }
 }
 
-TEST_CASE("engine: host access is bounds-checked", "[sim][engine]") {
+TEST_CASE("engine: host access is bounds-checked", "[sim][engine][unit]") {
   auto t = tiny_program();
   engine().load(t.program, tiny_machine(), Mode::functional);
   std::int32_t values[9] = {};
@@ -481,7 +481,7 @@ TEST_CASE("engine: host access is bounds-checked", "[sim][engine]") {
   CHECK_NOTHROW(engine().read(t.a, 28, values, 4));
 }
 
-TEST_CASE("engine: an exception from a vertex body stops the run and leaves the engine usable", "[sim][engine]") {
+TEST_CASE("engine: an exception from a vertex body stops the run and leaves the engine usable", "[sim][engine][unit]") {
   auto t = tiny_program();
   t.program.steps[1].compute.vertices[0].vertex.execute = [](const VertexContext&) {
     throw std::runtime_error("vertex failed on purpose");
@@ -493,7 +493,7 @@ TEST_CASE("engine: an exception from a vertex body stops the run and leaves the 
   check_tiny_cycles(engine().run());
 }
 
-TEST_CASE("engine: instance cannot grow after elaboration", "[sim][engine]") {
+TEST_CASE("engine: instance cannot grow after elaboration", "[sim][engine][unit]") {
   CHECK(engine().tile_slots() == engine_tile_slots);
   CHECK(&Engine::instance(8) == &engine());
   CHECK_THROWS_AS(Engine::instance(engine_tile_slots + 1), std::logic_error);

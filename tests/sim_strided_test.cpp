@@ -26,7 +26,7 @@ MachineConfig strided_machine() {
 }
 }  // namespace
 
-TEST_CASE("engine: a strided transfer moves every block and costs its total bytes", "[sim][engine]") {
+TEST_CASE("engine: a strided transfer moves every block and costs its total bytes", "[sim][engine][unit]") {
   Engine& engine = Engine::instance(1472);
   // Tile 0 holds a 4 x 2 column block (rows of 2 floats); tile 2 holds a 4 x 6 matrix whose columns
   // 3..4 receive it: 4 blocks of 8 bytes, source stride 8, destination stride 24.

@@ -86,7 +86,7 @@ nlohmann::json read_json(const std::filesystem::path& path) {
 
 }  // namespace
 
-TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus sync slices", "[sim][trace]") {
+TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus sync slices", "[sim][trace][unit]") {
   engine().load(trace_program(), trace_machine(), Mode::timing_only);
   TraceWriter trace;
   const RunStats stats = engine().run(&trace);
@@ -146,7 +146,7 @@ TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus 
   CHECK(find(engine_tile_slots, "sync", 53 * 0.0005) == nullptr);  // nothing is exchanged after it
 }
 
-TEST_CASE("trace: a later program's slices follow the earlier program's", "[sim][trace]") {
+TEST_CASE("trace: a later program's slices follow the earlier program's", "[sim][trace][unit]") {
   TraceWriter trace;
   engine().load(trace_program(), trace_machine(), Mode::timing_only);
   engine().run(&trace);
@@ -171,7 +171,7 @@ TEST_CASE("trace: a later program's slices follow the earlier program's", "[sim]
   CHECK(later == first_slices);
 }
 
-TEST_CASE("trace: names are escaped and an unwritable path is a bad-input error", "[sim][trace]") {
+TEST_CASE("trace: names are escaped and an unwritable path is a bad-input error", "[sim][trace][unit]") {
   TraceWriter trace;
   trace.name_track(0, "tile \"0\"\\\n");
   trace.add_slice(0, "odd\tname", "compute", 1.5, 2.25);
@@ -193,7 +193,7 @@ TEST_CASE("trace: names are escaped and an unwritable path is a bad-input error"
   }
 }
 
-TEST_CASE("stats: to_json carries every figure under unit-named keys", "[sim][stats]") {
+TEST_CASE("stats: to_json carries every figure under unit-named keys", "[sim][stats][unit]") {
   CHECK(to_string(PhaseKind::compute) == "compute");
   CHECK(to_string(PhaseKind::sync) == "sync");
   CHECK(to_string(PhaseKind::exchange) == "exchange");
@@ -231,7 +231,7 @@ TEST_CASE("stdout child: elaborate and run", "[.sim_stdout_child]") {
   CHECK(engine().run().total_cycles == 53);
 }
 
-TEST_CASE("engine: SystemC prints nothing on stdout (no copyright banner)", "[sim][engine]") {
+TEST_CASE("engine: SystemC prints nothing on stdout (no copyright banner)", "[sim][engine][unit]") {
   // A fresh process, since this one may have elaborated the engine already; Catch's own report goes
   // to /dev/null, so the child's stdout holds only what SystemC and the engine print: no banner, and
   // no SystemC report (reports go to stdout by default).

@@ -82,7 +82,7 @@ Ran run_static(const Op& op, const std::vector<float>& input, const std::vector<
 
 }  // namespace
 
-TEST_CASE("static gather copies every looked-up row exactly, across tile boundaries", "[ipu][static]") {
+TEST_CASE("static gather copies every looked-up row exactly, across tile boundaries", "[ipu][static][unit]") {
   // Widths that do not divide the tiles' shares, so table and output rows straddle tiles.
   for (const std::int64_t F : {1, 3, 16, 50}) {
     for (const std::int32_t tiles : {4, 13, 1472}) {
@@ -105,7 +105,7 @@ TEST_CASE("static gather copies every looked-up row exactly, across tile boundar
   }
 }
 
-TEST_CASE("static scatters match a direct loop, including hub rows that need several rounds", "[ipu][static]") {
+TEST_CASE("static scatters match a direct loop, including hub rows that need several rounds", "[ipu][static][unit]") {
   for (const OpKind kind : {OpKind::scatter_add, OpKind::scatter_mean, OpKind::scatter_max}) {
     for (const std::int64_t F : {5, 7, 33}) {
       INFO(to_string(kind) << ", F " << F);
@@ -127,7 +127,7 @@ TEST_CASE("static scatters match a direct loop, including hub rows that need sev
   }
 }
 
-TEST_CASE("static scatter on the full Bow: one round, and partials combined on their tiles", "[ipu][static]") {
+TEST_CASE("static scatter on the full Bow: one round, and partials combined on their tiles", "[ipu][static][unit]") {
   const std::int64_t M = 32768, F = 16, rows = 64;
   const Op op = indexed_op(OpKind::scatter_add, M, F, rows);
   const auto msg = values(M * F, 21);
@@ -141,7 +141,7 @@ TEST_CASE("static scatter on the full Bow: one round, and partials combined on t
   CHECK(r.stats.exchange_bytes_received < M * F * 4 / 4);
 }
 
-TEST_CASE("static programs that cannot fit are exit-3 errors naming the tile and the next step", "[ipu][static]") {
+TEST_CASE("static programs that cannot fit are exit-3 errors naming the tile and the next step", "[ipu][static][unit]") {
   // Messages and output alone exceed a 1 KiB tile.
   const IpuMachine m = tiny_machine(2, 1024);
   const Op op = indexed_op(OpKind::scatter_add, 512, 8, 16);
@@ -156,7 +156,7 @@ TEST_CASE("static programs that cannot fit are exit-3 errors naming the tile and
   CHECK(static_index_min_tile_bytes(op, m) > m.chip.sram_bytes_per_tile);
 }
 
-TEST_CASE("the backend compiles only indices known at compile time, and a model on a fixed graph verifies", "[ipu][static]") {
+TEST_CASE("the backend compiles only indices known at compile time, and a model on a fixed graph verifies", "[ipu][static][unit]") {
   workloads::Workload w = workloads::parse_workload(nlohmann::json::parse(R"({
     "name": "static_sage", "seed": 4,
     "graph": {"generator": "erdos_renyi", "num_nodes": 300, "num_edges": 2400, "num_features": 24},
@@ -190,7 +190,7 @@ TEST_CASE("the backend compiles only indices known at compile time, and a model 
   CHECK(s.ops[0].cycles == d.ops[0].cycles);
 }
 
-TEST_CASE("schnet_block edges are run-time inputs, so the static mode leaves the op dynamic", "[ipu][static]") {
+TEST_CASE("schnet_block edges are run-time inputs, so the static mode leaves the op dynamic", "[ipu][static][unit]") {
   workloads::Workload w = workloads::parse_workload(nlohmann::json::parse(R"({
     "name": "block", "seed": 2,
     "ops": [{"op": "schnet_block", "num_inputs": 64, "num_features": 16, "num_outputs": 256}]
@@ -214,7 +214,7 @@ TEST_CASE("schnet_block edges are run-time inputs, so the static mode leaves the
   CHECK(indexed >= 2);  // the block's gather and scatter at least
 }
 
-TEST_CASE("a scatter whose messages a later op reads folds in a copy, paying cycles and SRAM", "[ipu][static]") {
+TEST_CASE("a scatter whose messages a later op reads folds in a copy, paying cycles and SRAM", "[ipu][static][unit]") {
   const IpuMachine m = tiny_machine(16, 16 * 1024);
   const std::int64_t M = 400, F = 6, rows = 37;
   const Op op = indexed_op(OpKind::scatter_add, M, F, rows);

@@ -19,7 +19,7 @@ std::string write_temp(const std::string& name, const std::string& text) {
 }
 }  // namespace
 
-TEST_CASE("duplicate keys are errors naming the file and the JSON path", "[json]") {
+TEST_CASE("duplicate keys are errors naming the file and the JSON path", "[json][unit]") {
   const auto top = write_temp("dup_top.json", R"({"name": "a", "name": "b"})");
   CHECK_THROWS_WITH(load_json_file(top), top + ": name: expected each key once, found \"name\" twice");
   const auto nested = write_temp("dup_nested.json",
@@ -30,13 +30,13 @@ TEST_CASE("duplicate keys are errors naming the file and the JSON path", "[json]
   CHECK(load_json_file(siblings)["c"][1]["x"] == 2);
 }
 
-TEST_CASE("syntax errors give line and column; missing files are named", "[json]") {
+TEST_CASE("syntax errors give line and column; missing files are named", "[json][unit]") {
   const auto bad = write_temp("bad.json", "{\n  \"a\": 1,\n  \"b\": ]\n}");
   CHECK_THROWS_WITH(load_json_file(bad), Catch::Contains(bad + ":3:") && Catch::Contains("valid JSON"));
   CHECK_THROWS_AS(load_json_file("/nonexistent/x.json"), InputError);
 }
 
-TEST_CASE("ObjectReader checks types, ranges and unknown keys", "[json]") {
+TEST_CASE("ObjectReader checks types, ranges and unknown keys", "[json][unit]") {
   const nlohmann::json j = {{"n", 5}, {"f", 2.5}, {"s", "x"}, {"neg", -1}, {"obj", {{"k", 1}}}, {"extra", true}};
   ObjectReader r(j, "w.json", "ops[0]");
   CHECK(r.positive_integer("n") == 5);

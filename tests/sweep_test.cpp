@@ -76,7 +76,7 @@ fs::path small_sweep_file(const std::string& name, const std::string& backends =
 
 }  // namespace
 
-TEST_CASE("sweep files: sizes as lists and ranges, backend subsets, the points in order", "[sweep]") {
+TEST_CASE("sweep files: sizes as lists and ranges, backend subsets, the points in order", "[sweep][unit]") {
   const SweepSpec s = parse_sweep(base_sweep(), "s.json");
   CHECK(s.num_inputs == std::vector<std::int64_t>{16, 64});
   CHECK(s.num_features == std::vector<std::int64_t>{16, 64});
@@ -102,7 +102,7 @@ TEST_CASE("sweep files: sizes as lists and ranges, backend subsets, the points i
   CHECK(echo["sizes"]["num_outputs"] == nlohmann::json::array({32, 64, 96}));
 }
 
-TEST_CASE("the shipped hydronet sweep is the 594-point grid of the reference data", "[sweep]") {
+TEST_CASE("the shipped hydronet sweep is the 594-point grid of the reference data", "[sweep][unit]") {
   const SweepSpec s = load_sweep(std::string(TILESIM_SOURCE_DIR) + "/workloads/sweeps/hydronet.json");
   CHECK(s.ops == std::vector<std::string>{"gather", "scatter_add"});
   CHECK(s.num_inputs.size() * s.num_features.size() * s.num_outputs.size() == 594);
@@ -129,7 +129,7 @@ TEST_CASE("the shipped hydronet sweep is the 594-point grid of the reference dat
   CHECK(grid.size() == 594);
 }
 
-TEST_CASE("sweep file errors name the file, the JSON path, what was expected and found", "[sweep]") {
+TEST_CASE("sweep file errors name the file, the JSON path, what was expected and found", "[sweep][unit]") {
   struct Case {
     std::string patch;  // a JSON merge patch on the base sweep
     std::vector<std::string> expected;
@@ -178,7 +178,7 @@ TEST_CASE("sweep file errors name the file, the JSON path, what was expected and
   }
 }
 
-TEST_CASE("point seeds: repeat 0 of seed 0 draws validate's indices; others differ", "[sweep]") {
+TEST_CASE("point seeds: repeat 0 of seed 0 draws validate's indices; others differ", "[sweep][unit]") {
   const OpShape shape{4096, 512, 32768};
   CHECK(sweep_index_seed(shape, 0, 0) == point_index_seed(shape));
   CHECK(sweep_index_seed(shape, 0, 1) == point_index_seed(shape) + 1000003);
@@ -202,7 +202,7 @@ TEST_CASE("tilesim sweep rejects bad input before running anything", "[sweep][cl
   CHECK_THAT(r.err, Contains("nosuch"));
 }
 
-TEST_CASE("a stopped sweep resumed ends with every point exactly once, as an uninterrupted one", "[sweep][cli]") {
+TEST_CASE("a stopped sweep resumed ends with every point exactly once, as an uninterrupted one", "[sweep][cli][slow]") {
   const fs::path sweep = small_sweep_file("resume");
   const fs::path straight = dir() / "straight", stopped = dir() / "stopped";
   auto r = run_tilesim("sweep " + sweep.string() + " --out " + straight.string(), dir());
@@ -244,7 +244,7 @@ TEST_CASE("a stopped sweep resumed ends with every point exactly once, as an uni
   CHECK_THAT(r.out, Contains("sweep: 0 new rows"));
 }
 
-TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point exactly once", "[sweep][cli]") {
+TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point exactly once", "[sweep][cli][slow]") {
   const fs::path sweep = write_text(dir() / "killed.json",
                                     R"({"name": "killed", "ops": ["gather", "scatter_add"],
                                         "sizes": {"num_inputs": {"from": 16, "to": 1024, "times": 2}, "num_features": [16, 64],
@@ -292,7 +292,7 @@ TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point exactly
   CHECK(duplicated == 0);
 }
 
-TEST_CASE("worker processes (--jobs 2) give the rows one process gives", "[sweep][cli]") {
+TEST_CASE("worker processes (--jobs 2) give the rows one process gives", "[sweep][cli][slow]") {
   const fs::path sweep = small_sweep_file("jobs", R"(["ipu:bow", "gpu-model:a100-40gb:eager", {"backend": "cpu", "sizes": {"num_inputs": [16], "num_outputs": [32]}}])");
   const fs::path one = dir() / "jobs1", two = dir() / "jobs2";
   auto r = run_tilesim("sweep " + sweep.string() + " --out " + one.string(), dir());
@@ -356,7 +356,7 @@ TEST_CASE("functional IPU sweeps check the outputs and give the timing-only cycl
   CHECK(seeds.size() == 8);  // one per shape and repeat: repeats draw other indices
 }
 
-TEST_CASE("the shipped schnet_block sweep is the hydronet grid of the SchNet block", "[sweep]") {
+TEST_CASE("the shipped schnet_block sweep is the hydronet grid of the SchNet block", "[sweep][unit]") {
   const SweepSpec s = load_sweep(std::string(TILESIM_SOURCE_DIR) + "/workloads/sweeps/schnet_block.json");
   const SweepSpec h = load_sweep(std::string(TILESIM_SOURCE_DIR) + "/workloads/sweeps/hydronet.json");
   CHECK(s.ops == std::vector<std::string>{"schnet_block"});

@@ -240,7 +240,7 @@ TEST_CASE("the validation report: per (machine, op) and split, speedup surface, 
   CHECK_THAT(table, Contains("held-out") && Contains("MISSED") && Contains("right side of 1x"));
 }
 
-TEST_CASE("tilesim validate end to end on a tiny copy of the suite", "[validation][cli]") {
+TEST_CASE("tilesim validate end to end on a tiny copy of the suite", "[validate][cli][slow]") {
   const fs::path suite = tiny_suite(4);
   const fs::path out = scratch_dir() / "validate_out";
   const std::string env = "TILESIM_VALIDATION_DIR=" + suite.string();
@@ -279,7 +279,7 @@ TEST_CASE("tilesim validate end to end on a tiny copy of the suite", "[validatio
   CHECK(printed["files"]["plots"].empty());
 }
 
-TEST_CASE("tilesim validate rejects bad input before running anything", "[validation][cli]") {
+TEST_CASE("tilesim validate rejects bad input before running anything", "[validate][cli]") {
   const CliResult unknown = tilesim_cli("", "validate --suite nope --out " + (scratch_dir() / "x").string());
   CHECK(unknown.exit_code == 2);
   CHECK_THAT(unknown.err, Contains("hydronet") && Contains("nope"));

@@ -48,7 +48,7 @@ std::int64_t half_host_memory() { return static_cast<std::int64_t>(sysconf(_SC_P
 
 }  // namespace
 
-TEST_CASE("workload: every example parses and instantiates", "[workload]") {
+TEST_CASE("workload: every example parses and instantiates", "[workload][unit]") {
   // Model examples on dataset-sized graphs are parsed only: building ogbn-arxiv's graph takes seconds.
   const std::set<std::string> parse_only = {"gcn_pubmed.json", "sage_arxiv.json"};
   std::set<std::string> found;
@@ -89,7 +89,7 @@ TEST_CASE("workload: every example parses and instantiates", "[workload]") {
   for (const auto& name : expected) CHECK(found.count(name) == 1);
 }
 
-TEST_CASE("workload: the largest hydronet example is the 4096x512 gather with 32768 lookups", "[workload]") {
+TEST_CASE("workload: the largest hydronet example is the 4096x512 gather with 32768 lookups", "[workload][unit]") {
   const Workload w = load_workload(examples_dir() + "/hydronet_largest.json");
   REQUIRE(w.ops.size() == 1);
   CHECK(w.ops[0].kind == OpKind::gather);
@@ -99,7 +99,7 @@ TEST_CASE("workload: the largest hydronet example is the 4096x512 gather with 32
   CHECK(w.ops[0].dtype == DType::float32);
 }
 
-TEST_CASE("workload: defaults are filled in", "[workload]") {
+TEST_CASE("workload: defaults are filled in", "[workload][unit]") {
   json doc = {{"name", "d"}, {"ops", json::array({gather(4, 2, 8), scatter_add(8, 2, 4), gather(1, 1, 1)})}};
   const Workload w = parse_workload(doc, "d.json");
   CHECK(w.name == "d");
@@ -120,14 +120,14 @@ TEST_CASE("workload: defaults are filled in", "[workload]") {
   CHECK(w.ops[1].shape.num_outputs == 4);
 }
 
-TEST_CASE("workload: integers written as exact floats are accepted", "[workload]") {
+TEST_CASE("workload: integers written as exact floats are accepted", "[workload][unit]") {
   json op = gather(4, 2, 8);
   op["num_features"] = 2.0;
   const Workload w = parse_workload(one_op(op), "w.json");
   CHECK(w.ops[0].shape.num_features == 2);
 }
 
-TEST_CASE("workload: every form of indices is understood", "[workload]") {
+TEST_CASE("workload: every form of indices is understood", "[workload][unit]") {
   TempDir dir;
   dir.write("idx.txt", "0\n1\n");
   const std::string workload_file = dir.path("w.json");
@@ -154,7 +154,7 @@ TEST_CASE("workload: every form of indices is understood", "[workload]") {
   CHECK(to_string(IndexDistribution::file) == "file");
 }
 
-TEST_CASE("workload: to_json echoes the resolved workload and reads back", "[workload]") {
+TEST_CASE("workload: to_json echoes the resolved workload and reads back", "[workload][unit]") {
   json doc = {{"name", "echo"},
               {"seed", 42},
               {"ops", json::array({gather(16, 4, 32), scatter_add(32, 4, 16)})}};
@@ -182,7 +182,7 @@ TEST_CASE("workload: to_json echoes the resolved workload and reads back", "[wor
   CHECK(to_json(w2) == echo);
 }
 
-TEST_CASE("workload: to_json gives an index file as written and as resolved", "[workload]") {
+TEST_CASE("workload: to_json gives an index file as written and as resolved", "[workload][unit]") {
   TempDir dir;
   dir.write("data/idx.txt", "1\n0\n");
   const std::string workload_file = dir.write("sub/w.json", "");
@@ -197,7 +197,7 @@ TEST_CASE("workload: to_json gives an index file as written and as resolved", "[
   CHECK(indices["resolved_file"] == w.ops[0].indices.file);
 }
 
-TEST_CASE("workload: instantiate is deterministic in the seed", "[workload]") {
+TEST_CASE("workload: instantiate is deterministic in the seed", "[workload][unit]") {
   json doc = {{"name", "det"}, {"seed", 7}, {"ops", json::array({gather(64, 8, 256), gather(64, 8, 256)})}};
   doc["ops"][1]["name"] = "twin";
   const Workload w = parse_workload(doc, "det.json");
@@ -230,7 +230,7 @@ TEST_CASE("workload: instantiate is deterministic in the seed", "[workload]") {
   CHECK(values[1] == Approx(0.739673138).epsilon(1e-6));
 }
 
-TEST_CASE("workload: generated values are standard normal", "[workload]") {
+TEST_CASE("workload: generated values are standard normal", "[workload][unit]") {
   const Workload w = parse_workload(one_op(gather(4096, 64, 1)), "w.json");
   const Instance instance = instantiate(w);
   const auto& values = instance.values.f32(instance.graph.ops[0].input);
@@ -252,7 +252,7 @@ TEST_CASE("workload: generated values are standard normal", "[workload]") {
   CHECK(std::abs(static_cast<double>(within_one) / n - 0.6827) < 0.005);
 }
 
-TEST_CASE("workload: uniform indices cover the range, with repeats, and stay in it", "[workload]") {
+TEST_CASE("workload: uniform indices cover the range, with repeats, and stay in it", "[workload][unit]") {
   // gather: num_outputs indices in [0, num_inputs); scatter_add: num_inputs indices in [0, num_outputs).
   json doc = {{"name", "u"}, {"seed", 3}, {"ops", json::array({gather(100, 1, 20000), scatter_add(30000, 1, 37)})}};
   const Instance instance = instantiate(parse_workload(doc, "u.json"));
@@ -281,7 +281,7 @@ TEST_CASE("workload: uniform indices cover the range, with repeats, and stay in 
   }
 }
 
-TEST_CASE("workload: sorted indices are sorted, in range and uniform", "[workload]") {
+TEST_CASE("workload: sorted indices are sorted, in range and uniform", "[workload][unit]") {
   json doc = {{"name", "s"}, {"ops", json::array({gather(1000, 2, 5000), scatter_add(5000, 2, 300)})}};
   doc["ops"][0]["indices"] = {{"distribution", "sorted"}};
   doc["ops"][1]["indices"] = "sorted";
@@ -301,7 +301,7 @@ TEST_CASE("workload: sorted indices are sorted, in range and uniform", "[workloa
   }
 }
 
-TEST_CASE("workload: index files are read", "[workload]") {
+TEST_CASE("workload: index files are read", "[workload][unit]") {
   TempDir dir;
   SECTION("comments, blank lines, spaces and CRLF line ends") {
     const std::string path = dir.write("idx.txt", "# header\n3\r\n\n  0  \n\t# indented comment\n9\n2");
@@ -328,7 +328,7 @@ TEST_CASE("workload: index files are read", "[workload]") {
   }
 }
 
-TEST_CASE("workload errors: unknown keys", "[workload][errors]") {
+TEST_CASE("workload errors: unknown keys", "[workload][errors][unit]") {
   SECTION("top level") {
     json doc = one_op(gather(1, 1, 1));
     doc["sead"] = 3;
@@ -357,7 +357,7 @@ TEST_CASE("workload errors: unknown keys", "[workload][errors]") {
   }
 }
 
-TEST_CASE("workload errors: wrong types", "[workload][errors]") {
+TEST_CASE("workload errors: wrong types", "[workload][errors][unit]") {
   SECTION("a size as a string") {
     json op = gather(1, 1, 1);
     op["num_inputs"] = "4096";
@@ -403,7 +403,7 @@ TEST_CASE("workload errors: wrong types", "[workload][errors]") {
   }
 }
 
-TEST_CASE("workload errors: missing and empty values", "[workload][errors]") {
+TEST_CASE("workload errors: missing and empty values", "[workload][errors][unit]") {
   SECTION("no name") {
     CHECK_THAT(parse_error_of({{"ops", json::array({gather(1, 1, 1)})}}),
                Contains("w.json: name: expected this key (it is required), found nothing"));
@@ -440,7 +440,7 @@ TEST_CASE("workload errors: missing and empty values", "[workload][errors]") {
   }
 }
 
-TEST_CASE("workload errors: zero, negative and too large sizes", "[workload][errors]") {
+TEST_CASE("workload errors: zero, negative and too large sizes", "[workload][errors][unit]") {
   SECTION("zero") {
     CHECK_THAT(parse_error_of(one_op(gather(0, 1, 1))),
                Contains("w.json: ops[0].num_inputs: expected a positive integer, found 0"));
@@ -482,7 +482,7 @@ TEST_CASE("workload errors: zero, negative and too large sizes", "[workload][err
   }
 }
 
-TEST_CASE("workload errors: tensors too large for this host", "[workload][errors]") {
+TEST_CASE("workload errors: tensors too large for this host", "[workload][errors][unit]") {
   SECTION("one op, beyond any memory") {
     const std::string message = parse_error_of(one_op(gather(2147483647, 2147483647, 1)));
     CHECK_THAT(message, Contains("w.json: ops[0]: expected tensors (input + indices + output) of at most " +
@@ -509,7 +509,7 @@ TEST_CASE("workload errors: tensors too large for this host", "[workload][errors
   }
 }
 
-TEST_CASE("workload errors: unknown op and unsupported dtypes", "[workload][errors]") {
+TEST_CASE("workload errors: unknown op and unsupported dtypes", "[workload][errors][unit]") {
   SECTION("unknown op") {
     json op = gather(1, 1, 1);
     op["op"] = "scatter_max";
@@ -547,7 +547,7 @@ TEST_CASE("workload errors: unknown op and unsupported dtypes", "[workload][erro
   }
 }
 
-TEST_CASE("workload errors: names", "[workload][errors]") {
+TEST_CASE("workload errors: names", "[workload][errors][unit]") {
   SECTION("duplicate op names") {
     json doc = {{"name", "w"}, {"ops", json::array({gather(1, 1, 1), scatter_add(1, 1, 1), gather(1, 1, 1)})}};
     doc["ops"][0]["name"] = "g";
@@ -583,7 +583,7 @@ TEST_CASE("workload errors: names", "[workload][errors]") {
   }
 }
 
-TEST_CASE("workload errors: index files", "[workload][errors]") {
+TEST_CASE("workload errors: index files", "[workload][errors][unit]") {
   TempDir dir;
   const std::string workload_file = dir.path("w.json");
   auto error_for = [&](const std::string& text, json op) {
@@ -662,7 +662,7 @@ TEST_CASE("workload errors: index files", "[workload][errors]") {
   }
 }
 
-TEST_CASE("workload errors: files that are not JSON", "[workload][errors]") {
+TEST_CASE("workload errors: files that are not JSON", "[workload][errors][unit]") {
   TempDir dir;
   SECTION("a syntax error names line and column") {
     const std::string path = dir.write("bad.json", "{\n  \"name\": \"x\",\n  \"ops\": [,]\n}\n");

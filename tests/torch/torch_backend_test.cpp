@@ -33,7 +33,7 @@ using tilesim_test::random_values;
 
 }  // namespace
 
-TEST_CASE("torch-cpu runs a graph, verified, on the cpu backend's thread count, and agrees with the cpu backend", "[torch][backend]") {
+TEST_CASE("torch-cpu runs a graph, verified, on the cpu backend's thread count, and agrees with the cpu backend", "[torch][backend][unit][slow]") {
   REQUIRE(peer::built_in());
   OpGraph graph;
   graph.add_gather_scatter("lookup", OpKind::gather, DType::float32, {300, 17, 2000});
@@ -82,7 +82,7 @@ TEST_CASE("torch-cpu runs a graph, verified, on the cpu backend's thread count, 
   }
 }
 
-TEST_CASE("torch-cpu rejects an index out of range before timing anything", "[torch][backend]") {
+TEST_CASE("torch-cpu rejects an index out of range before timing anything", "[torch][backend][unit][slow]") {
   OpGraph graph;
   const Op& op = graph.add_gather_scatter("bad", OpKind::gather, DType::float32, {4, 2, 3});
   TensorValues inputs;
@@ -91,7 +91,7 @@ TEST_CASE("torch-cpu rejects an index out of range before timing anything", "[to
   CHECK_THROWS_WITH(peer::make_backend()->run(graph, inputs, RunOptions{}), Catch::Contains("indices[1] = 4 is outside [0, 4)"));
 }
 
-TEST_CASE("the benchmark's ATen calls compute what tilesim's kernels do", "[torch][peer]") {
+TEST_CASE("the benchmark's ATen calls compute what tilesim's kernels do", "[torch][peer][unit][slow]") {
   peer::set_num_threads(omp_get_max_threads());
   CHECK(peer::num_threads() == omp_get_max_threads());
   std::mt19937 rng(9);
@@ -158,7 +158,7 @@ TEST_CASE("the benchmark's ATen calls compute what tilesim's kernels do", "[torc
   }
 }
 
-TEST_CASE("torch-cpu runs every GNN op kind, verified, and agrees with the cpu backend", "[torch][gnn-ops]") {
+TEST_CASE("torch-cpu runs every GNN op kind, verified, and agrees with the cpu backend", "[torch][gnn-ops][unit][slow]") {
   using namespace tilesim_test;
   std::vector<OpCase> cases;
   OpCaseBuilder idx(31);

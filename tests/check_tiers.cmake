@@ -1,0 +1,24 @@
+# Fails, naming them, when test cases of TEST_BINARY carry none (or more than one) of the tier tags that tests/CMakeLists.txt
+# turns into CTest labels (unit, formula, validation, cli): such a test would fall out of `make check`.
+# Hidden test cases ([.]) run only as another test's child process and are left aside.
+# Run by CTest as: cmake -DTEST_BINARY=... -P check_tiers.cmake
+execute_process(COMMAND "${TEST_BINARY}" --list-test-names-only "~[unit]~[formula]~[validation]~[cli]~[.]"
+                OUTPUT_VARIABLE untiered)
+string(STRIP "${untiered}" untiered)
+if(NOT untiered STREQUAL "")
+  message(FATAL_ERROR "test cases without a tier tag ([unit], [formula], [validation] or [cli]):\n${untiered}")
+endif()
+# ... and each test case has one tier only: with two, CTest would register it twice.
+set(tiers unit formula validation cli)
+foreach(first IN LISTS tiers)
+  foreach(second IN LISTS tiers)
+    if(first STRLESS second)
+      execute_process(COMMAND "${TEST_BINARY}" --list-test-names-only "[${first}][${second}]" OUTPUT_VARIABLE both)
+      string(STRIP "${both}" both)
+      if(NOT both STREQUAL "")
+        message(FATAL_ERROR "test cases with two tier tags, [${first}] and [${second}]:\n${both}")
+      endif()
+    endif()
+  endforeach()
+endforeach()
+message(STATUS "every test case of ${TEST_BINARY} has exactly one tier tag")
