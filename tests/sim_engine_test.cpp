@@ -14,9 +14,11 @@ using namespace tilesim::sim;
 
 namespace {
 
-// One elaboration per process, shared by every test: the largest shipped IPU machine, the 4 x 1472-tile
-// Bow-2000 (ipu::engine_for elaborates that many).
-constexpr std::int32_t engine_tile_slots = 4 * 1472;
+// One elaboration per process, shared by every test, with the most tiles a test here needs (a ring over
+// a Bow's 1472 tiles), not the 4 x 1472 of the largest shipped system: CTest runs each test case in a
+// process of its own, and elaborating four times the tiles would cost each of them. In a one-process
+// run beside the IPU tests, the larger engine they elaborate serves these tests as well.
+constexpr std::int32_t engine_tile_slots = 1472;
 
 Engine& engine() { return Engine::instance(engine_tile_slots); }
 
@@ -460,7 +462,7 @@ TEST_CASE("engine: load rejects references to tiles, buffers and bytes that do n
   }
   SECTION("more tiles than the engine was elaborated with") {
     MachineConfig big = m;
-    big.num_tiles = engine_tile_slots + 1;
+    big.num_tiles = engine().tile_slots() + 1;
     CHECK_THROWS_WITH(engine().load(Program{}, big, Mode::functional), Catch::Contains("tile slots"));
   }
   SECTION("a machine that cannot be simulated") {
@@ -494,7 +496,7 @@ TEST_CASE("engine: an exception from a vertex body stops the run and leaves the 
 }
 
 TEST_CASE("engine: instance cannot grow after elaboration", "[sim][engine][unit]") {
-  CHECK(engine().tile_slots() == engine_tile_slots);
+  CHECK(engine().tile_slots() >= engine_tile_slots);
   CHECK(&Engine::instance(8) == &engine());
-  CHECK_THROWS_AS(Engine::instance(engine_tile_slots + 1), std::logic_error);
+  CHECK_THROWS_AS(Engine::instance(engine().tile_slots() + 1), std::logic_error);
 }

@@ -19,11 +19,10 @@ using namespace tilesim::sim;
 
 namespace {
 
-// One elaboration per process, shared by every test: the largest shipped IPU machine, the 4 x 1472-tile
-// Bow-2000 (ipu::engine_for elaborates that many).
-constexpr std::int32_t engine_tile_slots = 4 * 1472;
-
-Engine& engine() { return Engine::instance(engine_tile_slots); }
+// One elaboration per process, shared by every test, with the tiles the trace machine has (a larger engine
+// elaborated earlier in a one-process run serves as well). The trace names the sync controller after the
+// engine's last tile slot.
+Engine& engine() { return Engine::instance(4); }
 
 // 4 tiles at 2 GHz (1 cycle = 0.0005 us), compute fixed 3, sync 10, exchange fixed 5, 4 bytes/cycle.
 MachineConfig trace_machine() {
@@ -113,7 +112,7 @@ TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus 
     }
   }
   CHECK(track_names ==
-        std::map<std::int64_t, std::string>{{0, "tile 0"}, {1, "tile 1"}, {3, "tile 3"}, {engine_tile_slots, "sync"}});
+        std::map<std::int64_t, std::string>{{0, "tile 0"}, {1, "tile 1"}, {3, "tile 3"}, {engine().tile_slots(), "sync"}});
   REQUIRE(slices.size() == 7);
 
   auto find = [&](std::int64_t tid, const std::string& cat, double ts_us) -> const nlohmann::json* {
@@ -130,7 +129,7 @@ TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus 
   REQUIRE(b);
   CHECK(b->at("dur").get<double>() == Approx(24 * 0.0005));
   CHECK(find(2, "compute", 3 * 0.0005) == nullptr);  // tile 2 was idle
-  const auto* sync0 = find(engine_tile_slots, "sync", 27 * 0.0005);
+  const auto* sync0 = find(engine().tile_slots(), "sync", 27 * 0.0005);
   REQUIRE(sync0);
   CHECK(sync0->at("name") == "s0");
   CHECK(sync0->at("dur").get<double>() == Approx(10 * 0.0005));
@@ -143,7 +142,7 @@ TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus 
   const auto* xy = find(3, "compute", 47 * 0.0005);
   REQUIRE(xy);
   CHECK(xy->at("name") == "X + Y");
-  CHECK(find(engine_tile_slots, "sync", 53 * 0.0005) == nullptr);  // nothing is exchanged after it
+  CHECK(find(engine().tile_slots(), "sync", 53 * 0.0005) == nullptr);  // nothing is exchanged after it
 }
 
 TEST_CASE("trace: a later program's slices follow the earlier program's", "[sim][trace][unit]") {
