@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "apps/commands.hpp"
-#include "apps/machine_ceilings.hpp"
 #include "apps/report_writer.hpp"
+#include "backends/machine_ceilings.hpp"
 #include "common/error.hpp"
 #include "common/host_info.hpp"
 #include "models/cpu/cpu_machine.hpp"

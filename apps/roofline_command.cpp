@@ -10,8 +10,8 @@
 #include "analysis/results_table.hpp"
 #include "analysis/roofline.hpp"
 #include "apps/commands.hpp"
-#include "apps/machine_ceilings.hpp"
 #include "apps/render_figures.hpp"
+#include "backends/machine_ceilings.hpp"
 #include "common/error.hpp"
 
 namespace tilesim::cli {

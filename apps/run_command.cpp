@@ -8,9 +8,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "apps/backend_spec.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
+#include "backends/backend_spec.hpp"
 #include "common/error.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/reference/compare.hpp"

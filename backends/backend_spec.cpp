@@ -1,4 +1,4 @@
-#include "apps/backend_spec.hpp"
+#include "backends/backend_spec.hpp"
 
 #include <set>
 #include <sstream>

@@ -1,9 +1,9 @@
-#include "apps/machine_ceilings.hpp"
+#include "backends/machine_ceilings.hpp"
 
 #include <filesystem>
 
 #include "analysis/speedup.hpp"
-#include "apps/backend_spec.hpp"
+#include "backends/backend_spec.hpp"
 #include "common/error.hpp"
 #include "models/cpu/cpu_machine.hpp"
 #include "models/gpu/gpu_machine.hpp"
