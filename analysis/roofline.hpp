@@ -5,32 +5,20 @@
 //    point and memory level (hierarchical roofline: the same FLOP/s at each level's intensity);
 //  - the bandwidth view: achieved bandwidth against bytes moved at each level, with the bandwidth
 //    ceilings. Gather does no FLOPs, so it appears here only.
-// The ceilings come from machine files (the apps layer reads them); this file only draws.
+// The ceilings come from machine files (the backends layer reads them); this file only draws.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/gnuplot.hpp"
 #include "analysis/results_table.hpp"
+#include "backends/ceilings.hpp"
 
 namespace tilesim::analysis {
 
-struct Ceiling {
-  bool compute = false;   // true: FLOP/s for a dtype; false: bytes/s at a memory level
-  std::string name;       // compute: the dtype ("float32", "float16"); bandwidth: the level ("hbm", "tile_sram")
-  std::string label;      // as the legend shows it: "HBM", "fp32 (AMP)", "DRAM random gather"
-  double value = 0;       // FLOP/s or bytes/s
-  std::string source;     // where the figure comes from (machine file and its source text)
-  bool secondary = false; // drawn dashed: a second ceiling at the same level (random-access gather bandwidth)
-};
-
-struct RooflineMachine {
-  std::string backend;               // the backend whose rows are drawn ("ipu:bow")
-  std::string title;                 // "Bow IPU (simulated)"
-  std::vector<std::string> files;    // machine files the ceilings were read from
-  std::vector<Ceiling> ceilings;
-  std::vector<std::string> notes;    // what is missing or assumed, printed and written beside the figure
-};
+// A machine's ceilings, as its backend family declares them (backends/machine_ceilings.hpp).
+using Ceiling = backends::Ceiling;
+using RooflineMachine = backends::RooflineMachine;
 
 struct RooflinePoint {
   std::string op;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "analysis/error_metrics.hpp"
+#include "backends/registry.hpp"
 #include "common/error.hpp"
 
 namespace tilesim::analysis {
@@ -20,17 +21,6 @@ namespace {
 std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
-}
-
-// "bow" -> "Bow IPU", "a100-40gb" -> "A100-40GB", a machine file path -> its stem.
-std::string machine_display(const std::string& family, std::string machine) {
-  if (machine.find('/') != std::string::npos || (machine.size() > 5 && machine.substr(machine.size() - 5) == ".json"))
-    machine = fs::path(machine).stem().string();
-  if (family == "ipu") {
-    if (!machine.empty()) machine[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(machine[0])));
-    return machine + " IPU";
-  }
-  return upper(machine);
 }
 
 std::string join(const std::vector<std::string>& items) {
@@ -79,24 +69,7 @@ std::string measure_value_text(const std::string& measure, double value) {
 }  // namespace
 
 std::string series_label(const std::string& name, const std::string& kind, const std::string& mode) {
-  if (name.rfind("ipu:", 0) == 0 || name == "ipu")
-    return machine_display("ipu", name == "ipu" ? "bow" : name.substr(4)) + " (" + (kind.empty() ? "simulated" : kind) + ")";
-  if (name.rfind("gpu-model", 0) == 0) {
-    std::string rest = name.size() > 10 ? name.substr(10) : "a100-40gb";
-    std::string m = mode;
-    for (const char* suffix : {":eager", ":kernel"}) {
-      const std::string s = suffix;
-      if (rest.size() > s.size() && rest.compare(rest.size() - s.size(), s.size(), s) == 0) {
-        if (m.empty()) m = s.substr(1);
-        rest.resize(rest.size() - s.size());
-      }
-    }
-    return machine_display("gpu", rest) + " model (" + (m.empty() ? "kernel" : m) + ")";
-  }
-  if (name == "cpu") return "CPU (measured)";
-  if (name == "torch-cpu") return "PyTorch CPU (measured)";
-  if (name == "cuda" || name.rfind("cuda:", 0) == 0)
-    return "CUDA GPU (measured, " + (name.size() > 5 ? name.substr(5) : std::string("kernel")) + ")";
+  if (auto label = backends::display_label(name, kind, mode)) return *label;
   // A reference: a directory named after the machine, or a file inside one.
   fs::path p = fs::path(name).lexically_normal();
   if (p.filename().empty()) p = p.parent_path();  // "dir/" names the directory

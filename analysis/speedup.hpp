@@ -49,7 +49,7 @@ TimeSeries series_from_reference(const std::vector<MeasuredPoint>& points, const
 TimeSeries resolve_series(const std::vector<ResultRow>& rows, const std::string& results_file, const std::string& spec,
                           const std::vector<std::string>& ops);
 
-// A label for a backend name or reference path: "ipu:bow" -> "Bow IPU (simulated)",
+// A label for a backend name (its family's, backends/registry.hpp) or reference path: "ipu:bow" -> "Bow IPU (simulated)",
 // "gpu-model:a100-40gb:eager" -> "A100-40GB model (eager)", "cpu" -> "CPU (measured)", "torch-cpu" ->
 // "PyTorch CPU (measured)", "cuda:per-call" -> "CUDA GPU (measured, per-call)",
 // ".../hydronet-gnn/a100" -> "A100 (measured)".

@@ -102,6 +102,7 @@ int calibrate_command(const CalibrateArgs& args);
 int calibrate_ipu_command(const CalibrateArgs& args);
 int validate_command(const ValidateArgs& args);
 int machines_command(bool json);
+int backends_command(bool json);
 std::string version_text();
 
 }  // namespace tilesim::cli

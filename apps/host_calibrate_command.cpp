@@ -44,7 +44,7 @@ std::string machine_name(const std::string& host) {
 }  // namespace
 
 int host_calibrate_command(const HostCalibrateArgs& args) {
-  const std::string out = args.out_path.empty() ? default_cpu_machine_file() : args.out_path;
+  const std::string out = args.out_path.empty() ? backends::default_cpu_machine_file() : args.out_path;
   // Fail on an unwritable destination before spending the seconds of measurement.
   std::error_code ec;
   const auto dir = std::filesystem::path(out).parent_path();

@@ -7,9 +7,9 @@
 #include <omp.h>
 
 #include "apps/commands.hpp"
+#include "backends/machine_ceilings.hpp"
+#include "backends/registry.hpp"
 #include "common/error.hpp"
-#include "kernels/cuda/cuda_backend.hpp"
-#include "kernels/torch/torch_backend.hpp"
 #include "sim/version.hpp"
 
 namespace tilesim::cli {
@@ -17,8 +17,7 @@ namespace tilesim::cli {
 std::string version_text() {
   return std::string("tilesim ") + TILESIM_VERSION + " (SystemC " + sim::systemc_version() + ", OpenMP " +
          std::to_string(_OPENMP) + ", " + std::to_string(omp_get_max_threads()) +
-         " threads; backends: ipu (simulated), cpu (measured), gpu-model (modeled), torch-cpu (measured, " +
-         kernels::torch_peer::description() + "), cuda (measured, " + kernels::cuda::description() + "))";
+         " threads; backends: " + backends::version_summary() + ")";
 }
 
 static int dispatch(int argc, char** argv) {
@@ -32,11 +31,7 @@ static int dispatch(int argc, char** argv) {
   std::uint64_t seed = 0;
   auto* run_cmd = app.add_subcommand("run", "Run a workload on the chosen backends and write report.json");
   run_cmd->add_option("workload", run.workload, "Workload JSON file (format: docs/workload-format.md)")->required();
-  run_cmd->add_option("--backends", run.backends,
-                      "Comma-separated backends: ipu (= ipu:bow), ipu:MACHINE[:static] (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file; :static compiles a model's graph edges into the exchange), cpu, torch-cpu, "
-                      "cuda[:kernel|:per-call], "
-                      "gpu-model:MACHINE[:eager|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file)")
-      ->capture_default_str();
+  run_cmd->add_option("--backends", run.backends, backends::backends_help_text())->capture_default_str();
   run_cmd->add_option("--out", run.out_dir, "Directory for report.json (default out/<workload name>/)");
   run_cmd->add_flag("--json", run.json, "Print the report JSON on stdout instead of the table");
   run_cmd->add_option("--trace", run.trace, "Write a Chrome/Perfetto trace of the simulated run to this file");
@@ -48,6 +43,11 @@ static int dispatch(int argc, char** argv) {
   bool machines_json = false;
   auto* machines_cmd = app.add_subcommand("machines", "List the machine files and their key figures");
   machines_cmd->add_flag("--json", machines_json, "Print JSON");
+
+  bool backends_json = false;
+  auto* backends_cmd = app.add_subcommand(
+      "backends", "List the backend families: names, kind, modes, machines, and whether each is built in (and why not)");
+  backends_cmd->add_flag("--json", backends_json, "Print JSON");
 
   ValidateArgs validate;
   auto* validate_cmd = app.add_subcommand(
@@ -95,9 +95,11 @@ static int dispatch(int argc, char** argv) {
   RooflineArgs roofline;
   auto* roofline_cmd = app.add_subcommand("roofline", "Roofline and bandwidth plots of a results.csv with each machine's ceilings");
   roofline_cmd->add_option("results", roofline.results, "results.csv written by tilesim sweep")->required();
+  std::string machine_forms;
+  for (const auto& form : backends::roofline_machine_forms()) machine_forms += (machine_forms.empty() ? "" : ", ") + form;
   roofline_cmd->add_option("--machine", roofline.machines,
-                           "Machine for a backend family: ipu:NAME_OR_FILE, gpu-model:NAME_OR_FILE, cpu:FILE (default: the "
-                           "backend's own machine; cpu: out/calibration/cpu.json)");
+                           "Machine for a backend family: " + machine_forms + " (default: the backend's own machine; cpu: " +
+                               backends::default_cpu_machine_file() + ")");
   roofline_cmd->add_option("--out", roofline.out_dir, "Directory for the plots (default: plots/ beside the results)");
 
   auto* plot_cmd = app.add_subcommand("plot", "Plots of a results.csv");
@@ -152,6 +154,7 @@ static int dispatch(int argc, char** argv) {
     return run_command(run);
   }
   if (*machines_cmd) return machines_command(machines_json);
+  if (*backends_cmd) return backends_command(backends_json);
   if (*placement_cmd) {
     if (*placement_seed_opt) placement.seed = placement_seed;
     return placement_command(placement);

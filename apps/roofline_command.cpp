@@ -12,6 +12,7 @@
 #include "apps/commands.hpp"
 #include "apps/render_figures.hpp"
 #include "backends/machine_ceilings.hpp"
+#include "backends/registry.hpp"
 #include "common/error.hpp"
 
 namespace tilesim::cli {
@@ -20,10 +21,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The --machine family that applies to a backend: torch-cpu runs on this host, like cpu.
-std::string family_of(const std::string& backend) {
-  const std::string family = backend.substr(0, backend.find(':'));
-  return family == "torch-cpu" ? "cpu" : family;
+// "a, b or c"
+std::string either_of(const std::vector<std::string>& forms) {
+  std::string text;
+  for (std::size_t i = 0; i < forms.size(); ++i) text += (i == 0 ? "" : (i + 1 == forms.size() ? " or " : ", ")) + forms[i];
+  return text;
+}
+
+// Whether --machine FAMILY:... names a family that takes a machine ("cpu" of the form "cpu:FILE").
+bool takes_machine(const std::string& family) {
+  for (const auto& form : backends::roofline_machine_forms())
+    if (form.substr(0, form.find(':')) == family) return true;
+  return false;
 }
 
 }  // namespace
@@ -34,8 +43,8 @@ int roofline_command(const RooflineArgs& args) {
   for (const auto& m : args.machines) {
     const auto colon = m.find(':');
     const std::string family = m.substr(0, colon);
-    if (colon == std::string::npos || colon + 1 == m.size() || (family != "ipu" && family != "gpu-model" && family != "cpu"))
-      throw InputError("", "--machine", "ipu:NAME_OR_FILE, gpu-model:NAME_OR_FILE or cpu:FILE", "\"" + m + "\"");
+    if (colon == std::string::npos || colon + 1 == m.size() || !takes_machine(family))
+      throw InputError("", "--machine", either_of(backends::roofline_machine_forms()), "\"" + m + "\"");
     if (!overrides.emplace(family, m.substr(colon + 1)).second)
       throw InputError("", "--machine", "one machine per family", "a second one for " + family + ": \"" + m + "\"");
   }
@@ -48,8 +57,8 @@ int roofline_command(const RooflineArgs& args) {
   const std::string out_dir = args.out_dir.empty() ? (fs::path(args.results).parent_path() / "plots").string() : args.out_dir;
   std::vector<analysis::GnuplotFigure> figures;
   for (const auto& backend : backends) {
-    const auto it = overrides.find(family_of(backend));
-    const analysis::RooflineMachine machine = roofline_machine(backend, it == overrides.end() ? "" : it->second);
+    const auto it = overrides.find(backends::roofline_machine_family(backend));
+    const analysis::RooflineMachine machine = backends::roofline_machine(backend, it == overrides.end() ? "" : it->second);
     for (const auto& note : machine.notes) std::cerr << "roofline: " << backend << ": " << note << "\n";
     if (machine.ceilings.empty()) continue;
     const auto points = analysis::roofline_points(rows, backend);

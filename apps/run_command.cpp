@@ -10,11 +10,9 @@
 
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
-#include "backends/backend_spec.hpp"
+#include "backends/registry.hpp"
 #include "common/error.hpp"
-#include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/reference/compare.hpp"
-#include "models/ipu/ipu_backend.hpp"
 #include "workloads/workload.hpp"
 
 namespace tilesim::cli {
@@ -28,9 +26,9 @@ std::string utc_now() {
   return buf;
 }
 
-// The trace file of one IPU backend: the path as given when there is one, else one per machine.
-std::string trace_path_for(const std::string& path, const BackendSpec& spec, std::size_t ipu_backends) {
-  if (path.empty() || ipu_backends <= 1) return path;
+// The trace file of one simulated backend: the path as given when there is one, else one per machine.
+std::string trace_path_for(const std::string& path, const backends::BackendSpec& spec, std::size_t traced_backends) {
+  if (path.empty() || traced_backends <= 1) return path;
   std::filesystem::path p(path);
   std::string tag = std::filesystem::path(spec.machine).stem().string();
   return (p.parent_path() / (p.stem().string() + "." + tag + p.extension().string())).string();
@@ -46,16 +44,16 @@ void check_writable(const std::string& path, const std::string& what) {
 int run_command(const RunArgs& args) {
   if (args.repeats < 1) throw InputError("", "--repeats", "an integer >= 1", std::to_string(args.repeats));
   if (args.warmup < 0) throw InputError("", "--warmup", "an integer >= 0", std::to_string(args.warmup));
-  const auto specs = parse_backend_list(args.backends);
+  const auto specs = backends::parse_backend_list(args.backends);
   workloads::Workload workload = workloads::load_workload(args.workload);
   if (args.seed) workload.seed = *args.seed;
 
   // Build every backend (machine files are read here) before any work, so bad input fails fast.
   std::vector<std::unique_ptr<Backend>> backends;
-  std::size_t ipu_count = 0;
+  std::size_t traced_count = 0;
   for (const auto& s : specs) {
-    backends.push_back(make_backend(s));
-    ipu_count += s.family == "ipu" ? 1 : 0;
+    backends.push_back(backends::make_backend(s));
+    traced_count += s.descriptor->info().writes_traces ? 1 : 0;
   }
 
   const std::string out_dir = args.out_dir.empty() ? "out/" + workload.name : args.out_dir;
@@ -76,7 +74,7 @@ int run_command(const RunArgs& args) {
 
   std::vector<BackendResult> results;
   for (std::size_t b = 0; b < backends.size(); ++b) {
-    options.trace_path = specs[b].family == "ipu" ? trace_path_for(args.trace, specs[b], ipu_count) : "";
+    options.trace_path = specs[b].descriptor->info().writes_traces ? trace_path_for(args.trace, specs[b], traced_count) : "";
     if (!args.json) std::cerr << "tilesim: running " << specs[b].name() << " ..." << std::endl;
     results.push_back(backends[b]->run(instance.graph, instance.values, options));
   }
@@ -151,7 +149,7 @@ int run_command(const RunArgs& args) {
       std::cout << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
     }
     std::cout << "report: " << report_path << "\n";
-    if (!args.trace.empty()) std::cout << "trace: " << args.trace << (ipu_count > 1 ? " (one file per IPU machine)" : "") << "\n";
+    if (!args.trace.empty()) std::cout << "trace: " << args.trace << (traced_count > 1 ? " (one file per IPU machine)" : "") << "\n";
   }
   bool all_verified = all_agree;
   for (const auto& r : results) {

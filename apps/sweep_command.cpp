@@ -36,11 +36,9 @@
 #include "analysis/validation_suite.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
-#include "backends/backend_spec.hpp"
+#include "backends/registry.hpp"
 #include "common/error.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
-#include "models/gpu/gpu_backend.hpp"
-#include "models/ipu/ipu_backend.hpp"
 #include "workloads/workload.hpp"
 
 namespace tilesim::cli {
@@ -79,10 +77,11 @@ std::string shape_text(const OpShape& s) {
 // Backends of the sweep, built once (machine files read, engine elaborated on first use).
 
 struct SweepBackendRun {
-  BackendSpec spec;
+  backends::BackendSpec spec;
   std::string name;  // canonical: "ipu:bow", "gpu-model:a100-40gb:eager", "cpu"
   std::unique_ptr<Backend> backend;
   bool measured = false;  // real kernels (cpu, torch-cpu, cuda): run alone, in the parent
+  backends::TimingSettings timing;  // timing-only or functional; warm-up and timed calls
 };
 
 class PointRunner {
@@ -102,7 +101,7 @@ class PointRunner {
 
     BackendResult result;
     try {
-      if (b.spec.family == "gpu-model") {
+      if (!b.spec.descriptor->info().reads_input_values) {
         // A model reads no values.
         OpGraph graph;
         graph.add_gather_scatter(p.op, kind, dtype, p.shape);
@@ -150,7 +149,7 @@ class PointRunner {
     for (const auto& t : analysis::traffic_by_level(row))
       if (t.level == row.intensity_level) row.intensity_flops_per_byte = t.intensity_flops_per_byte;
     if (o.verified) row.verified = *o.verified ? "yes" : "no";
-    else row.verified = b.spec.family == "ipu" ? "timing-only" : (b.measured ? "no" : "modeled");
+    else row.verified = b.spec.descriptor->info().unchecked_verified;
     if (row.verified == "no") last_error_ = o.verification;
     row.wall_s = seconds_since(t0);
     return row;
@@ -169,15 +168,11 @@ class PointRunner {
     row.repeat = p.repeat;
     row.index_seed = seed;
     RunOptions options;
-    options.warmup = spec_.cpu_warmup;
-    options.repeats = spec_.cpu_timed_calls;
-    const bool ipu = b.spec.family == "ipu";
-    options.timing_only = ipu && !spec_.ipu_verify;
-    if (ipu) row.mode = options.timing_only ? "timing-only" : "functional";
-    else if (b.spec.family == "gpu-model") row.mode = b.spec.mode;
-    else if (b.spec.family == "cuda") row.mode = b.spec.mode + "-median-of-" + std::to_string(spec_.cpu_timed_calls);
-    else row.mode = "median-of-" + std::to_string(spec_.cpu_timed_calls);
-    row.kind = ipu ? "simulated" : (b.spec.family == "gpu-model" ? "modeled" : "measured");
+    options.warmup = b.timing.warmup;
+    options.repeats = b.timing.timed_calls;
+    options.timing_only = b.timing.timing_only;
+    row.mode = b.spec.descriptor->row_mode(b.spec, b.timing);
+    row.kind = to_string(b.spec.descriptor->kind());
     return options;
   }
 
@@ -192,7 +187,7 @@ class PointRunner {
     BackendResult result;
     OpGraph graph;
     try {
-      if (b.spec.family == "gpu-model") {
+      if (!b.spec.descriptor->info().reads_input_values) {
         graph = workloads::build_graph(w);  // a model reads no values
         b.backend->prepare(graph);
         result = b.backend->run(graph, TensorValues{}, options);
@@ -249,7 +244,7 @@ class PointRunner {
       if (t.level == row.intensity_level) row.intensity_flops_per_byte = t.intensity_flops_per_byte;
     if (!all_ok) row.verified = "no";
     else if (all_checked) row.verified = "yes";
-    else row.verified = b.spec.family == "ipu" ? "timing-only" : (b.measured ? "no" : "modeled");
+    else row.verified = b.spec.descriptor->info().unchecked_verified;
     if (row.verified == "no") last_error_ = failure.empty() ? "outputs not checked" : failure;
     row.wall_s = seconds_since(t0);
     return row;
@@ -275,11 +270,7 @@ class PointRunner {
     return w;
   }
 
-  static std::string machine_name(const SweepBackendRun& b) {
-    if (const auto* ipu = dynamic_cast<const ipu::IpuBackend*>(b.backend.get())) return ipu->machine().chip.name;
-    if (const auto* gpu = dynamic_cast<const gpu::GpuModelBackend*>(b.backend.get())) return gpu->machine().name;
-    return kernels::cpu::host_description();
-  }
+  static std::string machine_name(const SweepBackendRun& b) { return b.spec.descriptor->machine_name(*b.backend); }
 
   const SweepSpec& spec_;
   std::vector<SweepBackendRun>& backends_;
@@ -535,7 +526,7 @@ int sweep_command(const SweepArgs& args) {
   for (auto& b : spec.backends) {
     SweepBackendRun run;
     try {
-      const auto parsed = parse_backend_list(b.name);
+      const auto parsed = backends::parse_backend_list(b.name);
       run.spec = parsed.front();
     } catch (const InputError& e) {
       const std::string why = e.what();
@@ -550,14 +541,17 @@ int sweep_command(const SweepArgs& args) {
                        "\"" + run.name + "\" twice");
     b.name = run.name;
     // Real kernels (cpu, torch-cpu, cuda) are timed: they run in the parent, alone.
-    run.measured = run.spec.family != "ipu" && run.spec.family != "gpu-model";
-    run.backend = make_backend(run.spec);
+    run.measured = run.spec.descriptor->kind() == ResultKind::measured;
+    run.timing.timing_only = run.spec.descriptor->info().timing_only_applies && !spec.ipu_verify;
+    run.timing.warmup = spec.cpu_warmup;
+    run.timing.timed_calls = spec.cpu_timed_calls;
+    run.backend = backends::make_backend(run.spec);
     backends.push_back(std::move(run));
   }
   // Values are generated only for the CPU and for functional IPU runs; the largest point's tensors
   // must fit in half of the host's memory (as for workloads, docs/workload-format.md).
   bool needs_values = false;
-  for (const auto& b : backends) needs_values = needs_values || b.measured || (b.spec.family == "ipu" && spec.ipu_verify);
+  for (const auto& b : backends) needs_values = needs_values || (b.spec.descriptor->info().reads_input_values && !b.timing.timing_only);
   if (needs_values) {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     const double half = pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;
@@ -623,13 +617,7 @@ int sweep_command(const SweepArgs& args) {
     const auto& sb = spec.backends[b];
     std::cout << "  " << std::left << std::setw(28) << backends[b].name << std::right << std::setw(6) << per_backend[b]
               << " points";
-    if (backends[b].spec.family == "ipu")
-      std::cout << ", simulated, " << (spec.ipu_verify ? "functional (outputs checked)" : "timing-only (outputs not computed)");
-    else if (backends[b].spec.family == "gpu-model")
-      std::cout << ", modeled, " << backends[b].spec.mode << " mode";
-    else
-      std::cout << ", measured, median of " << spec.cpu_timed_calls << " calls after " << spec.cpu_warmup << " warm-up"
-                << (backends[b].spec.family == "cuda" ? " (" + backends[b].spec.mode + " time)" : "");
+    std::cout << ", " << backends[b].spec.descriptor->plan_text(backends[b].spec, backends[b].timing);
     if (sb.subset) {
       auto list = [](const std::vector<std::int64_t>& v) {
         std::string s;

@@ -2,14 +2,14 @@
 
 #include <filesystem>
 
-#include "analysis/speedup.hpp"
-#include "backends/backend_spec.hpp"
+#include "analysis/roofline.hpp"
+#include "backends/registry.hpp"
 #include "common/error.hpp"
 #include "models/cpu/cpu_machine.hpp"
 #include "models/gpu/gpu_machine.hpp"
 #include "models/ipu/machine_file.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::backends {
 
 namespace {
 
@@ -20,9 +20,9 @@ std::string source_of(const nlohmann::json& document, const std::string& section
   return "";
 }
 
-analysis::Ceiling bandwidth(const std::string& level, const std::string& label, double value, const std::string& source,
-                            bool secondary = false) {
-  analysis::Ceiling c;
+Ceiling bandwidth(const std::string& level, const std::string& label, double value, const std::string& source,
+                  bool secondary = false) {
+  Ceiling c;
   c.compute = false;
   c.name = level;
   c.label = label;
@@ -32,8 +32,8 @@ analysis::Ceiling bandwidth(const std::string& level, const std::string& label, 
   return c;
 }
 
-analysis::Ceiling compute(const std::string& dtype, const std::string& label, double value, const std::string& source) {
-  analysis::Ceiling c;
+Ceiling compute(const std::string& dtype, const std::string& label, double value, const std::string& source) {
+  Ceiling c;
   c.compute = true;
   c.name = dtype;
   c.label = label;
@@ -46,14 +46,20 @@ analysis::Ceiling compute(const std::string& dtype, const std::string& label, do
 
 std::string default_cpu_machine_file() { return "out/calibration/cpu.json"; }
 
-analysis::RooflineMachine roofline_machine(const std::string& backend, const std::string& machine) {
-  analysis::RooflineMachine m;
-  m.backend = backend;
+RooflineMachine roofline_machine(const std::string& backend, const std::string& machine) {
   const BackendSpec spec = parse_backend_list(backend).front();
-  if (spec.family == "ipu") {
+  return spec.descriptor->ceilings(spec, backend, machine);
+}
+
+// The IPU's ceilings: the exchange and the AMP fp32 peak derived from the machine file, the rest from
+// analysis/ipu_roofline_ceilings.json.
+RooflineMachine ipu_ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine) {
+  RooflineMachine m;
+  m.backend = backend;
+  {
     const ipu::IpuMachine ipu = ipu::load_ipu_machine(machine.empty() ? spec.machine : machine);
     const auto& c = ipu.chip;
-    m.title = analysis::series_label("ipu:" + c.name, "simulated", "");
+    m.title = display_label("ipu:" + c.name, "simulated", "").value();
     m.files.push_back(ipu.file);
     m.ceilings.push_back(bandwidth("exchange", "exchange",
                                    static_cast<double>(c.num_tiles) * c.exchange_bytes_per_cycle * c.clock_hz,
@@ -73,31 +79,33 @@ analysis::RooflineMachine roofline_machine(const std::string& backend, const std
     for (const auto& s : supplement) m.ceilings.push_back(s);
     return m;
   }
-  if (spec.family == "gpu-model") {
-    const gpu::GpuMachine g = gpu::load_gpu_machine(machine.empty() ? spec.machine : machine);
-    m.title = analysis::series_label(backend, "modeled", spec.mode);
-    m.files.push_back(g.file);
-    const auto& d = g.document;
-    m.ceilings.push_back(bandwidth("hbm", "HBM", g.hbm_bytes_per_s, source_of(d, "chip", "hbm_bytes_per_s")));
-    m.ceilings.push_back(bandwidth("l2", "L2", g.l2_bytes_per_s, source_of(d, "chip", "l2_bytes_per_s")));
-    m.ceilings.push_back(compute("float32", "fp32", g.fp32_flops_per_s, source_of(d, "peak_flops_per_s", "fp32")));
-    m.ceilings.push_back(compute("tf32", "tf32 (tensor)", g.tf32_flops_per_s, source_of(d, "peak_flops_per_s", "tf32")));
-    if (spec.mode == "eager")
-      m.notes.push_back("eager mode: each time includes the per-call host floor, so small points sit far below the ceilings");
-    return m;
-  }
-  if (spec.family == "cuda") {
-    // A measured GPU: tilesim has no machine file for the device it ran on.
-    m.title = "CUDA GPU (measured)";
-    m.notes.push_back("no machine file describes the measured CUDA device: its points are not drawn");
-    return m;
-  }
-  // cpu and torch-cpu: kernels measured on this host, under this host's ceilings
+}
+
+RooflineMachine gpu_model_ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine) {
+  RooflineMachine m;
+  m.backend = backend;
+  const gpu::GpuMachine g = gpu::load_gpu_machine(machine.empty() ? spec.machine : machine);
+  m.title = display_label(backend, "modeled", spec.mode).value();
+  m.files.push_back(g.file);
+  const auto& d = g.document;
+  m.ceilings.push_back(bandwidth("hbm", "HBM", g.hbm_bytes_per_s, source_of(d, "chip", "hbm_bytes_per_s")));
+  m.ceilings.push_back(bandwidth("l2", "L2", g.l2_bytes_per_s, source_of(d, "chip", "l2_bytes_per_s")));
+  m.ceilings.push_back(compute("float32", "fp32", g.fp32_flops_per_s, source_of(d, "peak_flops_per_s", "fp32")));
+  m.ceilings.push_back(compute("tf32", "tf32 (tensor)", g.tf32_flops_per_s, source_of(d, "peak_flops_per_s", "tf32")));
+  if (spec.mode == "eager")
+    m.notes.push_back("eager mode: each time includes the per-call host floor, so small points sit far below the ceilings");
+  return m;
+}
+
+RooflineMachine host_cpu_ceilings(const std::string& backend, const std::string& machine, const std::string& what) {
+  RooflineMachine m;
+  m.backend = backend;
+  // kernels measured on this host, under this host's ceilings
   std::string file = machine;
   if (file.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(default_cpu_machine_file(), ec)) {
-      m.title = spec.family == "torch-cpu" ? "PyTorch ATen on CPU (measured)" : "CPU (measured)";
+      m.title = what + " (measured)";
       m.notes.push_back("no CPU machine file: run `tilesim calibrate` (writes " + default_cpu_machine_file() +
                         ") or pass --machine cpu:FILE; the CPU points are drawn without ceilings");
       return m;
@@ -105,7 +113,7 @@ analysis::RooflineMachine roofline_machine(const std::string& backend, const std
     file = default_cpu_machine_file();
   }
   const cpu_model::CpuMachine c = cpu_model::load_cpu_machine(file);
-  m.title = std::string(spec.family == "torch-cpu" ? "PyTorch ATen on CPU, " : "CPU, ") + c.cpu_model + " (measured)";
+  m.title = what + ", " + c.cpu_model + " (measured)";
   m.files.push_back(c.file);
   m.ceilings.push_back(bandwidth("dram", "DRAM stream", c.dram_stream_bytes_per_s.value, c.dram_stream_bytes_per_s.source));
   m.ceilings.push_back(bandwidth("dram", "DRAM random gather", c.dram_random_gather_bytes_per_s.value,
@@ -115,4 +123,4 @@ analysis::RooflineMachine roofline_machine(const std::string& backend, const std
   return m;
 }
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::backends

@@ -1,17 +1,18 @@
 #pragma once
-// Roofline ceilings from machine files, for `tilesim roofline`:
+// Roofline ceilings from machine files, for `tilesim roofline`. Each family's ceilings() (registry.hpp)
+// calls one of these:
 //   ipu:MACHINE        exchange: num_tiles x exchange_bytes_per_cycle x tile_clock_hz (the machine file);
 //                      tile SRAM bandwidth and peak FLOP/s: analysis/ipu_roofline_ceilings.json
 //   gpu-model:MACHINE  HBM and L2 bandwidth, peak FLOP/s per dtype (the GPU machine file)
 //   cpu:FILE           streaming and random-gather DRAM bandwidth, peak FLOP/s per dtype (a CPU machine
 //                      file written by `tilesim calibrate`); also for torch-cpu rows (the same host)
-//   cuda               none: no machine file describes the measured device
+//   cuda               none: no machine file describes the measured device (cuda_family.cpp)
 #include <string>
-#include <vector>
 
-#include "analysis/roofline.hpp"
+#include "backends/backend_spec.hpp"
+#include "backends/ceilings.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::backends {
 
 // The default CPU machine file: where `tilesim calibrate` writes and `tilesim roofline` looks.
 std::string default_cpu_machine_file();
@@ -20,6 +21,11 @@ std::string default_cpu_machine_file();
 // machine the backend name implies ("" to keep it): a name or file of the same family. For `cpu`
 // without an override, default_cpu_machine_file() is used when it exists; otherwise the machine has no
 // ceilings and a note says how to get them.
-analysis::RooflineMachine roofline_machine(const std::string& backend, const std::string& machine);
+RooflineMachine roofline_machine(const std::string& backend, const std::string& machine);
 
-}  // namespace tilesim::cli
+// The families' ceilings. `what` names the measured kernels in the title ("CPU", "PyTorch ATen on CPU").
+RooflineMachine ipu_ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine);
+RooflineMachine gpu_model_ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine);
+RooflineMachine host_cpu_ceilings(const std::string& backend, const std::string& machine, const std::string& what);
+
+}  // namespace tilesim::backends

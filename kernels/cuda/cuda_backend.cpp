@@ -175,17 +175,24 @@ std::string description() {
   return std::string("CUDA ") + TILESIM_CUDA_VERSION + " kernels for sm_" + TILESIM_CUDA_ARCHITECTURES + "; needs an NVIDIA GPU";
 }
 
-std::unique_ptr<Backend> make_backend(CudaTiming timing) {
+DeviceProbe probe_device() {
   int devices = 0;
   const cudaError_t e = cudaGetDeviceCount(&devices);
-  if (e != cudaSuccess || devices == 0) {
-    throw InputError(std::string("backend cuda: no CUDA device present (cudaGetDeviceCount: ") +
-                     (e != cudaSuccess ? std::string(cudaGetErrorName(e)) + ", " + cudaGetErrorString(e) : "0 devices") +
-                     "). The CUDA kernels are built but need an NVIDIA GPU and its driver; for modeled GPU times use gpu-model:MACHINE");
-  }
+  if (e != cudaSuccess || devices == 0)
+    return {false, std::string("no CUDA device present (cudaGetDeviceCount: ") +
+                       (e != cudaSuccess ? std::string(cudaGetErrorName(e)) + ", " + cudaGetErrorString(e) : "0 devices") + ")"};
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  return std::make_unique<CudaBackend>(timing, std::string(prop.name) + " (device 0 of " + std::to_string(devices) + ")");
+  return {true, std::string(prop.name) + " (device 0 of " + std::to_string(devices) + ")"};
+}
+
+std::unique_ptr<Backend> make_backend(CudaTiming timing) {
+  const DeviceProbe device = probe_device();
+  if (!device.present) {
+    throw InputError("backend cuda: " + device.text +
+                     ". The CUDA kernels are built but need an NVIDIA GPU and its driver; for modeled GPU times use gpu-model:MACHINE");
+  }
+  return std::make_unique<CudaBackend>(timing, device.text);
 }
 
 }  // namespace tilesim::kernels::cuda

@@ -22,6 +22,14 @@ bool built_in();
 // One line for `tilesim --version`: the CUDA version and architectures built for, or why not built.
 // Does not touch the device (starting the driver can take a second).
 std::string description();
+// Whether a CUDA device is there: its name ("NVIDIA A100-SXM4-40GB (device 0 of 1)"), or why there is
+// none ("no CUDA device present (cudaGetDeviceCount: ...)"; without the CUDA build, description()).
+// Starts the driver, which can take a second.
+struct DeviceProbe {
+  bool present = false;
+  std::string text;
+};
+DeviceProbe probe_device();
 // The cuda backend; throws tilesim::InputError when this build has no CUDA kernels or no CUDA device is present.
 std::unique_ptr<Backend> make_backend(CudaTiming timing);
 

@@ -8,6 +8,8 @@ bool built_in() { return false; }
 
 std::string description() { return "not built: CMake found no nvcc, or this is the sanitizer build"; }
 
+DeviceProbe probe_device() { return {false, description()}; }
+
 std::unique_ptr<Backend> make_backend(CudaTiming) {
   throw InputError(
       "backend cuda: this tilesim was built without its CUDA kernels (CMake found no nvcc, or this is the sanitizer build, "

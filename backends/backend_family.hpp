@@ -1,0 +1,122 @@
+#pragma once
+// A backend family (ipu, cpu, torch-cpu, cuda, gpu-model) describes itself to the rest of tilesim: the
+// names it accepts, its kind, modes and machine, whether this build has it, how to make it, how its
+// rows are described, its roofline ceilings and its machine listing. One small file per family
+// implements it (ipu_family.cpp, ...); registry.hpp lists them and answers for all of them, so the
+// command, the sweeps and the analysis ask the family instead of branching on its name.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/backend_spec.hpp"
+#include "backends/ceilings.hpp"
+#include "results/backend.hpp"
+#include "results/result.hpp"
+
+namespace tilesim::backends {
+
+struct BackendMode {
+  std::string name;
+  bool is_default = false;
+  std::string description;  // one line
+};
+
+// What a backend runs on.
+struct MachineChoice {
+  bool in_name = false;                // the name carries a machine (ipu:MACHINE)
+  std::string default_machine;         // the machine when the name leaves it out
+  std::vector<std::string> shipped;    // machine files that ship with tilesim
+  bool accepts_file = false;           // a machine file path works as well
+  std::string runs_on;                 // without a machine in the name: what it runs on ("this host's cores")
+};
+
+// Whether this build, and for a GPU backend this host, can run the family.
+struct Availability {
+  bool optional = false;      // built only when CMake found its dependency (libtorch, nvcc)
+  bool built = true;
+  std::string detail;         // optional families: what was built ("libtorch 1.13.0 (ATen), loaded on use") or why not
+  bool needs_device = false;  // runs on a device the host may lack (a CUDA GPU)
+  bool device_present = false;
+  std::string device;         // the device found, or why there is none (asked only when probed)
+};
+
+// Run settings that decide how a backend's rows are described.
+struct TimingSettings {
+  bool timing_only = false;  // simulated backends: cycles without moving the bytes
+  int warmup = 0;            // measured backends: untimed calls, then
+  int timed_calls = 0;       // timed calls (median reported)
+};
+
+// The declared facts of a family: data, no behaviour.
+struct FamilyInfo {
+  std::string family;         // "ipu": the text before the first ':' of its names
+  std::string grammar;        // "ipu[:MACHINE][:static|:dynamic]"
+  ResultKind kind = ResultKind::measured;
+  std::string summary;        // one line: what it is
+  std::vector<BackendMode> modes;
+  std::string help;           // its part of --backends' help text
+  std::string accepted;       // its part of the names listed when a name matches no family
+  bool reads_input_values = true;   // false: predicts from shapes alone (a model)
+  bool timing_only_applies = false; // --timing-only (and a sweep without verify) skips moving bytes
+  bool writes_traces = false;       // --trace applies
+  std::string unchecked_verified;   // results.csv's verified for a row whose outputs were not checked
+  std::string roofline_machine_family;  // the --machine FAMILY of `tilesim roofline` that applies to its rows ("" none)
+  std::string roofline_machine_form;    // how that option names its machine ("ipu:NAME_OR_FILE"); "" for no own form
+};
+
+class BackendFamily {
+ public:
+  explicit BackendFamily(FamilyInfo info) : info_(std::move(info)) {}
+  virtual ~BackendFamily() = default;
+  BackendFamily(const BackendFamily&) = delete;
+  BackendFamily& operator=(const BackendFamily&) = delete;
+
+  const FamilyInfo& info() const { return info_; }
+  const std::string& family() const { return info_.family; }
+  ResultKind kind() const { return info_.kind; }
+  // The default mode's name; "" for a family without modes.
+  std::string default_mode() const;
+
+  virtual MachineChoice machine_choice() const = 0;
+  // `probe_device`: also ask the driver whether the device is there (can take a second).
+  virtual Availability availability(bool probe_device) const;
+
+  // One entry of --backends whose family is this one. Throws InputError naming the entry and what is
+  // accepted (`accepted_by_all`: every family's names, for the errors that list them all).
+  virtual BackendSpec parse(const std::string& item, const std::string& accepted_by_all) const = 0;
+  // Reads the machine file (if any); throws InputError when the backend cannot run in this build or host.
+  virtual std::unique_ptr<Backend> make(const BackendSpec& spec) const = 0;
+  // The machine a point ran on when the backend returned no result for it (it did not fit): the
+  // results.csv `machine` column. `backend` is one this family made.
+  virtual std::string machine_name(const Backend& backend) const;
+
+  // results.csv's `mode` of a row, and the sweep's one-line account of how its points run
+  // ("simulated, timing-only (outputs not computed)").
+  virtual std::string row_mode(const BackendSpec& spec, const TimingSettings& timing) const = 0;
+  virtual std::string plan_text(const BackendSpec& spec, const TimingSettings& timing) const = 0;
+
+  // A label for figures and tables ("Bow IPU (simulated)") for a backend name of this family as
+  // results.csv holds it; std::nullopt when the name is not one this family labels (then it is taken
+  // for a path to reference measurements).
+  virtual std::optional<std::string> display_label(const std::string& name, const std::string& kind,
+                                                   const std::string& mode) const = 0;
+
+  // The roofline ceilings of the rows of `backend` (its canonical name); `machine` overrides the
+  // machine the name implies ("" keeps it).
+  virtual RooflineMachine ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine) const = 0;
+
+  // `tilesim machines`: one JSON object per shipped machine, and the text block that lists them.
+  virtual nlohmann::json machine_summaries() const { return nlohmann::json::array(); }
+  virtual std::string machine_table(const nlohmann::json& summaries) const {
+    (void)summaries;
+    return "";
+  }
+
+ private:
+  FamilyInfo info_;
+};
+
+}  // namespace tilesim::backends

@@ -1,0 +1,108 @@
+// gpu-model: the analytic GPU model (models/gpu), on a shipped machine or a machine file, predicting
+// device time (kernel, the default) or one eager PyTorch call per op (eager: the host floor added).
+#include "backends/families.hpp"
+#include "backends/machine_ceilings.hpp"
+#include "backends/machine_listings.hpp"
+#include "common/error.hpp"
+#include "models/gpu/gpu_backend.hpp"
+
+namespace tilesim::backends {
+
+namespace {
+
+FamilyInfo gpu_model_info() {
+  FamilyInfo i;
+  i.family = "gpu-model";
+  i.grammar = "gpu-model[:MACHINE][:eager|:kernel]";
+  i.kind = ResultKind::modeled;
+  i.summary = "an analytic roofline-plus-overheads model of the kernels eager PyTorch launches on a GPU";
+  i.modes = {{"kernel", true, "device time of the op's kernels"},
+             {"eager", false, "one eager PyTorch call per op: device time plus the per-call host floor "
+                              "(what torch.utils.benchmark measures)"}};
+  i.help = "gpu-model:MACHINE[:eager|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file)";
+  i.accepted = "gpu-model, gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file path) or "
+               "gpu-model:MACHINE:eager|kernel";
+  i.reads_input_values = false;
+  i.unchecked_verified = "modeled";
+  i.roofline_machine_family = "gpu-model";
+  i.roofline_machine_form = "gpu-model:NAME_OR_FILE";
+  return i;
+}
+
+class GpuModelFamily final : public BackendFamily {
+ public:
+  GpuModelFamily() : BackendFamily(gpu_model_info()) {}
+
+  MachineChoice machine_choice() const override {
+    MachineChoice m;
+    m.in_name = true;
+    m.default_machine = "a100-40gb";
+    m.shipped = gpu::shipped_gpu_machines();
+    m.accepts_file = true;
+    return m;
+  }
+
+  BackendSpec parse(const std::string& item, const std::string& accepted_by_all) const override {
+    BackendSpec spec;
+    spec.descriptor = this;
+    const auto colon = item.find(':');
+    // The mode is the last ':'-field when it names one, so a machine path may hold ':' itself.
+    std::string rest = colon == std::string::npos ? "a100-40gb" : item.substr(colon + 1);
+    spec.mode = "kernel";
+    for (const char* mode : {"eager", "kernel"}) {
+      if (ends_with(rest, std::string(":") + mode)) {
+        spec.mode = mode;
+        rest.resize(rest.size() - std::string(mode).size() - 1);
+        break;
+      }
+    }
+    if (rest.empty() || rest == "eager" || rest == "kernel") throw InputError("", "--backends", accepted_by_all, "\"" + item + "\"");
+    spec.machine = rest;
+    return spec;
+  }
+
+  std::unique_ptr<Backend> make(const BackendSpec& spec) const override {
+    return std::make_unique<gpu::GpuModelBackend>(gpu::load_gpu_machine(spec.machine),
+                                                  spec.mode == "eager" ? gpu::GpuMode::eager : gpu::GpuMode::kernel, spec.name());
+  }
+
+  std::string machine_name(const Backend& backend) const override {
+    return static_cast<const gpu::GpuModelBackend&>(backend).machine().name;
+  }
+
+  std::string row_mode(const BackendSpec& spec, const TimingSettings&) const override { return spec.mode; }
+
+  std::string plan_text(const BackendSpec& spec, const TimingSettings&) const override {
+    return "modeled, " + spec.mode + " mode";
+  }
+
+  // "gpu-model:a100-40gb:eager" -> "A100-40GB model (eager)"; a machine file by its stem.
+  std::optional<std::string> display_label(const std::string& name, const std::string&, const std::string& mode) const override {
+    std::string rest = name.size() > 10 ? name.substr(10) : "a100-40gb";
+    std::string m = mode;
+    for (const char* suffix : {":eager", ":kernel"}) {
+      const std::string s = suffix;
+      if (rest.size() > s.size() && rest.compare(rest.size() - s.size(), s.size(), s) == 0) {
+        if (m.empty()) m = s.substr(1);
+        rest.resize(rest.size() - s.size());
+      }
+    }
+    return upper_case(machine_stem(rest)) + " model (" + (m.empty() ? "kernel" : m) + ")";
+  }
+
+  RooflineMachine ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine) const override {
+    return gpu_model_ceilings(spec, backend, machine);
+  }
+
+  nlohmann::json machine_summaries() const override { return gpu_machine_summaries(); }
+  std::string machine_table(const nlohmann::json& summaries) const override { return gpu_machine_table(summaries); }
+};
+
+}  // namespace
+
+const BackendFamily& gpu_model_family() {
+  static const GpuModelFamily family;
+  return family;
+}
+
+}  // namespace tilesim::backends

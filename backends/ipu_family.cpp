@@ -1,0 +1,110 @@
+// ipu: the simulated IPU (models/ipu), on a shipped machine or a machine file, with a model's gathers
+// and scatters dynamic (poplibs', the default) or compiled into the exchange (static).
+#include <cctype>
+
+#include "backends/families.hpp"
+#include "backends/machine_ceilings.hpp"
+#include "backends/machine_listings.hpp"
+#include "common/error.hpp"
+#include "models/ipu/ipu_backend.hpp"
+
+namespace tilesim::backends {
+
+namespace {
+
+FamilyInfo ipu_info() {
+  FamilyInfo i;
+  i.family = "ipu";
+  i.grammar = "ipu[:MACHINE][:static|:dynamic]";
+  i.kind = ResultKind::simulated;
+  i.summary = "a cycle-approximate BSP model of the IPU on SystemC: tiles, workers, syncs and a compiled exchange, "
+              "each op planned onto the tiles";
+  i.modes = {{"dynamic", true, "gathers and scatters as poplibs' MultiSlice / MultiUpdate, every index read at run time "
+                               "(what PopTorch runs, and what the Bow measurements are)"},
+             {"static", false, "a model's graph edges compiled into the exchange (ops whose indices are known when the "
+                               "program is compiled)"}};
+  i.help = "ipu (= ipu:bow), ipu:MACHINE[:static] (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file; :static "
+           "compiles a model's graph edges into the exchange)";
+  i.accepted = "ipu, ipu:MACHINE (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file path), ipu:MACHINE:static "
+               "(a model's graph edges compiled into the exchange)";
+  i.timing_only_applies = true;
+  i.writes_traces = true;
+  i.unchecked_verified = "timing-only";
+  i.roofline_machine_family = "ipu";
+  i.roofline_machine_form = "ipu:NAME_OR_FILE";
+  return i;
+}
+
+class IpuFamily final : public BackendFamily {
+ public:
+  IpuFamily() : BackendFamily(ipu_info()) {}
+
+  MachineChoice machine_choice() const override {
+    MachineChoice m;
+    m.in_name = true;
+    m.default_machine = "bow";
+    m.shipped = ipu::shipped_ipu_machines();
+    m.accepts_file = true;
+    return m;
+  }
+
+  BackendSpec parse(const std::string& item, const std::string& accepted_by_all) const override {
+    BackendSpec spec;
+    spec.descriptor = this;
+    const auto colon = item.find(':');
+    // The index mode is the last ':'-field when it names one, so a machine path may hold ':' itself.
+    std::string rest = colon == std::string::npos ? "bow" : item.substr(colon + 1);
+    spec.mode = "dynamic";
+    for (const char* mode : {"static", "dynamic"}) {
+      if (rest == mode) rest = "bow:" + rest;
+      if (ends_with(rest, std::string(":") + mode)) {
+        spec.mode = mode;
+        rest.resize(rest.size() - std::string(mode).size() - 1);
+        break;
+      }
+    }
+    spec.machine = rest;
+    if (spec.machine.empty()) throw InputError("", "--backends", accepted_by_all, "\"" + item + "\"");
+    return spec;
+  }
+
+  std::unique_ptr<Backend> make(const BackendSpec& spec) const override {
+    return std::make_unique<ipu::IpuBackend>(ipu::load_ipu_machine(spec.machine), spec.name(),
+                                             spec.mode == "static" ? ipu::IndexMode::static_ : ipu::IndexMode::dynamic);
+  }
+
+  std::string machine_name(const Backend& backend) const override {
+    return static_cast<const ipu::IpuBackend&>(backend).machine().chip.name;
+  }
+
+  std::string row_mode(const BackendSpec&, const TimingSettings& timing) const override {
+    return timing.timing_only ? "timing-only" : "functional";
+  }
+
+  std::string plan_text(const BackendSpec&, const TimingSettings& timing) const override {
+    return std::string("simulated, ") + (timing.timing_only ? "timing-only (outputs not computed)" : "functional (outputs checked)");
+  }
+
+  // "ipu:bow" -> "Bow IPU (simulated)"; a machine file by its stem.
+  std::optional<std::string> display_label(const std::string& name, const std::string& kind, const std::string&) const override {
+    std::string machine = machine_stem(name == "ipu" ? "bow" : name.substr(4));
+    if (!machine.empty()) machine[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(machine[0])));
+    return machine + " IPU (" + (kind.empty() ? "simulated" : kind) + ")";
+  }
+
+  RooflineMachine ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine) const override {
+    return ipu_ceilings(spec, backend, machine);
+  }
+
+  nlohmann::json machine_summaries() const override { return ipu_machine_summaries(); }
+  std::string machine_table(const nlohmann::json& summaries) const override { return ipu_machine_table(summaries); }
+};
+
+}  // namespace
+
+const BackendFamily& ipu_family() {
+  static const IpuFamily family;
+  return family;
+}
+
+}  // namespace tilesim::backends
