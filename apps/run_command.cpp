@@ -63,10 +63,11 @@ int run_command(const RunArgs& args) {
   const std::string report_path = (std::filesystem::path(out_dir) / "report.json").string();
   if (!args.trace.empty()) check_writable(args.trace, "the trace (--trace)");
 
-  // Plan first: a workload that does not fit fails before any input is generated.
-  const OpGraph graph = workloads::build_graph(workload);
-  for (auto& b : backends) b->prepare(graph);
-  const workloads::Instance instance = workloads::instantiate(workload);
+  // Plan first: a workload that does not fit fails before any input is generated. The workload is
+  // lowered once; its graph is planned here and then filled with inputs.
+  workloads::Lowered lowered = workloads::lower(workload);
+  for (auto& b : backends) b->prepare(lowered.graph);
+  const workloads::Instance instance = workloads::instantiate(workload, std::move(lowered));
   RunOptions options;
   options.timing_only = args.timing_only;
   options.warmup = args.warmup;

@@ -23,19 +23,13 @@ std::mt19937_64 engine_for(std::uint64_t seed, std::size_t position, std::uint64
   return std::mt19937_64(mix64(seed ^ mix64(2 * static_cast<std::uint64_t>(position) + stream)));
 }
 
-// The graph and how to fill its inputs. The gather/scatter ops of `ops` keep their per-position
-// streams (plain_ops: workload position -> graph op); everything else is described by `fills`.
-struct Lowered {
-  OpGraph graph;
-  std::vector<layers::InputFill> fills;
-  std::vector<std::pair<std::size_t, std::size_t>> plain_ops;
-};
-
 std::int64_t half_host_memory() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page <= 0) return std::numeric_limits<std::int64_t>::max();
   return static_cast<std::int64_t>(pages) * page / 2;
 }
+
+}  // namespace
 
 Lowered lower(const Workload& workload) {
   Lowered out;
@@ -73,8 +67,6 @@ Lowered lower(const Workload& workload) {
   return out;
 }
 
-}  // namespace
-
 std::vector<std::int32_t> generated_indices(std::uint64_t seed, std::size_t position, std::int64_t count, std::int64_t range) {
   auto engine = engine_for(seed, position, 1);
   return streams::uniform_indices(engine, count, range);
@@ -82,8 +74,9 @@ std::vector<std::int32_t> generated_indices(std::uint64_t seed, std::size_t posi
 
 OpGraph build_graph(const Workload& workload) { return lower(workload).graph; }
 
-Instance instantiate(const Workload& workload) {
-  Lowered lowered = lower(workload);
+Instance instantiate(const Workload& workload) { return instantiate(workload, lower(workload)); }
+
+Instance instantiate(const Workload& workload, Lowered lowered) {
   Instance instance;
   for (const auto& [position, graph_op] : lowered.plain_ops) {
     const OpSpec& spec = workload.ops[position];

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +66,18 @@ Workload load_workload(const std::string& path);
 // The resolved workload (every default filled in), as echoed in report.json.
 nlohmann::json to_json(const Workload& workload);
 
+// The op graph and how to fill its inputs, without the values: cheap, so backends can plan the graph
+// and reject what does not fit before any input is generated. The gather/scatter ops of `ops` keep their
+// per-position streams (plain_ops: workload position -> graph op); everything else is described by
+// `fills`. A model's graph is built (generated or loaded) here. Throws InputError when the model's
+// tensors together exceed half of this host's memory.
+struct Lowered {
+  OpGraph graph;
+  std::vector<layers::InputFill> fills;
+  std::vector<std::pair<std::size_t, std::size_t>> plain_ops;
+};
+Lowered lower(const Workload& workload);
+
 // The op graph and its generated inputs. Deterministic in workload.seed: the same seed gives the same
 // indices and values on every run. Values are standard-normal float32 (torch.randn); layer weights
 // Glorot-uniform, biases fan-in uniform; edge indices come from the graph.
@@ -73,14 +86,15 @@ struct Instance {
   TensorValues values;
 };
 Instance instantiate(const Workload& workload);
+// The same from a workload lowered already (`lowered` = lower(workload)), so that a run which plans the
+// graph before generating inputs lowers it once.
+Instance instantiate(const Workload& workload, Lowered lowered);
 
 // The uniform indices (with repeats) `instantiate` draws for the op at `position` of a workload with
 // `seed`; validation and sweeps call it so that any of their points can be re-run with `tilesim run`.
 std::vector<std::int32_t> generated_indices(std::uint64_t seed, std::size_t position, std::int64_t count, std::int64_t range);
 
-// The op graph alone (no values): cheap, so backends can plan and reject what does not fit before
-// any input is generated. A model's graph is built (generated or loaded) here too. Throws InputError
-// when the model's tensors together exceed half of this host's memory.
+// The op graph alone (no values): lower(workload).graph.
 OpGraph build_graph(const Workload& workload);
 
 // Reads an index file: one integer per line (blank lines and lines starting with '#' are skipped).
