@@ -1,0 +1,39 @@
+#pragma once
+// A sweep's progress on stderr: a redrawn bar on a terminal, plain lines (every 10 %) otherwise, with
+// the rate and an ETA from each backend's own mean point time.
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tilesim::cli::sweep {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0);
+
+// "4.2 s", "3 min 12 s", "1 h 5 min"; "?" for a negative or non-finite time.
+std::string duration_text(double s);
+
+class Progress {
+ public:
+  // `remaining`: points still to run per backend; `parallelism`: processes running each backend's points.
+  Progress(std::size_t total, std::size_t backends, std::vector<std::size_t> remaining, std::vector<int> parallelism);
+
+  void point_done(std::size_t backend, double wall_s, const std::string& what);
+  // Ends the bar's line on a terminal; call before any other output once points have run.
+  void finish();
+
+ private:
+  std::string rate_eta(double elapsed) const;
+
+  std::size_t total_, done_ = 0;
+  std::vector<std::size_t> remaining_;
+  std::vector<int> parallelism_;
+  std::vector<double> wall_;
+  std::vector<std::size_t> done_by_;
+  bool tty_;
+  Clock::time_point start_ = Clock::now(), last_draw_ = Clock::now() - std::chrono::seconds(1);
+};
+
+}  // namespace tilesim::cli::sweep

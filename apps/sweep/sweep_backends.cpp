@@ -1,0 +1,92 @@
+#include "apps/sweep/sweep_backends.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace tilesim::cli::sweep {
+
+void apply_command_line(analysis::SweepSpec& spec, const std::string& backends_list, bool verify) {
+  if (!backends_list.empty()) {
+    // --backends replaces the file's list: every backend on the full grid.
+    std::vector<analysis::SweepBackend> replaced;
+    std::stringstream in(backends_list);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+      analysis::SweepBackend b;
+      b.name = item;
+      b.json_path = "--backends";
+      b.num_inputs = spec.num_inputs;
+      b.num_features = spec.num_features;
+      b.num_outputs = spec.num_outputs;
+      replaced.push_back(b);
+    }
+    spec.backends = replaced;
+  }
+  if (verify) spec.ipu_verify = true;
+}
+
+namespace {
+
+// The family's parse of one name, its error restated with the sweep file and JSON path (the sweep
+// file's parser knows no machines).
+backends::BackendSpec parse_sweep_backend(const analysis::SweepSpec& spec, const analysis::SweepBackend& b) {
+  try {
+    return backends::parse_backend_list(b.name).front();
+  } catch (const InputError& e) {
+    const std::string why = e.what();
+    const auto found = why.find(", found ");
+    throw InputError(b.json_path == "--backends" ? "" : spec.file, b.json_path,
+                     "a backend name: ipu, ipu:MACHINE, cpu, gpu-model:MACHINE[:eager|:kernel]",
+                     "\"" + b.name + "\"" + (found == std::string::npos ? "" : " (" + why.substr(found + 8) + ")"));
+  }
+}
+
+}  // namespace
+
+std::vector<SweepBackendRun> resolve_backends(analysis::SweepSpec& spec) {
+  std::vector<SweepBackendRun> backends;
+  std::set<std::string> names;
+  for (auto& b : spec.backends) {
+    SweepBackendRun run;
+    run.spec = parse_sweep_backend(spec, b);
+    run.name = run.spec.name();
+    if (!names.insert(run.name).second)
+      throw InputError(b.json_path == "--backends" ? "" : spec.file, b.json_path, "each backend once",
+                       "\"" + run.name + "\" twice");
+    b.name = run.name;
+    const backends::FamilyInfo& family = run.spec.descriptor->info();
+    // Real kernels (cpu, torch-cpu, cuda) are timed: they run in the parent, alone.
+    run.measured = family.kind == ResultKind::measured;
+    run.timing.timing_only = family.timing_only_applies && !spec.ipu_verify;
+    run.timing.warmup = spec.cpu_warmup;
+    run.timing.timed_calls = spec.cpu_timed_calls;
+    run.backend = backends::make_backend(run.spec);
+    backends.push_back(std::move(run));
+  }
+  return backends;
+}
+
+void check_host_memory(const analysis::SweepSpec& spec, const std::vector<SweepBackendRun>& backends) {
+  bool needs_values = false;
+  for (const auto& b : backends) needs_values = needs_values || (b.spec.descriptor->info().reads_input_values && !b.timing.timing_only);
+  if (!needs_values) return;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  const double half = pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;
+  const double in = static_cast<double>(spec.num_inputs.back()), f = static_cast<double>(spec.num_features.back()),
+               out = static_cast<double>(spec.num_outputs.back());
+  double bytes = 4 * (in * f + std::max(in, out) + out * f);
+  // A schnet_block point also holds per edge 50 Gaussians and about six filter-wide tensors.
+  if (std::find(spec.ops.begin(), spec.ops.end(), "schnet_block") != spec.ops.end())
+    bytes = std::max(bytes, 4 * (out * (50 + 6 * f) + 6 * in * f + 2 * out));
+  if (half > 0 && bytes > half)
+    throw InputError(spec.file, "sizes", "points whose tensors fit in half of this host's memory (" +
+                                             std::to_string(static_cast<long long>(half / (1 << 20))) + " MiB)",
+                     "a largest point of " + std::to_string(static_cast<long long>(bytes / (1 << 20))) + " MiB");
+}
+
+}  // namespace tilesim::cli::sweep

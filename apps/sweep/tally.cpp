@@ -1,0 +1,44 @@
+#include "apps/sweep/tally.hpp"
+
+#include <iomanip>
+#include <iostream>
+
+#include "common/error.hpp"
+
+namespace tilesim::cli::sweep {
+
+void Recorder::record(std::size_t backend, const std::string& csv_line, double wall_s, const std::string& verified,
+                      const std::string& what) {
+  results_.append(csv_line);
+  ++tally_.rows;
+  tally_.wall_by_backend[backend] += wall_s;
+  ++tally_.rows_by_backend[backend];
+  if (verified == "does-not-fit") ++tally_.does_not_fit;
+  if (verified == "no") ++tally_.failed;
+  progress_.point_done(backend, wall_s, what);
+  if (stop_after_ && tally_.rows >= stop_after_) stopped_ = true;
+}
+
+int print_summary(const Recorder& recorder, const std::vector<std::string>& backend_names, const std::string& csv_path,
+                  Clock::time_point run_start) {
+  const Tally& tally = recorder.tally();
+  if (recorder.stopped()) {
+    std::cout << "sweep: stopped after " << tally.rows << " new points (--stop-after); continue with --resume\n";
+    return 0;
+  }
+  std::cout << "sweep: " << tally.rows << " new rows in " << duration_text(seconds_since(run_start)) << " (" << csv_path << ")\n";
+  for (const auto& [b, n] : tally.rows_by_backend)
+    std::cout << "  " << std::left << std::setw(28) << backend_names[b] << std::right << std::setw(6) << n << " points, "
+              << std::fixed << std::setprecision(2) << tally.wall_by_backend.at(b) << " s of host time ("
+              << std::setprecision(2) << 1e3 * tally.wall_by_backend.at(b) / static_cast<double>(n) << " ms/point)\n";
+  if (tally.does_not_fit)
+    std::cout << "  " << tally.does_not_fit << " points do not fit their machine (verified = does-not-fit), e.g. "
+              << tally.last_problem << "\n";
+  if (tally.failed) {
+    std::cout << "  " << tally.failed << " points FAILED verification, e.g. " << tally.last_problem << "\n";
+    return static_cast<int>(ExitCode::internal_error);
+  }
+  return tally.does_not_fit ? static_cast<int>(ExitCode::does_not_fit) : 0;
+}
+
+}  // namespace tilesim::cli::sweep

@@ -1,0 +1,21 @@
+#pragma once
+// --jobs N > 1: the simulated and modeled points in N worker processes, each with its own simulator
+// (the SystemC engine is a process-wide singleton and not thread-safe, so threads cannot share it).
+// Each worker runs an interleaved share of the points and sends back one line per row; the parent
+// alone appends them to results.csv.
+#include <string>
+#include <vector>
+
+#include "analysis/sweep_spec.hpp"
+#include "apps/sweep/point_runner.hpp"
+#include "apps/sweep/tally.hpp"
+
+namespace tilesim::cli::sweep {
+
+// Runs `points` in min(jobs, points) forked workers and records their rows. Stops the workers when
+// one fails (rethrown as an Error naming the rows already in `csv_path`), dies, or --stop-after is
+// reached.
+void run_in_workers(const std::vector<analysis::SweepPoint>& points, int jobs, PointRunner& runner,
+                    const std::vector<std::string>& backend_names, Recorder& recorder, const std::string& csv_path);
+
+}  // namespace tilesim::cli::sweep
