@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "analysis/roofline.hpp"
+#include "analysis/roofline.hpp"  // ipu_supplement_ceilings: the IPU figures its machine files do not carry
 #include "backends/registry.hpp"
 #include "common/error.hpp"
 #include "models/cpu/cpu_machine.hpp"
