@@ -13,8 +13,8 @@
 
 #include "common/error.hpp"
 #include "models/ipu/ipu_backend.hpp"
-#include "models/ipu/static_index.hpp"
-#include "models/ipu/tensor_io.hpp"
+#include "models/ipu/programs/static_index_program.hpp"
+#include "models/ipu/programs/tensor_io.hpp"
 #include "workloads/workload.hpp"
 #include "ipu_test_support.hpp"
 #include "random_inputs.hpp"

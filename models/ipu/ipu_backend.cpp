@@ -6,10 +6,10 @@
 #include "common/error.hpp"
 #include "kernels/operands.hpp"
 #include "kernels/reference/reference.hpp"
-#include "models/ipu/op_program.hpp"
-#include "models/ipu/tensor_io.hpp"
-#include "models/ipu/plan.hpp"
-#include "models/ipu/static_index.hpp"
+#include "models/ipu/programs/op_program.hpp"
+#include "models/ipu/programs/tensor_io.hpp"
+#include "models/ipu/planning/plan.hpp"
+#include "models/ipu/programs/static_index_program.hpp"
 
 namespace tilesim::ipu {
 

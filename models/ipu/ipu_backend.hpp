@@ -13,8 +13,8 @@
 // naming the tile, the bytes needed and there, and the next step.
 #include <string>
 
-#include "models/ipu/machine_file.hpp"
-#include "models/ipu/plan.hpp"
+#include "models/ipu/machine/machine_file.hpp"
+#include "models/ipu/planning/plan.hpp"
 #include "results/backend.hpp"
 #include "sim/engine.hpp"
 

@@ -13,7 +13,7 @@
 //   fold:    each owner folds what arrived into its output rows, filled beforehand with the identity;
 //            at the end scatter_mean multiplies by the reciprocal of each row's count (known when
 //            compiled) and scatter_max turns rows that received nothing from -inf to 0.
-#include "models/ipu/static_index.hpp"
+#include "models/ipu/programs/static_index_program.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -24,9 +24,9 @@
 #include <tuple>
 
 #include "common/error.hpp"
-#include "models/ipu/blocks.hpp"
-#include "models/ipu/codelet_costs.hpp"
-#include "models/ipu/linear_layout.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/planning/linear_layout.hpp"
 
 namespace tilesim::ipu {
 

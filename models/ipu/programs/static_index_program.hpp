@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
-#include "models/ipu/machine_file.hpp"
-#include "models/ipu/op_program.hpp"
-#include "models/ipu/plan.hpp"
+#include "models/ipu/machine/machine_file.hpp"
+#include "models/ipu/programs/op_program.hpp"
+#include "models/ipu/planning/plan.hpp"
 
 namespace tilesim::ipu {
 

@@ -1,6 +1,6 @@
-#include "models/ipu/codelet_costs.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
 
-#include "models/ipu/blocks.hpp"
+#include "models/ipu/planning/blocks.hpp"
 
 namespace tilesim::ipu {
 

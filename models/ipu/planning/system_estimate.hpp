@@ -2,8 +2,8 @@
 // The planner's view of an IPU system (several IPUs joined by IPU-Links): what a plan pays on the links,
 // because its tiles span several IPUs or because the tensors it reads or writes in the linear layout
 // do, so that splits are not ranked blind to them.
-#include "models/ipu/machine_file.hpp"
-#include "models/ipu/plan.hpp"
+#include "models/ipu/machine/machine_file.hpp"
+#include "models/ipu/planning/plan.hpp"
 
 namespace tilesim::ipu {
 

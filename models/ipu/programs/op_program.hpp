@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
-#include "models/ipu/machine_file.hpp"
-#include "models/ipu/plan.hpp"
+#include "models/ipu/machine/machine_file.hpp"
+#include "models/ipu/planning/plan.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {

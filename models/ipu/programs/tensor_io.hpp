@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/ipu/op_program.hpp"
+#include "models/ipu/programs/op_program.hpp"
 #include "sim/engine.hpp"
 
 namespace tilesim::ipu {

@@ -1,4 +1,4 @@
-#include "models/ipu/system_estimate.hpp"
+#include "models/ipu/planning/system_estimate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/ipu/blocks.hpp"
+#include "models/ipu/planning/blocks.hpp"
 
 namespace tilesim::ipu {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 #include "sim/machine_config.hpp"
 
 namespace tilesim::ipu {

@@ -1,4 +1,4 @@
-#include "models/ipu/plan.hpp"
+#include "models/ipu/planning/plan.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -7,10 +7,10 @@
 #include <tuple>
 
 #include "common/error.hpp"
-#include "models/ipu/blocks.hpp"
-#include "models/ipu/codelet_costs.hpp"
-#include "models/ipu/linear_layout.hpp"
-#include "models/ipu/system_estimate.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/system_estimate.hpp"
 #include "sim/engine.hpp"
 #include "sim/program.hpp"
 

@@ -11,10 +11,10 @@
 // such matmul per non-empty segment on its own range of tiles, all in the same supersteps.
 #include <algorithm>
 
-#include "models/ipu/blocks.hpp"
-#include "models/ipu/codelet_costs.hpp"
-#include "models/ipu/linear_layout.hpp"
-#include "models/ipu/op_program.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/programs/op_program.hpp"
 
 namespace tilesim::ipu {
 

@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/op_graph.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 #include "sim/machine_config.hpp"
 
 namespace tilesim::ipu {

@@ -1,4 +1,4 @@
-#include "models/ipu/linear_layout.hpp"
+#include "models/ipu/planning/linear_layout.hpp"
 
 #include <algorithm>
 

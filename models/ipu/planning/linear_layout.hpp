@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/ipu/blocks.hpp"
-#include "models/ipu/machine_file.hpp"
-#include "models/ipu/op_program.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/machine/machine_file.hpp"
+#include "models/ipu/programs/op_program.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {

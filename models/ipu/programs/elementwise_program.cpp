@@ -8,10 +8,10 @@
 #include <map>
 
 #include "kernels/reference/reference.hpp"
-#include "models/ipu/blocks.hpp"
-#include "models/ipu/codelet_costs.hpp"
-#include "models/ipu/linear_layout.hpp"
-#include "models/ipu/op_program.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/programs/op_program.hpp"
 
 namespace tilesim::ipu {
 
