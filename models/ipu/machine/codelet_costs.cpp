@@ -1,6 +1,6 @@
 #include "models/ipu/machine/codelet_costs.hpp"
 
-#include "models/ipu/planning/blocks.hpp"
+#include "common/integer_math.hpp"
 
 namespace tilesim::ipu {
 

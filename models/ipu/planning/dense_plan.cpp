@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include "common/error.hpp"
-#include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/planning/linear_layout.hpp"
 #include "models/ipu/planning/plan.hpp"
 #include "models/ipu/planning/system_estimate.hpp"

@@ -7,8 +7,8 @@
 #include <tuple>
 
 #include "common/error.hpp"
-#include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/planning/linear_layout.hpp"
 #include "models/ipu/planning/system_estimate.hpp"
 #include "sim/engine.hpp"

@@ -14,9 +14,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
-#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
 
 namespace tilesim::ipu {

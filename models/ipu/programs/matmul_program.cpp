@@ -11,9 +11,9 @@
 // such matmul per non-empty segment on its own range of tiles, all in the same supersteps.
 #include <algorithm>
 
-#include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
-#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
 
 namespace tilesim::ipu {
@@ -26,18 +26,6 @@ struct LinearOperands {
   LinearLayout x, w, bias, out;
   std::vector<sim::BufferId> x_buf, w_buf, bias_buf, out_buf;
 };
-
-// Adds transfers moving one rectangle of a linear tensor (`width` wide) to `first` and the `copies`.
-void broadcast_from_linear(sim::ExchangePlan& exchange, const TensorPiece& first, const std::vector<sim::BufferId>& copies,
-                           std::int64_t width, const LinearLayout& layout, const std::vector<sim::BufferId>& linear) {
-  const std::size_t begin = exchange.transfers.size();
-  add_linear_transfers(exchange, {first}, width, layout, linear, 4, /*to_linear=*/false);
-  for (std::size_t k = begin; k < exchange.transfers.size(); ++k) {
-    auto& t = exchange.transfers[k];
-    const std::int64_t offset = t.dst.front().offset_bytes;
-    for (const auto c : copies) t.dst.push_back({c, offset});
-  }
-}
 
 // A vertex whose workers share `elements` evenly.
 template <class WorkerCycles>
@@ -76,7 +64,7 @@ void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, cons
         if (h > 0) copies.push_back(x_blk[at(s, h, k)]);
       }
       broadcast_from_linear(operands.exchange, {x_blk[at(s, 0, k)], part.row_begin + rs.begin, rs.size(), kk.begin, kk.size()},
-                            copies, inner, lin.x, lin.x_buf);
+                            copies, inner, lin.x, lin.x_buf, 4);
     }
   }
   for (std::int64_t h = 0; h < H; ++h) {
@@ -91,7 +79,7 @@ void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, cons
       // The weight of segment g is rows [g * inner, (g + 1) * inner) of the [segments * inner, cols] weight.
       broadcast_from_linear(operands.exchange,
                             {w_blk[at(0, h, k)], part.segment * inner + kk.begin, kk.size(), ch.begin, ch.size()}, copies, cols,
-                            lin.w, lin.w_buf);
+                            lin.w, lin.w_buf, 4);
     }
   }
 
@@ -139,7 +127,7 @@ void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, cons
         }
         const std::vector<sim::BufferId> copies(bias_blk.begin() + 1, bias_blk.end());
         broadcast_from_linear(operands.exchange, {bias_blk.front(), 0, 1, ch.begin, ch.size()}, copies, cols, lin.bias,
-                              lin.bias_buf);
+                              lin.bias_buf, 4);
       }
 
       if (K == 1) {

@@ -16,9 +16,9 @@
 #include <cstring>
 #include <limits>
 
-#include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
-#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
 
 namespace tilesim::ipu {

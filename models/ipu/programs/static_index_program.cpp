@@ -24,9 +24,9 @@
 #include <tuple>
 
 #include "common/error.hpp"
-#include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
-#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/programs/linear_buffers.hpp"
 
 namespace tilesim::ipu {
 
@@ -83,29 +83,6 @@ LinearProgram linear_program(const Op& op, const std::string& input_name, const 
 }
 
 }  // namespace
-
-std::int64_t static_index_min_tile_bytes(const Op& op, const IpuMachine& machine) {
-  const std::int64_t F = op.shape.num_features;
-  const LinearLayout in = linear_layout(op.shape.num_inputs * F, kFloatBytes, machine);
-  const LinearLayout out = linear_layout(op.output_rows() * F, kFloatBytes, machine);
-  return sim::align_buffer_offset(in.elements_per_tile * kFloatBytes) + out.elements_per_tile * kFloatBytes;
-}
-
-OpPlan static_index_plan(const Op& op, const IpuMachine& machine) {
-  if (!static_index_kind(op.kind)) throw std::logic_error("static_index_plan: " + to_string(op.kind) + " has no static-index program");
-  OpPlan p;
-  p.kind = op.kind;
-  p.static_indices = true;
-  p.rows = op.output_rows();
-  p.columns_per_block = op.shape.num_features;
-  p.indices = op.num_indices();
-  p.indices_per_group = op.num_indices();
-  const LinearLayout in = linear_layout(op.shape.num_inputs * op.shape.num_features, kFloatBytes, machine);
-  const LinearLayout out = linear_layout(op.output_rows() * op.shape.num_features, kFloatBytes, machine);
-  p.tiles_used = std::max(in.tiles_used, out.tiles_used);
-  p.estimated_peak_tile_bytes = static_index_min_tile_bytes(op, machine);
-  return p;
-}
 
 OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
   const std::int64_t R = op.shape.num_inputs, F = op.shape.num_features, N = op.shape.num_outputs;

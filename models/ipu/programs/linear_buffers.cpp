@@ -1,0 +1,102 @@
+#include "models/ipu/programs/linear_buffers.hpp"
+
+#include <algorithm>
+
+namespace tilesim::ipu {
+
+std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::string& name, const LinearLayout& layout,
+                                              std::int64_t element_bytes, std::vector<TensorPiece>* pieces) {
+  std::vector<sim::BufferId> buffers;
+  for (std::int64_t t = 0; t < layout.tiles_used; ++t) {
+    const Range r = layout.tile_range(t);
+    const auto b = program.add_buffer(name, static_cast<sim::TileId>(t), r.size() * element_bytes);
+    buffers.push_back(b);
+    if (pieces) pieces->push_back({b, r.begin, r.size(), 0, 1});
+  }
+  return buffers;
+}
+
+void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
+                          const LinearLayout& layout, const std::vector<sim::BufferId>& linear, std::int64_t element_bytes,
+                          bool to_linear) {
+  // One transfer: `blocks` runs of `n` elements, from the piece at element `piece_at` (stride: the
+  // piece's width) to linear tile t at element `linear_at` (stride: the tensor's width).
+  auto emit = [&](const TensorPiece& piece, std::int64_t piece_at, std::int64_t t, std::int64_t linear_at, std::int64_t n,
+                  std::int64_t blocks) {
+    const sim::BufferRef piece_ref{piece.buffer, piece_at * element_bytes};
+    const sim::BufferRef linear_ref{linear[static_cast<std::size_t>(t)], linear_at * element_bytes};
+    const std::int64_t piece_stride = blocks > 1 ? piece.cols * element_bytes : 0;
+    const std::int64_t linear_stride = blocks > 1 ? width * element_bytes : 0;
+    if (to_linear) {
+      exchange.transfers.push_back({piece_ref, n * element_bytes, {linear_ref}, blocks, piece_stride, linear_stride});
+    } else {
+      exchange.transfers.push_back({linear_ref, n * element_bytes, {piece_ref}, blocks, linear_stride, piece_stride});
+    }
+  };
+  // A contiguous run of flat elements [flat, flat + n) at element `piece_at` of the piece, cut at
+  // linear tile boundaries.
+  auto emit_run = [&](const TensorPiece& piece, std::int64_t piece_at, std::int64_t flat, std::int64_t n) {
+    const std::int64_t end = flat + n;
+    while (flat < end) {
+      const std::int64_t t = flat / layout.elements_per_tile;
+      const Range r = layout.tile_range(t);
+      const std::int64_t k = std::min(end, r.end) - flat;
+      emit(piece, piece_at, t, flat - r.begin, k, 1);
+      piece_at += k;
+      flat += k;
+    }
+  };
+  // Each piece touches about as many linear tiles as its rows span; reserving avoids regrowing a
+  // vector of tens of thousands of transfers.
+  std::size_t expected = exchange.transfers.size();
+  for (const auto& piece : from) expected += static_cast<std::size_t>(piece.rows * width / layout.elements_per_tile + 2);
+  exchange.transfers.reserve(expected);
+  for (const auto& piece : from) {
+    if (piece.cols == width) {  // whole rows: one contiguous flat run
+      emit_run(piece, 0, piece.row_begin * width, piece.rows * width);
+      continue;
+    }
+    // A column block: consecutive rows whose segments fall in the same linear tile share one strided
+    // transfer; a row straddling a tile boundary is cut like a contiguous run.
+    std::int64_t group_row = 0, group_rows = 0, group_tile = -1;
+    auto flush = [&] {
+      if (group_rows == 0) return;
+      const std::int64_t flat = (piece.row_begin + group_row) * width + piece.col_begin;
+      emit(piece, group_row * piece.cols, group_tile, flat - layout.tile_range(group_tile).begin, piece.cols, group_rows);
+      group_rows = 0;
+    };
+    for (std::int64_t r = 0; r < piece.rows; ++r) {
+      const std::int64_t flat = (piece.row_begin + r) * width + piece.col_begin;
+      const std::int64_t first_tile = flat / layout.elements_per_tile;
+      const std::int64_t last_tile = (flat + piece.cols - 1) / layout.elements_per_tile;
+      if (first_tile != last_tile) {
+        flush();
+        emit_run(piece, r * piece.cols, flat, piece.cols);
+        continue;
+      }
+      if (group_rows > 0 && first_tile == group_tile) {
+        ++group_rows;
+      } else {
+        flush();
+        group_row = r;
+        group_rows = 1;
+        group_tile = first_tile;
+      }
+    }
+    flush();
+  }
+}
+
+void broadcast_from_linear(sim::ExchangePlan& exchange, const TensorPiece& first, const std::vector<sim::BufferId>& copies,
+                           std::int64_t width, const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
+                           std::int64_t element_bytes) {
+  const std::size_t begin = exchange.transfers.size();
+  add_linear_transfers(exchange, {first}, width, layout, linear, element_bytes, /*to_linear=*/false);
+  for (std::size_t k = begin; k < exchange.transfers.size(); ++k) {
+    auto& t = exchange.transfers[k];
+    const std::int64_t offset = t.dst.front().offset_bytes;
+    for (const auto c : copies) t.dst.push_back({c, offset});
+  }
+}
+
+}  // namespace tilesim::ipu
