@@ -15,4 +15,8 @@ LinearLayout linear_layout(std::int64_t elements, std::int64_t element_bytes, co
   return l;
 }
 
+std::int64_t linear_tile_bytes(std::int64_t elements, std::int64_t element_bytes, const IpuMachine& machine) {
+  return linear_layout(elements, element_bytes, machine).elements_per_tile * element_bytes;
+}
+
 }  // namespace tilesim::ipu

@@ -21,4 +21,7 @@ struct LinearLayout {
 
 LinearLayout linear_layout(std::int64_t elements, std::int64_t element_bytes, const IpuMachine& machine);
 
+// Bytes of a linearly mapped tensor of `elements` on its busiest tile (its first tile's share).
+std::int64_t linear_tile_bytes(std::int64_t elements, std::int64_t element_bytes, const IpuMachine& machine);
+
 }  // namespace tilesim::ipu

@@ -3,22 +3,17 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/linear_layout.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
 
-namespace {
-
-constexpr std::int64_t kFloatBytes = 4;
-
-}  // namespace
-
 std::int64_t static_index_min_tile_bytes(const Op& op, const IpuMachine& machine) {
   const std::int64_t F = op.shape.num_features;
-  const LinearLayout in = linear_layout(op.shape.num_inputs * F, kFloatBytes, machine);
-  const LinearLayout out = linear_layout(op.output_rows() * F, kFloatBytes, machine);
-  return sim::align_buffer_offset(in.elements_per_tile * kFloatBytes) + out.elements_per_tile * kFloatBytes;
+  const LinearLayout in = linear_layout(op.shape.num_inputs * F, kValueBytes, machine);
+  const LinearLayout out = linear_layout(op.output_rows() * F, kValueBytes, machine);
+  return sim::align_buffer_offset(in.elements_per_tile * kValueBytes) + out.elements_per_tile * kValueBytes;
 }
 
 OpPlan static_index_plan(const Op& op, const IpuMachine& machine) {
@@ -30,8 +25,8 @@ OpPlan static_index_plan(const Op& op, const IpuMachine& machine) {
   p.columns_per_block = op.shape.num_features;
   p.indices = op.num_indices();
   p.indices_per_group = op.num_indices();
-  const LinearLayout in = linear_layout(op.shape.num_inputs * op.shape.num_features, kFloatBytes, machine);
-  const LinearLayout out = linear_layout(op.output_rows() * op.shape.num_features, kFloatBytes, machine);
+  const LinearLayout in = linear_layout(op.shape.num_inputs * op.shape.num_features, kValueBytes, machine);
+  const LinearLayout out = linear_layout(op.output_rows() * op.shape.num_features, kValueBytes, machine);
   p.tiles_used = std::max(in.tiles_used, out.tiles_used);
   p.estimated_peak_tile_bytes = static_index_min_tile_bytes(op, machine);
   return p;

@@ -9,6 +9,7 @@
 
 #include "kernels/reference/reference.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
@@ -40,13 +41,13 @@ OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuM
   const std::int64_t rows = op.shape.num_inputs, F = op.shape.num_features;
   const std::int64_t W = machine.chip.worker_contexts;
   const auto& costs = machine.codelets;
-  const LinearLayout layout = linear_layout(rows * F, 4, machine);
+  const LinearLayout layout = linear_layout(rows * F, kValueBytes, machine);
 
   OpProgram out;
   sim::Program& prog = out.program;
   prog.name = op.name;
-  const auto in_buf = add_linear_buffers(prog, "input (linear)", layout, 4, &out.input);
-  const auto out_buf = add_linear_buffers(prog, "out (linear)", layout, 4, &out.output);
+  const auto in_buf = add_linear_buffers(prog, "input (linear)", layout, kValueBytes, &out.input);
+  const auto out_buf = add_linear_buffers(prog, "out (linear)", layout, kValueBytes, &out.output);
   out.input_width = 1;
   out.output_width = 1;
 
@@ -60,8 +61,8 @@ OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuM
   std::vector<sim::BufferId> other_local(static_cast<std::size_t>(layout.tiles_used), -1);
   std::vector<std::int64_t> other_first(static_cast<std::size_t>(layout.tiles_used), 0);
   if (binary) {
-    const LinearLayout other_layout = linear_layout(other_elements, 4, machine);
-    const auto other_buf = add_linear_buffers(prog, "other (linear)", other_layout, 4, &out.weight);
+    const LinearLayout other_layout = linear_layout(other_elements, kValueBytes, machine);
+    const auto other_buf = add_linear_buffers(prog, "other (linear)", other_layout, kValueBytes, &out.weight);
     if (same_layout) {
       other_local = other_buf;
       for (std::int64_t t = 0; t < layout.tiles_used; ++t) other_first[static_cast<std::size_t>(t)] = layout.tile_range(t).begin;
@@ -73,7 +74,7 @@ OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuM
         const std::int64_t first_row = r.begin / F, last_row = (r.end - 1) / F;
         const std::int64_t first = other_rows == 1 ? 0 : first_row * groups;
         const std::int64_t last = other_rows == 1 ? groups : (last_row + 1) * groups;
-        const auto b = prog.add_buffer("other (needed)", static_cast<sim::TileId>(t), (last - first) * 4);
+        const auto b = prog.add_buffer("other (needed)", static_cast<sim::TileId>(t), (last - first) * kValueBytes);
         other_local[static_cast<std::size_t>(t)] = b;
         other_first[static_cast<std::size_t>(t)] = first;
         needers[{first, last}].push_back(b);
@@ -82,7 +83,7 @@ OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuM
         // The range as a 1-wide tensor piece: cut at the linear tiles of `other`, broadcast to every needer.
         const std::size_t begin = operands.exchange.transfers.size();
         add_linear_transfers(operands.exchange, {{buffers.front(), range.first, range.second - range.first, 0, 1}}, 1,
-                             other_layout, other_buf, 4, /*to_linear=*/false);
+                             other_layout, other_buf, kValueBytes, /*to_linear=*/false);
         for (std::size_t k = begin; k < operands.exchange.transfers.size(); ++k) {
           auto& tr = operands.exchange.transfers[k];
           const std::int64_t offset = tr.dst.front().offset_bytes;
@@ -104,8 +105,8 @@ OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuM
       return binary ? binary_worker_cycles(op.binary, k, costs) : unary_worker_cycles(op.unary, k, costs);
     });
     const auto ts = static_cast<std::size_t>(t);
-    out.sram_read_bytes += n * 4 * (binary ? 2 : 1);
-    out.sram_write_bytes += n * 4;
+    out.sram_read_bytes += n * kValueBytes * (binary ? 2 : 1);
+    out.sram_write_bytes += n * kValueBytes;
     if (binary) {
       v.buffers = {{in_buf[ts], 0}, {other_local[ts], 0}, {out_buf[ts], 0}};
       v.execute = [begin = r.begin, n, F, other_rows, groups, first = other_first[ts], fn = op.binary](const sim::VertexContext& ctx) {

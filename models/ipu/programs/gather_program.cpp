@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
@@ -47,14 +48,14 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
   // input is), and every block is exchanged from there to its tiles in all groups; otherwise it is
   // resident on group 0 in the plan's layout and broadcast to the other groups.
   const bool from_linear = machine.planner.gather_table_from_linear_layout;
-  const LinearLayout table_layout = linear_layout(R * F, 4, machine);
+  const LinearLayout table_layout = linear_layout(R * F, kValueBytes, machine);
   std::vector<sim::BufferId> linear_table;
-  if (from_linear) linear_table = add_linear_buffers(prog, "table (linear)", table_layout, 4, &out.input);
+  if (from_linear) linear_table = add_linear_buffers(prog, "table (linear)", table_layout, kValueBytes, &out.input);
   for (std::int64_t s = 0; s < S; ++s) {
     const Range rs = block(R, rows_b, s);
     for (std::int64_t h = 0; h < H; ++h) {
       const Range ch = block(F, cols_b, h);
-      const std::int64_t bytes = rs.size() * ch.size() * 4;
+      const std::int64_t bytes = rs.size() * ch.size() * kValueBytes;
       const auto b = prog.add_buffer("table", tile(0, s, h), bytes);
       slab[static_cast<std::size_t>(tile(0, s, h))] = b;
       std::vector<sim::BufferId> copies;
@@ -66,7 +67,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
         // One transfer per linear run of the block, broadcast to the block's tile in every group.
         const std::size_t first = distribute.exchange.transfers.size();
         add_linear_transfers(distribute.exchange, {{b, rs.begin, rs.size(), ch.begin, ch.size()}}, F, table_layout,
-                             linear_table, 4, /*to_linear=*/false);
+                             linear_table, kValueBytes, /*to_linear=*/false);
         for (std::size_t k = first; k < distribute.exchange.transfers.size(); ++k) {
           auto& t = distribute.exchange.transfers[k];
           const std::int64_t offset = t.dst.front().offset_bytes;
@@ -107,7 +108,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
         const Range ch = block(F, cols_b, h);
         const std::int64_t cols = ch.size();
         const auto t = tile(i, s, h);
-        const auto dest = prog.add_buffer(S == 1 ? "out" : "candidates", t, ni * cols * 4);
+        const auto dest = prog.add_buffer(S == 1 ? "out" : "candidates", t, ni * cols * kValueBytes);
         candidates[static_cast<std::size_t>(t)] = dest;
         if (S == 1) out.output.push_back({dest, li.begin, ni, ch.begin, cols});
 
@@ -123,8 +124,8 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
           v.worker_cycles[static_cast<std::size_t>(w)] = multislice_worker_cycles(in, rw.size() - in, cols, costs);
           in_total += in;
         }
-        out.sram_read_bytes += ni * 4 + in_total * cols * 4;
-        out.sram_write_bytes += in_total * cols * 4;
+        out.sram_read_bytes += ni * kIndexBytes + in_total * cols * kValueBytes;
+        out.sram_write_bytes += in_total * cols * kValueBytes;
         v.buffers = {{idx_buf[static_cast<std::size_t>(t)], 0}, {slab[static_cast<std::size_t>(t)], 0}, {dest, 0}};
         v.execute = [ni, row_begin = rs.begin, rows = rs.size(), cols](const sim::VertexContext& ctx) {
           const auto* idx = ctx.as<const std::int32_t>(0);
@@ -150,24 +151,24 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
     {
       // The iota of the stage-1 offsets, on the group's index tile, sent to every owner.
       const auto index_tile = tile(i, 0, 0);
-      const auto offsets = prog.add_buffer("stage-1 offsets (iota)", index_tile, chunk * 4);
+      const auto offsets = prog.add_buffer("stage-1 offsets (iota)", index_tile, chunk * kIndexBytes);
       sim::Vertex v;
       v.codelet = "Iota";
       v.supervisor_cycles = costs.supervisor_cycles;
       v.worker_cycles = worker_split_cycles(chunk, W, [&](std::int64_t n) { return index_transform_worker_cycles(n, costs); });
-      out.sram_write_bytes += chunk * 4;
+      out.sram_write_bytes += chunk * kIndexBytes;
       v.buffers = {{offsets, 0}};
       v.execute = [chunk](const sim::VertexContext& ctx) {
         auto* o = ctx.as<std::int32_t>(0);
         for (std::int64_t j = 0; j < chunk; ++j) o[j] = static_cast<std::int32_t>(j);
       };
       iota.compute.vertices.push_back({index_tile, std::move(v)});
-      sim::Transfer to_owners{{offsets, 0}, chunk * 4, {}};
+      sim::Transfer to_owners{{offsets, 0}, chunk * kIndexBytes, {}};
       for (std::int64_t k = 0; k < S; ++k) {
         if (block(ni, chunk, k).empty()) continue;
         for (std::int64_t h = 0; h < H; ++h) {
           const auto owner = tile(i, k, h);
-          if (owner != index_tile) to_owners.dst.push_back({prog.add_buffer("stage-1 offsets", owner, chunk * 4), 0});
+          if (owner != index_tile) to_owners.dst.push_back({prog.add_buffer("stage-1 offsets", owner, chunk * kIndexBytes), 0});
         }
       }
       if (!to_owners.dst.empty()) iota.exchange.transfers.push_back(std::move(to_owners));
@@ -179,13 +180,13 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
         const Range ch = block(F, cols_b, h);
         const std::int64_t cols = ch.size();
         const auto owner = tile(i, k, h);
-        const std::int64_t piece_bytes = kk.size() * cols * 4;
+        const std::int64_t piece_bytes = kk.size() * cols * kValueBytes;
         const auto received = prog.add_buffer("received candidates", owner, (S - 1) * piece_bytes);
         for (std::int64_t s = 0; s < S; ++s) {
           if (s == k) continue;
           const std::int64_t slot = s < k ? s : s - 1;
           transform.exchange.transfers.push_back(
-              {{candidates[static_cast<std::size_t>(tile(i, s, h))], kk.begin * cols * 4}, piece_bytes, {{received, slot * piece_bytes}}});
+              {{candidates[static_cast<std::size_t>(tile(i, s, h))], kk.begin * cols * kValueBytes}, piece_bytes, {{received, slot * piece_bytes}}});
         }
         const auto result = prog.add_buffer("out", owner, piece_bytes);
         out.output.push_back({result, li.begin + kk.begin, kk.size(), ch.begin, cols});
@@ -195,18 +196,18 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
         v.supervisor_cycles = costs.supervisor_cycles;
         v.worker_cycles =
             worker_split_cycles(kk.size(), W, [&](std::int64_t n) { return multislice_worker_cycles(n, 0, cols, costs); });
-        out.sram_read_bytes += kk.size() * (4 + cols * 4);
+        out.sram_read_bytes += kk.size() * (kIndexBytes + cols * kValueBytes);
         out.sram_write_bytes += piece_bytes;
         // The stage's indices are transformed first (which row block holds each lookup: an
         // elementwise integer op over the chunk), then the select vertex reads them.
-        const auto blocks_of = prog.add_buffer("candidate blocks", owner, kk.size() * 4);
+        const auto blocks_of = prog.add_buffer("candidate blocks", owner, kk.size() * kIndexBytes);
         sim::Vertex tv;
         tv.codelet = "IndexTransform";
         tv.supervisor_cycles = costs.supervisor_cycles;
         tv.worker_cycles = worker_split_cycles(kk.size(), W, [&](std::int64_t n) { return index_transform_worker_cycles(n, costs); });
-        out.sram_read_bytes += kk.size() * 4;
-        out.sram_write_bytes += kk.size() * 4;
-        tv.buffers = {{idx_buf[static_cast<std::size_t>(owner)], kk.begin * 4}, {blocks_of, 0}};
+        out.sram_read_bytes += kk.size() * kIndexBytes;
+        out.sram_write_bytes += kk.size() * kIndexBytes;
+        tv.buffers = {{idx_buf[static_cast<std::size_t>(owner)], kk.begin * kIndexBytes}, {blocks_of, 0}};
         tv.execute = [count = kk.size(), rows_b](const sim::VertexContext& ctx) {
           const auto* idx = ctx.as<const std::int32_t>(0);
           auto* block_of = ctx.as<std::int32_t>(1);
@@ -215,7 +216,7 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
         transform.compute.vertices.push_back({owner, std::move(tv)});
 
         v.buffers = {{blocks_of, 0},
-                     {candidates[static_cast<std::size_t>(owner)], kk.begin * cols * 4},
+                     {candidates[static_cast<std::size_t>(owner)], kk.begin * cols * kValueBytes},
                      {received, 0},
                      {result, 0}};
         v.execute = [count = kk.size(), k, cols](const sim::VertexContext& ctx) {
@@ -240,11 +241,11 @@ OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vect
   sim::Superstep& last = S > 1 ? select : slice;
   if (machine.planner.gather_output_to_linear_layout) {
     // The last exchange moves the output from the plan's layout to the linear one.
-    const LinearLayout layout = linear_layout(N * F, 4, machine);
+    const LinearLayout layout = linear_layout(N * F, kValueBytes, machine);
     std::vector<TensorPiece> linear_pieces;
-    const auto linear = add_linear_buffers(prog, "out (linear)", layout, 4, &linear_pieces);
+    const auto linear = add_linear_buffers(prog, "out (linear)", layout, kValueBytes, &linear_pieces);
     last.exchange.name = "output to linear layout";
-    add_linear_transfers(last.exchange, out.output, F, layout, linear, 4, /*to_linear=*/true);
+    add_linear_transfers(last.exchange, out.output, F, layout, linear, kValueBytes, /*to_linear=*/true);
     out.output = std::move(linear_pieces);
     out.output_width = 1;
   }

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
@@ -60,11 +61,11 @@ void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, cons
       const Range kk = block(inner, kb, k);
       std::vector<sim::BufferId> copies;
       for (std::int64_t h = 0; h < H; ++h) {
-        x_blk[at(s, h, k)] = prog.add_buffer("input block", tile(s, h, k), rs.size() * kk.size() * 4);
+        x_blk[at(s, h, k)] = prog.add_buffer("input block", tile(s, h, k), rs.size() * kk.size() * kValueBytes);
         if (h > 0) copies.push_back(x_blk[at(s, h, k)]);
       }
       broadcast_from_linear(operands.exchange, {x_blk[at(s, 0, k)], part.row_begin + rs.begin, rs.size(), kk.begin, kk.size()},
-                            copies, inner, lin.x, lin.x_buf, 4);
+                            copies, inner, lin.x, lin.x_buf, kValueBytes);
     }
   }
   for (std::int64_t h = 0; h < H; ++h) {
@@ -73,13 +74,13 @@ void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, cons
       const Range kk = block(inner, kb, k);
       std::vector<sim::BufferId> copies;
       for (std::int64_t s = 0; s < S; ++s) {
-        w_blk[at(s, h, k)] = prog.add_buffer("weight block", tile(s, h, k), kk.size() * ch.size() * 4);
+        w_blk[at(s, h, k)] = prog.add_buffer("weight block", tile(s, h, k), kk.size() * ch.size() * kValueBytes);
         if (s > 0) copies.push_back(w_blk[at(s, h, k)]);
       }
       // The weight of segment g is rows [g * inner, (g + 1) * inner) of the [segments * inner, cols] weight.
       broadcast_from_linear(operands.exchange,
                             {w_blk[at(0, h, k)], part.segment * inner + kk.begin, kk.size(), ch.begin, ch.size()}, copies, cols,
-                            lin.w, lin.w_buf, 4);
+                            lin.w, lin.w_buf, kValueBytes);
     }
   }
 
@@ -90,7 +91,7 @@ void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, cons
       for (std::int64_t k = 0; k < K; ++k) {
         const Range kk = block(inner, kb, k);
         const auto t = tile(s, h, k);
-        const auto p = prog.add_buffer(K == 1 ? "out" : "partial products", t, rs.size() * ch.size() * 4);
+        const auto p = prog.add_buffer(K == 1 ? "out" : "partial products", t, rs.size() * ch.size() * kValueBytes);
         partial[at(s, h, k)] = p;
         sim::Vertex v;
         v.codelet = "AMPMatMul";
@@ -112,8 +113,8 @@ void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, cons
             }
           }
         };
-        out.sram_read_bytes += (rs.size() * kk.size() + kk.size() * ch.size()) * 4;
-        out.sram_write_bytes += rs.size() * ch.size() * 4;
+        out.sram_read_bytes += (rs.size() * kk.size() + kk.size() * ch.size()) * kValueBytes;
+        out.sram_write_bytes += rs.size() * ch.size() * kValueBytes;
         amp.compute.vertices.push_back({t, std::move(v)});
       }
 
@@ -123,11 +124,11 @@ void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, cons
       if (bias) {
         for (std::int64_t q = 0; q < K; ++q) {
           if (K > 1 && block(rs.size(), chunk, q).empty()) continue;
-          bias_blk.push_back(prog.add_buffer("bias block", tile(s, h, q), ch.size() * 4));
+          bias_blk.push_back(prog.add_buffer("bias block", tile(s, h, q), ch.size() * kValueBytes));
         }
         const std::vector<sim::BufferId> copies(bias_blk.begin() + 1, bias_blk.end());
         broadcast_from_linear(operands.exchange, {bias_blk.front(), 0, 1, ch.begin, ch.size()}, copies, cols, lin.bias,
-                              lin.bias_buf, 4);
+                              lin.bias_buf, kValueBytes);
       }
 
       if (K == 1) {
@@ -142,8 +143,8 @@ void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, cons
             for (std::int64_t i = 0; i < r; ++i)
               for (std::int64_t j = 0; j < c; ++j) y[i * c + j] += b[j];
           };
-          out.sram_read_bytes += (rs.size() + 1) * ch.size() * 4;
-          out.sram_write_bytes += rs.size() * ch.size() * 4;
+          out.sram_read_bytes += (rs.size() + 1) * ch.size() * kValueBytes;
+          out.sram_write_bytes += rs.size() * ch.size() * kValueBytes;
           reduce.compute.vertices.push_back({tile(s, h, 0), std::move(v)});
         }
         finished.push_back({p, part.row_begin + rs.begin, rs.size(), ch.begin, ch.size()});
@@ -156,20 +157,20 @@ void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, cons
         const Range kq = block(rs.size(), chunk, q);
         if (kq.empty()) continue;
         const auto owner = tile(s, h, q);
-        const std::int64_t piece_bytes = kq.size() * ch.size() * 4;
+        const std::int64_t piece_bytes = kq.size() * ch.size() * kValueBytes;
         const auto received = prog.add_buffer("received partial products", owner, (K - 1) * piece_bytes);
         for (std::int64_t k = 0; k < K; ++k) {
           if (k == q) continue;
           const std::int64_t slot = k < q ? k : k - 1;
           amp.exchange.transfers.push_back(
-              {{partial[at(s, h, k)], kq.begin * ch.size() * 4}, piece_bytes, {{received, slot * piece_bytes}}});
+              {{partial[at(s, h, k)], kq.begin * ch.size() * kValueBytes}, piece_bytes, {{received, slot * piece_bytes}}});
         }
         const auto result = prog.add_buffer("out", owner, piece_bytes);
         finished.push_back({result, part.row_begin + rs.begin + kq.begin, kq.size(), ch.begin, ch.size()});
         const std::int64_t partials = K + (bias ? 1 : 0);
         sim::Vertex v = spread_vertex("Reduce", kq.size() * ch.size(), m,
                                       [&](std::int64_t n) { return reduce_worker_cycles(n, partials, costs); });
-        v.buffers = {{partial[at(s, h, q)], kq.begin * ch.size() * 4}, {received, 0}, {result, 0}};
+        v.buffers = {{partial[at(s, h, q)], kq.begin * ch.size() * kValueBytes}, {received, 0}, {result, 0}};
         if (bias) v.buffers.push_back({bias_blk[bias_at++], 0});
         v.execute = [r = kq.size(), c = ch.size(), q, K, bias](const sim::VertexContext& ctx) {
           const auto* own = ctx.as<const float>(0);
@@ -229,14 +230,14 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   LinearOperands lin;
   lin.inner = K;
   lin.cols = N;
-  lin.x = linear_layout(M * K, 4, machine);
-  lin.w = linear_layout(segments * K * N, 4, machine);
-  lin.out = linear_layout(M * N, 4, machine);
-  lin.x_buf = add_linear_buffers(prog, "input (linear)", lin.x, 4, &out.input);
-  lin.w_buf = add_linear_buffers(prog, "weight (linear)", lin.w, 4, &out.weight);
+  lin.x = linear_layout(M * K, kValueBytes, machine);
+  lin.w = linear_layout(segments * K * N, kValueBytes, machine);
+  lin.out = linear_layout(M * N, kValueBytes, machine);
+  lin.x_buf = add_linear_buffers(prog, "input (linear)", lin.x, kValueBytes, &out.input);
+  lin.w_buf = add_linear_buffers(prog, "weight (linear)", lin.w, kValueBytes, &out.weight);
   if (bias) {
-    lin.bias = linear_layout(N, 4, machine);
-    lin.bias_buf = add_linear_buffers(prog, "bias (linear)", lin.bias, 4, &out.bias);
+    lin.bias = linear_layout(N, kValueBytes, machine);
+    lin.bias_buf = add_linear_buffers(prog, "bias (linear)", lin.bias, kValueBytes, &out.bias);
   }
   sim::Superstep operands{"operands", {"none", {}}, {"input and weight blocks to the tiles", {}}};
   sim::Superstep amp{"amp", {"AMPMatMul", {}}, {"partial products", {}}};
@@ -245,10 +246,10 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   for (const auto& p : parts) add_part(p, bias, lin, machine, out, operands, amp, reduce, finished);
 
   std::vector<TensorPiece> linear_pieces;
-  lin.out_buf = add_linear_buffers(prog, "out (linear)", lin.out, 4, &linear_pieces);
+  lin.out_buf = add_linear_buffers(prog, "out (linear)", lin.out, kValueBytes, &linear_pieces);
   sim::Superstep& last = reduce_step ? reduce : amp;
   last.exchange.name = "output to linear layout";
-  add_linear_transfers(last.exchange, finished, N, lin.out, lin.out_buf, 4, /*to_linear=*/true);
+  add_linear_transfers(last.exchange, finished, N, lin.out, lin.out_buf, kValueBytes, /*to_linear=*/true);
   out.output = std::move(linear_pieces);
   out.input_width = 1;
   out.output_width = 1;

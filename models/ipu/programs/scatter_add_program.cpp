@@ -17,6 +17,7 @@
 #include <limits>
 
 #include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
@@ -32,7 +33,7 @@ sim::Vertex fill_vertex(sim::BufferId buffer, std::int64_t bytes, const IpuMachi
   fill.codelet = "Fill";
   fill.supervisor_cycles = machine.codelets.supervisor_cycles;
   fill.worker_cycles.assign(static_cast<std::size_t>(W), 0);
-  const std::int64_t chunk = ceil_div(bytes / 4, W) * 4;
+  const std::int64_t chunk = ceil_div(bytes / kValueBytes, W) * kValueBytes;
   for (std::int64_t w = 0; w < W; ++w) {
     const Range bw = block(bytes, chunk, w);
     if (!bw.empty()) fill.worker_cycles[static_cast<std::size_t>(w)] = fill_worker_cycles(bw.size(), machine.codelets);
@@ -42,7 +43,7 @@ sim::Vertex fill_vertex(sim::BufferId buffer, std::int64_t bytes, const IpuMachi
     fill.execute = [bytes](const sim::VertexContext& ctx) { std::memset(ctx.data(0), 0, static_cast<std::size_t>(bytes)); };
   } else {
     fill.execute = [bytes, value](const sim::VertexContext& ctx) {
-      std::fill(ctx.as<float>(0), ctx.as<float>(0) + bytes / 4, value);
+      std::fill(ctx.as<float>(0), ctx.as<float>(0) + bytes / kValueBytes, value);
     };
   }
   return fill;
@@ -117,23 +118,23 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
   // The zeroed output starts mapped linearly (torch.zeros), is filled there and exchanged into group
   // 0's blocks; the other groups zero their own partial sums.
   const bool base_from_linear = machine.planner.scatter_base_from_linear_layout;
-  const LinearLayout out_layout = linear_layout(R * F, 4, machine);
+  const LinearLayout out_layout = linear_layout(R * F, kValueBytes, machine);
   std::vector<sim::BufferId> linear_base;
   if (base_from_linear) {
-    linear_base = add_linear_buffers(prog, "out (linear)", out_layout, 4, nullptr);
+    linear_base = add_linear_buffers(prog, "out (linear)", out_layout, kValueBytes, nullptr);
     for (std::int64_t t = 0; t < out_layout.tiles_used; ++t) {
       zero.compute.vertices.push_back({static_cast<sim::TileId>(t),
-                                       fill_vertex(linear_base[static_cast<std::size_t>(t)], out_layout.tile_range(t).size() * 4,
+                                       fill_vertex(linear_base[static_cast<std::size_t>(t)], out_layout.tile_range(t).size() * kValueBytes,
                                                    machine, identity)});
-      out.sram_write_bytes += out_layout.tile_range(t).size() * 4;
+      out.sram_write_bytes += out_layout.tile_range(t).size() * kValueBytes;
     }
   }
   // Messages an earlier op wrote live in the linear layout (the layout contract between ops); each
   // group's column blocks are exchanged from there to all S row-block tiles that need them.
   const bool messages_from_linear = has_messages && machine.planner.scatter_messages_from_linear_layout;
-  const LinearLayout messages_layout = linear_layout(M * F, 4, machine);
+  const LinearLayout messages_layout = linear_layout(M * F, kValueBytes, machine);
   std::vector<sim::BufferId> linear_messages;
-  if (messages_from_linear) linear_messages = add_linear_buffers(prog, "messages (linear)", messages_layout, 4, &out.input);
+  if (messages_from_linear) linear_messages = add_linear_buffers(prog, "messages (linear)", messages_layout, kValueBytes, &out.input);
   std::vector<TensorPiece> group0_blocks;
 
   for (std::int64_t i = 0; i < I; ++i) {
@@ -149,7 +150,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
     // Messages: columns of block h live on tile (i, 0, h) and are broadcast over the row blocks.
     for (std::int64_t h = 0; has_messages && h < H; ++h) {
       const Range ch = block(F, cols_b, h);
-      const std::int64_t bytes = n * ch.size() * 4;
+      const std::int64_t bytes = n * ch.size() * kValueBytes;
       const auto b = prog.add_buffer("messages", tile(i, 0, h), bytes);
       src_buf[static_cast<std::size_t>(tile(i, 0, h))] = b;
       std::vector<sim::BufferId> copies;
@@ -159,7 +160,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
       }
       if (messages_from_linear) {
         const std::size_t first = zero.exchange.transfers.size();
-        add_linear_transfers(zero.exchange, {{b, mi.begin, n, ch.begin, ch.size()}}, F, messages_layout, linear_messages, 4,
+        add_linear_transfers(zero.exchange, {{b, mi.begin, n, ch.begin, ch.size()}}, F, messages_layout, linear_messages, kValueBytes,
                              /*to_linear=*/false);
         for (std::size_t k = first; k < zero.exchange.transfers.size(); ++k) {
           auto& t = zero.exchange.transfers[k];
@@ -182,7 +183,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
         const Range ch = block(F, cols_b, h);
         const std::int64_t cols = ch.size();
         const auto t = tile(i, s, h);
-        const std::int64_t part_bytes = rs.size() * cols * 4;
+        const std::int64_t part_bytes = rs.size() * cols * kValueBytes;
         const auto part = prog.add_buffer(I == 1 ? "out" : "partial sums", t, part_bytes);
         partial[static_cast<std::size_t>(t)] = part;
         if (I == 1) out.output.push_back({part, rs.begin, rs.size(), ch.begin, cols});
@@ -194,10 +195,10 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
           out.sram_write_bytes += part_bytes;
         }
         if (counts) {
-          const auto cnt = prog.add_buffer(I == 1 ? "counts" : "partial counts", t, rs.size() * 4);
+          const auto cnt = prog.add_buffer(I == 1 ? "counts" : "partial counts", t, rs.size() * kValueBytes);
           count_buf[static_cast<std::size_t>(t)] = cnt;
-          zero.compute.vertices.push_back({t, fill_vertex(cnt, rs.size() * 4, machine)});
-          out.sram_write_bytes += rs.size() * 4;
+          zero.compute.vertices.push_back({t, fill_vertex(cnt, rs.size() * kValueBytes, machine)});
+          out.sram_write_bytes += rs.size() * kValueBytes;
         }
 
         sim::Vertex upd;
@@ -217,11 +218,11 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
           in_total += in;
           ++active_workers;
         }
-        out.sram_read_bytes += active_workers * n * 4 + in_total * cols * (has_messages ? 8 : 4);
-        out.sram_write_bytes += in_total * cols * 4;
+        out.sram_read_bytes += active_workers * n * kIndexBytes + in_total * cols * (has_messages ? 2 : 1) * kValueBytes;
+        out.sram_write_bytes += in_total * cols * kValueBytes;
         if (counts) {
-          out.sram_read_bytes += active_workers * n * 4 + in_total * 4;
-          out.sram_write_bytes += in_total * 4;
+          out.sram_read_bytes += active_workers * n * kIndexBytes + in_total * kValueBytes;
+          out.sram_write_bytes += in_total * kValueBytes;
         }
         const std::int64_t row_begin = rs.begin, rows = rs.size();
         if (kind == OpKind::degree_count) {
@@ -260,7 +261,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
         if (finalise && I == 1) {
           update.compute.vertices.push_back({t, finalise_vertex(kind, part, counts ? count_buf[static_cast<std::size_t>(t)] : -1,
                                                                 rs.size(), cols, machine)});
-          out.sram_read_bytes += part_bytes + (counts ? rs.size() * 4 : 0);
+          out.sram_read_bytes += part_bytes + (counts ? rs.size() * kValueBytes : 0);
           out.sram_write_bytes += part_bytes;
         }
       }
@@ -279,18 +280,18 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
           const Range kk = block(rs.size(), chunk, k);
           if (kk.empty()) continue;
           const auto owner = tile(k, s, h);
-          const std::int64_t piece_bytes = kk.size() * cols * 4;
-          const std::int64_t count_bytes = kk.size() * 4;
+          const std::int64_t piece_bytes = kk.size() * cols * kValueBytes;
+          const std::int64_t count_bytes = kk.size() * kValueBytes;
           const auto received = prog.add_buffer("received partial sums", owner, (I - 1) * piece_bytes);
           const auto received_counts = counts ? prog.add_buffer("received partial counts", owner, (I - 1) * count_bytes) : -1;
           for (std::int64_t i = 0; i < I; ++i) {
             if (i == k) continue;
             const std::int64_t slot = i < k ? i : i - 1;
             update.exchange.transfers.push_back(
-                {{partial[static_cast<std::size_t>(tile(i, s, h))], kk.begin * cols * 4}, piece_bytes, {{received, slot * piece_bytes}}});
+                {{partial[static_cast<std::size_t>(tile(i, s, h))], kk.begin * cols * kValueBytes}, piece_bytes, {{received, slot * piece_bytes}}});
             if (counts) {
               update.exchange.transfers.push_back(
-                  {{count_buf[static_cast<std::size_t>(tile(i, s, h))], kk.begin * 4}, count_bytes, {{received_counts, slot * count_bytes}}});
+                  {{count_buf[static_cast<std::size_t>(tile(i, s, h))], kk.begin * kValueBytes}, count_bytes, {{received_counts, slot * count_bytes}}});
             }
           }
           const auto result = prog.add_buffer("out", owner, piece_bytes);
@@ -303,7 +304,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
           red.worker_cycles = worker_split_cycles(elements, W, [&](std::int64_t n) { return reduce_worker_cycles(n, I, costs); });
           out.sram_read_bytes += I * piece_bytes;
           out.sram_write_bytes += piece_bytes;
-          red.buffers = {{partial[static_cast<std::size_t>(owner)], kk.begin * cols * 4}, {received, 0}, {result, 0}};
+          red.buffers = {{partial[static_cast<std::size_t>(owner)], kk.begin * cols * kValueBytes}, {received, 0}, {result, 0}};
           red.execute = [elements, k, I, is_max](const sim::VertexContext& ctx) {
             const auto* own = ctx.as<const float>(0);
             const auto* recv = ctx.as<const float>(1);
@@ -328,7 +329,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
             rc.worker_cycles = worker_split_cycles(kk.size(), W, [&](std::int64_t n) { return reduce_worker_cycles(n, I, costs); });
             out.sram_read_bytes += I * count_bytes;
             out.sram_write_bytes += count_bytes;
-            rc.buffers = {{count_buf[static_cast<std::size_t>(owner)], kk.begin * 4}, {received_counts, 0}, {total_counts, 0}};
+            rc.buffers = {{count_buf[static_cast<std::size_t>(owner)], kk.begin * kValueBytes}, {received_counts, 0}, {total_counts, 0}};
             rc.execute = [rows = kk.size(), k, I](const sim::VertexContext& ctx) {
               const auto* own = ctx.as<const float>(0);
               const auto* recv = ctx.as<const float>(1);
@@ -352,7 +353,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
   }
 
   if (base_from_linear) {
-    add_linear_transfers(zero.exchange, group0_blocks, F, out_layout, linear_base, 4, /*to_linear=*/false);
+    add_linear_transfers(zero.exchange, group0_blocks, F, out_layout, linear_base, kValueBytes, /*to_linear=*/false);
   }
   out.input_width = messages_from_linear ? 1 : F;
   out.output_width = F;
@@ -360,13 +361,13 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
   if (machine.planner.outputs_to_linear_layout) {
     // The last exchange moves the sums back to the linear layout (into the base they started from).
     std::vector<TensorPiece> linear_pieces;
-    const auto linear = base_from_linear ? linear_base : add_linear_buffers(prog, "out (linear)", out_layout, 4, nullptr);
+    const auto linear = base_from_linear ? linear_base : add_linear_buffers(prog, "out (linear)", out_layout, kValueBytes, nullptr);
     for (std::int64_t t = 0; t < out_layout.tiles_used; ++t) {
       const Range r = out_layout.tile_range(t);
       linear_pieces.push_back({linear[static_cast<std::size_t>(t)], r.begin, r.size(), 0, 1});
     }
     last.exchange.name = "output to linear layout";
-    add_linear_transfers(last.exchange, out.output, F, out_layout, linear, 4, /*to_linear=*/true);
+    add_linear_transfers(last.exchange, out.output, F, out_layout, linear, kValueBytes, /*to_linear=*/true);
     out.output = std::move(linear_pieces);
     out.output_width = 1;
   }

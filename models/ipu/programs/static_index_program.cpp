@@ -25,14 +25,13 @@
 
 #include "common/error.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 
 namespace tilesim::ipu {
 
 namespace {
-
-constexpr std::int64_t kFloatBytes = 4;
 
 // A run of one row's columns that lies on one tile of each of two linear layouts: columns
 // [col, col + count) of source row `src_row` (layout `from`) and of destination row `dst_row` (layout `to`).
@@ -75,8 +74,8 @@ LinearProgram linear_program(const Op& op, const std::string& input_name, const 
                              const LinearLayout& output) {
   LinearProgram p;
   p.op.program.name = op.name;
-  p.input = add_linear_buffers(p.op.program, input_name + " (linear)", input, kFloatBytes, &p.op.input);
-  p.output = add_linear_buffers(p.op.program, "output (linear)", output, kFloatBytes, &p.op.output);
+  p.input = add_linear_buffers(p.op.program, input_name + " (linear)", input, kValueBytes, &p.op.input);
+  p.output = add_linear_buffers(p.op.program, "output (linear)", output, kValueBytes, &p.op.output);
   p.op.input_width = 1;
   p.op.output_width = 1;
   return p;
@@ -88,7 +87,7 @@ OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32
   const std::int64_t R = op.shape.num_inputs, F = op.shape.num_features, N = op.shape.num_outputs;
   if (static_cast<std::int64_t>(indices.size()) != N) throw std::logic_error("static gather: index count differs from num_outputs");
   const std::int64_t W = machine.chip.worker_contexts;
-  const LinearLayout table = linear_layout(R * F, kFloatBytes, machine), output = linear_layout(N * F, kFloatBytes, machine);
+  const LinearLayout table = linear_layout(R * F, kValueBytes, machine), output = linear_layout(N * F, kValueBytes, machine);
 
   LinearProgram linear = linear_program(op, "table", table, output);
   OpProgram& out = linear.op;
@@ -118,9 +117,9 @@ OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32
     for (std::int64_t k = begin[static_cast<std::size_t>(r)]; k < begin[static_cast<std::size_t>(r) + 1]; ++k) {
       const std::int64_t e = lookups[static_cast<std::size_t>(k)];
       for_each_run(table, r, output, e, F, 0, F, [&](const RowRun& run) {
-        const sim::BufferRef dst{out_buf[static_cast<std::size_t>(run.dst_tile)], run.dst_element * kFloatBytes};
+        const sim::BufferRef dst{out_buf[static_cast<std::size_t>(run.dst_tile)], run.dst_element * kValueBytes};
         if (run.src_tile == run.dst_tile) {
-          local[static_cast<std::size_t>(run.dst_tile)].push_back({run.src_element * kFloatBytes, dst.offset_bytes, run.count * kFloatBytes});
+          local[static_cast<std::size_t>(run.dst_tile)].push_back({run.src_element * kValueBytes, dst.offset_bytes, run.count * kValueBytes});
           return;
         }
         for (const Open& o : open) {
@@ -131,7 +130,7 @@ OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32
         }
         open.push_back({run.col, run.count, step.exchange.transfers.size()});
         step.exchange.transfers.push_back(
-            {{table_buf[static_cast<std::size_t>(run.src_tile)], run.src_element * kFloatBytes}, run.count * kFloatBytes, {dst}});
+            {{table_buf[static_cast<std::size_t>(run.src_tile)], run.src_element * kValueBytes}, run.count * kValueBytes, {dst}});
       });
     }
   }
@@ -147,7 +146,7 @@ OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32
     sim::Vertex v;
     v.codelet = "copy local rows";
     const std::int64_t n = static_cast<std::int64_t>(copies->size());
-    const std::int64_t elements_per_copy = ceil_div(bytes / kFloatBytes, n);
+    const std::int64_t elements_per_copy = ceil_div(bytes / kValueBytes, n);
     v.worker_cycles = worker_split_cycles(n, W, [&](std::int64_t k) {
       return multislice_worker_cycles(k, 0, elements_per_copy, machine.codelets);
     });
@@ -221,7 +220,7 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
   const OpKind kind = op.kind;
   const std::int64_t W = machine.chip.worker_contexts;
   const auto& costs = machine.codelets;
-  const LinearLayout messages = linear_layout(M * F, kFloatBytes, machine), output = linear_layout(R * F, kFloatBytes, machine);
+  const LinearLayout messages = linear_layout(M * F, kValueBytes, machine), output = linear_layout(R * F, kValueBytes, machine);
   const auto T = static_cast<std::size_t>(machine.chip.num_tiles);
   const float identity = kind == OpKind::scatter_max ? -std::numeric_limits<float>::infinity() : 0.0f;
 
@@ -236,7 +235,7 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
   if (keep_messages) {
     for (std::size_t t = 0; t < message_buf.size(); ++t) {
       fold_buf[t] = prog.add_buffer("partials (copy of the messages)", static_cast<sim::TileId>(t),
-                                    messages.tile_range(static_cast<std::int64_t>(t)).size() * kFloatBytes);
+                                    messages.tile_range(static_cast<std::int64_t>(t)).size() * kValueBytes);
     }
   }
   auto own_elements = [](const LinearLayout& l, std::size_t t) {
@@ -284,10 +283,10 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
   const auto sram = machine.chip.sram_bytes_per_tile;
   const auto share = static_cast<std::int64_t>(machine.planner.memory_fraction * static_cast<double>(sram));
   for (std::size_t t = 0; t < T; ++t) {
-    const std::int64_t own = (keep_messages ? 2 : 1) * sim::align_buffer_offset(own_elements(messages, t) * kFloatBytes) +
-                             sim::align_buffer_offset(own_elements(output, t) * kFloatBytes);
-    budget[t] = share - own >= F * kFloatBytes ? share - own : sram - own;
-    if (budget[t] < std::min<std::int64_t>(F, output.elements_per_tile) * kFloatBytes) {
+    const std::int64_t own = (keep_messages ? 2 : 1) * sim::align_buffer_offset(own_elements(messages, t) * kValueBytes) +
+                             sim::align_buffer_offset(own_elements(output, t) * kValueBytes);
+    budget[t] = share - own >= F * kValueBytes ? share - own : sram - own;
+    if (budget[t] < std::min<std::int64_t>(F, output.elements_per_tile) * kValueBytes) {
       throw PlanError("op \"" + op.name + "\" (" + to_string(kind) + ", indices compiled into the exchange) does not fit on machine " +
                       machine.chip.name + ": tile " + std::to_string(t) + " needs " + std::to_string(own) +
                       " bytes for its messages and output rows and room to receive a row, but a tile has " +
@@ -301,7 +300,7 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
     const auto o = static_cast<std::size_t>(remote[k].owner);
     std::int64_t round = 0, used = 0;
     for (; k < remote.size() && static_cast<std::size_t>(remote[k].owner) == o; ++k) {
-      const std::int64_t bytes = remote[k].count * kFloatBytes;
+      const std::int64_t bytes = remote[k].count * kValueBytes;
       if (used + bytes > budget[o]) {
         ++round;
         used = 0;
@@ -333,8 +332,8 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
     const Remote& r = remote[k];
     const auto o = static_cast<std::size_t>(r.owner);
     steps[static_cast<std::size_t>(round_of[k])].exchange.transfers.push_back(
-        {{fold_buf[static_cast<std::size_t>(r.src_tile)], r.src_element * kFloatBytes}, r.count * kFloatBytes, {{receive_buf[o], offset_of[k]}}});
-    received[static_cast<std::size_t>(round_of[k])][o].push_back({r.dst_element, offset_of[k] / kFloatBytes, r.count, 0});
+        {{fold_buf[static_cast<std::size_t>(r.src_tile)], r.src_element * kValueBytes}, r.count * kValueBytes, {{receive_buf[o], offset_of[k]}}});
+    received[static_cast<std::size_t>(round_of[k])][o].push_back({r.dst_element, offset_of[k] / kValueBytes, r.count, 0});
   }
   remote.clear();
   remote.shrink_to_fit();
@@ -343,13 +342,13 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
     auto folds = std::make_shared<const std::vector<Fold>>(std::move(combine[t]));
     std::int64_t elements = 0;
     for (const Fold& f : *folds) elements += f.count;
-    out.sram_read_bytes += 2 * elements * kFloatBytes;
-    out.sram_write_bytes += elements * kFloatBytes;
+    out.sram_read_bytes += 2 * elements * kValueBytes;
+    out.sram_write_bytes += elements * kValueBytes;
     if (folds->empty() && !keep_messages) continue;
     sim::Vertex v;
     v.codelet = keep_messages ? "copy and combine messages" : "combine messages";
     v.worker_cycles = fold_worker_cycles(*folds, W, costs);
-    const std::int64_t bytes = messages.tile_range(static_cast<std::int64_t>(t)).size() * kFloatBytes;
+    const std::int64_t bytes = messages.tile_range(static_cast<std::int64_t>(t)).size() * kValueBytes;
     if (keep_messages) {
       // The copy, at the fill's store rate (one 64-bit store per worker cycle).
       const auto share = worker_shares(bytes, W);
@@ -374,12 +373,12 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
     {  // fill with the identity
       sim::Vertex v;
       v.codelet = "fill";
-      for (std::int64_t bytes : worker_shares(mine.size() * kFloatBytes, W)) v.worker_cycles.push_back(fill_worker_cycles(bytes, costs));
+      for (std::int64_t bytes : worker_shares(mine.size() * kValueBytes, W)) v.worker_cycles.push_back(fill_worker_cycles(bytes, costs));
       v.supervisor_cycles = costs.supervisor_cycles;
       v.buffers = {{out_buf[o], 0}};
       const std::int64_t n = mine.size();
       v.execute = [n, identity](const sim::VertexContext& ctx) { std::fill(ctx.as<float>(0), ctx.as<float>(0) + n, identity); };
-      out.sram_write_bytes += n * kFloatBytes;
+      out.sram_write_bytes += n * kValueBytes;
       steps[0].compute.vertices.push_back({static_cast<sim::TileId>(o), std::move(v)});
     }
     // The finish: per element, 1 / count of its row (mean) or nothing (add; max replaces -inf by 0).
@@ -401,8 +400,8 @@ OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int3
       auto folds = std::make_shared<const std::vector<Fold>>(std::move(list));
       std::int64_t elements = 0;
       for (const Fold& f : *folds) elements += f.count;
-      out.sram_read_bytes += 2 * elements * kFloatBytes;
-      out.sram_write_bytes += elements * kFloatBytes;
+      out.sram_read_bytes += 2 * elements * kValueBytes;
+      out.sram_write_bytes += elements * kValueBytes;
       sim::Vertex v;
       v.codelet = finish ? "fold partials and finish" : "fold partials";
       v.worker_cycles = fold_worker_cycles(*folds, W, costs);
