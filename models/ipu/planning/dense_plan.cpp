@@ -10,9 +10,9 @@
 #include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/phase_estimate.hpp"
 #include "models/ipu/planning/plan.hpp"
 #include "models/ipu/planning/system_estimate.hpp"
-#include "sim/engine.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
@@ -31,19 +31,6 @@ void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, PhaseTraf
   p.phases.push_back({name, cycles, traffic});
   p.estimated_cycles += cycles;
   p.objective_cycles += cycles;
-}
-
-sim::Cycles exchange_cycles(std::int64_t sent, std::int64_t received, const IpuMachine& m) {
-  if (sent == 0 && received == 0) return 0;
-  return m.chip.exchange_fixed_cycles +
-         sim::tile_exchange_cycles(sent, static_cast<double>(received), m.chip.exchange_bytes_per_cycle);
-}
-
-// A multi-worker vertex whose workers share `elements` evenly, each costing worker(n) for n elements.
-template <class WorkerCycles>
-sim::Cycles spread_vertex_cycles(std::int64_t elements, const IpuMachine& m, WorkerCycles worker) {
-  const std::int64_t W = m.chip.worker_contexts;
-  return W * worker(ceil_div(elements, W)) + m.codelets.supervisor_cycles;
 }
 
 void add_loop_control(OpPlan& p, const IpuMachine& m) {
@@ -70,17 +57,17 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
       const std::int64_t needed = op.shape.other_rows == 1 ? op.shape.other_groups : rows_spanned * op.shape.other_groups;
       add_phase(p, "sync", m.chip.sync_cycles);
       add_phase(p, "exchange: broadcast operand to the tiles that need it",
-                exchange_cycles(linear_operand_bytes(other_elements, m), needed * kValueBytes, m), PhaseTraffic::linear_layout);
+                exchange_phase_estimate(linear_operand_bytes(other_elements, m), needed * kValueBytes, m), PhaseTraffic::linear_layout);
       bytes += aligned(needed * kValueBytes) + aligned(linear_operand_bytes(other_elements, m));
     }
   }
   const auto& c = m.codelets;
   const sim::Cycles compute =
       op.kind == OpKind::unary
-          ? spread_vertex_cycles(l.elements_per_tile, m, [&](std::int64_t n) { return unary_worker_cycles(op.unary, n, c); })
-          : spread_vertex_cycles(l.elements_per_tile, m, [&](std::int64_t n) { return binary_worker_cycles(op.binary, n, c); });
+          ? spread_vertex_estimate(l.elements_per_tile, m, [&](std::int64_t n) { return unary_worker_cycles(op.unary, n, c); })
+          : spread_vertex_estimate(l.elements_per_tile, m, [&](std::int64_t n) { return binary_worker_cycles(op.binary, n, c); });
   add_phase(p, "compute: " + std::string(op.kind == OpKind::unary ? "UnaryOp " + to_string(op.unary) : "BinaryOp " + to_string(op.binary)),
-            m.chip.compute_fixed_cycles + compute);
+            compute_phase_estimate(compute, m));
   // No sync after it: nothing is exchanged after the compute (sim/program.hpp).
   add_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
@@ -207,28 +194,29 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   // 1: operands from the linear layout to the tiles of the split (broadcast over the other factor).
   add_phase(p, "sync", m.chip.sync_cycles);
   add_phase(p, "exchange: input, weight (and bias) blocks to the tiles",
-            exchange_cycles(x_linear + w_linear + bias_linear, x_block + w_block + bias_block, m),
+            exchange_phase_estimate(x_linear + w_linear + bias_linear, x_block + w_block + bias_block, m),
             PhaseTraffic::linear_layout);
   // 2: the AMP vertex on every tile.
-  add_phase(p, "compute: AMP matmul", m.chip.compute_fixed_cycles + amp_matmul_tile_cycles(mb, kb, nb, c));
+  // The AMP vertex occupies the whole tile: its cost function gives tile cycles.
+  add_phase(p, "compute: AMP matmul", compute_phase_estimate(amp_matmul_tile_cycles(mb, kb, nb, c), m));
   add_phase(p, "sync", m.chip.sync_cycles);
   std::int64_t bytes = aligned(x_block) + aligned(w_block) + aligned(part) + aligned(x_linear) + aligned(w_linear) +
                        aligned(out_linear) + (bias ? aligned(bias_block) + aligned(bias_linear) : 0);
   const std::int64_t final_bytes = (K > 1 ? chunk : mb) * nb * kValueBytes;
   if (K > 1 || bias) {
     if (K > 1) {
-      add_phase(p, "exchange: partial products to their reducers", exchange_cycles((K - 1) * chunk * nb * kValueBytes, (K - 1) * chunk * nb * kValueBytes, m),
+      add_phase(p, "exchange: partial products to their reducers", exchange_phase_estimate((K - 1) * chunk * nb * kValueBytes, (K - 1) * chunk * nb * kValueBytes, m),
                 PhaseTraffic::among_plan_tiles);
       bytes += aligned((K - 1) * chunk * nb * kValueBytes) + aligned(chunk * nb * kValueBytes);
     }
     const std::int64_t partials = K + (bias ? 1 : 0);
     const sim::Cycles reduce =
-        K > 1 ? spread_vertex_cycles(chunk * nb, m, [&](std::int64_t n) { return reduce_worker_cycles(n, partials, c); })
-              : spread_vertex_cycles(mb * nb, m, [&](std::int64_t n) { return binary_worker_cycles(BinaryFn::add, n, c); });
-    add_phase(p, K > 1 ? "compute: reduce partial products" : "compute: add bias", m.chip.compute_fixed_cycles + reduce);
+        K > 1 ? spread_vertex_estimate(chunk * nb, m, [&](std::int64_t n) { return reduce_worker_cycles(n, partials, c); })
+              : spread_vertex_estimate(mb * nb, m, [&](std::int64_t n) { return binary_worker_cycles(BinaryFn::add, n, c); });
+    add_phase(p, K > 1 ? "compute: reduce partial products" : "compute: add bias", compute_phase_estimate(reduce, m));
     add_phase(p, "sync", m.chip.sync_cycles);
   }
-  add_phase(p, "exchange: output to linear layout", exchange_cycles(final_bytes, out_linear, m), PhaseTraffic::linear_layout);
+  add_phase(p, "exchange: output to linear layout", exchange_phase_estimate(final_bytes, out_linear, m), PhaseTraffic::linear_layout);
   add_loop_control(p, m);
   add_cross_chip_estimate(p, m);
   p.estimated_peak_tile_bytes = bytes;

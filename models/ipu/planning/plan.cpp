@@ -11,8 +11,8 @@
 #include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/phase_estimate.hpp"
 #include "models/ipu/planning/system_estimate.hpp"
-#include "sim/engine.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
@@ -24,22 +24,15 @@ std::int64_t aligned(std::int64_t bytes) { return sim::align_buffer_offset(bytes
 
 std::int64_t rows_split(const Op& op) { return op.kind == OpKind::gather ? op.shape.num_inputs : op.shape.num_outputs; }
 
-// Cycles of a multi-worker vertex whose workers all do the same work.
-sim::Cycles balanced_vertex_cycles(sim::Cycles worker_cycles, const IpuMachine& m) {
-  return m.chip.compute_fixed_cycles + m.chip.worker_contexts * worker_cycles + m.codelets.supervisor_cycles;
-}
-
 // An exchange phase's cycles, and the part of them the planner's objective sees (poplibs ranks plans
 // by bytes / exchange rate alone, without the fixed cost; syncs are charged by add_sync).
 struct ExchangeEstimate {
   sim::Cycles cycles = 0;
   sim::Cycles objective_cycles = 0;
 };
+// The busiest tile sends and receives `bytes`.
 ExchangeEstimate exchange_phase_cycles(std::int64_t bytes, const IpuMachine& m) {
-  if (bytes == 0) return {};
-  const sim::Cycles transfer = sim::tile_exchange_cycles(bytes, static_cast<double>(bytes), m.chip.exchange_bytes_per_cycle);
-  const sim::Cycles fixed = m.chip.exchange_fixed_cycles;
-  return {fixed + transfer, transfer};
+  return {exchange_phase_estimate(bytes, bytes, m), exchange_transfer_estimate(bytes, bytes, m)};
 }
 
 OpPlan normalised(const Op& op, const Split& split, const IpuMachine& m) {
@@ -86,7 +79,7 @@ void add_sync(OpPlan& p, const IpuMachine& m) {
 sim::Cycles base_rearrangement_objective(std::int64_t block_bytes, std::int64_t tensor_elements, const IpuMachine& m) {
   if (!m.planner.objective_includes_base_rearrangement) return 0;
   const std::int64_t excess = block_bytes - linear_tile_bytes(tensor_elements, kValueBytes, m);
-  return excess > 0 ? sim::tile_exchange_cycles(excess, static_cast<double>(excess), m.chip.exchange_bytes_per_cycle) : 0;
+  return excess > 0 ? exchange_transfer_estimate(excess, excess, m) : 0;
 }
 
 // Columns of the whole tensor as the plan covers them (column blocks x block width, at least F).
@@ -128,7 +121,7 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
                /*distribution=*/true);
   const std::int64_t per_worker = ceil_div(ni, W);
   const std::int64_t in_range = S == 1 ? per_worker : std::min(per_worker, ceil_div(per_worker * p.rows_per_block, p.rows));
-  add_phase(p, "compute: MultiSlice", balanced_vertex_cycles(multislice_worker_cycles(in_range, per_worker - in_range, cols, c), m));
+  add_phase(p, "compute: MultiSlice", vertex_phase_estimate(multislice_worker_cycles(in_range, per_worker - in_range, cols, c), m));
   std::int64_t bytes = aligned(slab_bytes) + aligned(ni * kIndexBytes);
   if (from_linear) bytes += aligned(linear_tile_bytes(p.rows * op_columns(p, H), kValueBytes, m));
   if (S > 1) {
@@ -136,15 +129,15 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
     // the candidates travel to the lookups' owners, which select.
     const std::int64_t chunk = ceil_div(ni, S);
     add_sync(p, m);
-    add_phase(p, "compute: iota", balanced_vertex_cycles(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
+    add_phase(p, "compute: iota", vertex_phase_estimate(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
     add_sync(p, m);
     add_exchange(p, "exchange: stage-1 offsets", exchange_phase_cycles(chunk * kIndexBytes, m), PhaseTraffic::among_plan_tiles);
-    add_phase(p, "compute: index transform", balanced_vertex_cycles(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
+    add_phase(p, "compute: index transform", vertex_phase_estimate(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
     add_sync(p, m);
     add_exchange(p, "exchange: candidate rows", exchange_phase_cycles((S - 1) * chunk * row_bytes, m),
                  PhaseTraffic::among_plan_tiles);
     add_phase(p, "compute: select candidates",
-              balanced_vertex_cycles(multislice_worker_cycles(ceil_div(chunk, W), 0, cols, c), m));
+              vertex_phase_estimate(multislice_worker_cycles(ceil_div(chunk, W), 0, cols, c), m));
     bytes += aligned(ni * row_bytes) + aligned((S - 1) * chunk * row_bytes) + aligned(chunk * row_bytes) +
              2 * aligned(chunk * kIndexBytes);
   } else {
@@ -178,9 +171,10 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   const bool messages_from_linear = has_messages && m.planner.scatter_messages_from_linear_layout;
   const std::int64_t count_bytes = counts ? p.rows_per_block * kValueBytes : 0;
 
-  sim::Cycles zero = balanced_vertex_cycles(fill_worker_cycles(ceil_div(part_bytes, W), c), m);
-  if (counts) zero += balanced_vertex_cycles(fill_worker_cycles(ceil_div(count_bytes, W), c), m) - m.chip.compute_fixed_cycles;
-  add_phase(p, "compute: zero partials", zero);
+  // A tile's Fill vertices: its partial block and (mean) its counts.
+  sim::Cycles zero = vertex_estimate(fill_worker_cycles(ceil_div(part_bytes, W), c), m);
+  if (counts) zero += vertex_estimate(fill_worker_cycles(ceil_div(count_bytes, W), c), m);
+  add_phase(p, "compute: zero partials", compute_phase_estimate(zero, m));
   add_sync(p, m);
   const std::int64_t out_elements = p.rows * p.columns_per_block * H;
   const bool base_from_linear = m.planner.scatter_base_from_linear_layout;
@@ -198,17 +192,17 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   const std::int64_t in_range = std::min(mi, ceil_div(mi * rows_per_worker, p.rows));
   sim::Cycles update_worker = multiupdateadd_worker_cycles(in_range, mi - in_range, cols, c);
   if (counts) update_worker += multiupdateadd_worker_cycles(in_range, mi - in_range, 1, c);
-  sim::Cycles update = balanced_vertex_cycles(update_worker, m);
+  sim::Cycles update = vertex_estimate(update_worker, m);
   // The last compute on the tile holding a finished block divides (mean) or clears empty rows (max).
   auto finalise_cycles = [&](std::int64_t elements) -> sim::Cycles {
     if (!finalise) return 0;
-    const std::int64_t per_worker = ceil_div(elements, W);
-    const sim::Cycles worker =
-        counts ? binary_worker_cycles(BinaryFn::divide, per_worker, c) : select_worker_cycles(per_worker, c);
-    return W * worker + c.supervisor_cycles;
+    return spread_vertex_estimate(elements, m, [&](std::int64_t n) {
+      return counts ? binary_worker_cycles(BinaryFn::divide, n, c) : select_worker_cycles(n, c);
+    });
   };
   if (I == 1) update += finalise_cycles(p.rows_per_block * cols);
-  add_phase(p, "compute: " + std::string(op.kind == OpKind::scatter_max ? "MultiUpdateMax" : "MultiUpdateAdd"), update);
+  add_phase(p, "compute: " + std::string(op.kind == OpKind::scatter_max ? "MultiUpdateMax" : "MultiUpdateAdd"),
+            compute_phase_estimate(update, m));
   std::int64_t bytes = aligned(mi * kIndexBytes) + (has_messages ? aligned(mi * row_bytes) : 0) + aligned(part_bytes) +
                        (counts ? aligned(count_bytes) : 0);
   if (I > 1) {
@@ -216,10 +210,10 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
     add_sync(p, m);
     add_exchange(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * (row_bytes + (counts ? kValueBytes : 0)), m),
                  PhaseTraffic::among_plan_tiles);
-    sim::Cycles reduce = balanced_vertex_cycles(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m);
-    if (counts) reduce += W * reduce_worker_cycles(ceil_div(chunk, W), I, c) + c.supervisor_cycles;
+    sim::Cycles reduce = vertex_estimate(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m);
+    if (counts) reduce += vertex_estimate(reduce_worker_cycles(ceil_div(chunk, W), I, c), m);
     reduce += finalise_cycles(chunk * cols);
-    add_phase(p, "compute: reduce partials", reduce);
+    add_phase(p, "compute: reduce partials", compute_phase_estimate(reduce, m));
     bytes += aligned((I - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
     if (counts) bytes += aligned((I - 1) * chunk * kValueBytes) + aligned(chunk * kValueBytes);
   }
