@@ -10,6 +10,9 @@
 // Memory: both operands and the output stay in the linear layout (no copy of the table per index
 // group, no candidate rows), which is what lets a large graph fit a multi-IPU system. The compiled
 // exchange code itself is not charged to tile memory (a few bytes per received region).
+//
+// The builders: static_gather_program.cpp and static_scatter_program.cpp (what they share:
+// linear_runs.hpp); the plan reports show: planning/static_index_plan.hpp.
 #include <cstdint>
 #include <vector>
 
