@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "kernels/reference/reference.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
@@ -34,105 +36,115 @@ float apply_binary(BinaryFn fn, float a, float b) {
   return a;
 }
 
+// Where each tile's elements find a binary op's `other`: the tile's buffer holding it and the flat
+// index (in `other`) of that buffer's first element.
+struct OtherOperand {
+  std::vector<sim::BufferId> buffer;
+  std::vector<std::int64_t> first;
+};
+
+// `other` in the linear layout, and where each tile of `layout` reads it: in place when it has the
+// input's shape (the same layout); otherwise each tile gets a copy of the flat range [first, last) its
+// elements need, tiles needing the same range sharing one broadcast in `exchange`.
+OtherOperand place_other(const Op& op, const LinearLayout& layout, const IpuMachine& machine, OpProgram& out,
+                         sim::ExchangePlan& exchange) {
+  const std::int64_t F = op.shape.num_features, other_rows = op.shape.other_rows, groups = op.shape.other_groups;
+  const std::int64_t other_elements = other_rows * groups;
+  const LinearLayout other_layout = linear_layout(other_elements, kValueBytes, machine);
+  const auto other_buf = add_linear_buffers(out.program, "other (linear)", other_layout, kValueBytes, &out.weight);
+  OtherOperand other{std::vector<sim::BufferId>(static_cast<std::size_t>(layout.tiles_used), -1),
+                     std::vector<std::int64_t>(static_cast<std::size_t>(layout.tiles_used), 0)};
+  if (other_elements == op.shape.num_inputs * F) {
+    other.buffer = other_buf;
+    for (std::int64_t t = 0; t < layout.tiles_used; ++t) other.first[static_cast<std::size_t>(t)] = layout.tile_range(t).begin;
+    return other;
+  }
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<sim::BufferId>> needers;
+  for (std::int64_t t = 0; t < layout.tiles_used; ++t) {
+    const Range r = layout.tile_range(t);
+    const std::int64_t first_row = r.begin / F, last_row = (r.end - 1) / F;
+    const std::int64_t first = other_rows == 1 ? 0 : first_row * groups;
+    const std::int64_t last = other_rows == 1 ? groups : (last_row + 1) * groups;
+    const auto b = out.program.add_buffer("other (needed)", static_cast<sim::TileId>(t), (last - first) * kValueBytes);
+    other.buffer[static_cast<std::size_t>(t)] = b;
+    other.first[static_cast<std::size_t>(t)] = first;
+    needers[{first, last}].push_back(b);
+  }
+  for (const auto& [range, buffers] : needers) {
+    // The range as a 1-wide tensor piece: cut at the linear tiles of `other`, broadcast to every needer.
+    const std::vector<sim::BufferId> copies(buffers.begin() + 1, buffers.end());
+    broadcast_from_linear(exchange, {buffers.front(), range.first, range.second - range.first, 0, 1}, copies, 1, other_layout,
+                          other_buf, kValueBytes);
+  }
+  return other;
+}
+
+// The vertex computing tile t's elements `r` of the output; its workers split them.
+sim::Vertex elementwise_vertex(const Op& op, const std::string& codelet, Range r, const IpuMachine& machine,
+                               sim::BufferId in, sim::BufferId out, sim::BufferId other, std::int64_t other_first) {
+  const auto& costs = machine.codelets;
+  const bool binary = op.kind == OpKind::binary;
+  const std::int64_t n = r.size();
+  sim::Vertex v;
+  v.codelet = codelet;
+  v.supervisor_cycles = costs.supervisor_cycles;
+  v.worker_cycles = worker_split_cycles(n, machine.chip.worker_contexts, [&](std::int64_t k) {
+    return binary ? binary_worker_cycles(op.binary, k, costs) : unary_worker_cycles(op.unary, k, costs);
+  });
+  if (!binary) {
+    v.buffers = {{in, 0}, {out, 0}};
+    v.execute = [n, fn = op.unary, scalar = op.scalar](const sim::VertexContext& ctx) {
+      const auto* a = ctx.as<const float>(0);
+      auto* y = ctx.as<float>(1);
+      for (std::int64_t e = 0; e < n; ++e) y[e] = apply_unary(fn, scalar, a[e]);
+    };
+    return v;
+  }
+  v.buffers = {{in, 0}, {other, 0}, {out, 0}};
+  v.execute = [begin = r.begin, n, F = op.shape.num_features, other_rows = op.shape.other_rows, groups = op.shape.other_groups,
+               first = other_first, fn = op.binary](const sim::VertexContext& ctx) {
+    const auto* a = ctx.as<const float>(0);
+    const auto* b = ctx.as<const float>(1);
+    auto* y = ctx.as<float>(2);
+    const std::int64_t per_group = F / groups;
+    for (std::int64_t e = 0; e < n; ++e) {
+      const std::int64_t flat = begin + e, row = flat / F, col = flat % F;
+      const std::int64_t o = (other_rows == 1 ? 0 : row) * groups + col / per_group;
+      y[e] = apply_binary(fn, a[e], b[o - first]);
+    }
+  };
+  return v;
+}
+
 }  // namespace
 
 OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuMachine& machine) {
   (void)plan;  // the linear layout is the plan
-  const std::int64_t rows = op.shape.num_inputs, F = op.shape.num_features;
-  const std::int64_t W = machine.chip.worker_contexts;
-  const auto& costs = machine.codelets;
-  const LinearLayout layout = linear_layout(rows * F, kValueBytes, machine);
-
+  const LinearLayout layout = linear_layout(op.shape.num_inputs * op.shape.num_features, kValueBytes, machine);
   OpProgram out;
-  sim::Program& prog = out.program;
-  prog.name = op.name;
-  const auto in_buf = add_linear_buffers(prog, "input (linear)", layout, kValueBytes, &out.input);
-  const auto out_buf = add_linear_buffers(prog, "out (linear)", layout, kValueBytes, &out.output);
+  out.program.name = op.name;
+  const auto in_buf = add_linear_buffers(out.program, "input (linear)", layout, kValueBytes, &out.input);
+  const auto out_buf = add_linear_buffers(out.program, "out (linear)", layout, kValueBytes, &out.output);
   out.input_width = 1;
   out.output_width = 1;
 
   const bool binary = op.kind == OpKind::binary;
-  const std::int64_t other_rows = binary ? op.shape.other_rows : 0, groups = binary ? op.shape.other_groups : 0;
-  const std::int64_t other_elements = other_rows * groups;
-  // `other` shares the input's layout when it has the input's shape; otherwise each tile gets a copy
-  // of the flat range [first, last) of `other` its elements need.
-  const bool same_layout = binary && other_elements == rows * F;
   sim::Superstep operands{"operands", {"none", {}}, {"broadcast operand to the tiles that need it", {}}};
-  std::vector<sim::BufferId> other_local(static_cast<std::size_t>(layout.tiles_used), -1);
-  std::vector<std::int64_t> other_first(static_cast<std::size_t>(layout.tiles_used), 0);
-  if (binary) {
-    const LinearLayout other_layout = linear_layout(other_elements, kValueBytes, machine);
-    const auto other_buf = add_linear_buffers(prog, "other (linear)", other_layout, kValueBytes, &out.weight);
-    if (same_layout) {
-      other_local = other_buf;
-      for (std::int64_t t = 0; t < layout.tiles_used; ++t) other_first[static_cast<std::size_t>(t)] = layout.tile_range(t).begin;
-    } else {
-      // Tiles needing the same range share one broadcast.
-      std::map<std::pair<std::int64_t, std::int64_t>, std::vector<sim::BufferId>> needers;
-      for (std::int64_t t = 0; t < layout.tiles_used; ++t) {
-        const Range r = layout.tile_range(t);
-        const std::int64_t first_row = r.begin / F, last_row = (r.end - 1) / F;
-        const std::int64_t first = other_rows == 1 ? 0 : first_row * groups;
-        const std::int64_t last = other_rows == 1 ? groups : (last_row + 1) * groups;
-        const auto b = prog.add_buffer("other (needed)", static_cast<sim::TileId>(t), (last - first) * kValueBytes);
-        other_local[static_cast<std::size_t>(t)] = b;
-        other_first[static_cast<std::size_t>(t)] = first;
-        needers[{first, last}].push_back(b);
-      }
-      for (const auto& [range, buffers] : needers) {
-        // The range as a 1-wide tensor piece: cut at the linear tiles of `other`, broadcast to every needer.
-        const std::size_t begin = operands.exchange.transfers.size();
-        add_linear_transfers(operands.exchange, {{buffers.front(), range.first, range.second - range.first, 0, 1}}, 1,
-                             other_layout, other_buf, kValueBytes, /*to_linear=*/false);
-        for (std::size_t k = begin; k < operands.exchange.transfers.size(); ++k) {
-          auto& tr = operands.exchange.transfers[k];
-          const std::int64_t offset = tr.dst.front().offset_bytes;
-          for (std::size_t j = 1; j < buffers.size(); ++j) tr.dst.push_back({buffers[j], offset});
-        }
-      }
-    }
-  }
-
+  const OtherOperand other = binary ? place_other(op, layout, machine, out, operands.exchange) : OtherOperand{};
   sim::Superstep compute{"compute", {binary ? "BinaryOp " + to_string(op.binary) : "UnaryOp " + to_string(op.unary), {}},
                          {"none", {}}};
   for (std::int64_t t = 0; t < layout.tiles_used; ++t) {
     const Range r = layout.tile_range(t);
-    const std::int64_t n = r.size();
-    sim::Vertex v;
-    v.codelet = compute.compute.name;
-    v.supervisor_cycles = costs.supervisor_cycles;
-    v.worker_cycles = worker_split_cycles(n, W, [&](std::int64_t k) {
-      return binary ? binary_worker_cycles(op.binary, k, costs) : unary_worker_cycles(op.unary, k, costs);
-    });
     const auto ts = static_cast<std::size_t>(t);
-    out.sram_read_bytes += n * kValueBytes * (binary ? 2 : 1);
-    out.sram_write_bytes += n * kValueBytes;
-    if (binary) {
-      v.buffers = {{in_buf[ts], 0}, {other_local[ts], 0}, {out_buf[ts], 0}};
-      v.execute = [begin = r.begin, n, F, other_rows, groups, first = other_first[ts], fn = op.binary](const sim::VertexContext& ctx) {
-        const auto* a = ctx.as<const float>(0);
-        const auto* b = ctx.as<const float>(1);
-        auto* y = ctx.as<float>(2);
-        const std::int64_t per_group = F / groups;
-        for (std::int64_t e = 0; e < n; ++e) {
-          const std::int64_t flat = begin + e, row = flat / F, col = flat % F;
-          const std::int64_t o = (other_rows == 1 ? 0 : row) * groups + col / per_group;
-          y[e] = apply_binary(fn, a[e], b[o - first]);
-        }
-      };
-    } else {
-      v.buffers = {{in_buf[ts], 0}, {out_buf[ts], 0}};
-      v.execute = [n, fn = op.unary, scalar = op.scalar](const sim::VertexContext& ctx) {
-        const auto* a = ctx.as<const float>(0);
-        auto* y = ctx.as<float>(1);
-        for (std::int64_t e = 0; e < n; ++e) y[e] = apply_unary(fn, scalar, a[e]);
-      };
-    }
-    compute.compute.vertices.push_back({static_cast<sim::TileId>(t), std::move(v)});
+    compute.compute.vertices.push_back({static_cast<sim::TileId>(t),
+                                        elementwise_vertex(op, compute.compute.name, r, machine, in_buf[ts], out_buf[ts],
+                                                           binary ? other.buffer[ts] : -1, binary ? other.first[ts] : 0)});
+    out.sram_read_bytes += r.size() * kValueBytes * (binary ? 2 : 1);
+    out.sram_write_bytes += r.size() * kValueBytes;
   }
-  if (!operands.exchange.transfers.empty()) prog.steps.push_back(std::move(operands));
-  prog.steps.push_back(std::move(compute));
-  append_loop_control(prog, machine);
+  if (!operands.exchange.transfers.empty()) out.program.steps.push_back(std::move(operands));
+  out.program.steps.push_back(std::move(compute));
+  append_loop_control(out.program, machine);
   return out;
 }
 
