@@ -32,7 +32,7 @@ std::vector<std::ptrdiff_t> last_readers(const OpGraph& graph) {
   return last;
 }
 
-// The machine as one op of a graph sees it (the layout contract between ops, op_program.hpp): a
+// The machine as one op of a graph sees it (the layout contract between ops, programs/op_program.hpp): a
 // gather table or scatter messages that an earlier op wrote start in the linear layout, whatever the
 // machine file says for graph inputs; a gather whose output a later op reads leaves it there.
 IpuMachine machine_for(const Op& op, const std::vector<bool>& written, const std::vector<std::ptrdiff_t>& last_reader,

@@ -125,7 +125,7 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   std::int64_t bytes = aligned(slab_bytes) + aligned(ni * kIndexBytes);
   if (from_linear) bytes += aligned(linear_tile_bytes(p.rows * op_columns(p, H), kValueBytes, m));
   if (S > 1) {
-    // The second stage (gather_program.cpp): iota and index transform, each its own superstep, then
+    // The second stage (programs/gather_program.cpp): iota and index transform, each its own superstep, then
     // the candidates travel to the lookups' owners, which select.
     const std::int64_t chunk = ceil_div(ni, S);
     add_sync(p, m);
@@ -157,7 +157,7 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
 }
 
 // The scatter family (scatter_add, scatter_mean, scatter_max, degree_count): see
-// scatter_add_program.cpp for what each kind adds to the scatter-add steps.
+// programs/scatter_add_program.cpp for what each kind adds to the scatter-add steps.
 void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   const auto& c = m.codelets;
   const std::int64_t S = p.split.row_blocks, H = p.split.column_blocks, I = p.split.index_groups;
