@@ -8,7 +8,7 @@
 #include "apps/commands.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 #include "models/ipu/placement.hpp"
 #include "workloads/graphs/algorithms.hpp"
 #include "workloads/graphs/graph.hpp"

@@ -7,7 +7,7 @@
 #include "common/error.hpp"
 #include "models/cpu/cpu_machine.hpp"
 #include "models/gpu/gpu_machine.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 
 namespace tilesim::backends {
 

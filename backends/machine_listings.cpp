@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "models/gpu/gpu_machine.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 
 namespace tilesim::backends {
 

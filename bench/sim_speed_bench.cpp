@@ -8,9 +8,9 @@
 
 #include "kernels/cpu/gather_scatter.hpp"
 #include "models/ipu/ipu_backend.hpp"
-#include "models/ipu/op_program.hpp"
-#include "models/ipu/plan.hpp"
-#include "models/ipu/tensor_io.hpp"
+#include "models/ipu/programs/op_program.hpp"
+#include "models/ipu/planning/plan.hpp"
+#include "models/ipu/programs/tensor_io.hpp"
 
 using namespace tilesim;
 

@@ -6,14 +6,6 @@
 
 namespace tilesim {
 
-std::int64_t dtype_bytes(DType dtype) {
-  switch (dtype) {
-    case DType::float32: return 4;
-    case DType::int32: return 4;
-  }
-  throw std::logic_error("dtype_bytes: unknown dtype");
-}
-
 std::string to_string(DType dtype) {
   switch (dtype) {
     case DType::float32: return "float32";

@@ -58,6 +58,12 @@ class Engine {
 // plus their supervisor cycles. Pure, so tests and planners can call it.
 Cycles tile_compute_cycles(const std::vector<const Vertex*>& vertices, std::int32_t worker_contexts);
 
+// The barrel-scheduling rule tile_compute_cycles applies: each of the worker_contexts contexts issues
+// every worker_contexts-th cycle, so work whose busiest context needs `busiest_context_cycles` lasts
+// worker_contexts x that on the tile, plus the supervisor's cycles. A model's planner estimates a
+// vertex with it (the slowest worker as the busiest context).
+Cycles barrel_tile_cycles(Cycles busiest_context_cycles, std::int32_t worker_contexts, Cycles supervisor_cycles);
+
 // Exchange cycles of one tile: max(bytes sent, bytes received) / exchange_bytes_per_cycle, rounded up.
 // The engine passes as `effective_bytes_received` each transfer's bytes divided by the number of the
 // tile's supertile that receive it (tiles sharing a bus receive common data at that multiple of the rate).

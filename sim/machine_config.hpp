@@ -1,6 +1,6 @@
 #pragma once
 // The parameters of a generic BSP tile machine. The engine knows nothing of IPUs: a model fills
-// this from its machine file (models/ipu/machine_file.cpp), where each figure cites its source.
+// this from its machine file (models/ipu/machine/machine_file.cpp), where each figure cites its source.
 #include <cstdint>
 #include <string>
 #include <vector>

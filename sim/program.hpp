@@ -1,7 +1,7 @@
 #pragma once
 // A Program is what the engine runs: buffers placed on tiles, then a list of BSP supersteps, each a
 // compute set (vertices on tiles), a sync, and an exchange (who sends which bytes to whom).
-// Models build Programs (models/ipu/planner); the engine sequences them in time.
+// Models build Programs (models/ipu/programs/); the engine sequences them in time.
 #include <cstdint>
 #include <functional>
 #include <string>

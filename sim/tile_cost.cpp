@@ -1,5 +1,6 @@
-// The engine's two pure cost rules: a tile's cycles for its vertices in one compute set, and for its
-// bytes in one exchange (declared in engine.hpp so planners and tests can call them).
+// The engine's pure cost rules: a tile's cycles for its vertices in one compute set (by barrel
+// scheduling), and for its bytes in one exchange (declared in engine.hpp so planners and tests can
+// call them).
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -26,7 +27,6 @@ Cycles tile_compute_cycles(const std::vector<const Vertex*>& vertices, std::int3
     throw std::logic_error("tile_compute_cycles: worker_contexts must be at least 1, is " +
                            std::to_string(worker_contexts));
   }
-  const auto contexts = static_cast<Cycles>(worker_contexts);
   Cycles multi_worker_cycles = 0;
   Cycles single_supervisor_cycles = 0;
   // Reused between calls: load() calls this once per tile per compute set.
@@ -41,10 +41,8 @@ Cycles tile_compute_cycles(const std::vector<const Vertex*>& vertices, std::int3
       single_worker_cycles.push_back(vertex->worker_cycles[0]);
       single_supervisor_cycles += vertex->supervisor_cycles;
     } else if (workers == static_cast<std::size_t>(worker_contexts)) {
-      // Barrel scheduling: each context issues every worker_contexts-th cycle, so the vertex lasts
-      // worker_contexts times its slowest worker.
       const Cycles slowest = *std::max_element(vertex->worker_cycles.begin(), vertex->worker_cycles.end());
-      multi_worker_cycles += contexts * slowest + vertex->supervisor_cycles;
+      multi_worker_cycles += barrel_tile_cycles(slowest, worker_contexts, vertex->supervisor_cycles);
     } else {
       throw std::logic_error("vertex " + vertex->codelet + " has " + std::to_string(workers) +
                              " worker cycle entries; expected 1 (single-worker) or " + std::to_string(worker_contexts) +
@@ -62,7 +60,11 @@ Cycles tile_compute_cycles(const std::vector<const Vertex*>& vertices, std::int3
     *std::min_element(context_load.begin(), context_load.end()) += c;
   }
   const Cycles busiest = *std::max_element(context_load.begin(), context_load.end());
-  return multi_worker_cycles + contexts * busiest + single_supervisor_cycles;
+  return multi_worker_cycles + barrel_tile_cycles(busiest, worker_contexts, single_supervisor_cycles);
+}
+
+Cycles barrel_tile_cycles(Cycles busiest_context_cycles, std::int32_t worker_contexts, Cycles supervisor_cycles) {
+  return static_cast<Cycles>(worker_contexts) * busiest_context_cycles + supervisor_cycles;
 }
 
 Cycles tile_exchange_cycles(std::int64_t bytes_sent, double effective_bytes_received, double exchange_bytes_per_cycle) {

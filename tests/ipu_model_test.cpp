@@ -10,10 +10,11 @@
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/reference/compare.hpp"
 #include "kernels/reference/reference.hpp"
-#include "models/ipu/codelet_costs.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/ipu_backend.hpp"
-#include "models/ipu/op_program.hpp"
-#include "models/ipu/plan.hpp"
+#include "models/ipu/programs/op_program.hpp"
+#include "models/ipu/planning/phase_estimate.hpp"
+#include "models/ipu/planning/plan.hpp"
 #include "ipu_test_support.hpp"
 
 using namespace tilesim;
@@ -110,6 +111,26 @@ TEST_CASE("codelet costs match hand-computed poplibs estimates", "[ipu][costs][f
   const auto& mk1 = load_ipu_machine("mk1").codelets;
   CHECK(mk1.multislice_cycles_per_vector == c.multislice_cycles_per_vector);
   CHECK(mk1.multiupdateadd_per_extra_element_worker_cycles == c.multiupdateadd_per_extra_element_worker_cycles);
+}
+
+TEST_CASE("the planner's phase estimates follow the engine's cost rules", "[ipu][planner][formula]") {
+  const IpuMachine& m = bow();
+  // One vertex whose slowest worker takes 40 cycles: the estimate is what the engine charges the tile.
+  sim::Vertex v;
+  v.codelet = "Test";
+  v.worker_cycles.assign(static_cast<std::size_t>(m.chip.worker_contexts), 40);
+  v.worker_cycles.back() = 39;
+  v.supervisor_cycles = m.codelets.supervisor_cycles;
+  CHECK(vertex_estimate(40, m) == sim::tile_compute_cycles({&v}, m.chip.worker_contexts));
+  CHECK(vertex_phase_estimate(40, m) == m.chip.compute_fixed_cycles + vertex_estimate(40, m));
+  // Items shared evenly: the busiest worker takes ceil(items / workers) of them.
+  const std::int64_t busiest = (13 + m.chip.worker_contexts - 1) / m.chip.worker_contexts;
+  CHECK(spread_vertex_estimate(13, m, [](std::int64_t n) { return 10 * n; }) == vertex_estimate(10 * busiest, m));
+  // An exchange: the fixed cost plus the engine's per-tile transfer time; no bytes, no phase.
+  const sim::Cycles transfer = sim::tile_exchange_cycles(100, 40.0, m.chip.exchange_bytes_per_cycle);
+  CHECK(exchange_transfer_estimate(100, 40, m) == transfer);
+  CHECK(exchange_phase_estimate(100, 40, m) == m.chip.exchange_fixed_cycles + transfer);
+  CHECK(exchange_phase_estimate(0, 0, m) == 0);
 }
 
 TEST_CASE("plans are normalised and use no more tiles than the machine has", "[ipu][planner][unit]") {

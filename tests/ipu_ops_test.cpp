@@ -15,11 +15,11 @@
 #include "common/error.hpp"
 #include "kernels/operands.hpp"
 #include "kernels/reference/reference.hpp"
-#include "models/ipu/codelet_costs.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/ipu_backend.hpp"
-#include "models/ipu/op_program.hpp"
-#include "models/ipu/plan.hpp"
-#include "models/ipu/tensor_io.hpp"
+#include "models/ipu/programs/op_program.hpp"
+#include "models/ipu/planning/plan.hpp"
+#include "models/ipu/programs/tensor_io.hpp"
 #include "ipu_test_support.hpp"
 
 using namespace tilesim;

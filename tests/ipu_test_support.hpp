@@ -9,7 +9,7 @@
 
 #include "ir/op_graph.hpp"
 #include "ir/tensor_values.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 
 namespace tilesim_test {
 

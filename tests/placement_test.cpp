@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 #include "models/ipu/placement.hpp"
 #include "workloads/graphs/algorithms.hpp"
 #include "workloads/graphs/graph_random.hpp"

@@ -56,6 +56,13 @@ TEST_CASE("tile_compute_cycles: multi-worker vertices then the packed single-wor
   CHECK(compute(mixed, 6) == 321);
 }
 
+TEST_CASE("barrel_tile_cycles: contexts x busiest context plus supervisor, the rule tile_compute_cycles applies",
+          "[sim][cost][formula]") {
+  CHECK(barrel_tile_cycles(30, 6, 7) == 187);
+  CHECK(barrel_tile_cycles(0, 6, 5) == 5);
+  CHECK(barrel_tile_cycles(9, 4, 0) == compute({vertex({9, 1, 1, 1}, 0)}, 4));
+}
+
 TEST_CASE("tile_compute_cycles: rejects worker cycle lists of the wrong size and negative costs", "[sim][cost][formula]") {
   CHECK_THROWS_AS(compute({vertex({}, 1)}, 6), std::logic_error);
   CHECK_THROWS_AS(compute({vertex({1, 2}, 1)}, 6), std::logic_error);

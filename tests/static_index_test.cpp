@@ -1,4 +1,4 @@
-// The IPU's static index mode (models/ipu/static_index.hpp): gathers and scatters whose indices are
+// The IPU's static index mode (models/ipu/programs/static_index_program.hpp): gathers and scatters whose indices are
 // compiled into the exchange. Outputs are checked against loops written here, on machines small
 // enough that rows straddle tiles and hub rows need several exchange rounds; the backend is checked
 // to use the mode only for indices known at compile time; and a model on a fixed graph runs
@@ -13,8 +13,8 @@
 
 #include "common/error.hpp"
 #include "models/ipu/ipu_backend.hpp"
-#include "models/ipu/static_index.hpp"
-#include "models/ipu/tensor_io.hpp"
+#include "models/ipu/programs/static_index_program.hpp"
+#include "models/ipu/programs/tensor_io.hpp"
 #include "workloads/workload.hpp"
 #include "ipu_test_support.hpp"
 #include "random_inputs.hpp"

@@ -6,10 +6,10 @@
 #include "common/error.hpp"
 #include "kernels/operands.hpp"
 #include "kernels/reference/reference.hpp"
-#include "models/ipu/op_program.hpp"
-#include "models/ipu/tensor_io.hpp"
-#include "models/ipu/plan.hpp"
-#include "models/ipu/static_index.hpp"
+#include "models/ipu/programs/op_program.hpp"
+#include "models/ipu/programs/tensor_io.hpp"
+#include "models/ipu/planning/plan.hpp"
+#include "models/ipu/programs/static_index_program.hpp"
 
 namespace tilesim::ipu {
 
@@ -32,7 +32,7 @@ std::vector<std::ptrdiff_t> last_readers(const OpGraph& graph) {
   return last;
 }
 
-// The machine as one op of a graph sees it (the layout contract between ops, op_program.hpp): a
+// The machine as one op of a graph sees it (the layout contract between ops, programs/op_program.hpp): a
 // gather table or scatter messages that an earlier op wrote start in the linear layout, whatever the
 // machine file says for graph inputs; a gather whose output a later op reads leaves it there.
 IpuMachine machine_for(const Op& op, const std::vector<bool>& written, const std::vector<std::ptrdiff_t>& last_reader,

@@ -5,7 +5,7 @@
 //
 // Chained graphs: ops run in list order, each as its own program on the one process-wide engine; an
 // op's operands are graph inputs (from the caller) or earlier ops' outputs (kept from this run). The
-// layout contract between ops (op_program.hpp): every op's output ends in the linear layout and the
+// layout contract between ops (programs/op_program.hpp): every op's output ends in the linear layout and the
 // next op starts from there, paying its own exchanges into its plan's layout, so a graph's cycles are
 // the sum of its ops' cycles. Per-op rows carry cycles, compute/sync/exchange cycles, exchange bytes
 // and the SRAM peak; the trace (RunOptions::trace_path) holds every superstep of every op on one
@@ -13,14 +13,14 @@
 // naming the tile, the bytes needed and there, and the next step.
 #include <string>
 
-#include "models/ipu/machine_file.hpp"
-#include "models/ipu/plan.hpp"
+#include "models/ipu/machine/machine_file.hpp"
+#include "models/ipu/planning/plan.hpp"
 #include "results/backend.hpp"
 #include "sim/engine.hpp"
 
 namespace tilesim::ipu {
 
-// How gathers and scatters over a model's graph are compiled (static_index.hpp): dynamic (poplibs'
+// How gathers and scatters over a model's graph are compiled (programs/static_index_program.hpp): dynamic (poplibs'
 // MultiSlice / MultiUpdate, what PopTorch runs; the default) or static (the edges compiled into the
 // exchange). Ops whose indices are not known at compile time are dynamic in both modes.
 enum class IndexMode { dynamic, static_ };

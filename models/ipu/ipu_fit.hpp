@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/op_graph.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 
 namespace tilesim::ipu {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "common/error.hpp"
-#include "models/ipu/blocks.hpp"
+#include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/ipu_backend.hpp"
 #include "sim/engine.hpp"
 

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 #include "sim/program.hpp"
 #include "sim/stats.hpp"
 

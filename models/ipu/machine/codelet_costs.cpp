@@ -1,6 +1,6 @@
-#include "models/ipu/codelet_costs.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
 
-#include "models/ipu/blocks.hpp"
+#include "common/integer_math.hpp"
 
 namespace tilesim::ipu {
 

@@ -1,4 +1,4 @@
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "models/ipu/plan.hpp"
+#include "models/ipu/planning/plan.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -7,28 +7,22 @@
 #include <tuple>
 
 #include "common/error.hpp"
-#include "models/ipu/blocks.hpp"
-#include "models/ipu/codelet_costs.hpp"
-#include "models/ipu/linear_layout.hpp"
-#include "models/ipu/system_estimate.hpp"
-#include "sim/engine.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/phase_estimate.hpp"
+#include "models/ipu/planning/system_estimate.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
 
 namespace {
 
-constexpr std::int64_t kIndexBytes = 4;  // int32 indices on the tiles
-
 // The engine aligns every buffer; the planner counts the same way.
 std::int64_t aligned(std::int64_t bytes) { return sim::align_buffer_offset(bytes); }
 
 std::int64_t rows_split(const Op& op) { return op.kind == OpKind::gather ? op.shape.num_inputs : op.shape.num_outputs; }
-
-// Cycles of a multi-worker vertex whose workers all do the same work.
-sim::Cycles balanced_vertex_cycles(sim::Cycles worker_cycles, const IpuMachine& m) {
-  return m.chip.compute_fixed_cycles + m.chip.worker_contexts * worker_cycles + m.codelets.supervisor_cycles;
-}
 
 // An exchange phase's cycles, and the part of them the planner's objective sees (poplibs ranks plans
 // by bytes / exchange rate alone, without the fixed cost; syncs are charged by add_sync).
@@ -36,11 +30,9 @@ struct ExchangeEstimate {
   sim::Cycles cycles = 0;
   sim::Cycles objective_cycles = 0;
 };
+// The busiest tile sends and receives `bytes`.
 ExchangeEstimate exchange_phase_cycles(std::int64_t bytes, const IpuMachine& m) {
-  if (bytes == 0) return {};
-  const sim::Cycles transfer = sim::tile_exchange_cycles(bytes, static_cast<double>(bytes), m.chip.exchange_bytes_per_cycle);
-  const sim::Cycles fixed = m.chip.exchange_fixed_cycles;
-  return {fixed + transfer, transfer};
+  return {exchange_phase_estimate(bytes, bytes, m), exchange_transfer_estimate(bytes, bytes, m)};
 }
 
 OpPlan normalised(const Op& op, const Split& split, const IpuMachine& m) {
@@ -84,10 +76,10 @@ void add_sync(OpPlan& p, const IpuMachine& m) {
 // The objective's charge for a plan's base (table or output) layout: the bytes its busiest tile holds
 // beyond the tensor's linear mapping (an even spread with at least linear_min_bytes_per_tile per tile),
 // at the exchange rate.
-sim::Cycles base_rearrangement_objective(std::int64_t block_bytes, std::int64_t tensor_bytes, const IpuMachine& m) {
+sim::Cycles base_rearrangement_objective(std::int64_t block_bytes, std::int64_t tensor_elements, const IpuMachine& m) {
   if (!m.planner.objective_includes_base_rearrangement) return 0;
-  const std::int64_t excess = block_bytes - linear_layout(tensor_bytes / 4, 4, m).elements_per_tile * 4;
-  return excess > 0 ? sim::tile_exchange_cycles(excess, static_cast<double>(excess), m.chip.exchange_bytes_per_cycle) : 0;
+  const std::int64_t excess = block_bytes - linear_tile_bytes(tensor_elements, kValueBytes, m);
+  return excess > 0 ? exchange_transfer_estimate(excess, excess, m) : 0;
 }
 
 // Columns of the whole tensor as the plan covers them (column blocks x block width, at least F).
@@ -103,8 +95,7 @@ void add_loop_control(OpPlan& p, const IpuMachine& m) {
 // Moving the output between the plan's layout and the linear one: each tile sends its share of the
 // output and receives its linear chunk. Returns the bytes of the larger side for the busiest tile.
 std::int64_t rearrangement_bytes(std::int64_t plan_output_bytes_per_tile, std::int64_t output_elements, const IpuMachine& m) {
-  const LinearLayout l = linear_layout(output_elements, 4, m);
-  return std::max(plan_output_bytes_per_tile, l.elements_per_tile * 4);
+  return std::max(plan_output_bytes_per_tile, linear_tile_bytes(output_elements, kValueBytes, m));
 }
 
 void estimate_gather(OpPlan& p, const IpuMachine& m) {
@@ -112,7 +103,7 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   const std::int64_t S = p.split.row_blocks, H = p.split.column_blocks, I = p.split.index_groups;
   const std::int64_t W = m.chip.worker_contexts;
   const std::int64_t cols = p.columns_per_block, ni = p.indices_per_group;
-  const std::int64_t row_bytes = cols * 4;
+  const std::int64_t row_bytes = cols * kValueBytes;
   const std::int64_t slab_bytes = p.rows_per_block * row_bytes;
 
   add_sync(p, m);
@@ -121,7 +112,7 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   ExchangeEstimate distribute = exchange_phase_cycles(index_bytes + (I > 1 || from_linear ? slab_bytes : 0), m);
   // poplibs charges the table broadcast to index groups, and the table bytes beyond an even spread.
   distribute.objective_cycles = exchange_phase_cycles(index_bytes + (I > 1 ? slab_bytes : 0), m).objective_cycles +
-                                base_rearrangement_objective(slab_bytes, p.rows * op_columns(p, H) * 4, m);
+                                base_rearrangement_objective(slab_bytes, p.rows * op_columns(p, H), m);
   // Indices alone (no table copies) stay among the plan's tiles; table blocks come from elsewhere.
   add_exchange(p,
                from_linear ? "exchange: indices and table blocks to groups"
@@ -130,23 +121,23 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
                /*distribution=*/true);
   const std::int64_t per_worker = ceil_div(ni, W);
   const std::int64_t in_range = S == 1 ? per_worker : std::min(per_worker, ceil_div(per_worker * p.rows_per_block, p.rows));
-  add_phase(p, "compute: MultiSlice", balanced_vertex_cycles(multislice_worker_cycles(in_range, per_worker - in_range, cols, c), m));
+  add_phase(p, "compute: MultiSlice", vertex_phase_estimate(multislice_worker_cycles(in_range, per_worker - in_range, cols, c), m));
   std::int64_t bytes = aligned(slab_bytes) + aligned(ni * kIndexBytes);
-  if (from_linear) bytes += aligned(linear_layout(p.rows * op_columns(p, H), 4, m).elements_per_tile * 4);
+  if (from_linear) bytes += aligned(linear_tile_bytes(p.rows * op_columns(p, H), kValueBytes, m));
   if (S > 1) {
-    // The second stage (gather_program.cpp): iota and index transform, each its own superstep, then
+    // The second stage (programs/gather_program.cpp): iota and index transform, each its own superstep, then
     // the candidates travel to the lookups' owners, which select.
     const std::int64_t chunk = ceil_div(ni, S);
     add_sync(p, m);
-    add_phase(p, "compute: iota", balanced_vertex_cycles(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
+    add_phase(p, "compute: iota", vertex_phase_estimate(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
     add_sync(p, m);
     add_exchange(p, "exchange: stage-1 offsets", exchange_phase_cycles(chunk * kIndexBytes, m), PhaseTraffic::among_plan_tiles);
-    add_phase(p, "compute: index transform", balanced_vertex_cycles(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
+    add_phase(p, "compute: index transform", vertex_phase_estimate(index_transform_worker_cycles(ceil_div(chunk, W), c), m));
     add_sync(p, m);
     add_exchange(p, "exchange: candidate rows", exchange_phase_cycles((S - 1) * chunk * row_bytes, m),
                  PhaseTraffic::among_plan_tiles);
     add_phase(p, "compute: select candidates",
-              balanced_vertex_cycles(multislice_worker_cycles(ceil_div(chunk, W), 0, cols, c), m));
+              vertex_phase_estimate(multislice_worker_cycles(ceil_div(chunk, W), 0, cols, c), m));
     bytes += aligned(ni * row_bytes) + aligned((S - 1) * chunk * row_bytes) + aligned(chunk * row_bytes) +
              2 * aligned(chunk * kIndexBytes);
   } else {
@@ -159,30 +150,31 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
     add_sync(p, m);
     add_exchange(p, "exchange: output to linear layout",
                  exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m), PhaseTraffic::linear_layout);
-    bytes += aligned(linear_layout(out_elements, 4, m).elements_per_tile * 4);
+    bytes += aligned(linear_tile_bytes(out_elements, kValueBytes, m));
   }
   add_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
 }
 
 // The scatter family (scatter_add, scatter_mean, scatter_max, degree_count): see
-// scatter_add_program.cpp for what each kind adds to the scatter-add steps.
+// programs/scatter_add_program.cpp for what each kind adds to the scatter-add steps.
 void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   const auto& c = m.codelets;
   const std::int64_t S = p.split.row_blocks, H = p.split.column_blocks, I = p.split.index_groups;
   const std::int64_t W = m.chip.worker_contexts;
   const std::int64_t cols = p.columns_per_block, mi = p.indices_per_group;
-  const std::int64_t row_bytes = cols * 4;
+  const std::int64_t row_bytes = cols * kValueBytes;
   const std::int64_t part_bytes = p.rows_per_block * row_bytes;
   const bool has_messages = op.kind != OpKind::degree_count;
   const bool counts = op.kind == OpKind::scatter_mean;
   const bool finalise = counts || op.kind == OpKind::scatter_max;
   const bool messages_from_linear = has_messages && m.planner.scatter_messages_from_linear_layout;
-  const std::int64_t count_bytes = counts ? p.rows_per_block * 4 : 0;
+  const std::int64_t count_bytes = counts ? p.rows_per_block * kValueBytes : 0;
 
-  sim::Cycles zero = balanced_vertex_cycles(fill_worker_cycles(ceil_div(part_bytes, W), c), m);
-  if (counts) zero += balanced_vertex_cycles(fill_worker_cycles(ceil_div(count_bytes, W), c), m) - m.chip.compute_fixed_cycles;
-  add_phase(p, "compute: zero partials", zero);
+  // A tile's Fill vertices: its partial block and (mean) its counts.
+  sim::Cycles zero = vertex_estimate(fill_worker_cycles(ceil_div(part_bytes, W), c), m);
+  if (counts) zero += vertex_estimate(fill_worker_cycles(ceil_div(count_bytes, W), c), m);
+  add_phase(p, "compute: zero partials", compute_phase_estimate(zero, m));
   add_sync(p, m);
   const std::int64_t out_elements = p.rows * p.columns_per_block * H;
   const bool base_from_linear = m.planner.scatter_base_from_linear_layout;
@@ -193,41 +185,41 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   ExchangeEstimate distribute = exchange_phase_cycles(group_bytes + base_bytes, m);
   // poplibs charges the base's bytes beyond an even spread twice: into the plan's layout and back.
   distribute.objective_cycles = exchange_phase_cycles(group_bytes, m).objective_cycles +
-                                2 * base_rearrangement_objective(part_bytes, out_elements * 4, m);
+                                2 * base_rearrangement_objective(part_bytes, out_elements, m);
   add_exchange(p, base_from_linear ? "exchange: indices, messages and zeroed output to groups" : "exchange: indices and messages to groups",
                distribute, PhaseTraffic::linear_layout, /*distribution=*/true);
   const std::int64_t rows_per_worker = ceil_div(p.rows_per_block, W);
   const std::int64_t in_range = std::min(mi, ceil_div(mi * rows_per_worker, p.rows));
   sim::Cycles update_worker = multiupdateadd_worker_cycles(in_range, mi - in_range, cols, c);
   if (counts) update_worker += multiupdateadd_worker_cycles(in_range, mi - in_range, 1, c);
-  sim::Cycles update = balanced_vertex_cycles(update_worker, m);
+  sim::Cycles update = vertex_estimate(update_worker, m);
   // The last compute on the tile holding a finished block divides (mean) or clears empty rows (max).
   auto finalise_cycles = [&](std::int64_t elements) -> sim::Cycles {
     if (!finalise) return 0;
-    const std::int64_t per_worker = ceil_div(elements, W);
-    const sim::Cycles worker =
-        counts ? binary_worker_cycles(BinaryFn::divide, per_worker, c) : select_worker_cycles(per_worker, c);
-    return W * worker + c.supervisor_cycles;
+    return spread_vertex_estimate(elements, m, [&](std::int64_t n) {
+      return counts ? binary_worker_cycles(BinaryFn::divide, n, c) : select_worker_cycles(n, c);
+    });
   };
   if (I == 1) update += finalise_cycles(p.rows_per_block * cols);
-  add_phase(p, "compute: " + std::string(op.kind == OpKind::scatter_max ? "MultiUpdateMax" : "MultiUpdateAdd"), update);
+  add_phase(p, "compute: " + std::string(op.kind == OpKind::scatter_max ? "MultiUpdateMax" : "MultiUpdateAdd"),
+            compute_phase_estimate(update, m));
   std::int64_t bytes = aligned(mi * kIndexBytes) + (has_messages ? aligned(mi * row_bytes) : 0) + aligned(part_bytes) +
                        (counts ? aligned(count_bytes) : 0);
   if (I > 1) {
     const std::int64_t chunk = ceil_div(p.rows_per_block, I);
     add_sync(p, m);
-    add_exchange(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * (row_bytes + (counts ? 4 : 0)), m),
+    add_exchange(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * (row_bytes + (counts ? kValueBytes : 0)), m),
                  PhaseTraffic::among_plan_tiles);
-    sim::Cycles reduce = balanced_vertex_cycles(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m);
-    if (counts) reduce += W * reduce_worker_cycles(ceil_div(chunk, W), I, c) + c.supervisor_cycles;
+    sim::Cycles reduce = vertex_estimate(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m);
+    if (counts) reduce += vertex_estimate(reduce_worker_cycles(ceil_div(chunk, W), I, c), m);
     reduce += finalise_cycles(chunk * cols);
-    add_phase(p, "compute: reduce partials", reduce);
+    add_phase(p, "compute: reduce partials", compute_phase_estimate(reduce, m));
     bytes += aligned((I - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
-    if (counts) bytes += aligned((I - 1) * chunk * 4) + aligned(chunk * 4);
+    if (counts) bytes += aligned((I - 1) * chunk * kValueBytes) + aligned(chunk * kValueBytes);
   }
-  const std::int64_t linear_bytes = aligned(linear_layout(out_elements, 4, m).elements_per_tile * 4);
+  const std::int64_t linear_bytes = aligned(linear_tile_bytes(out_elements, kValueBytes, m));
   if (base_from_linear) bytes += linear_bytes;
-  if (messages_from_linear) bytes += aligned(linear_layout(op.shape.num_inputs * op.shape.num_features, 4, m).elements_per_tile * 4);
+  if (messages_from_linear) bytes += aligned(linear_tile_bytes(op.shape.num_inputs * op.shape.num_features, kValueBytes, m));
   if (m.planner.outputs_to_linear_layout) {
     const std::int64_t per_tile_out = (I > 1 ? ceil_div(p.rows_per_block, I) : p.rows_per_block) * row_bytes;
     add_sync(p, m);  // a sync only before an exchange: a program's last compute has none (sim/program.hpp)

@@ -10,7 +10,7 @@
 // Gather with S > 1 needs a second stage that picks, for each lookup, the candidate row from the block
 // holding it; the scatter family with I > 1 needs a reduction of the I partial outputs.
 //
-// The dense ops are planned differently (models/ipu/dense_plan.cpp):
+// The dense ops are planned differently (planning/dense_plan.cpp):
 //   matmul:         S row blocks of the input x H column blocks of the weight x K blocks of the inner
 //                   dimension (k_blocks), tile (s, h, k) = (s * H + h) * K + k; with K > 1 the K partial
 //                   products of each output block are summed by a reduction;
@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/op_graph.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 #include "sim/machine_config.hpp"
 
 namespace tilesim::ipu {
@@ -75,8 +75,8 @@ struct OpPlan {
   sim::Cycles objective_cycles = 0;    // what the planner ranks splits by (see PlannerSettings)
   std::vector<PhaseEstimate> phases;   // its parts, for the report
   std::int64_t estimated_peak_tile_bytes = 0;
-  // Indices compiled into the exchange (static_index.hpp) instead of read at run time; the split
-  // fields are then unused and the cycles come from the engine run alone.
+  // Indices compiled into the exchange (static_index_plan.hpp) instead of read at run time; the
+  // split fields are then unused and the cycles come from the engine run alone.
   bool static_indices = false;
 
   nlohmann::json to_json() const;

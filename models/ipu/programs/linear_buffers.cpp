@@ -1,19 +1,8 @@
-#include "models/ipu/linear_layout.hpp"
+#include "models/ipu/programs/linear_buffers.hpp"
 
 #include <algorithm>
 
 namespace tilesim::ipu {
-
-LinearLayout linear_layout(std::int64_t elements, std::int64_t element_bytes, const IpuMachine& machine) {
-  LinearLayout l;
-  l.elements = elements;
-  const std::int64_t grain = std::max<std::int64_t>(1, machine.planner.column_grain_bytes / element_bytes);
-  const std::int64_t min_elements = std::max<std::int64_t>(1, machine.planner.linear_min_bytes_per_tile / element_bytes);
-  const std::int64_t even_share = ceil_div(ceil_div(elements, machine.chip.num_tiles), grain) * grain;
-  l.elements_per_tile = std::max(even_share, ceil_div(min_elements, grain) * grain);
-  l.tiles_used = ceil_div(elements, l.elements_per_tile);
-  return l;
-}
 
 std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::string& name, const LinearLayout& layout,
                                               std::int64_t element_bytes, std::vector<TensorPiece>* pieces) {
@@ -95,6 +84,18 @@ void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorP
       }
     }
     flush();
+  }
+}
+
+void broadcast_from_linear(sim::ExchangePlan& exchange, const TensorPiece& first, const std::vector<sim::BufferId>& copies,
+                           std::int64_t width, const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
+                           std::int64_t element_bytes) {
+  const std::size_t begin = exchange.transfers.size();
+  add_linear_transfers(exchange, {first}, width, layout, linear, element_bytes, /*to_linear=*/false);
+  for (std::size_t k = begin; k < exchange.transfers.size(); ++k) {
+    auto& t = exchange.transfers[k];
+    const std::int64_t offset = t.dst.front().offset_bytes;
+    for (const auto c : copies) t.dst.push_back({c, offset});
   }
 }
 

@@ -6,12 +6,13 @@
 #include <stdexcept>
 
 #include "common/error.hpp"
-#include "models/ipu/blocks.hpp"
-#include "models/ipu/codelet_costs.hpp"
-#include "models/ipu/linear_layout.hpp"
-#include "models/ipu/plan.hpp"
-#include "models/ipu/system_estimate.hpp"
-#include "sim/engine.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/phase_estimate.hpp"
+#include "models/ipu/planning/plan.hpp"
+#include "models/ipu/planning/system_estimate.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
@@ -20,9 +21,9 @@ namespace {
 
 std::int64_t aligned(std::int64_t bytes) { return sim::align_buffer_offset(bytes); }
 
-// Bytes of a linearly mapped tensor of `elements` float32 on its busiest tile.
-std::int64_t linear_tile_bytes(std::int64_t elements, const IpuMachine& m) {
-  return elements > 0 ? linear_layout(elements, 4, m).elements_per_tile * 4 : 0;
+// Bytes of a linearly mapped operand of `elements` values on its busiest tile (0 for an absent one).
+std::int64_t linear_operand_bytes(std::int64_t elements, const IpuMachine& m) {
+  return elements > 0 ? linear_tile_bytes(elements, kValueBytes, m) : 0;
 }
 
 void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, PhaseTraffic traffic = PhaseTraffic::none) {
@@ -30,19 +31,6 @@ void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, PhaseTraf
   p.phases.push_back({name, cycles, traffic});
   p.estimated_cycles += cycles;
   p.objective_cycles += cycles;
-}
-
-sim::Cycles exchange_cycles(std::int64_t sent, std::int64_t received, const IpuMachine& m) {
-  if (sent == 0 && received == 0) return 0;
-  return m.chip.exchange_fixed_cycles +
-         sim::tile_exchange_cycles(sent, static_cast<double>(received), m.chip.exchange_bytes_per_cycle);
-}
-
-// A multi-worker vertex whose workers share `elements` evenly, each costing worker(n) for n elements.
-template <class WorkerCycles>
-sim::Cycles spread_vertex_cycles(std::int64_t elements, const IpuMachine& m, WorkerCycles worker) {
-  const std::int64_t W = m.chip.worker_contexts;
-  return W * worker(ceil_div(elements, W)) + m.codelets.supervisor_cycles;
 }
 
 void add_loop_control(OpPlan& p, const IpuMachine& m) {
@@ -55,12 +43,12 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
   OpPlan p;
   p.kind = op.kind;
   const std::int64_t elements = op.shape.num_inputs * op.shape.num_features;
-  const LinearLayout l = linear_layout(elements, 4, m);
+  const LinearLayout l = linear_layout(elements, kValueBytes, m);
   p.rows = op.shape.num_inputs;
   p.rows_per_block = l.elements_per_tile;
   p.columns_per_block = 1;
   p.tiles_used = l.tiles_used;
-  std::int64_t bytes = 2 * aligned(l.elements_per_tile * 4);
+  std::int64_t bytes = 2 * aligned(l.elements_per_tile * kValueBytes);
   if (op.kind == OpKind::binary) {
     // The tile's rows of `other` (or its one row), received unless `other` has the input's shape.
     const std::int64_t other_elements = op.shape.other_rows * op.shape.other_groups;
@@ -69,17 +57,17 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
       const std::int64_t needed = op.shape.other_rows == 1 ? op.shape.other_groups : rows_spanned * op.shape.other_groups;
       add_phase(p, "sync", m.chip.sync_cycles);
       add_phase(p, "exchange: broadcast operand to the tiles that need it",
-                exchange_cycles(linear_tile_bytes(other_elements, m), needed * 4, m), PhaseTraffic::linear_layout);
-      bytes += aligned(needed * 4) + aligned(linear_tile_bytes(other_elements, m));
+                exchange_phase_estimate(linear_operand_bytes(other_elements, m), needed * kValueBytes, m), PhaseTraffic::linear_layout);
+      bytes += aligned(needed * kValueBytes) + aligned(linear_operand_bytes(other_elements, m));
     }
   }
   const auto& c = m.codelets;
   const sim::Cycles compute =
       op.kind == OpKind::unary
-          ? spread_vertex_cycles(l.elements_per_tile, m, [&](std::int64_t n) { return unary_worker_cycles(op.unary, n, c); })
-          : spread_vertex_cycles(l.elements_per_tile, m, [&](std::int64_t n) { return binary_worker_cycles(op.binary, n, c); });
+          ? spread_vertex_estimate(l.elements_per_tile, m, [&](std::int64_t n) { return unary_worker_cycles(op.unary, n, c); })
+          : spread_vertex_estimate(l.elements_per_tile, m, [&](std::int64_t n) { return binary_worker_cycles(op.binary, n, c); });
   add_phase(p, "compute: " + std::string(op.kind == OpKind::unary ? "UnaryOp " + to_string(op.unary) : "BinaryOp " + to_string(op.binary)),
-            m.chip.compute_fixed_cycles + compute);
+            compute_phase_estimate(compute, m));
   // No sync after it: nothing is exchanged after the compute (sim/program.hpp).
   add_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
@@ -184,7 +172,7 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   OpPlan p;
   p.kind = OpKind::matmul;
   p.rows = rows;
-  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / 4);
+  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / kValueBytes);
   p.rows_per_block = ceil_div(rows, std::min(split.row_blocks, rows));
   p.split.row_blocks = ceil_div(rows, p.rows_per_block);
   const std::int64_t grains = ceil_div(cols, grain);
@@ -197,36 +185,38 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
 
   const auto& c = m.codelets;
   const std::int64_t mb = p.rows_per_block, nb = p.columns_per_block, kb = p.k_per_block, K = p.split.k_blocks;
-  const std::int64_t x_block = mb * kb * 4, w_block = kb * nb * 4, part = mb * nb * 4;
-  const std::int64_t x_linear = linear_tile_bytes(rows * inner, m), w_linear = linear_tile_bytes(inner * cols, m);
-  const std::int64_t out_linear = linear_tile_bytes(rows * cols, m), bias_linear = bias ? linear_tile_bytes(cols, m) : 0;
+  const std::int64_t x_block = mb * kb * kValueBytes, w_block = kb * nb * kValueBytes, part = mb * nb * kValueBytes;
+  const std::int64_t bias_block = bias ? nb * kValueBytes : 0;
+  const std::int64_t x_linear = linear_operand_bytes(rows * inner, m), w_linear = linear_operand_bytes(inner * cols, m);
+  const std::int64_t out_linear = linear_operand_bytes(rows * cols, m), bias_linear = bias ? linear_operand_bytes(cols, m) : 0;
   const std::int64_t chunk = ceil_div(mb, K);
 
   // 1: operands from the linear layout to the tiles of the split (broadcast over the other factor).
   add_phase(p, "sync", m.chip.sync_cycles);
   add_phase(p, "exchange: input, weight (and bias) blocks to the tiles",
-            exchange_cycles(x_linear + w_linear + bias_linear, x_block + w_block + (bias ? nb * 4 : 0), m),
+            exchange_phase_estimate(x_linear + w_linear + bias_linear, x_block + w_block + bias_block, m),
             PhaseTraffic::linear_layout);
   // 2: the AMP vertex on every tile.
-  add_phase(p, "compute: AMP matmul", m.chip.compute_fixed_cycles + amp_matmul_tile_cycles(mb, kb, nb, c));
+  // The AMP vertex occupies the whole tile: its cost function gives tile cycles.
+  add_phase(p, "compute: AMP matmul", compute_phase_estimate(amp_matmul_tile_cycles(mb, kb, nb, c), m));
   add_phase(p, "sync", m.chip.sync_cycles);
   std::int64_t bytes = aligned(x_block) + aligned(w_block) + aligned(part) + aligned(x_linear) + aligned(w_linear) +
-                       aligned(out_linear) + (bias ? aligned(nb * 4) + aligned(bias_linear) : 0);
-  const std::int64_t final_bytes = (K > 1 ? chunk : mb) * nb * 4;
+                       aligned(out_linear) + (bias ? aligned(bias_block) + aligned(bias_linear) : 0);
+  const std::int64_t final_bytes = (K > 1 ? chunk : mb) * nb * kValueBytes;
   if (K > 1 || bias) {
     if (K > 1) {
-      add_phase(p, "exchange: partial products to their reducers", exchange_cycles((K - 1) * chunk * nb * 4, (K - 1) * chunk * nb * 4, m),
+      add_phase(p, "exchange: partial products to their reducers", exchange_phase_estimate((K - 1) * chunk * nb * kValueBytes, (K - 1) * chunk * nb * kValueBytes, m),
                 PhaseTraffic::among_plan_tiles);
-      bytes += aligned((K - 1) * chunk * nb * 4) + aligned(chunk * nb * 4);
+      bytes += aligned((K - 1) * chunk * nb * kValueBytes) + aligned(chunk * nb * kValueBytes);
     }
     const std::int64_t partials = K + (bias ? 1 : 0);
     const sim::Cycles reduce =
-        K > 1 ? spread_vertex_cycles(chunk * nb, m, [&](std::int64_t n) { return reduce_worker_cycles(n, partials, c); })
-              : spread_vertex_cycles(mb * nb, m, [&](std::int64_t n) { return binary_worker_cycles(BinaryFn::add, n, c); });
-    add_phase(p, K > 1 ? "compute: reduce partial products" : "compute: add bias", m.chip.compute_fixed_cycles + reduce);
+        K > 1 ? spread_vertex_estimate(chunk * nb, m, [&](std::int64_t n) { return reduce_worker_cycles(n, partials, c); })
+              : spread_vertex_estimate(mb * nb, m, [&](std::int64_t n) { return binary_worker_cycles(BinaryFn::add, n, c); });
+    add_phase(p, K > 1 ? "compute: reduce partial products" : "compute: add bias", compute_phase_estimate(reduce, m));
     add_phase(p, "sync", m.chip.sync_cycles);
   }
-  add_phase(p, "exchange: output to linear layout", exchange_cycles(final_bytes, out_linear, m), PhaseTraffic::linear_layout);
+  add_phase(p, "exchange: output to linear layout", exchange_phase_estimate(final_bytes, out_linear, m), PhaseTraffic::linear_layout);
   add_loop_control(p, m);
   add_cross_chip_estimate(p, m);
   p.estimated_peak_tile_bytes = bytes;
@@ -237,7 +227,7 @@ bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool 
                  const IpuMachine& m, OpPlan& best, OpPlan& smallest) {
   const std::int64_t sram = m.chip.sram_bytes_per_tile;
   const auto budget = static_cast<std::int64_t>(m.planner.memory_fraction * static_cast<double>(sram));
-  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / 4);
+  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / kValueBytes);
   bool have_budget = false, have_sram = false, have_any = false;
   OpPlan best_sram;
   auto better = [](const OpPlan& a, const OpPlan& b) {

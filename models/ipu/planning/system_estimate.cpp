@@ -1,4 +1,4 @@
-#include "models/ipu/system_estimate.hpp"
+#include "models/ipu/planning/system_estimate.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "models/ipu/blocks.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/planning/blocks.hpp"
 
 namespace tilesim::ipu {
 
@@ -16,12 +17,12 @@ namespace {
 // same table, messages or zeroed output to several tiles, but a broadcast crosses a link group once.
 // Infinity for other phases (the matmul's operand blocks leave the linear layout as separate copies).
 double distinct_bytes(const OpPlan& p, const PhaseEstimate& phase) {
-  constexpr double kValueBytes = 4, kIndexBytes = 4;
+  constexpr auto value_bytes = static_cast<double>(kValueBytes), index_bytes = static_cast<double>(kIndexBytes);
   const double cols = static_cast<double>(p.columns_per_block * p.split.column_blocks);
   const double rows = static_cast<double>(p.rows), lookups = static_cast<double>(p.indices);
   if (phase.distribution) {
     const double values = p.kind == OpKind::gather ? rows * cols : (lookups + rows) * cols;
-    return values * kValueBytes + lookups * kIndexBytes;
+    return values * value_bytes + lookups * index_bytes;
   }
   return std::numeric_limits<double>::infinity();
 }

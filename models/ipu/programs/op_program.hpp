@@ -4,7 +4,7 @@
 // the compiled exchanges. Also where each piece of the op's tensors lives, for host writes and reads.
 //
 // The layout contract between ops: every tensor an op writes ends in the linear layout
-// (linear_layout.hpp: flat elements in equal contiguous ranges over the tiles), and an op reading it
+// (planning/linear_layout.hpp: flat elements in equal contiguous ranges over the tiles), and an op reading it
 // starts from there, paying the exchange into its plan's layout. The dense ops (matmul,
 // segment_matmul, unary, binary) read every value operand from the linear layout; the gather's table
 // and the scatters' messages, when they are graph inputs, start in the plan's layout (PopART
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
-#include "models/ipu/machine_file.hpp"
-#include "models/ipu/plan.hpp"
+#include "models/ipu/machine/machine_file.hpp"
+#include "models/ipu/planning/plan.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
@@ -51,7 +51,7 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
                                const IpuMachine& machine);
 // unary and binary, in the linear layout.
 OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
-// Tiles of a split, numbered tile(i, s, h) = (i * S + s) * H + h (see plan.hpp).
+// Tiles of a split, numbered tile(i, s, h) = (i * S + s) * H + h (see planning/plan.hpp).
 struct TileGrid {
   std::int64_t row_blocks = 1, column_blocks = 1;
   sim::TileId operator()(std::int64_t i, std::int64_t s, std::int64_t h) const {

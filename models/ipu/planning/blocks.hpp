@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace tilesim::ipu {
+#include "common/integer_math.hpp"
 
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+namespace tilesim::ipu {
 
 struct Range {
   std::int64_t begin = 0;

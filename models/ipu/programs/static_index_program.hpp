@@ -2,7 +2,7 @@
 // Static index mode of the simulated IPU: a model's graph edges are known when its program is
 // compiled, so a gather or scatter over them can be a compiled exchange built from the edges
 // themselves instead of poplibs' dynamic MultiSlice / MultiUpdate plans (which read every index at
-// run time and are planned for uniform indices, plan.hpp). The backend ipu:MACHINE:static uses it for
+// run time and are planned for uniform indices, planning/plan.hpp). The backend ipu:MACHINE:static uses it for
 // the ops whose index tensor is known at compile time (TensorInfo::known_at_compile_time); every other
 // op, and every op under ipu:MACHINE, stays dynamic. Poplar can compile such exchanges; PopTorch's
 // index_select and torch_scatter do not, which is why it is a mode and not the default.
@@ -10,27 +10,18 @@
 // Memory: both operands and the output stay in the linear layout (no copy of the table per index
 // group, no candidate rows), which is what lets a large graph fit a multi-IPU system. The compiled
 // exchange code itself is not charged to tile memory (a few bytes per received region).
+//
+// The builders: static_gather_program.cpp and static_scatter_program.cpp (what they share:
+// linear_runs.hpp); the plan reports show: planning/static_index_plan.hpp.
 #include <cstdint>
 #include <vector>
 
 #include "ir/op_graph.hpp"
-#include "models/ipu/machine_file.hpp"
-#include "models/ipu/op_program.hpp"
-#include "models/ipu/plan.hpp"
+#include "models/ipu/machine/machine_file.hpp"
+#include "models/ipu/planning/static_index_plan.hpp"
+#include "models/ipu/programs/op_program.hpp"
 
 namespace tilesim::ipu {
-
-// The kinds with a static-index program: gather, scatter_add, scatter_mean, scatter_max.
-inline bool static_index_kind(OpKind kind) {
-  return kind == OpKind::gather || kind == OpKind::scatter_add || kind == OpKind::scatter_mean || kind == OpKind::scatter_max;
-}
-
-// The op's plan as reports show it (static_indices set; its cycles come from the engine run). Its
-// peak-tile estimate is static_index_min_tile_bytes: what any index set needs.
-OpPlan static_index_plan(const Op& op, const IpuMachine& machine);
-// The busiest tile's share of the input and the output in the linear layout: a lower bound on the
-// SRAM a static-index program needs on some tile, whatever the indices.
-std::int64_t static_index_min_tile_bytes(const Op& op, const IpuMachine& machine);
 
 // The programs. Throw tilesim::PlanError (exit 3) when the indices need more SRAM than a tile has.
 OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine);

@@ -1,13 +1,14 @@
 #pragma once
 // Cycle costs of the IPU codelets tilesim's planners use, as pure functions of the work a worker does
 // and the machine file's constants (poplibs' own estimator structure). Results are worker cycles; the
-// engine turns a vertex's per-worker cycles into tile cycles (worker_contexts x slowest + supervisor).
+// engine turns a vertex's per-worker cycles into tile cycles by barrel scheduling
+// (sim::barrel_tile_cycles), and the planner estimates a vertex the same way (planning/phase_estimate.hpp).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "ir/op_graph.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 #include "sim/machine_config.hpp"
 
 namespace tilesim::ipu {

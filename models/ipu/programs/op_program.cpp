@@ -1,4 +1,4 @@
-#include "models/ipu/op_program.hpp"
+#include "models/ipu/programs/op_program.hpp"
 
 #include <stdexcept>
 

@@ -4,7 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "models/ipu/op_program.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/programs/op_program.hpp"
 #include "sim/engine.hpp"
 
 namespace tilesim::ipu {
@@ -27,11 +28,11 @@ inline void write_pieces(sim::Engine& engine, const std::vector<TensorPiece>& pi
 inline void read_pieces(const sim::Engine& engine, const std::vector<TensorPiece>& pieces, std::vector<float>& data, std::int64_t width) {
   for (const auto& p : pieces) {
     if (p.cols == width) {
-      engine.read(p.buffer, 0, data.data() + p.row_begin * width, p.rows * width * 4);
+      engine.read(p.buffer, 0, data.data() + p.row_begin * width, p.rows * width * kValueBytes);
       continue;
     }
     for (std::int64_t r = 0; r < p.rows; ++r) {
-      engine.read(p.buffer, r * p.cols * 4, data.data() + (p.row_begin + r) * width + p.col_begin, p.cols * 4);
+      engine.read(p.buffer, r * p.cols * kValueBytes, data.data() + (p.row_begin + r) * width + p.col_begin, p.cols * kValueBytes);
     }
   }
 }

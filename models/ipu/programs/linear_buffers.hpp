@@ -1,27 +1,16 @@
 #pragma once
-// Tensors mapped linearly over the tiles, as Poplar maps a tensor nobody planned for: its flat
-// elements are cut into equal contiguous ranges, one per tile, in grains, with a minimum number of
-// bytes per tile (so small tensors occupy few tiles). Op outputs end in this layout, and a
-// scatter-add's zeroed output starts in it, so the programs pay the exchanges that move data between
-// a plan's layout and the linear one.
+// The programs' side of the linear layout (planning/linear_layout.hpp): one buffer per tile the layout
+// uses, and the transfers that move rectangles of a tensor between the linear layout and a plan's
+// blocks, which is what every op pays to start from, or end in, the layout contract of op_program.hpp.
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "models/ipu/blocks.hpp"
-#include "models/ipu/machine_file.hpp"
-#include "models/ipu/op_program.hpp"
+#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/programs/op_program.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
-
-struct LinearLayout {
-  std::int64_t elements = 0;
-  std::int64_t elements_per_tile = 0;
-  std::int64_t tiles_used = 0;
-  Range tile_range(std::int64_t tile) const { return block(elements, elements_per_tile, tile); }
-};
-
-LinearLayout linear_layout(std::int64_t elements, std::int64_t element_bytes, const IpuMachine& machine);
 
 // Declares one buffer per used tile of `layout`; returns them (index = tile) and appends their flat
 // pieces (TensorPiece rows = elements, cols = 1) to `pieces`.
@@ -33,5 +22,12 @@ std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::
 void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
                           const LinearLayout& layout, const std::vector<sim::BufferId>& linear, std::int64_t element_bytes,
                           bool to_linear);
+
+// Transfers that move one rectangle of a linearly mapped tensor (`width` wide) into the buffer of
+// `first` and, at the same offsets, into each of `copies`: one broadcast per run of the rectangle
+// that lies on one linear tile.
+void broadcast_from_linear(sim::ExchangePlan& exchange, const TensorPiece& first, const std::vector<sim::BufferId>& copies,
+                           std::int64_t width, const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
+                           std::int64_t element_bytes);
 
 }  // namespace tilesim::ipu

@@ -1,0 +1,325 @@
+// The gather (PyG index_select) as a BSP program, following the plan's split:
+//   distribute: each index group's indices go to its S x H tiles; with I > 1 each table block is
+//               broadcast from group 0 to the other groups;
+//   slice:      every tile runs MultiSlice over its group's lookups against its table block; lookups
+//               whose row lives in another row block are skipped;
+//   iota, index transform (S > 1 only): poplibs builds the second stage's offsets in two compute sets
+//               of their own (an iota, then a map of the indices to the row block holding each lookup),
+//               each a superstep; the iota's result travels to the tiles owning the lookups;
+//   select (S > 1 only): the S candidate rows of each lookup are exchanged to the tile that owns it,
+//               which keeps the one from the block that holds the row. The exchange is compiled, so all
+//               S candidates travel, whichever is valid.
+// The output stays where the last stage wrote it (poplibs creates it in the plan's layout) unless
+// planner.gather_output_to_linear_layout moves it to the linear layout (a later op of a graph reads it).
+// Each step below builds one of these parts.
+#include <algorithm>
+#include <vector>
+
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/programs/block_placement.hpp"
+#include "models/ipu/programs/linear_buffers.hpp"
+#include "models/ipu/programs/op_program.hpp"
+
+namespace tilesim::ipu {
+
+namespace {
+
+// The gather's program as its steps build it: the supersteps they add vertices and transfers to, and
+// the buffers later steps read (by tile).
+struct GatherProgram {
+  GatherProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices, const IpuMachine& machine);
+
+  void place_table_blocks();
+  void add_index_group(std::int64_t i);
+  void add_multislice(std::int64_t i, Range lookups);
+  sim::Vertex multislice_vertex(const std::vector<std::vector<std::int32_t>>& worker_sorted, std::int64_t lookups, Range rows,
+                                std::int64_t cols, sim::TileId t, sim::BufferId dest);
+  void add_iota(std::int64_t i, std::int64_t lookups, std::int64_t chunk);
+  void add_selection(std::int64_t i, std::int64_t k, std::int64_t h, Range lookups, Range chunk);
+  sim::BufferId receive_candidates(std::int64_t i, std::int64_t k, std::int64_t h, Range chunk, std::int64_t cols);
+  sim::BufferId add_index_transform(sim::TileId owner, Range chunk);
+  void add_select(sim::TileId owner, std::int64_t k, Range chunk, std::int64_t cols, sim::BufferId blocks_of,
+                  sim::BufferId received, sim::BufferId result);
+  void move_output_to_linear_layout();
+  OpProgram finish();
+
+  const OpPlan& plan;
+  const std::vector<std::int32_t>& indices;
+  const IpuMachine& machine;
+  const CodeletCosts& costs;
+  const std::int64_t S, H, I;                 // the split
+  const std::int64_t R, F, N;                 // table rows, features, lookups
+  const std::int64_t W;                       // worker contexts
+  const TileGrid tile;
+  const bool table_from_linear;
+  OpProgram out;
+  sim::Superstep distribute{"distribute", {"distribute", {}}, {"indices and table to groups", {}}};
+  sim::Superstep slice{"slice", {"MultiSlice", {}}, {"none", {}}};
+  sim::Superstep iota{"iota", {"Iota", {}}, {"stage-1 offsets to lookup owners", {}}};
+  sim::Superstep transform{"index transform", {"IndexTransform", {}}, {"candidate rows", {}}};
+  sim::Superstep select{"select", {"select candidates", {}}, {"none", {}}};
+  std::vector<sim::BufferId> table_buf, index_buf, candidate_buf;  // by tile
+};
+
+GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                             const IpuMachine& machine)
+    : plan(plan),
+      indices(indices),
+      machine(machine),
+      costs(machine.codelets),
+      S(plan.split.row_blocks),
+      H(plan.split.column_blocks),
+      I(plan.split.index_groups),
+      R(op.shape.num_inputs),
+      F(op.shape.num_features),
+      N(op.shape.num_outputs),
+      W(machine.chip.worker_contexts),
+      tile{S, H},
+      table_from_linear(machine.planner.gather_table_from_linear_layout),
+      table_buf(static_cast<std::size_t>(plan.tiles_used), -1),
+      index_buf(static_cast<std::size_t>(plan.tiles_used), -1),
+      candidate_buf(static_cast<std::size_t>(plan.tiles_used), -1) {
+  out.program.name = op.name;
+}
+
+// Table blocks. With gather_table_from_linear_layout the table is a tensor mapped linearly (as an op's
+// input is), and every block is exchanged from there to its tiles in all groups; otherwise it is
+// resident on group 0 in the plan's layout and broadcast to the other groups.
+void GatherProgram::place_table_blocks() {
+  const LinearLayout table_layout = linear_layout(R * F, kValueBytes, machine);
+  std::vector<sim::BufferId> linear_table;
+  BlockSource source{F};
+  if (table_from_linear) {
+    linear_table = add_linear_buffers(out.program, "table (linear)", table_layout, kValueBytes, &out.input);
+    source = {F, &table_layout, &linear_table};
+  }
+  for (std::int64_t s = 0; s < S; ++s) {
+    for (std::int64_t h = 0; h < H; ++h) {
+      std::vector<sim::TileId> copy_tiles;
+      for (std::int64_t i = 1; i < I; ++i) copy_tiles.push_back(tile(i, s, h));
+      place_block(out.program, distribute.exchange, out.input, "table", block(R, plan.rows_per_block, s),
+                  block(F, plan.columns_per_block, h), tile(0, s, h), copy_tiles, source, table_buf);
+    }
+  }
+}
+
+// Index group i: its indices, its MultiSlice and, with S > 1, its second stage, where lookup chunk k
+// of the group is owned by tile (i, k, h), which receives the candidates of the other S - 1 row
+// blocks and keeps the valid one.
+void GatherProgram::add_index_group(std::int64_t i) {
+  const Range lookups = block(N, plan.indices_per_group, i);
+  // The group's indices live on its first tile and are broadcast to the rest of the group.
+  add_group_indices(out.program, distribute.exchange, tile, i, lookups.begin, lookups.size(), index_buf, out.indices);
+  add_multislice(i, lookups);
+  if (S == 1) return;
+  const std::int64_t chunk = ceil_div(lookups.size(), S);
+  add_iota(i, lookups.size(), chunk);
+  for (std::int64_t k = 0; k < S; ++k) {
+    const Range kk = block(lookups.size(), chunk, k);
+    if (kk.empty()) continue;
+    for (std::int64_t h = 0; h < H; ++h) add_selection(i, k, h, lookups, kk);
+  }
+}
+
+// Stage 0: MultiSlice on every tile of group i, into the output (S = 1) or the candidates; workers
+// split the lookups. Each worker's lookups, sorted once, give its in-range count for any row block by
+// binary search.
+void GatherProgram::add_multislice(std::int64_t i, Range lookups) {
+  const std::int64_t ni = lookups.size();
+  const std::int64_t per_worker = ceil_div(ni, W);
+  std::vector<std::vector<std::int32_t>> worker_sorted(static_cast<std::size_t>(W));
+  for (std::int64_t w = 0; w < W; ++w) {
+    const Range rw = block(ni, per_worker, w);
+    auto& v = worker_sorted[static_cast<std::size_t>(w)];
+    v.assign(indices.data() + lookups.begin + rw.begin, indices.data() + lookups.begin + rw.end);
+    std::sort(v.begin(), v.end());
+  }
+  for (std::int64_t s = 0; s < S; ++s) {
+    const Range rs = block(R, plan.rows_per_block, s);
+    for (std::int64_t h = 0; h < H; ++h) {
+      const Range ch = block(F, plan.columns_per_block, h);
+      const auto t = tile(i, s, h);
+      const auto dest = out.program.add_buffer(S == 1 ? "out" : "candidates", t, ni * ch.size() * kValueBytes);
+      candidate_buf[static_cast<std::size_t>(t)] = dest;
+      if (S == 1) out.output.push_back({dest, lookups.begin, ni, ch.begin, ch.size()});
+      slice.compute.vertices.push_back({t, multislice_vertex(worker_sorted, ni, rs, ch.size(), t, dest)});
+    }
+  }
+}
+
+sim::Vertex GatherProgram::multislice_vertex(const std::vector<std::vector<std::int32_t>>& worker_sorted, std::int64_t lookups,
+                                             Range rows, std::int64_t cols, sim::TileId t, sim::BufferId dest) {
+  const std::int64_t per_worker = ceil_div(lookups, W);
+  sim::Vertex v;
+  v.codelet = "MultiSlice";
+  v.supervisor_cycles = costs.supervisor_cycles;
+  v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+  std::int64_t in_total = 0;
+  for (std::int64_t w = 0; w < W; ++w) {
+    const Range rw = block(lookups, per_worker, w);
+    if (rw.empty()) continue;
+    const std::int64_t in = count_in_range(worker_sorted[static_cast<std::size_t>(w)], rows);
+    v.worker_cycles[static_cast<std::size_t>(w)] = multislice_worker_cycles(in, rw.size() - in, cols, costs);
+    in_total += in;
+  }
+  out.sram_read_bytes += lookups * kIndexBytes + in_total * cols * kValueBytes;
+  out.sram_write_bytes += in_total * cols * kValueBytes;
+  v.buffers = {{index_buf[static_cast<std::size_t>(t)], 0}, {table_buf[static_cast<std::size_t>(t)], 0}, {dest, 0}};
+  v.execute = [lookups, row_begin = rows.begin, row_count = rows.size(), cols](const sim::VertexContext& ctx) {
+    const auto* idx = ctx.as<const std::int32_t>(0);
+    const auto* slab = ctx.as<const float>(1);
+    auto* dst = ctx.as<float>(2);
+    for (std::int64_t j = 0; j < lookups; ++j) {
+      const std::int64_t r = idx[j] - row_begin;
+      if (r < 0 || r >= row_count) continue;
+      // Rows of a column block are short; a loop the compiler vectorises beats a library call.
+      const float* src = slab + r * cols;
+      float* d = dst + j * cols;
+      for (std::int64_t c = 0; c < cols; ++c) d[c] = src[c];
+    }
+  };
+  return v;
+}
+
+// The iota of the stage-1 offsets, on group i's index tile, sent to every owner of a lookup chunk.
+void GatherProgram::add_iota(std::int64_t i, std::int64_t lookups, std::int64_t chunk) {
+  const auto index_tile = tile(i, 0, 0);
+  const auto offsets = out.program.add_buffer("stage-1 offsets (iota)", index_tile, chunk * kIndexBytes);
+  sim::Vertex v;
+  v.codelet = "Iota";
+  v.supervisor_cycles = costs.supervisor_cycles;
+  v.worker_cycles = worker_split_cycles(chunk, W, [&](std::int64_t n) { return index_transform_worker_cycles(n, costs); });
+  out.sram_write_bytes += chunk * kIndexBytes;
+  v.buffers = {{offsets, 0}};
+  v.execute = [chunk](const sim::VertexContext& ctx) {
+    auto* o = ctx.as<std::int32_t>(0);
+    for (std::int64_t j = 0; j < chunk; ++j) o[j] = static_cast<std::int32_t>(j);
+  };
+  iota.compute.vertices.push_back({index_tile, std::move(v)});
+  sim::Transfer to_owners{{offsets, 0}, chunk * kIndexBytes, {}};
+  for (std::int64_t k = 0; k < S; ++k) {
+    if (block(lookups, chunk, k).empty()) continue;
+    for (std::int64_t h = 0; h < H; ++h) {
+      const auto owner = tile(i, k, h);
+      if (owner != index_tile) to_owners.dst.push_back({out.program.add_buffer("stage-1 offsets", owner, chunk * kIndexBytes), 0});
+    }
+  }
+  if (!to_owners.dst.empty()) iota.exchange.transfers.push_back(std::move(to_owners));
+}
+
+// Stage 1 for lookup chunk `chunk` (k) of group i, columns h, on its owner tile (i, k, h): the other row
+// blocks' candidates arrive, the chunk's indices are transformed (which row block holds each lookup: an
+// elementwise integer op over the chunk), and the select vertex keeps the valid candidate.
+void GatherProgram::add_selection(std::int64_t i, std::int64_t k, std::int64_t h, Range lookups, Range chunk) {
+  const Range ch = block(F, plan.columns_per_block, h);
+  const auto owner = tile(i, k, h);
+  const auto received = receive_candidates(i, k, h, chunk, ch.size());
+  const auto result = out.program.add_buffer("out", owner, chunk.size() * ch.size() * kValueBytes);
+  out.output.push_back({result, lookups.begin + chunk.begin, chunk.size(), ch.begin, ch.size()});
+  const auto blocks_of = add_index_transform(owner, chunk);
+  add_select(owner, k, chunk, ch.size(), blocks_of, received, result);
+}
+
+// The chunk's candidate rows from the group's other S - 1 row blocks, into one buffer on the owner
+// (slot by row block, the owner's own block skipped).
+sim::BufferId GatherProgram::receive_candidates(std::int64_t i, std::int64_t k, std::int64_t h, Range chunk, std::int64_t cols) {
+  const std::int64_t piece_bytes = chunk.size() * cols * kValueBytes;
+  const auto received = out.program.add_buffer("received candidates", tile(i, k, h), (S - 1) * piece_bytes);
+  for (std::int64_t s = 0; s < S; ++s) {
+    if (s == k) continue;
+    const std::int64_t slot = s < k ? s : s - 1;
+    transform.exchange.transfers.push_back({{candidate_buf[static_cast<std::size_t>(tile(i, s, h))], chunk.begin * cols * kValueBytes},
+                                            piece_bytes,
+                                            {{received, slot * piece_bytes}}});
+  }
+  return received;
+}
+
+// Which row block holds each lookup of the chunk, from the owner's copy of the group's indices.
+sim::BufferId GatherProgram::add_index_transform(sim::TileId owner, Range chunk) {
+  const auto blocks_of = out.program.add_buffer("candidate blocks", owner, chunk.size() * kIndexBytes);
+  sim::Vertex v;
+  v.codelet = "IndexTransform";
+  v.supervisor_cycles = costs.supervisor_cycles;
+  v.worker_cycles = worker_split_cycles(chunk.size(), W, [&](std::int64_t n) { return index_transform_worker_cycles(n, costs); });
+  out.sram_read_bytes += chunk.size() * kIndexBytes;
+  out.sram_write_bytes += chunk.size() * kIndexBytes;
+  v.buffers = {{index_buf[static_cast<std::size_t>(owner)], chunk.begin * kIndexBytes}, {blocks_of, 0}};
+  v.execute = [count = chunk.size(), rows_b = plan.rows_per_block](const sim::VertexContext& ctx) {
+    const auto* idx = ctx.as<const std::int32_t>(0);
+    auto* block_of = ctx.as<std::int32_t>(1);
+    for (std::int64_t j = 0; j < count; ++j) block_of[j] = static_cast<std::int32_t>(idx[j] / rows_b);
+  };
+  transform.compute.vertices.push_back({owner, std::move(v)});
+  return blocks_of;
+}
+
+// The select vertex: each lookup of the chunk copies the candidate of the row block holding it (its
+// own MultiSlice result for block k, else the received one).
+void GatherProgram::add_select(sim::TileId owner, std::int64_t k, Range chunk, std::int64_t cols, sim::BufferId blocks_of,
+                               sim::BufferId received, sim::BufferId result) {
+  sim::Vertex v;
+  v.codelet = "MultiSlice (select)";
+  v.supervisor_cycles = costs.supervisor_cycles;
+  v.worker_cycles = worker_split_cycles(chunk.size(), W, [&](std::int64_t n) { return multislice_worker_cycles(n, 0, cols, costs); });
+  out.sram_read_bytes += chunk.size() * (kIndexBytes + cols * kValueBytes);
+  out.sram_write_bytes += chunk.size() * cols * kValueBytes;
+  v.buffers = {{blocks_of, 0},
+               {candidate_buf[static_cast<std::size_t>(owner)], chunk.begin * cols * kValueBytes},
+               {received, 0},
+               {result, 0}};
+  v.execute = [count = chunk.size(), k, cols](const sim::VertexContext& ctx) {
+    const auto* block_of = ctx.as<const std::int32_t>(0);
+    const auto* own = ctx.as<const float>(1);
+    const auto* recv = ctx.as<const float>(2);
+    auto* dst = ctx.as<float>(3);
+    for (std::int64_t j = 0; j < count; ++j) {
+      const std::int64_t s = block_of[j];
+      const float* src = s == k ? own + j * cols : recv + ((s < k ? s : s - 1) * count + j) * cols;
+      float* d = dst + j * cols;
+      for (std::int64_t c = 0; c < cols; ++c) d[c] = src[c];
+    }
+  };
+  select.compute.vertices.push_back({owner, std::move(v)});
+}
+
+// The last exchange moves the output from the plan's layout to the linear one.
+void GatherProgram::move_output_to_linear_layout() {
+  sim::Superstep& last = S > 1 ? select : slice;
+  const LinearLayout layout = linear_layout(N * F, kValueBytes, machine);
+  std::vector<TensorPiece> linear_pieces;
+  const auto linear = add_linear_buffers(out.program, "out (linear)", layout, kValueBytes, &linear_pieces);
+  last.exchange.name = "output to linear layout";
+  add_linear_transfers(last.exchange, out.output, F, layout, linear, kValueBytes, /*to_linear=*/true);
+  out.output = std::move(linear_pieces);
+  out.output_width = 1;
+}
+
+OpProgram GatherProgram::finish() {
+  out.input_width = table_from_linear ? 1 : F;
+  out.output_width = F;
+  if (machine.planner.gather_output_to_linear_layout) move_output_to_linear_layout();
+  out.program.steps.push_back(std::move(distribute));
+  out.program.steps.push_back(std::move(slice));
+  if (S > 1) {
+    out.program.steps.push_back(std::move(iota));
+    out.program.steps.push_back(std::move(transform));
+    out.program.steps.push_back(std::move(select));
+  }
+  append_loop_control(out.program, machine);
+  return std::move(out);
+}
+
+}  // namespace
+
+OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                               const IpuMachine& machine) {
+  GatherProgram gather(op, plan, indices, machine);
+  gather.place_table_blocks();
+  for (std::int64_t i = 0; i < gather.I; ++i) gather.add_index_group(i);
+  return gather.finish();
+}
+
+}  // namespace tilesim::ipu

@@ -1,0 +1,333 @@
+// matmul and segment_matmul as BSP programs on the AMP units, following the plan's split (S row blocks
+// of the input, H column blocks of the weight, K blocks of the inner dimension; planning/plan.hpp):
+//   operands: every tile (s, h, k) receives its input block (rows s, inner k) and its weight block
+//             (inner k, columns h) from the linear layout; each block is one broadcast to the H (or S)
+//             tiles that share it; the tiles that finish an output block also receive its bias columns;
+//   amp:      one AMP vertex per tile multiplies its blocks; with K > 1 the K partial products of each
+//             output block are exchanged in row chunks, chunk q to tile (s, h, q);
+//   reduce (K > 1 or bias): chunk q is summed on tile (s, h, q) with the bias added (a Reduce vertex),
+//             or with K = 1 the bias is added in place (a BinaryOp);
+// and the finished blocks go back to the linear layout in the last exchange. A segment_matmul runs one
+// such matmul per non-empty segment on its own range of tiles, all in the same supersteps.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/programs/linear_buffers.hpp"
+#include "models/ipu/programs/op_program.hpp"
+
+namespace tilesim::ipu {
+
+namespace {
+
+// The tensors every part reads from and writes to, in the linear layout.
+struct LinearOperands {
+  std::int64_t inner = 0, cols = 0;  // K, N
+  LinearLayout x, w, bias, out;
+  std::vector<sim::BufferId> x_buf, w_buf, bias_buf, out_buf;
+};
+
+// A vertex whose workers share `elements` evenly.
+template <class WorkerCycles>
+sim::Vertex spread_vertex(const std::string& codelet, std::int64_t elements, const IpuMachine& m, WorkerCycles worker) {
+  const std::int64_t W = m.chip.worker_contexts;
+  sim::Vertex v;
+  v.codelet = codelet;
+  v.supervisor_cycles = m.codelets.supervisor_cycles;
+  v.worker_cycles = worker_split_cycles(elements, W, worker);
+  return v;
+}
+
+// The supersteps every part adds to, and what they leave for the last exchange.
+struct MatmulSteps {
+  OpProgram& out;
+  sim::Superstep& operands;
+  sim::Superstep& amp;
+  sim::Superstep& reduce;
+  std::vector<TensorPiece>& finished;  // the output blocks, in the plan's layout
+};
+
+// One part of the program (the whole matmul, or one segment of a segment_matmul) as its steps build it.
+struct MatmulPartProgram {
+  MatmulPartProgram(const MatmulPart& part, bool bias, const LinearOperands& lin, const IpuMachine& m, MatmulSteps steps);
+
+  sim::TileId tile(std::int64_t s, std::int64_t h, std::int64_t k) const {
+    return static_cast<sim::TileId>(part.first_tile + (s * H + h) * K + k);
+  }
+  std::size_t at(std::int64_t s, std::int64_t h, std::int64_t k) const { return static_cast<std::size_t>((s * H + h) * K + k); }
+
+  void place_input_blocks();
+  void place_weight_blocks();
+  void add_output_block(std::int64_t s, std::int64_t h);
+  void add_amp_vertex(std::int64_t s, std::int64_t h, std::int64_t k, Range rs, Range ch);
+  std::vector<sim::BufferId> place_bias(std::int64_t s, std::int64_t h, Range rs, Range ch);
+  void add_bias_vertex(std::int64_t s, std::int64_t h, Range rs, Range ch, sim::BufferId bias_block);
+  void add_reduction(std::int64_t s, std::int64_t h, std::int64_t q, Range rs, Range ch, Range chunk, sim::BufferId bias_block);
+
+  const MatmulPart& part;
+  const bool bias;
+  const LinearOperands& lin;
+  const IpuMachine& m;
+  const CodeletCosts& costs;
+  MatmulSteps steps;
+  const std::int64_t S, H, K;  // the part's split
+  const std::int64_t W;        // worker contexts
+  std::vector<sim::BufferId> x_blk, w_blk, partial;  // by (s, h, k)
+};
+
+MatmulPartProgram::MatmulPartProgram(const MatmulPart& part, bool bias, const LinearOperands& lin, const IpuMachine& m,
+                                     MatmulSteps steps)
+    : part(part),
+      bias(bias),
+      lin(lin),
+      m(m),
+      costs(m.codelets),
+      steps(steps),
+      S(part.split.row_blocks),
+      H(part.split.column_blocks),
+      K(part.split.k_blocks),
+      W(m.chip.worker_contexts),
+      x_blk(static_cast<std::size_t>(S * H * K), -1),
+      w_blk(static_cast<std::size_t>(S * H * K), -1),
+      partial(static_cast<std::size_t>(S * H * K), -1) {}
+
+// Input block (s, k) on tiles (s, h, k) for every h: one broadcast from the linear layout.
+void MatmulPartProgram::place_input_blocks() {
+  for (std::int64_t s = 0; s < S; ++s) {
+    const Range rs = block(part.rows, part.rows_per_block, s);
+    for (std::int64_t k = 0; k < K; ++k) {
+      const Range kk = block(lin.inner, part.k_per_block, k);
+      std::vector<sim::BufferId> copies;
+      for (std::int64_t h = 0; h < H; ++h) {
+        x_blk[at(s, h, k)] = steps.out.program.add_buffer("input block", tile(s, h, k), rs.size() * kk.size() * kValueBytes);
+        if (h > 0) copies.push_back(x_blk[at(s, h, k)]);
+      }
+      broadcast_from_linear(steps.operands.exchange, {x_blk[at(s, 0, k)], part.row_begin + rs.begin, rs.size(), kk.begin, kk.size()},
+                            copies, lin.inner, lin.x, lin.x_buf, kValueBytes);
+    }
+  }
+}
+
+// Weight block (k, h) on tiles (s, h, k) for every s: one broadcast from the linear layout. The weight
+// of segment g is rows [g * inner, (g + 1) * inner) of the [segments * inner, cols] weight.
+void MatmulPartProgram::place_weight_blocks() {
+  for (std::int64_t h = 0; h < H; ++h) {
+    const Range ch = block(lin.cols, part.columns_per_block, h);
+    for (std::int64_t k = 0; k < K; ++k) {
+      const Range kk = block(lin.inner, part.k_per_block, k);
+      std::vector<sim::BufferId> copies;
+      for (std::int64_t s = 0; s < S; ++s) {
+        w_blk[at(s, h, k)] = steps.out.program.add_buffer("weight block", tile(s, h, k), kk.size() * ch.size() * kValueBytes);
+        if (s > 0) copies.push_back(w_blk[at(s, h, k)]);
+      }
+      broadcast_from_linear(steps.operands.exchange,
+                            {w_blk[at(0, h, k)], part.segment * lin.inner + kk.begin, kk.size(), ch.begin, ch.size()},
+                            copies, lin.cols, lin.w, lin.w_buf, kValueBytes);
+    }
+  }
+}
+
+// Output block (s, h): the AMP vertex on each of its K tiles, then (with a bias or K > 1) its
+// finishing: the bias added in place (K = 1), or row chunk q of the K partial products summed, with
+// the bias, on tile (s, h, q).
+void MatmulPartProgram::add_output_block(std::int64_t s, std::int64_t h) {
+  const Range rs = block(part.rows, part.rows_per_block, s);
+  const Range ch = block(lin.cols, part.columns_per_block, h);
+  for (std::int64_t k = 0; k < K; ++k) add_amp_vertex(s, h, k, rs, ch);
+  const std::vector<sim::BufferId> bias_blk = bias ? place_bias(s, h, rs, ch) : std::vector<sim::BufferId>{};
+  if (K == 1) {
+    if (bias) add_bias_vertex(s, h, rs, ch, bias_blk.front());
+    steps.finished.push_back({partial[at(s, h, 0)], part.row_begin + rs.begin, rs.size(), ch.begin, ch.size()});
+    return;
+  }
+  const std::int64_t chunk = ceil_div(rs.size(), K);
+  std::size_t bias_at = 0;
+  for (std::int64_t q = 0; q < K; ++q) {
+    const Range kq = block(rs.size(), chunk, q);
+    if (kq.empty()) continue;
+    add_reduction(s, h, q, rs, ch, kq, bias ? bias_blk[bias_at++] : -1);
+  }
+}
+
+void MatmulPartProgram::add_amp_vertex(std::int64_t s, std::int64_t h, std::int64_t k, Range rs, Range ch) {
+  const Range kk = block(lin.inner, part.k_per_block, k);
+  const auto t = tile(s, h, k);
+  const auto p = steps.out.program.add_buffer(K == 1 ? "out" : "partial products", t, rs.size() * ch.size() * kValueBytes);
+  partial[at(s, h, k)] = p;
+  sim::Vertex v;
+  v.codelet = "AMPMatMul";
+  // The AMP vertex occupies the tile: its fixed cost as the supervisor's, its MACs spread over the
+  // workers' slots (tile cycles = workers x per worker + fixed, as the cost function gives).
+  const sim::Cycles total = amp_matmul_tile_cycles(rs.size(), kk.size(), ch.size(), costs);
+  v.supervisor_cycles = costs.amp_vertex_fixed_cycles;
+  v.worker_cycles.assign(static_cast<std::size_t>(W), ceil_div(total - costs.amp_vertex_fixed_cycles, W));
+  v.buffers = {{x_blk[at(s, h, k)], 0}, {w_blk[at(s, h, k)], 0}, {p, 0}};
+  v.execute = [r = rs.size(), kn = kk.size(), c = ch.size()](const sim::VertexContext& ctx) {
+    const auto* x = ctx.as<const float>(0);
+    const auto* w = ctx.as<const float>(1);
+    auto* y = ctx.as<float>(2);
+    std::fill(y, y + r * c, 0.0f);
+    for (std::int64_t i = 0; i < r; ++i) {
+      for (std::int64_t q = 0; q < kn; ++q) {
+        const float a = x[i * kn + q];
+        for (std::int64_t j = 0; j < c; ++j) y[i * c + j] += a * w[q * c + j];
+      }
+    }
+  };
+  steps.out.sram_read_bytes += (rs.size() * kk.size() + kk.size() * ch.size()) * kValueBytes;
+  steps.out.sram_write_bytes += rs.size() * ch.size() * kValueBytes;
+  steps.amp.compute.vertices.push_back({t, std::move(v)});
+}
+
+// Bias columns for the tiles that finish output block (s, h): one broadcast from the linear layout.
+std::vector<sim::BufferId> MatmulPartProgram::place_bias(std::int64_t s, std::int64_t h, Range rs, Range ch) {
+  std::vector<sim::BufferId> bias_blk;
+  const std::int64_t chunk = ceil_div(rs.size(), K);
+  for (std::int64_t q = 0; q < K; ++q) {
+    if (K > 1 && block(rs.size(), chunk, q).empty()) continue;
+    bias_blk.push_back(steps.out.program.add_buffer("bias block", tile(s, h, q), ch.size() * kValueBytes));
+  }
+  const std::vector<sim::BufferId> copies(bias_blk.begin() + 1, bias_blk.end());
+  broadcast_from_linear(steps.operands.exchange, {bias_blk.front(), 0, 1, ch.begin, ch.size()}, copies, lin.cols, lin.bias,
+                        lin.bias_buf, kValueBytes);
+  return bias_blk;
+}
+
+// K = 1: the bias added in place to the output block (a BinaryOp).
+void MatmulPartProgram::add_bias_vertex(std::int64_t s, std::int64_t h, Range rs, Range ch, sim::BufferId bias_block) {
+  sim::Vertex v = spread_vertex("BinaryOp add (bias)", rs.size() * ch.size(), m,
+                                [&](std::int64_t n) { return binary_worker_cycles(BinaryFn::add, n, costs); });
+  v.buffers = {{partial[at(s, h, 0)], 0}, {bias_block, 0}};
+  v.execute = [r = rs.size(), c = ch.size()](const sim::VertexContext& ctx) {
+    auto* y = ctx.as<float>(0);
+    const auto* b = ctx.as<const float>(1);
+    for (std::int64_t i = 0; i < r; ++i)
+      for (std::int64_t j = 0; j < c; ++j) y[i * c + j] += b[j];
+  };
+  steps.out.sram_read_bytes += (rs.size() + 1) * ch.size() * kValueBytes;
+  steps.out.sram_write_bytes += rs.size() * ch.size() * kValueBytes;
+  steps.reduce.compute.vertices.push_back({tile(s, h, 0), std::move(v)});
+}
+
+// K > 1: row chunk `chunk` (q) of output block (s, h) from the K partial products, summed with the bias
+// (`bias_block`, or -1) on tile (s, h, q) by a Reduce vertex.
+void MatmulPartProgram::add_reduction(std::int64_t s, std::int64_t h, std::int64_t q, Range rs, Range ch, Range chunk,
+                                      sim::BufferId bias_block) {
+  const auto owner = tile(s, h, q);
+  const std::int64_t piece_bytes = chunk.size() * ch.size() * kValueBytes;
+  const auto received = steps.out.program.add_buffer("received partial products", owner, (K - 1) * piece_bytes);
+  for (std::int64_t k = 0; k < K; ++k) {
+    if (k == q) continue;
+    const std::int64_t slot = k < q ? k : k - 1;
+    steps.amp.exchange.transfers.push_back(
+        {{partial[at(s, h, k)], chunk.begin * ch.size() * kValueBytes}, piece_bytes, {{received, slot * piece_bytes}}});
+  }
+  const auto result = steps.out.program.add_buffer("out", owner, piece_bytes);
+  steps.finished.push_back({result, part.row_begin + rs.begin + chunk.begin, chunk.size(), ch.begin, ch.size()});
+  const std::int64_t partials = K + (bias ? 1 : 0);
+  sim::Vertex v = spread_vertex("Reduce", chunk.size() * ch.size(), m,
+                                [&](std::int64_t n) { return reduce_worker_cycles(n, partials, costs); });
+  v.buffers = {{partial[at(s, h, q)], chunk.begin * ch.size() * kValueBytes}, {received, 0}, {result, 0}};
+  if (bias) v.buffers.push_back({bias_block, 0});
+  v.execute = [r = chunk.size(), c = ch.size(), q, K = K, bias = bias](const sim::VertexContext& ctx) {
+    const auto* own = ctx.as<const float>(0);
+    const auto* recv = ctx.as<const float>(1);
+    auto* y = ctx.as<float>(2);
+    const float* b = bias ? ctx.as<const float>(3) : nullptr;
+    const std::int64_t n = r * c;
+    for (std::int64_t e = 0; e < n; ++e) {
+      float acc = 0.0f;
+      for (std::int64_t k = 0; k < K; ++k) acc += k == q ? own[e] : recv[(k < q ? k : k - 1) * n + e];
+      y[e] = b ? acc + b[e % c] : acc;
+    }
+  };
+  steps.out.sram_read_bytes += partials * piece_bytes;
+  steps.out.sram_write_bytes += piece_bytes;
+  steps.reduce.compute.vertices.push_back({owner, std::move(v)});
+}
+
+void add_part(const MatmulPart& part, bool bias, const LinearOperands& lin, const IpuMachine& m, MatmulSteps steps) {
+  MatmulPartProgram p(part, bias, lin, m, steps);
+  p.place_input_blocks();
+  p.place_weight_blocks();
+  for (std::int64_t s = 0; s < p.S; ++s) {
+    for (std::int64_t h = 0; h < p.H; ++h) p.add_output_block(s, h);
+  }
+}
+
+// The parts of the program: a segment_matmul's plan parts (checked against the offsets the program is
+// built for), or the whole matmul as one part.
+std::vector<MatmulPart> program_parts(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& offsets) {
+  if (op.kind == OpKind::segment_matmul) {
+    // The plan was made for these offsets: a part's rows must be its segment's.
+    for (const auto& p : plan.parts) {
+      const auto s = static_cast<std::size_t>(p.segment);
+      if (s + 1 >= offsets.size() || offsets[s] != p.row_begin || offsets[s + 1] - offsets[s] != p.rows) {
+        throw std::logic_error("build_matmul_program: segment_matmul '" + op.name + "' was planned for other offsets");
+      }
+    }
+    return plan.parts;
+  }
+  MatmulPart whole;
+  whole.rows = op.shape.num_inputs;
+  whole.tiles = plan.tiles_used;
+  whole.split = plan.split;
+  whole.rows_per_block = plan.rows_per_block;
+  whole.columns_per_block = plan.columns_per_block;
+  whole.k_per_block = plan.k_per_block;
+  return {whole};
+}
+
+}  // namespace
+
+OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& offsets,
+                               const IpuMachine& machine) {
+  const bool segmented = op.kind == OpKind::segment_matmul;
+  const bool bias = !segmented && op.bias >= 0;
+  const std::int64_t M = op.shape.num_inputs, K = op.shape.num_features, N = op.shape.out_features;
+  const std::int64_t segments = segmented ? op.shape.num_segments : 1;
+  const std::vector<MatmulPart> parts = program_parts(op, plan, offsets);
+  bool reduce_step = bias;
+  for (const auto& p : parts) reduce_step = reduce_step || p.split.k_blocks > 1;
+
+  OpProgram out;
+  sim::Program& prog = out.program;
+  prog.name = op.name;
+  LinearOperands lin;
+  lin.inner = K;
+  lin.cols = N;
+  lin.x = linear_layout(M * K, kValueBytes, machine);
+  lin.w = linear_layout(segments * K * N, kValueBytes, machine);
+  lin.out = linear_layout(M * N, kValueBytes, machine);
+  lin.x_buf = add_linear_buffers(prog, "input (linear)", lin.x, kValueBytes, &out.input);
+  lin.w_buf = add_linear_buffers(prog, "weight (linear)", lin.w, kValueBytes, &out.weight);
+  if (bias) {
+    lin.bias = linear_layout(N, kValueBytes, machine);
+    lin.bias_buf = add_linear_buffers(prog, "bias (linear)", lin.bias, kValueBytes, &out.bias);
+  }
+  sim::Superstep operands{"operands", {"none", {}}, {"input and weight blocks to the tiles", {}}};
+  sim::Superstep amp{"amp", {"AMPMatMul", {}}, {"partial products", {}}};
+  sim::Superstep reduce{"reduce", {"Reduce", {}}, {"none", {}}};
+  std::vector<TensorPiece> finished;
+  for (const auto& p : parts) add_part(p, bias, lin, machine, {out, operands, amp, reduce, finished});
+
+  std::vector<TensorPiece> linear_pieces;
+  lin.out_buf = add_linear_buffers(prog, "out (linear)", lin.out, kValueBytes, &linear_pieces);
+  sim::Superstep& last = reduce_step ? reduce : amp;
+  last.exchange.name = "output to linear layout";
+  add_linear_transfers(last.exchange, finished, N, lin.out, lin.out_buf, kValueBytes, /*to_linear=*/true);
+  out.output = std::move(linear_pieces);
+  out.input_width = 1;
+  out.output_width = 1;
+  prog.steps.push_back(std::move(operands));
+  prog.steps.push_back(std::move(amp));
+  if (reduce_step) prog.steps.push_back(std::move(reduce));
+  append_loop_control(prog, machine);
+  return out;
+}
+
+}  // namespace tilesim::ipu

@@ -1,0 +1,458 @@
+// The scatter family (PyG scatter with reduce 'sum', 'mean', 'max', and utils.degree) as a BSP program,
+// following the plan's split. scatter_add is the template; the others change only what a vertex does:
+//   scatter_mean: the update also counts each row's messages (a second 1-element MultiUpdateAdd pass),
+//               the counts are reduced with the sums, and the last compute divides by max(count, 1);
+//   scatter_max:  partials start at -inf, the update and the reduction take the max, and the last
+//               compute turns rows that received nothing into 0 (as torch_scatter / PyG do);
+//   degree_count: no messages: the update adds 1 per offset into a 1-wide output.
+// The steps (for every kind):
+//   zero + distribute: every tile zeroes its partial output block; each index group's indices go to
+//               its S x H tiles and its messages (columns of block h) to the S tiles that need them;
+//   update:     every tile runs MultiUpdateAdd: its workers each own a slice of the block's rows, scan
+//               all of the group's offsets and add the messages that land in their rows;
+//   reduce (I > 1 only): the I partial outputs of each block are exchanged in row chunks, and chunk k
+//               is summed on the tile of group k.
+// Each step below builds one of these parts.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/planning/blocks.hpp"
+#include "models/ipu/programs/block_placement.hpp"
+#include "models/ipu/programs/linear_buffers.hpp"
+#include "models/ipu/programs/op_program.hpp"
+
+namespace tilesim::ipu {
+
+namespace {
+
+// A Fill vertex setting `bytes` of a buffer to `value` (float32), the bytes split evenly over the workers.
+sim::Vertex fill_vertex(sim::BufferId buffer, std::int64_t bytes, const IpuMachine& machine, float value = 0.0f) {
+  const std::int64_t W = machine.chip.worker_contexts;
+  sim::Vertex fill;
+  fill.codelet = "Fill";
+  fill.supervisor_cycles = machine.codelets.supervisor_cycles;
+  fill.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+  const std::int64_t chunk = ceil_div(bytes / kValueBytes, W) * kValueBytes;
+  for (std::int64_t w = 0; w < W; ++w) {
+    const Range bw = block(bytes, chunk, w);
+    if (!bw.empty()) fill.worker_cycles[static_cast<std::size_t>(w)] = fill_worker_cycles(bw.size(), machine.codelets);
+  }
+  fill.buffers = {{buffer, 0}};
+  if (value == 0.0f) {
+    fill.execute = [bytes](const sim::VertexContext& ctx) { std::memset(ctx.data(0), 0, static_cast<std::size_t>(bytes)); };
+  } else {
+    fill.execute = [bytes, value](const sim::VertexContext& ctx) {
+      std::fill(ctx.as<float>(0), ctx.as<float>(0) + bytes / kValueBytes, value);
+    };
+  }
+  return fill;
+}
+
+// The vertex that ends a scatter_mean or scatter_max on the tile holding a finished block (rows x cols
+// values, `counts` one per row for mean): divide by max(count, 1), or turn -inf into 0. Workers split the
+// elements.
+sim::Vertex finalise_vertex(OpKind kind, sim::BufferId values, sim::BufferId counts, std::int64_t rows, std::int64_t cols,
+                            const IpuMachine& machine) {
+  const std::int64_t W = machine.chip.worker_contexts;
+  sim::Vertex v;
+  v.codelet = kind == OpKind::scatter_mean ? "ScatterMeanDivide" : "ScatterMaxFillEmpty";
+  v.supervisor_cycles = machine.codelets.supervisor_cycles;
+  const std::int64_t elements = rows * cols;
+  v.worker_cycles = worker_split_cycles(elements, W, [&](std::int64_t n) {
+    return kind == OpKind::scatter_mean ? binary_worker_cycles(BinaryFn::divide, n, machine.codelets)
+                                        : select_worker_cycles(n, machine.codelets);
+  });
+  if (kind == OpKind::scatter_mean) {
+    v.buffers = {{values, 0}, {counts, 0}};
+    v.execute = [rows, cols](const sim::VertexContext& ctx) {
+      auto* x = ctx.as<float>(0);
+      const auto* n = ctx.as<const float>(1);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const float d = std::max(n[r], 1.0f);
+        for (std::int64_t c = 0; c < cols; ++c) x[r * cols + c] /= d;
+      }
+    };
+  } else {
+    v.buffers = {{values, 0}};
+    v.execute = [elements](const sim::VertexContext& ctx) {
+      auto* x = ctx.as<float>(0);
+      for (std::int64_t e = 0; e < elements; ++e)
+        if (x[e] == -std::numeric_limits<float>::infinity()) x[e] = 0.0f;
+    };
+  }
+  return v;
+}
+
+
+// The scatter's program as its steps build it: the supersteps they add vertices and transfers to, and
+// the buffers later steps read (by tile).
+struct ScatterProgram {
+  ScatterProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices, const IpuMachine& machine);
+
+  void zero_linear_base();
+  void add_linear_messages();
+  void add_index_group(std::int64_t i);
+  void place_message_blocks(std::int64_t i, Range messages);
+  void add_block(std::int64_t i, std::int64_t s, std::int64_t h, std::int64_t messages,
+                 const std::vector<std::int32_t>& sorted_idx);
+  void zero_block(std::int64_t i, sim::TileId t, Range rows, Range cols, sim::BufferId part);
+  sim::Vertex update_vertex(sim::TileId t, Range rows, std::int64_t cols, std::int64_t messages,
+                            const std::vector<std::int32_t>& sorted_idx);
+  void set_update_body(sim::Vertex& v, sim::TileId t, Range rows, std::int64_t cols, std::int64_t messages) const;
+  void add_reduction(std::int64_t s, std::int64_t h, std::int64_t k, Range rows, Range chunk);
+  sim::Vertex reduce_vertex(std::int64_t k, std::int64_t elements, sim::BufferId own, std::int64_t own_offset,
+                            sim::BufferId received, sim::BufferId result);
+  sim::Vertex count_reduce_vertex(std::int64_t k, Range chunk, sim::TileId owner, sim::BufferId received, sim::BufferId result);
+  void move_output_to_linear_layout();
+  OpProgram finish();
+
+  const OpPlan& plan;
+  const std::vector<std::int32_t>& indices;
+  const IpuMachine& machine;
+  const CodeletCosts& costs;
+  const OpKind kind;
+  const std::int64_t S, H, I;                 // the split
+  const std::int64_t M, F, R;                 // messages, features, output rows
+  const std::int64_t W;                       // worker contexts
+  const TileGrid tile;
+  const bool has_messages, counts, is_max, finalise;
+  const float identity;                       // what the partials start from: 0 for sums and counts, -inf for the max
+  const bool base_from_linear, messages_from_linear;
+  const LinearLayout out_layout, messages_layout;
+  OpProgram out;
+  sim::Superstep zero;
+  sim::Superstep update;
+  sim::Superstep reduce;
+  std::vector<sim::BufferId> idx_buf, src_buf, partial, count_buf;  // by tile
+  std::vector<sim::BufferId> linear_base, linear_messages;          // by tile of the linear layouts
+  std::vector<TensorPiece> group0_blocks;  // the blocks the zeroed output is exchanged into (base_from_linear)
+};
+
+std::string update_codelet(OpKind kind) {
+  return kind == OpKind::scatter_max ? "MultiUpdateMax" : kind == OpKind::degree_count ? "MultiUpdateCount" : "MultiUpdateAdd";
+}
+
+ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                               const IpuMachine& machine)
+    : plan(plan),
+      indices(indices),
+      machine(machine),
+      costs(machine.codelets),
+      kind(op.kind),
+      S(plan.split.row_blocks),
+      H(plan.split.column_blocks),
+      I(plan.split.index_groups),
+      M(op.shape.num_inputs),
+      F(op.shape.num_features),
+      R(op.shape.num_outputs),
+      W(machine.chip.worker_contexts),
+      tile{S, H},
+      has_messages(kind != OpKind::degree_count),
+      counts(kind == OpKind::scatter_mean),
+      is_max(kind == OpKind::scatter_max),
+      finalise(counts || is_max),
+      identity(is_max ? -std::numeric_limits<float>::infinity() : 0.0f),
+      base_from_linear(machine.planner.scatter_base_from_linear_layout),
+      messages_from_linear(has_messages && machine.planner.scatter_messages_from_linear_layout),
+      out_layout(linear_layout(R * F, kValueBytes, machine)),
+      messages_layout(linear_layout(M * F, kValueBytes, machine)),
+      zero{"zero", {"Fill", {}}, {has_messages ? "indices and messages to groups" : "indices to groups", {}}},
+      update{"update", {update_codelet(kind), {}}, {"partial sums", {}}},
+      reduce{"reduce", {is_max ? "ReduceMax" : "Reduce", {}}, {"none", {}}},
+      idx_buf(static_cast<std::size_t>(plan.tiles_used), -1),
+      src_buf(static_cast<std::size_t>(plan.tiles_used), -1),
+      partial(static_cast<std::size_t>(plan.tiles_used), -1),
+      count_buf(static_cast<std::size_t>(plan.tiles_used), -1) {
+  out.program.name = op.name;
+}
+
+// The zeroed output starts mapped linearly (torch.zeros), is filled there and exchanged into group 0's
+// blocks; the other groups zero their own partial sums.
+void ScatterProgram::zero_linear_base() {
+  linear_base = add_linear_buffers(out.program, "out (linear)", out_layout, kValueBytes, nullptr);
+  for (std::int64_t t = 0; t < out_layout.tiles_used; ++t) {
+    const std::int64_t bytes = out_layout.tile_range(t).size() * kValueBytes;
+    zero.compute.vertices.push_back(
+        {static_cast<sim::TileId>(t), fill_vertex(linear_base[static_cast<std::size_t>(t)], bytes, machine, identity)});
+    out.sram_write_bytes += bytes;
+  }
+}
+
+// Messages an earlier op wrote live in the linear layout (the layout contract between ops); each
+// group's column blocks are exchanged from there to all S row-block tiles that need them.
+void ScatterProgram::add_linear_messages() {
+  linear_messages = add_linear_buffers(out.program, "messages (linear)", messages_layout, kValueBytes, &out.input);
+}
+
+// Index group i: its offsets and messages, then every (s, h) block of its partial output.
+void ScatterProgram::add_index_group(std::int64_t i) {
+  const Range mi = block(M, plan.indices_per_group, i);
+  // Sorted once, the group's offsets give any worker's in-range count by binary search.
+  std::vector<std::int32_t> sorted_idx(indices.data() + mi.begin, indices.data() + mi.end);
+  std::sort(sorted_idx.begin(), sorted_idx.end());
+  add_group_indices(out.program, zero.exchange, tile, i, mi.begin, mi.size(), idx_buf, out.indices);
+  if (has_messages) place_message_blocks(i, mi);
+  for (std::int64_t s = 0; s < S; ++s) {
+    for (std::int64_t h = 0; h < H; ++h) add_block(i, s, h, mi.size(), sorted_idx);
+  }
+}
+
+// Messages: columns of block h live on tile (i, 0, h) and are broadcast over the row blocks.
+void ScatterProgram::place_message_blocks(std::int64_t i, Range messages) {
+  BlockSource source{F};
+  if (messages_from_linear) source = {F, &messages_layout, &linear_messages};
+  for (std::int64_t h = 0; h < H; ++h) {
+    std::vector<sim::TileId> copy_tiles;
+    for (std::int64_t s = 1; s < S; ++s) copy_tiles.push_back(tile(i, s, h));
+    place_block(out.program, zero.exchange, out.input, "messages", messages, block(F, plan.columns_per_block, h), tile(i, 0, h),
+                copy_tiles, source, src_buf);
+  }
+}
+
+// Block (s, h) of group i's partial output: zeroed, updated with the group's messages and, when the
+// group is the only one, finished (mean, max) in place.
+void ScatterProgram::add_block(std::int64_t i, std::int64_t s, std::int64_t h, std::int64_t messages,
+                               const std::vector<std::int32_t>& sorted_idx) {
+  const Range rs = block(R, plan.rows_per_block, s);
+  const Range ch = block(F, plan.columns_per_block, h);
+  const auto t = tile(i, s, h);
+  const auto part = out.program.add_buffer(I == 1 ? "out" : "partial sums", t, rs.size() * ch.size() * kValueBytes);
+  partial[static_cast<std::size_t>(t)] = part;
+  if (I == 1) out.output.push_back({part, rs.begin, rs.size(), ch.begin, ch.size()});
+  zero_block(i, t, rs, ch, part);
+  update.compute.vertices.push_back({t, update_vertex(t, rs, ch.size(), messages, sorted_idx)});
+  if (finalise && I == 1) {
+    const std::int64_t part_bytes = rs.size() * ch.size() * kValueBytes;
+    update.compute.vertices.push_back({t, finalise_vertex(kind, part, counts ? count_buf[static_cast<std::size_t>(t)] : -1,
+                                                          rs.size(), ch.size(), machine)});
+    out.sram_read_bytes += part_bytes + (counts ? rs.size() * kValueBytes : 0);
+    out.sram_write_bytes += part_bytes;
+  }
+}
+
+// The block starts at the identity: filled on its tile, or (group 0, base_from_linear) received from
+// the zeroed linear output. A scatter_mean's counts start at 0 beside it.
+void ScatterProgram::zero_block(std::int64_t i, sim::TileId t, Range rows, Range cols, sim::BufferId part) {
+  const std::int64_t part_bytes = rows.size() * cols.size() * kValueBytes;
+  if (base_from_linear && i == 0) {
+    group0_blocks.push_back({part, rows.begin, rows.size(), cols.begin, cols.size()});
+  } else {
+    zero.compute.vertices.push_back({t, fill_vertex(part, part_bytes, machine, identity)});
+    out.sram_write_bytes += part_bytes;
+  }
+  if (!counts) return;
+  const auto cnt = out.program.add_buffer(I == 1 ? "counts" : "partial counts", t, rows.size() * kValueBytes);
+  count_buf[static_cast<std::size_t>(t)] = cnt;
+  zero.compute.vertices.push_back({t, fill_vertex(cnt, rows.size() * kValueBytes, machine)});
+  out.sram_write_bytes += rows.size() * kValueBytes;
+}
+
+// MultiUpdateAdd (or Max, Count) on tile t: its workers each own a slice of the block's rows, scan all
+// of the group's `messages` offsets and update the rows they own (scatter_mean: a second 1-element pass
+// counts them).
+sim::Vertex ScatterProgram::update_vertex(sim::TileId t, Range rows, std::int64_t cols, std::int64_t messages,
+                                          const std::vector<std::int32_t>& sorted_idx) {
+  sim::Vertex v;
+  v.codelet = update_codelet(kind);
+  v.supervisor_cycles = costs.supervisor_cycles;
+  v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
+  const std::int64_t rows_per_worker = ceil_div(rows.size(), W);
+  std::int64_t in_total = 0, active_workers = 0;
+  for (std::int64_t w = 0; w < W; ++w) {
+    const Range rw = block(rows.size(), rows_per_worker, w);
+    if (rw.empty()) continue;
+    const std::int64_t in = count_in_range(sorted_idx, {rows.begin + rw.begin, rows.begin + rw.end});
+    sim::Cycles c = multiupdateadd_worker_cycles(in, messages - in, cols, costs);
+    if (counts) c += multiupdateadd_worker_cycles(in, messages - in, 1, costs);
+    v.worker_cycles[static_cast<std::size_t>(w)] = c;
+    in_total += in;
+    ++active_workers;
+  }
+  out.sram_read_bytes += active_workers * messages * kIndexBytes + in_total * cols * (has_messages ? 2 : 1) * kValueBytes;
+  out.sram_write_bytes += in_total * cols * kValueBytes;
+  if (counts) {
+    out.sram_read_bytes += active_workers * messages * kIndexBytes + in_total * kValueBytes;
+    out.sram_write_bytes += in_total * kValueBytes;
+  }
+  set_update_body(v, t, rows, cols, messages);
+  return v;
+}
+
+void ScatterProgram::set_update_body(sim::Vertex& v, sim::TileId t, Range rows, std::int64_t cols, std::int64_t messages) const {
+  const auto at = static_cast<std::size_t>(t);
+  const std::int64_t n = messages, row_begin = rows.begin, row_count = rows.size();
+  if (kind == OpKind::degree_count) {
+    v.buffers = {{idx_buf[at], 0}, {partial[at], 0}};
+    v.execute = [n, row_begin, row_count](const sim::VertexContext& ctx) {
+      const auto* idx = ctx.as<const std::int32_t>(0);
+      auto* dst = ctx.as<float>(1);
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t r = idx[j] - row_begin;
+        if (r >= 0 && r < row_count) dst[r] += 1.0f;
+      }
+    };
+    return;
+  }
+  v.buffers = {{idx_buf[at], 0}, {src_buf[at], 0}, {partial[at], 0}};
+  if (counts) v.buffers.push_back({count_buf[at], 0});
+  v.execute = [n, row_begin, row_count, cols, is_max = is_max, counts = counts](const sim::VertexContext& ctx) {
+    const auto* idx = ctx.as<const std::int32_t>(0);
+    const auto* src = ctx.as<const float>(1);
+    auto* dst = ctx.as<float>(2);
+    float* cnt = counts ? ctx.as<float>(3) : nullptr;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t r = idx[j] - row_begin;
+      if (r < 0 || r >= row_count) continue;
+      float* d = dst + r * cols;
+      const float* x = src + j * cols;
+      if (is_max) {
+        for (std::int64_t c = 0; c < cols; ++c) d[c] = std::max(d[c], x[c]);
+      } else {
+        for (std::int64_t c = 0; c < cols; ++c) d[c] += x[c];
+      }
+      if (cnt) cnt[r] += 1.0f;
+    }
+  };
+}
+
+// I > 1: row chunk k (`chunk`, within the block's rows) of block (s, h) is summed (or maxed) on tile
+// (k, s, h) from the I groups' partials, in group order, and finished there (mean, max).
+void ScatterProgram::add_reduction(std::int64_t s, std::int64_t h, std::int64_t k, Range rows, Range chunk) {
+  const Range ch = block(F, plan.columns_per_block, h);
+  const std::int64_t cols = ch.size();
+  const auto owner = tile(k, s, h);
+  const std::int64_t piece_bytes = chunk.size() * cols * kValueBytes;
+  const std::int64_t count_bytes = chunk.size() * kValueBytes;
+  const auto received = out.program.add_buffer("received partial sums", owner, (I - 1) * piece_bytes);
+  const auto received_counts = counts ? out.program.add_buffer("received partial counts", owner, (I - 1) * count_bytes) : -1;
+  for (std::int64_t i = 0; i < I; ++i) {
+    if (i == k) continue;
+    const std::int64_t slot = i < k ? i : i - 1;
+    const auto from = static_cast<std::size_t>(tile(i, s, h));
+    update.exchange.transfers.push_back({{partial[from], chunk.begin * cols * kValueBytes}, piece_bytes, {{received, slot * piece_bytes}}});
+    if (counts) {
+      update.exchange.transfers.push_back({{count_buf[from], chunk.begin * kValueBytes}, count_bytes, {{received_counts, slot * count_bytes}}});
+    }
+  }
+  const auto result = out.program.add_buffer("out", owner, piece_bytes);
+  out.output.push_back({result, rows.begin + chunk.begin, chunk.size(), ch.begin, cols});
+  reduce.compute.vertices.push_back(
+      {owner, reduce_vertex(k, chunk.size() * cols, partial[static_cast<std::size_t>(owner)], chunk.begin * cols * kValueBytes, received, result)});
+  sim::BufferId total_counts = -1;
+  if (counts) {
+    // The counts of the chunk, summed like the values (a 1-wide Reduce).
+    total_counts = out.program.add_buffer("counts", owner, count_bytes);
+    reduce.compute.vertices.push_back({owner, count_reduce_vertex(k, chunk, owner, received_counts, total_counts)});
+  }
+  if (finalise) {
+    reduce.compute.vertices.push_back({owner, finalise_vertex(kind, result, total_counts, chunk.size(), cols, machine)});
+    out.sram_read_bytes += piece_bytes + (counts ? count_bytes : 0);
+    out.sram_write_bytes += piece_bytes;
+  }
+}
+
+// The sum (or max) of the owner's partial and the I - 1 received ones, `elements` each.
+sim::Vertex ScatterProgram::reduce_vertex(std::int64_t k, std::int64_t elements, sim::BufferId own, std::int64_t own_offset,
+                                          sim::BufferId received, sim::BufferId result) {
+  sim::Vertex v;
+  v.codelet = is_max ? "ReduceMax" : "Reduce";
+  v.supervisor_cycles = costs.supervisor_cycles;
+  v.worker_cycles = worker_split_cycles(elements, W, [&](std::int64_t n) { return reduce_worker_cycles(n, I, costs); });
+  out.sram_read_bytes += I * elements * kValueBytes;
+  out.sram_write_bytes += elements * kValueBytes;
+  v.buffers = {{own, own_offset}, {received, 0}, {result, 0}};
+  v.execute = [elements, k, I = I, is_max = is_max](const sim::VertexContext& ctx) {
+    const auto* mine = ctx.as<const float>(0);
+    const auto* recv = ctx.as<const float>(1);
+    auto* dst = ctx.as<float>(2);
+    for (std::int64_t e = 0; e < elements; ++e) {
+      float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+      for (std::int64_t i = 0; i < I; ++i) {
+        const float x = i == k ? mine[e] : recv[(i < k ? i : i - 1) * elements + e];
+        acc = is_max ? std::max(acc, x) : acc + x;
+      }
+      dst[e] = acc;
+    }
+  };
+  return v;
+}
+
+// A scatter_mean's counts of the chunk, summed over the I groups.
+sim::Vertex ScatterProgram::count_reduce_vertex(std::int64_t k, Range chunk, sim::TileId owner, sim::BufferId received,
+                                                sim::BufferId result) {
+  sim::Vertex v;
+  v.codelet = "Reduce";
+  v.supervisor_cycles = costs.supervisor_cycles;
+  v.worker_cycles = worker_split_cycles(chunk.size(), W, [&](std::int64_t n) { return reduce_worker_cycles(n, I, costs); });
+  out.sram_read_bytes += I * chunk.size() * kValueBytes;
+  out.sram_write_bytes += chunk.size() * kValueBytes;
+  v.buffers = {{count_buf[static_cast<std::size_t>(owner)], chunk.begin * kValueBytes}, {received, 0}, {result, 0}};
+  v.execute = [rows = chunk.size(), k, I = I](const sim::VertexContext& ctx) {
+    const auto* mine = ctx.as<const float>(0);
+    const auto* recv = ctx.as<const float>(1);
+    auto* dst = ctx.as<float>(2);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float acc = 0.0f;
+      for (std::int64_t i = 0; i < I; ++i) acc += i == k ? mine[r] : recv[(i < k ? i : i - 1) * rows + r];
+      dst[r] = acc;
+    }
+  };
+  return v;
+}
+
+// The last exchange moves the sums back to the linear layout (into the base they started from).
+void ScatterProgram::move_output_to_linear_layout() {
+  sim::Superstep& last = I > 1 ? reduce : update;
+  std::vector<TensorPiece> linear_pieces;
+  const auto linear = base_from_linear ? linear_base : add_linear_buffers(out.program, "out (linear)", out_layout, kValueBytes, nullptr);
+  for (std::int64_t t = 0; t < out_layout.tiles_used; ++t) {
+    const Range r = out_layout.tile_range(t);
+    linear_pieces.push_back({linear[static_cast<std::size_t>(t)], r.begin, r.size(), 0, 1});
+  }
+  last.exchange.name = "output to linear layout";
+  add_linear_transfers(last.exchange, out.output, F, out_layout, linear, kValueBytes, /*to_linear=*/true);
+  out.output = std::move(linear_pieces);
+  out.output_width = 1;
+}
+
+OpProgram ScatterProgram::finish() {
+  if (base_from_linear) {
+    add_linear_transfers(zero.exchange, group0_blocks, F, out_layout, linear_base, kValueBytes, /*to_linear=*/false);
+  }
+  out.input_width = messages_from_linear ? 1 : F;
+  out.output_width = F;
+  if (machine.planner.outputs_to_linear_layout) move_output_to_linear_layout();
+  out.program.steps.push_back(std::move(zero));
+  out.program.steps.push_back(std::move(update));
+  if (I > 1) out.program.steps.push_back(std::move(reduce));
+  append_loop_control(out.program, machine);
+  return std::move(out);
+}
+
+}  // namespace
+
+OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
+                                    const IpuMachine& machine) {
+  ScatterProgram scatter(op, plan, indices, machine);
+  if (scatter.base_from_linear) scatter.zero_linear_base();
+  if (scatter.messages_from_linear) scatter.add_linear_messages();
+  for (std::int64_t i = 0; i < scatter.I; ++i) scatter.add_index_group(i);
+  if (scatter.I > 1) {
+    for (std::int64_t s = 0; s < scatter.S; ++s) {
+      const Range rs = block(scatter.R, plan.rows_per_block, s);
+      const std::int64_t chunk = ceil_div(rs.size(), scatter.I);
+      for (std::int64_t h = 0; h < scatter.H; ++h) {
+        for (std::int64_t k = 0; k < scatter.I; ++k) {
+          const Range kk = block(rs.size(), chunk, k);
+          if (!kk.empty()) scatter.add_reduction(s, h, k, rs, kk);
+        }
+      }
+    }
+  }
+  return scatter.finish();
+}
+
+}  // namespace tilesim::ipu
