@@ -13,12 +13,6 @@ namespace tilesim::cli {
 
 namespace {
 
-// The source text of a figure in a machine document ({"value": ..., "source": ...} at section.key).
-std::string source_of(const nlohmann::json& document, const std::string& section, const std::string& key) {
-  if (document.contains(section) && document[section].contains(key) && document[section][key].contains("source"))
-    return document[section][key]["source"].get<std::string>();
-  return "";
-}
 
 analysis::Ceiling bandwidth(const std::string& level, const std::string& label, double value, const std::string& source,
                             bool secondary = false) {
@@ -54,7 +48,7 @@ analysis::RooflineMachine roofline_machine(const std::string& backend, const std
     const ipu::IpuMachine ipu = ipu::load_ipu_machine(machine.empty() ? spec.machine : machine);
     const auto& c = ipu.chip;
     m.title = analysis::series_label("ipu:" + c.name, "simulated", "");
-    m.files.push_back(ipu.file);
+    m.files = ipu.provenance.files();  // the machine file, then those it inherits from (chip file, base)
     m.ceilings.push_back(bandwidth("exchange", "exchange",
                                    static_cast<double>(c.num_tiles) * c.exchange_bytes_per_cycle * c.clock_hz,
                                    "derived from " + ipu.file + ": chip.num_tiles x chip.exchange_bytes_per_cycle x "
@@ -76,12 +70,12 @@ analysis::RooflineMachine roofline_machine(const std::string& backend, const std
   if (spec.family == "gpu-model") {
     const gpu::GpuMachine g = gpu::load_gpu_machine(machine.empty() ? spec.machine : machine);
     m.title = analysis::series_label(backend, "modeled", spec.mode);
-    m.files.push_back(g.file);
-    const auto& d = g.document;
-    m.ceilings.push_back(bandwidth("hbm", "HBM", g.hbm_bytes_per_s, source_of(d, "chip", "hbm_bytes_per_s")));
-    m.ceilings.push_back(bandwidth("l2", "L2", g.l2_bytes_per_s, source_of(d, "chip", "l2_bytes_per_s")));
-    m.ceilings.push_back(compute("float32", "fp32", g.fp32_flops_per_s, source_of(d, "peak_flops_per_s", "fp32")));
-    m.ceilings.push_back(compute("tf32", "tf32 (tensor)", g.tf32_flops_per_s, source_of(d, "peak_flops_per_s", "tf32")));
+    m.files = g.provenance.files();
+    const auto source_of = [&](const std::string& path) { return g.provenance.figure(path).source; };
+    m.ceilings.push_back(bandwidth("hbm", "HBM", g.hbm_bytes_per_s, source_of("chip.hbm_bytes_per_s")));
+    m.ceilings.push_back(bandwidth("l2", "L2", g.l2_bytes_per_s, source_of("chip.l2_bytes_per_s")));
+    m.ceilings.push_back(compute("float32", "fp32", g.fp32_flops_per_s, source_of("peak_flops_per_s.fp32")));
+    m.ceilings.push_back(compute("tf32", "tf32 (tensor)", g.tf32_flops_per_s, source_of("peak_flops_per_s.tf32")));
     if (spec.mode == "eager")
       m.notes.push_back("eager mode: each time includes the per-call host floor, so small points sit far below the ceilings");
     return m;

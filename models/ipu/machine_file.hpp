@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/machine_provenance.hpp"
 #include "sim/machine_config.hpp"
 
 namespace tilesim::ipu {
@@ -97,15 +98,17 @@ struct IpuMachine {
   CodeletCosts codelets;
   PlannerSettings planner;
   std::string description;
-  std::string file;          // path it was read from
-  nlohmann::json document;   // as read, for the report
+  std::string file;            // path it was read from
+  MachineProvenance provenance;  // every figure read, with its source and file, for reports
 };
 
 // Loads "bow", "mk2", "mk1", "bow-2000" (shipped machine files) or a path to a machine file. A file with
 // "chip_file" describes an IPU system: the chip file (a path relative to the system file) gives the
-// tiles, codelets and planner, the system file the number of IPUs and the IPU-Link figures. Throws
+// tiles, codelets and planner, the system file the number of IPUs and the IPU-Link figures. A file with
+// "base" derives from another IPU machine file (common/machine_inheritance.hpp). Throws
 // tilesim::InputError naming the file and JSON path on any problem (unknown key, missing source, bad value).
 IpuMachine load_ipu_machine(const std::string& name_or_path);
+// `document` as read from `file` (a "base" is resolved relative to it).
 IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file);
 
 // The IPU-Link ladder of a system of `num_ipus` chips (even, or 1): link groups and routes, across the
