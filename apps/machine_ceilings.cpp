@@ -58,13 +58,20 @@ analysis::RooflineMachine roofline_machine(const std::string& backend, const std
                                      static_cast<double>(ipu.codelets.amp_float32_flops_per_tile_cycle) * c.clock_hz,
                                  "derived from " + ipu.file + ": chip.num_tiles x codelets.amp_float32_flops_per_tile_cycle x "
                                  "chip.tile_clock_hz (the AMP units' fp32 rate the simulated matmuls run at)"));
-    const auto supplement = analysis::ipu_supplement_ceilings(c.name);
-    if (supplement.empty())
-      m.notes.push_back("no tile-SRAM or peak-FLOP/s figures for IPU machine \"" + c.name + "\" in " +
-                        analysis::ipu_roofline_ceilings_file() + ": only the exchange ceiling is drawn");
-    else
-      m.files.push_back(analysis::ipu_roofline_ceilings_file());
-    for (const auto& s : supplement) m.ceilings.push_back(s);
+    // The figures the simulator does not use, from the machine file's roofline section (or its base's).
+    const auto& roofline = ipu.roofline;
+    auto sourced = [&](const std::string& path) {
+      const MachineFigure& f = ipu.provenance.figure(path);
+      return f.source + " [" + f.file + "]";
+    };
+    if (roofline.tile_sram_bytes_per_s > 0)
+      m.ceilings.push_back(bandwidth("tile_sram", "tile SRAM", roofline.tile_sram_bytes_per_s,
+                                     sourced("roofline.tile_sram_bytes_per_s")));
+    for (const auto& [dtype, flops_per_s] : roofline.peak_flops_per_s)  // float16 only (the format's one dtype)
+      m.ceilings.push_back(compute(dtype, "fp16 (AMP)", flops_per_s, sourced("roofline.peak_flops_per_s." + dtype)));
+    if (roofline.tile_sram_bytes_per_s <= 0 && roofline.peak_flops_per_s.empty())
+      m.notes.push_back("no tile-SRAM or peak-FLOP/s figures for IPU machine \"" + c.name + "\" in " + ipu.file +
+                        " (section roofline): only the exchange ceiling is drawn");
     return m;
   }
   if (spec.family == "gpu-model") {

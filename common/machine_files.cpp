@@ -19,6 +19,10 @@ double FigureReader::number(const std::string& key, double min, double max) {
   return read(key, [&](ObjectReader& f) { return f.number("value", min, max); });
 }
 
+double FigureReader::positive_number(const std::string& key) {
+  return read(key, [](ObjectReader& f) { return f.positive_number("value"); });
+}
+
 std::int64_t FigureReader::integer(const std::string& key, std::int64_t min, std::int64_t max) {
   return read(key, [&](ObjectReader& f) { return f.integer("value", min, max); });
 }

@@ -19,7 +19,15 @@ class FigureReader {
   FigureReader(ObjectReader section, MachineProvenance& provenance)
       : section_(std::move(section)), provenance_(&provenance) {}
   double number(const std::string& key, double min, double max);
+  double positive_number(const std::string& key);
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max);
+  bool has(const std::string& key) const { return section_.has(key); }
+  // A nested section of figures ("roofline.peak_flops_per_s"), recorded in the same provenance.
+  FigureReader section(const std::string& key) {
+    FigureReader nested(section_.object(key));
+    nested.provenance_ = provenance_;
+    return nested;
+  }
   void finish() const { section_.finish(); }
 
  private:

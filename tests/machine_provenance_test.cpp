@@ -49,6 +49,7 @@ TEST_CASE("a derived machine file states only what differs from its base", "[mac
   CHECK(m.chip.sync_cycles == bow.chip.sync_cycles);
   CHECK(m.codelets.multislice_cycles_per_vector == bow.codelets.multislice_cycles_per_vector);
   CHECK(m.planner.objective_sync_cycles == bow.planner.objective_sync_cycles);
+  CHECK(m.roofline.tile_sram_bytes_per_s == bow.roofline.tile_sram_bytes_per_s);
   CHECK(m.provenance.files() == std::vector<std::string>{fast, bow.file});
   CHECK(m.provenance.figure("chip.tile_clock_hz").file == fast);
   CHECK(m.provenance.figure("chip.tile_clock_hz").source == "a faster part, for the test");
@@ -173,6 +174,7 @@ TEST_CASE("a machine's content hash follows its figures and nothing else", "[mac
   CHECK(j["files"] == nlohmann::json::array({bow.file}));
   CHECK(j["figures"]["chip"]["num_tiles"]["value"] == 1472);
   CHECK(j["figures"]["chip"]["num_tiles"]["file"] == bow.file);
+  CHECK(j["figures"]["roofline"]["peak_flops_per_s"]["float16"]["value"] == 350e12);
 }
 
 TEST_CASE("calibrate-model --ipu --write: files deriving from the calibrated one inherit the fit", "[machine][inheritance][fit][cli]") {

@@ -61,6 +61,8 @@ IpuMachine parse_ipu_system(const MachineDocument& resolved) {
   m.description = root.string("description");
   root.string_or("notes", "");
   m.system.chip_file = chip_path.string();
+  // The chip file's roofline figures are one IPU's; no source gives a whole system's.
+  m.roofline = RooflineFigures{};
 
   FigureReader sys(root.object("system"), provenance);
   auto& s = m.system;
@@ -144,6 +146,17 @@ void set_ladder_links(sim::MachineConfig& config, const IpuSystem& system) {
 
 namespace {
 
+void read_roofline(FigureReader roofline, RooflineFigures& r) {
+  if (roofline.has("tile_sram_bytes_per_s")) r.tile_sram_bytes_per_s = roofline.positive_number("tile_sram_bytes_per_s");
+  if (roofline.has("peak_flops_per_s")) {
+    FigureReader peak = roofline.section("peak_flops_per_s");
+    // fp32 is not here: it is derived from codelets.amp_float32_flops_per_tile_cycle, which the simulator uses.
+    if (peak.has("float16")) r.peak_flops_per_s["float16"] = peak.positive_number("float16");
+    peak.finish();
+  }
+  roofline.finish();
+}
+
 IpuMachine parse_resolved(const MachineDocument& resolved) {
   const nlohmann::json& document = resolved.document;
   if (document.is_object() && document.contains("chip_file")) return parse_ipu_system(resolved);
@@ -226,6 +239,7 @@ IpuMachine parse_resolved(const MachineDocument& resolved) {
   m.planner.repeat_loop_control_cycles = p.integer("repeat_loop_control_cycles", 0, kMaxCycles);
   p.finish();
 
+  if (root.has("roofline")) read_roofline(FigureReader(root.object("roofline"), m.provenance), m.roofline);
   root.finish();
   return m;
 }

@@ -3,6 +3,7 @@
 // planner's settings, each given as {"value": ..., "source": "..."} so every number says where it came
 // from. Format: docs/machine-format.md.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,13 @@ struct IpuSystem {
   std::int64_t links_cross_rung = 0;  // to the IPU on the other side of the next rung
 };
 
+// Roofline ceilings of one IPU that the simulator does not use, drawn by `tilesim roofline` (the
+// optional section "roofline"; the exchange and fp32 AMP ceilings are derived from chip and codelets).
+struct RooflineFigures {
+  double tile_sram_bytes_per_s = 0;               // aggregate tile-SRAM bandwidth; 0: not given
+  std::map<std::string, double> peak_flops_per_s;  // by dtype ("float16": the AMP units' fp16 peak)
+};
+
 struct IpuMachine {
   // For a system, chip holds every IPU's tiles (num_tiles = num_ipus x tiles per IPU, tiles_per_chip
   // set) with the link figures; every per-tile figure is the chip file's.
@@ -97,6 +105,7 @@ struct IpuMachine {
   IpuSystem system;
   CodeletCosts codelets;
   PlannerSettings planner;
+  RooflineFigures roofline;    // one IPU's; empty for a system (no source gives a system's)
   std::string description;
   std::string file;            // path it was read from
   MachineProvenance provenance;  // every figure read, with its source and file, for reports
