@@ -8,6 +8,7 @@
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
+#include "common/tool_identity.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/torch/torch_backend.hpp"
 #include "sim/version.hpp"
@@ -15,7 +16,7 @@
 namespace tilesim::cli {
 
 std::string version_text() {
-  return std::string("tilesim ") + TILESIM_VERSION + " (SystemC " + sim::systemc_version() + ", OpenMP " +
+  return std::string("tilesim ") + TILESIM_VERSION + ", revision " + tool_revision() + " (SystemC " + sim::systemc_version() + ", OpenMP " +
          std::to_string(_OPENMP) + ", " + std::to_string(omp_get_max_threads()) +
          " threads; backends: ipu (simulated), cpu (measured), gpu-model (modeled), torch-cpu (measured, " +
          kernels::torch_peer::description() + "), cuda (measured, " + kernels::cuda::description() + "))";

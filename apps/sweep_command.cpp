@@ -37,7 +37,9 @@
 #include "apps/backend_spec.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
+#include "apps/sweep_machines.hpp"
 #include "common/error.hpp"
+#include "common/tool_identity.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "models/gpu/gpu_backend.hpp"
 #include "models/ipu/ipu_backend.hpp"
@@ -599,13 +601,16 @@ int sweep_command(const SweepArgs& args) {
   results.open(args.overwrite);
 
   nlohmann::json echo = analysis::to_json(spec);
-  echo["tool"] = {{"name", "tilesim"}, {"version", TILESIM_VERSION}};
+  echo["tool"] = tool_identity();
   echo["run"] = {{"started_utc", utc_now()},
                  {"jobs", args.jobs},
                  {"resume", args.resume},
                  {"host", kernels::cpu::host_description()},
                  {"results_csv", csv_path}};
   write_file_atomically((fs::path(out_dir) / "sweep.json").string(), echo.dump(2) + "\n");
+  std::vector<const Backend*> modeled;
+  for (const auto& b : backends) modeled.push_back(b.backend.get());
+  write_sweep_machines(out_dir, modeled);
 
   std::vector<SweepPoint> pending;
   std::vector<std::size_t> per_backend(backends.size(), 0), pending_per_backend(backends.size(), 0);

@@ -1,6 +1,7 @@
 // Machine files as resolved: a derived file inherits from its base (common/machine_inheritance.hpp),
-// every figure keeps its source and the file that states it (common/machine_provenance.hpp), and the
-// content hash follows the figures and nothing else.
+// every figure keeps its source and the file that states it (common/machine_provenance.hpp), the
+// content hash follows the figures and nothing else, and reports and sweeps carry it all with the
+// tool's git revision.
 #include <cstdlib>
 #include <sstream>
 
@@ -10,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/machine_provenance.hpp"
 #include "common/strict_json.hpp"
+#include "common/tool_identity.hpp"
 #include "models/gpu/gpu_machine.hpp"
 #include "models/ipu/ipu_fit.hpp"
 #include "models/ipu/machine_file.hpp"
@@ -175,6 +177,53 @@ TEST_CASE("a machine's content hash follows its figures and nothing else", "[mac
   CHECK(j["figures"]["chip"]["num_tiles"]["value"] == 1472);
   CHECK(j["figures"]["chip"]["num_tiles"]["file"] == bow.file);
   CHECK(j["figures"]["roofline"]["peak_flops_per_s"]["float16"]["value"] == 350e12);
+}
+
+TEST_CASE("report.json, sweeps and --version carry the resolved machines and the git revision", "[machine][provenance][cli]") {
+  TempDir dir("provenance_cli");
+  const auto run = [&](const std::string& args) { return tilesim_test::run_tilesim(args, dir.dir()); };
+  const std::string workload = dir.write("w.json", R"({"name": "w", "seed": 1, "ops": [
+      {"op": "gather", "num_inputs": 64, "num_features": 16, "num_outputs": 128}]})");
+  const std::string slower = derived_from_bow(dir, "bow-slower", R"("chip": {"sync_cycles": {"value": 900, "source": "test"}})");
+  const std::string same = derived_from_bow(dir, "bow-same", "");
+  const auto r = run("run " + workload + " --backends ipu:bow,ipu:" + slower + ",ipu:" + same +
+                     ",gpu-model:a100-80gb,cpu --timing-only --repeats 1 --warmup 0 --json --out " + dir.path("out"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(r.out);
+  CHECK(report["tool"]["revision"].get<std::string>() == tool_revision());
+  CHECK_FALSE(tool_revision().empty());
+  const auto& results = report["results"];
+  REQUIRE(results.size() == 5);
+  const auto hash = [&](int b) { return results[b]["machine_provenance"]["content_hash"].get<std::string>(); };
+  CHECK(hash(0) == shipped_bow().provenance.content_hash());
+  CHECK(hash(1) != hash(0));  // one figure differs
+  CHECK(hash(2) == hash(0));  // the same figures under another name
+  CHECK(results[1]["machine_provenance"]["figures"]["chip"]["sync_cycles"]["value"] == 900);
+  CHECK(results[1]["machine_provenance"]["files"] == nlohmann::json::array({slower, shipped_bow().file}));
+  const auto& gpu = results[3]["machine_provenance"];
+  CHECK(gpu["files"].size() == 2);
+  CHECK(gpu["figures"]["kernels"]["dram_efficiency"]["file"] == gpu["files"][1]);
+  CHECK_FALSE(results[4].contains("machine_provenance"));  // the measured CPU has no machine file
+
+  const auto v = run("--version");
+  CHECK_THAT(v.out, Contains("revision " + tool_revision()));
+
+  const std::string sweep = dir.write("s.json", R"({"name": "s", "ops": ["gather"],
+      "sizes": {"num_inputs": [16], "num_features": [16], "num_outputs": [32]},
+      "backends": ["ipu:bow", "gpu-model:h200:eager"]})");
+  const auto s = run("sweep " + sweep + " --out " + dir.path("sweep"));
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+  CHECK(nlohmann::json::parse(tilesim_test::slurp(dir.path("sweep/sweep.json")))["tool"]["revision"] == tool_revision());
+  const auto machines = nlohmann::json::parse(tilesim_test::slurp(dir.path("sweep/machines.json")));
+  CHECK(machines["tool"]["revision"] == tool_revision());
+  REQUIRE(machines["backends"].size() == 2);
+  CHECK(machines["backends"][0]["backend"] == "ipu:bow");
+  CHECK(machines["backends"][0]["machine_provenance"]["content_hash"] == shipped_bow().provenance.content_hash());
+  CHECK(machines["backends"][1]["backend"] == "gpu-model:h200:eager");
+  CHECK(machines["backends"][1]["machine_provenance"]["content_hash"] ==
+        gpu::load_gpu_machine("h200").provenance.content_hash());
 }
 
 TEST_CASE("calibrate-model --ipu --write: files deriving from the calibrated one inherit the fit", "[machine][inheritance][fit][cli]") {
