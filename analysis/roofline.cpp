@@ -1,7 +1,6 @@
 #include "analysis/roofline.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -9,8 +8,6 @@
 
 #include "analysis/intensity.hpp"
 #include "analysis/plot_text.hpp"
-#include "common/error.hpp"
-#include "common/strict_json.hpp"
 
 namespace tilesim::analysis {
 
@@ -120,51 +117,6 @@ std::string plot_command(const std::vector<std::string>& plots) {
 
 
 }  // namespace
-
-std::string ipu_roofline_ceilings_file() {
-  const char* env = std::getenv("TILESIM_IPU_ROOFLINE_CEILINGS");
-  return env && *env ? env : TILESIM_IPU_ROOFLINE_CEILINGS;
-}
-
-std::vector<Ceiling> ipu_supplement_ceilings(const std::string& machine_name) {
-  const std::string file = ipu_roofline_ceilings_file();
-  const nlohmann::json document = load_json_file(file);  // the readers below refer into it
-  ObjectReader root(document, file, "");
-  root.ignore("notes");
-  ObjectReader machines = root.object("machines");
-  std::vector<Ceiling> out;
-  auto figure = [&](ObjectReader& parent, const std::string& key, bool compute, const std::string& name,
-                    const std::string& label) {
-    ObjectReader f = parent.object(key);
-    Ceiling c;
-    c.compute = compute;
-    c.name = name;
-    c.label = label;
-    c.value = f.positive_number("value");
-    c.source = f.string("source") + " [" + file + "]";
-    f.finish();
-    return c;
-  };
-  // Every entry is read, so a malformed one fails whichever machine is asked for.
-  const auto& listed = document.at("machines");
-  if (!listed.is_object()) throw InputError(file, "machines", "an object", describe_json(listed));
-  for (const auto& entry : listed.items()) {
-    ObjectReader m = machines.object(entry.key());
-    std::vector<Ceiling> ceilings;
-    if (m.has("tile_sram_bytes_per_s")) ceilings.push_back(figure(m, "tile_sram_bytes_per_s", false, "tile_sram", "tile SRAM"));
-    if (m.has("peak_flops_per_s")) {
-      ObjectReader peak = m.object("peak_flops_per_s");
-      // fp32 comes from the machine file (codelets.amp_float32_flops_per_tile_cycle), not from here.
-      if (peak.has("float16")) ceilings.push_back(figure(peak, "float16", true, "float16", "fp16 (AMP)"));
-      peak.finish();
-    }
-    m.finish();
-    if (entry.key() == machine_name) out = ceilings;
-  }
-  machines.finish();
-  root.finish();
-  return out;
-}
 
 std::vector<RooflinePoint> roofline_points(const std::vector<ResultRow>& rows, const std::string& backend) {
   std::vector<RooflinePoint> out;

@@ -35,13 +35,6 @@ struct RooflinePoint {
   }
 };
 
-// The IPU ceilings its machine files do not carry (aggregate tile-SRAM bandwidth, peak FLOP/s per
-// dtype), from analysis/ipu_roofline_ceilings.json ($TILESIM_IPU_ROOFLINE_CEILINGS overrides the path),
-// for the machine of that name; empty for a machine the file does not list. Throws InputError naming
-// the file and JSON path for a malformed file.
-std::vector<Ceiling> ipu_supplement_ceilings(const std::string& machine_name);
-std::string ipu_roofline_ceilings_file();
-
 // One point per row of `backend` (with a time) and memory level it reports; repeats stay separate.
 std::vector<RooflinePoint> roofline_points(const std::vector<ResultRow>& rows, const std::string& backend);
 

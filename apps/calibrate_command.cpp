@@ -1,7 +1,7 @@
 // tilesim calibrate-model --gpu MACHINE [--data DIR] [--write] [--json]: fits the GPU model's free
 // figures to the calibration half of the measured A100 eager times, prints the fitted values and the
 // errors on both halves, and with --write stores the values (and their sources) in the machine file
-// and in every shipped machine file that carries its fit over.
+// and in every shipped machine file that carries its fit over; files deriving from either inherit them.
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -94,6 +94,16 @@ int calibrate_command(const CalibrateArgs& args) {
                          machine.fit_carried_over_from + " instead; --write updates this file too)",
                      "\"" + machine.fit_carried_over_from + "\"");
   }
+  // A derived file that inherits its fitted figures follows its base's fit (docs/machine-format.md).
+  for (const auto& f : gpu::calibration_figures()) {
+    const std::string path = std::string(f.section) + "." + f.key;
+    const std::string& from = machine.provenance.file_stating(path);
+    if (from != machine.file)
+      throw InputError(machine.file, path,
+                       "a machine that states its fitted figures itself (calibrate its base instead; --write there "
+                       "carries over to this file, which inherits them)",
+                       "a figure inherited from " + from);
+  }
   const std::string data_dir = args.data_dir.empty() ? default_data_dir() : args.data_dir;
 
   std::vector<gpu::GpuMeasurement> points;
@@ -123,7 +133,9 @@ int calibrate_command(const CalibrateArgs& args) {
     const bool shipped = same_directory(fs::path(machine.file).parent_path().string(), gpu::gpu_machine_dir());
     for (const auto& name : shipped ? gpu::shipped_gpu_machines() : std::vector<std::string>{}) {
       const gpu::GpuMachine other = gpu::load_gpu_machine(name);
-      if (other.fit_carried_over_from != machine.name) continue;
+      // Only files stating the carry-over themselves: one inheriting it follows the file it inherits from.
+      if (other.fit_carried_over_from != machine.name || other.provenance.file_stating("fit_carried_over_from") != other.file)
+        continue;
       std::vector<std::pair<std::string, std::string>> sources;
       for (std::size_t i = 0; i < own_sources.size(); ++i) {
         const bool host = std::string(gpu::calibration_figures()[i].section) == "eager_host_floor_s";

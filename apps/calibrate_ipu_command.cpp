@@ -66,8 +66,13 @@ int calibrate_ipu_command(const CalibrateArgs& args) {
 
   if (args.write) {
     // Rewrite only the fitted figures, keeping the file's own key order and everything else as written.
+    // A derived file that inherited a figure now states it (its base keeps its own); files deriving
+    // from this one inherit the new values.
     auto file = nlohmann::ordered_json::parse(std::ifstream(machine.file));
-    for (const auto& p : ipu::default_ipu_fit_parameters()) file[p.section][p.key] = fit.machine.document.at(p.section).at(p.key);
+    for (const auto& p : ipu::default_ipu_fit_parameters()) {
+      const MachineFigure& f = fit.machine.provenance.figure(p.section + "." + p.key);
+      file[p.section][p.key] = nlohmann::json{{"value", f.value}, {"source", f.source}};
+    }
     write_file_atomically(machine.file, file.dump(2) + "\n");
   }
 

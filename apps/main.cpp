@@ -10,12 +10,13 @@
 #include "backends/machine_ceilings.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
+#include "common/tool_identity.hpp"
 #include "sim/version.hpp"
 
 namespace tilesim::cli {
 
 std::string version_text() {
-  return std::string("tilesim ") + TILESIM_VERSION + " (SystemC " + sim::systemc_version() + ", OpenMP " +
+  return std::string("tilesim ") + TILESIM_VERSION + ", revision " + tool_revision() + " (SystemC " + sim::systemc_version() + ", OpenMP " +
          std::to_string(_OPENMP) + ", " + std::to_string(omp_get_max_threads()) +
          " threads; backends: " + backends::version_summary() + ")";
 }

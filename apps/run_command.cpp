@@ -12,6 +12,7 @@
 #include "apps/report_writer.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
+#include "common/tool_identity.hpp"
 #include "kernels/reference/compare.hpp"
 #include "workloads/workload.hpp"
 
@@ -127,16 +128,18 @@ int run_command(const RunArgs& args) {
   }
 
   nlohmann::json report;
-  report["tool"] = {{"name", "tilesim"}, {"version", TILESIM_VERSION}};
+  report["tool"] = tool_identity();
   report["created_utc"] = utc_now();
   report["workload"] = workloads::to_json(workload);
   report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only},
                        {"warmup", args.warmup}, {"repeats", args.repeats}};
   report["results"] = nlohmann::json::array();
-  for (const auto& r : results) {
-    nlohmann::json entry = r.to_json();
+  for (std::size_t b = 0; b < results.size(); ++b) {
+    nlohmann::json entry = results[b].to_json();
     // Per-layer totals beside the per-op rows (a GNN layer or a schnet_block is several ops).
-    if (!instance.graph.groups.empty()) entry["groups"] = group_totals(instance.graph.groups, r);
+    if (!instance.graph.groups.empty()) entry["groups"] = group_totals(instance.graph.groups, results[b]);
+    // The whole machine the backend modeled, so a number can be traced to the figures behind it.
+    if (auto machine = backends[b]->machine_provenance(); !machine.is_null()) entry["machine_provenance"] = machine;
     report["results"].push_back(entry);
   }
   report["agreement"] = agreements;

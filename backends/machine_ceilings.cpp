@@ -2,7 +2,6 @@
 
 #include <filesystem>
 
-#include "analysis/roofline.hpp"  // ipu_supplement_ceilings: the IPU figures its machine files do not carry
 #include "backends/registry.hpp"
 #include "common/error.hpp"
 #include "models/cpu/cpu_machine.hpp"
@@ -13,12 +12,6 @@ namespace tilesim::backends {
 
 namespace {
 
-// The source text of a figure in a machine document ({"value": ..., "source": ...} at section.key).
-std::string source_of(const nlohmann::json& document, const std::string& section, const std::string& key) {
-  if (document.contains(section) && document[section].contains(key) && document[section][key].contains("source"))
-    return document[section][key]["source"].get<std::string>();
-  return "";
-}
 
 Ceiling bandwidth(const std::string& level, const std::string& label, double value, const std::string& source,
                   bool secondary = false) {
@@ -51,8 +44,8 @@ RooflineMachine roofline_machine(const std::string& backend, const std::string& 
   return spec.descriptor->ceilings(spec, backend, machine);
 }
 
-// The IPU's ceilings: the exchange and the AMP fp32 peak derived from the machine file, the rest from
-// analysis/ipu_roofline_ceilings.json.
+// The IPU's ceilings: the exchange and the AMP fp32 peak derived from the machine file, tile SRAM and the
+// fp16 peak from its roofline section.
 RooflineMachine ipu_ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine) {
   RooflineMachine m;
   m.backend = backend;
@@ -60,7 +53,7 @@ RooflineMachine ipu_ceilings(const BackendSpec& spec, const std::string& backend
     const ipu::IpuMachine ipu = ipu::load_ipu_machine(machine.empty() ? spec.machine : machine);
     const auto& c = ipu.chip;
     m.title = display_label("ipu:" + c.name, "simulated", "").value();
-    m.files.push_back(ipu.file);
+    m.files = ipu.provenance.files();  // the machine file, then those it inherits from (chip file, base)
     m.ceilings.push_back(bandwidth("exchange", "exchange",
                                    static_cast<double>(c.num_tiles) * c.exchange_bytes_per_cycle * c.clock_hz,
                                    "derived from " + ipu.file + ": chip.num_tiles x chip.exchange_bytes_per_cycle x "
@@ -70,13 +63,20 @@ RooflineMachine ipu_ceilings(const BackendSpec& spec, const std::string& backend
                                      static_cast<double>(ipu.codelets.amp_float32_flops_per_tile_cycle) * c.clock_hz,
                                  "derived from " + ipu.file + ": chip.num_tiles x codelets.amp_float32_flops_per_tile_cycle x "
                                  "chip.tile_clock_hz (the AMP units' fp32 rate the simulated matmuls run at)"));
-    const auto supplement = analysis::ipu_supplement_ceilings(c.name);
-    if (supplement.empty())
-      m.notes.push_back("no tile-SRAM or peak-FLOP/s figures for IPU machine \"" + c.name + "\" in " +
-                        analysis::ipu_roofline_ceilings_file() + ": only the exchange ceiling is drawn");
-    else
-      m.files.push_back(analysis::ipu_roofline_ceilings_file());
-    for (const auto& s : supplement) m.ceilings.push_back(s);
+    // The figures the simulator does not use, from the machine file's roofline section (or its base's).
+    const auto& roofline = ipu.roofline;
+    auto sourced = [&](const std::string& path) {
+      const MachineFigure& f = ipu.provenance.figure(path);
+      return f.source + " [" + f.file + "]";
+    };
+    if (roofline.tile_sram_bytes_per_s > 0)
+      m.ceilings.push_back(bandwidth("tile_sram", "tile SRAM", roofline.tile_sram_bytes_per_s,
+                                     sourced("roofline.tile_sram_bytes_per_s")));
+    for (const auto& [dtype, flops_per_s] : roofline.peak_flops_per_s)  // float16 only (the format's one dtype)
+      m.ceilings.push_back(compute(dtype, "fp16 (AMP)", flops_per_s, sourced("roofline.peak_flops_per_s." + dtype)));
+    if (roofline.tile_sram_bytes_per_s <= 0 && roofline.peak_flops_per_s.empty())
+      m.notes.push_back("no tile-SRAM or peak-FLOP/s figures for IPU machine \"" + c.name + "\" in " + ipu.file +
+                        " (section roofline): only the exchange ceiling is drawn");
     return m;
   }
 }
@@ -86,12 +86,12 @@ RooflineMachine gpu_model_ceilings(const BackendSpec& spec, const std::string& b
   m.backend = backend;
   const gpu::GpuMachine g = gpu::load_gpu_machine(machine.empty() ? spec.machine : machine);
   m.title = display_label(backend, "modeled", spec.mode).value();
-  m.files.push_back(g.file);
-  const auto& d = g.document;
-  m.ceilings.push_back(bandwidth("hbm", "HBM", g.hbm_bytes_per_s, source_of(d, "chip", "hbm_bytes_per_s")));
-  m.ceilings.push_back(bandwidth("l2", "L2", g.l2_bytes_per_s, source_of(d, "chip", "l2_bytes_per_s")));
-  m.ceilings.push_back(compute("float32", "fp32", g.fp32_flops_per_s, source_of(d, "peak_flops_per_s", "fp32")));
-  m.ceilings.push_back(compute("tf32", "tf32 (tensor)", g.tf32_flops_per_s, source_of(d, "peak_flops_per_s", "tf32")));
+  m.files = g.provenance.files();
+  const auto source_of = [&](const std::string& path) { return g.provenance.figure(path).source; };
+  m.ceilings.push_back(bandwidth("hbm", "HBM", g.hbm_bytes_per_s, source_of("chip.hbm_bytes_per_s")));
+  m.ceilings.push_back(bandwidth("l2", "L2", g.l2_bytes_per_s, source_of("chip.l2_bytes_per_s")));
+  m.ceilings.push_back(compute("float32", "fp32", g.fp32_flops_per_s, source_of("peak_flops_per_s.fp32")));
+  m.ceilings.push_back(compute("tf32", "tf32 (tensor)", g.tf32_flops_per_s, source_of("peak_flops_per_s.tf32")));
   if (spec.mode == "eager")
     m.notes.push_back("eager mode: each time includes the per-call host floor, so small points sit far below the ceilings");
   return m;

@@ -1,8 +1,8 @@
 #pragma once
 // Roofline ceilings from machine files, for `tilesim roofline`. Each family's ceilings() (registry.hpp)
 // calls one of these:
-//   ipu:MACHINE        exchange: num_tiles x exchange_bytes_per_cycle x tile_clock_hz (the machine file);
-//                      tile SRAM bandwidth and peak FLOP/s: analysis/ipu_roofline_ceilings.json
+//   ipu:MACHINE        exchange: num_tiles x exchange_bytes_per_cycle x tile_clock_hz, fp32 AMP peak (the
+//                      machine file); tile SRAM bandwidth and fp16 peak: the machine file's roofline section
 //   gpu-model:MACHINE  HBM and L2 bandwidth, peak FLOP/s per dtype (the GPU machine file)
 //   cpu:FILE           streaming and random-gather DRAM bandwidth, peak FLOP/s per dtype (a CPU machine
 //                      file written by `tilesim calibrate`); also for torch-cpu rows (the same host)

@@ -5,20 +5,26 @@
 
 namespace tilesim {
 
-double FigureReader::number(const std::string& key, double min, double max) {
+template <class Read>
+auto FigureReader::read(const std::string& key, Read read_value) {
   ObjectReader figure = section_.object(key);
-  const double v = figure.number("value", min, max);
-  figure.string("source");
+  const auto v = read_value(figure);
+  const std::string source = figure.string("source");
   figure.finish();
+  if (provenance_) provenance_->record(section_.path_of(key), v, source);
   return v;
 }
 
+double FigureReader::number(const std::string& key, double min, double max) {
+  return read(key, [&](ObjectReader& f) { return f.number("value", min, max); });
+}
+
+double FigureReader::positive_number(const std::string& key) {
+  return read(key, [](ObjectReader& f) { return f.positive_number("value"); });
+}
+
 std::int64_t FigureReader::integer(const std::string& key, std::int64_t min, std::int64_t max) {
-  ObjectReader figure = section_.object(key);
-  const std::int64_t v = figure.integer("value", min, max);
-  figure.string("source");
-  figure.finish();
-  return v;
+  return read(key, [&](ObjectReader& f) { return f.integer("value", min, max); });
 }
 
 std::vector<std::string> json_file_stems(const std::string& dir) {

@@ -5,21 +5,38 @@
 #include <string>
 #include <vector>
 
+#include "common/machine_provenance.hpp"
 #include "common/strict_json.hpp"
 
 namespace tilesim {
 
-// Reads the figures of one section of a machine file. A bare number, a missing source or any other
-// key is an InputError naming the file and JSON path.
+// Reads the figures of one section of a machine file (or of another sourced file, such as the graph
+// presets) and records each, with its source, in the machine's provenance when one is given. A bare
+// number, a missing source or any other key is an InputError naming the file and JSON path.
 class FigureReader {
  public:
   explicit FigureReader(ObjectReader section) : section_(std::move(section)) {}
+  FigureReader(ObjectReader section, MachineProvenance& provenance)
+      : section_(std::move(section)), provenance_(&provenance) {}
   double number(const std::string& key, double min, double max);
+  double positive_number(const std::string& key);
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max);
+  bool has(const std::string& key) const { return section_.has(key); }
+  // A nested section of figures ("roofline.peak_flops_per_s"), recorded in the same provenance.
+  FigureReader section(const std::string& key) {
+    FigureReader nested(section_.object(key));
+    nested.provenance_ = provenance_;
+    return nested;
+  }
   void finish() const { section_.finish(); }
 
  private:
+  // The figure object at `key`, finished once its value is read; records value and source.
+  template <class Read>
+  auto read(const std::string& key, Read read_value);
+
   ObjectReader section_;
+  MachineProvenance* provenance_ = nullptr;
 };
 
 // The stems of the *.json files in `dir`, sorted ("bow", "mk1", ...); empty if it cannot be read.

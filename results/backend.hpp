@@ -28,6 +28,9 @@ class Backend {
   // The outputs of the last run, by output tensor, for cross-backend checks; nullptr for backends that
   // compute none (models), and empty after a timing-only run.
   virtual const TensorValues* computed_outputs() const { return nullptr; }
+  // The resolved machine file this backend models, for reports: every figure with its value, source and
+  // file, the files read and a content hash (MachineProvenance::to_json()); null without a machine file.
+  virtual nlohmann::json machine_provenance() const { return nullptr; }
 };
 
 }  // namespace tilesim

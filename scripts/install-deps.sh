@@ -9,6 +9,7 @@ packages=(
   libboost-graph-dev      # graph containers and orderings
   libmetis-dev            # k-way min-edge-cut partitions (graph-aware placement)
   nlohmann-json3-dev      # workload, machine and report JSON
+  libssl-dev              # SHA-256 (libcrypto) of the resolved machines in reports
   catch2                  # tests (v2)
   libcli11-dev            # command line
   libomp-dev              # OpenMP for the CPU kernels (g++ uses libgomp; clang needs this)

@@ -11,6 +11,8 @@
 #include "analysis/speedup.hpp"
 #include "analysis/surface_figures.hpp"
 #include "common/error.hpp"
+#include "common/strict_json.hpp"
+#include "models/ipu/machine_file.hpp"
 #include "tests/test_support.hpp"
 
 using namespace tilesim;
@@ -145,28 +147,31 @@ TEST_CASE("roofline and bandwidth figures with ceilings and points", "[analysis]
   CHECK_THROWS_AS(roofline_figure(none, points, "x"), std::invalid_argument);
 }
 
-TEST_CASE("IPU ceilings the machine files lack come from the supplement, strictly read", "[analysis][roofline][unit]") {
-  const auto bow = ipu_supplement_ceilings("bow");
-  // The fp32 AMP peak is not here: it is derived from the machine file the simulator uses.
-  REQUIRE(bow.size() == 2);
-  CHECK(bow[0].name == "tile_sram");
-  CHECK_FALSE(bow[0].compute);
-  CHECK(bow[1].name == "float16");
-  CHECK(bow[1].value == Approx(350e12));
-  CHECK_THAT(bow[1].source, Contains("Bow-2000 datasheet"));
-  CHECK(ipu_supplement_ceilings("my-ipu").empty());
+TEST_CASE("IPU ceilings the simulator does not use come from the machine file's roofline section, strictly read", "[analysis][roofline][unit]") {
+  const auto bow = tilesim::ipu::load_ipu_machine("bow");
+  // The fp32 AMP peak is not here: it is derived from the codelets the simulator uses.
+  CHECK(bow.roofline.tile_sram_bytes_per_s == Approx(66.1e12));
+  REQUIRE(bow.roofline.peak_flops_per_s.size() == 1);
+  CHECK(bow.roofline.peak_flops_per_s.at("float16") == Approx(350e12));
+  CHECK_THAT(bow.provenance.figure("roofline.peak_flops_per_s.float16").source, Contains("Bow-2000 datasheet"));
+  // A derived file states its own; a system has none (its chip file's are one IPU's); nor has a file
+  // without the section.
+  CHECK(tilesim::ipu::load_ipu_machine("mk2").roofline.peak_flops_per_s.at("float16") == Approx(250e12));
+  CHECK(tilesim::ipu::load_ipu_machine("mk1").roofline.tile_sram_bytes_per_s == Approx(45e12));
+  CHECK(tilesim::ipu::load_ipu_machine("bow-2000").roofline.peak_flops_per_s.empty());
+  nlohmann::json doc = load_json_file(bow.file);
+  doc["name"] = "my-ipu";
+  doc.erase("roofline");
+  const auto bare = tilesim::ipu::parse_ipu_machine(doc, "my-ipu.json");
+  CHECK(bare.roofline.tile_sram_bytes_per_s == 0);
+  CHECK(bare.roofline.peak_flops_per_s.empty());
 
-  const fs::path bad = write_text(dir() / "bad_ceilings.json",
-                                  R"({"machines": {"bow": {"tile_sram_bytes_per_s": {"value": 1e12, "source": "x"},
-                                                           "peak_flops_per_s": {"float16": {"value": -1, "source": "x"}}}}})");
-  ::setenv("TILESIM_IPU_ROOFLINE_CEILINGS", bad.c_str(), 1);
-  std::string message;
-  try {
-    ipu_supplement_ceilings("mk2");
-  } catch (const InputError& e) {
-    message = e.what();
-  }
-  ::unsetenv("TILESIM_IPU_ROOFLINE_CEILINGS");
-  CHECK_THAT(message, Contains(bad.string()) && Contains("machines.bow.peak_flops_per_s.float16.value") &&
-                          Contains("a positive number"));
+  doc = load_json_file(bow.file);
+  doc["roofline"]["peak_flops_per_s"]["float16"]["value"] = -1;
+  CHECK_THROWS_WITH(tilesim::ipu::parse_ipu_machine(doc, "bad.json"),
+                    Contains("bad.json") && Contains("roofline.peak_flops_per_s.float16.value") && Contains("a positive number"));
+  doc = load_json_file(bow.file);
+  doc["roofline"]["peak_flops_per_s"]["bfloat16"] = {{"value", 1e12}, {"source", "x"}};
+  CHECK_THROWS_WITH(tilesim::ipu::parse_ipu_machine(doc, "bad.json"), Contains("roofline.peak_flops_per_s.bfloat16"));
 }
+

@@ -90,7 +90,8 @@ double time_of(GpuOp op, const OpShape& s, const GpuMachine& m, GpuMode mode) {
   return predict(op, s, DType::float32, m, mode).time_s;
 }
 
-// Every figure in a machine document: an object of exactly "value" (a number) and a non-empty "source".
+// Every figure of a machine as resolved (its file merged with its bases): an object of exactly "value"
+// (a number) and a non-empty "source".
 void check_every_figure_has_a_source(const nlohmann::json& doc) {
   for (const char* section : {"chip", "peak_flops_per_s", "software", "kernels", "gemm", "eager_host_floor_s"}) {
     REQUIRE(doc.contains(section));
@@ -114,25 +115,34 @@ TEST_CASE("GPU machine files load with every figure and its source", "[gpu][mach
     INFO(name);
     const auto m = load_gpu_machine(name);
     CHECK(m.name == name);
-    check_every_figure_has_a_source(m.document);
+    check_every_figure_has_a_source(m.provenance.figures_json());
     CHECK(m.index_bytes == 8);
     CHECK(m.max_threads_per_sm == 2048);
     if (name == "a100-40gb") {
       CHECK(m.fit_carried_over_from.empty());
       for (const auto& f : calibration_figures()) {
         INFO(f.key);
-        const std::string source = m.document[f.section][f.key]["source"].get<std::string>();
+        const std::string source = m.provenance.figure(std::string(f.section) + "." + f.key).source;
         CHECK_THAT(source, Catch::Contains("tilesim calibrate-model --gpu a100-40gb"));
         // The zero-fill floor is set from the gather floor, not fitted (no data calls torch.zeros alone).
         if (std::string(f.key) != "zero_fill") CHECK_THAT(source, Catch::Contains("calibration half") && Catch::Contains("a89c2e4"));
       }
     } else {
-      // The fit carries over: same fitted figures, own vendor figures, and the sources say so.
-      CHECK(m.fit_carried_over_from == "a100-40gb");
+      // The fit carries over: same fitted figures, own vendor figures, and the sources say so. A file
+      // deriving from a100-40gb inherits the fitted figures from its file, sources and all; a file that
+      // copies them (fit_carried_over_from, stated there or in a base) says "carried over".
       for (const auto& f : calibration_figures()) {
         INFO(f.key);
         CHECK(m.calibration.*(f.member) == a100.calibration.*(f.member));
-        CHECK_THAT(m.document[f.section][f.key]["source"].get<std::string>(), Catch::StartsWith("carried over from the a100-40gb fit"));
+        const std::string path = std::string(f.section) + "." + f.key;
+        const MachineFigure& figure = m.provenance.figure(path);
+        if (figure.file == a100.file) {
+          CHECK(m.fit_carried_over_from.empty());
+          CHECK(figure.source == a100.provenance.figure(path).source);
+        } else {
+          CHECK(m.fit_carried_over_from == "a100-40gb");
+          CHECK_THAT(figure.source, Catch::StartsWith("carried over from the a100-40gb fit"));
+        }
       }
     }
   }
@@ -148,7 +158,7 @@ TEST_CASE("GPU machine files load with every figure and its source", "[gpu][mach
 }
 
 TEST_CASE("bad GPU machine files are rejected naming the file and JSON path", "[gpu][machine][unit]") {
-  const auto good = load_gpu_machine("a100-40gb").document;
+  const auto good = load_json_file(load_gpu_machine("a100-40gb").file);
   auto doc = good;
   doc["chip"]["sm_count"] = 108;  // a bare number: no source
   CHECK_THROWS_WITH(parse_gpu_machine(doc, "g.json"), Catch::Contains("g.json: chip.sm_count"));
@@ -500,14 +510,19 @@ TEST_CASE("tilesim calibrate-model fits, reports both halves and writes a machin
   CHECK_THAT(w.out, Catch::Contains("held-out") && Catch::Contains("wrote " + copy.string()));
   const GpuMachine rewritten = load_gpu_machine(copy.string());
   CHECK(rewritten.calibration.launch_latency_s == shipped.calibration.launch_latency_s);
-  CHECK_THAT(rewritten.document["kernels"]["launch_latency_s"]["source"].get<std::string>(), Catch::Contains("fitted by"));
-  CHECK(rewritten.document["chip"] == shipped.document["chip"]);
+  CHECK_THAT(rewritten.provenance.figure("kernels.launch_latency_s").source, Catch::Contains("fitted by"));
+  CHECK(rewritten.provenance.figures_json()["chip"] == shipped.provenance.figures_json()["chip"]);
   CHECK(slurp(load_gpu_machine("a100-80gb").file) == before_80gb);
 
   // A machine whose fit is carried over is not fitted on A100 data.
   auto carried = tilesim_cli("calibrate-model --gpu h100-sxm");
   CHECK(carried.exit_code == 2);
   CHECK_THAT(carried.err, Catch::Contains("fit_carried_over_from") && Catch::Contains("a100-40gb"));
+  // Nor is one that inherits its fitted figures from a base: refitting the base carries over to it.
+  auto inherited = tilesim_cli("calibrate-model --gpu a100-80gb");
+  CHECK(inherited.exit_code == 2);
+  CHECK_THAT(inherited.err, Catch::Contains("a100-80gb.json") && Catch::Contains("inherited from") &&
+                                Catch::Contains("a100-40gb.json"));
   auto no_data = tilesim_cli("calibrate-model --gpu a100-40gb --data " + (scratch_dir() / "nowhere").string());
   CHECK(no_data.exit_code == 2);
   CHECK_THAT(no_data.err, Catch::Contains("nowhere"));

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
+#include "common/strict_json.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/reference/compare.hpp"
 #include "kernels/reference/reference.hpp"
@@ -53,7 +54,7 @@ TEST_CASE("machine files load with every figure and its source", "[ipu][machine]
 }
 
 TEST_CASE("machine files reject bare numbers, unknown keys and unknown names", "[ipu][machine][unit]") {
-  auto doc = bow().document;
+  auto doc = load_json_file(bow().file);
   doc["chip"]["num_tiles"] = 1472;  // no source
   try {
     parse_ipu_machine(doc, "x.json");
@@ -61,10 +62,10 @@ TEST_CASE("machine files reject bare numbers, unknown keys and unknown names", "
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).find("x.json: chip.num_tiles") != std::string::npos);
   }
-  doc = bow().document;
+  doc = load_json_file(bow().file);
   doc["chip"]["num_tile"] = {{"value", 3}, {"source", "typo"}};
   CHECK_THROWS_WITH(parse_ipu_machine(doc, "x.json"), Catch::Contains("chip.num_tile") && Catch::Contains("unknown key"));
-  doc = bow().document;
+  doc = load_json_file(bow().file);
   doc["codelets"]["supervisor_cycles"]["value"] = -1;
   CHECK_THROWS_WITH(parse_ipu_machine(doc, "x.json"), Catch::Contains("codelets.supervisor_cycles.value"));
   CHECK_THROWS_AS(load_ipu_machine("bowx"), InputError);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/strict_json.hpp"
 #include "models/ipu/ipu_backend.hpp"
 #include "models/ipu/machine/machine_file.hpp"
 #include "models/ipu/programs/op_program.hpp"
@@ -65,12 +66,12 @@ sim::RunStats run(const sim::Program& program, const sim::MachineConfig& config)
 
 // A Bow chip file cut to `tiles` tiles of `sram` bytes, and a system of `ipus` of them, in `dir`.
 std::string tiny_system(const std::string& dir, std::int64_t tiles, std::int64_t sram, std::int64_t ipus) {
-  nlohmann::json chip = load_ipu_machine("bow").document;
+  nlohmann::json chip = load_json_file(load_ipu_machine("bow").file);
   chip["name"] = "tiny";
   chip["chip"]["num_tiles"]["value"] = tiles;
   chip["chip"]["sram_bytes_per_tile"]["value"] = sram;
   write_text(dir + "/tiny.json", chip.dump(2));
-  nlohmann::json system = load_ipu_machine("bow-2000").document;
+  nlohmann::json system = load_json_file(load_ipu_machine("bow-2000").file);
   system["name"] = "tiny-system";
   system["chip_file"] = "tiny.json";
   system["system"]["num_ipus"]["value"] = ipus;

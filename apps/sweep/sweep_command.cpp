@@ -20,7 +20,9 @@
 #include "apps/sweep/sweep_plan.hpp"
 #include "apps/sweep/tally.hpp"
 #include "apps/sweep/workers.hpp"
+#include "apps/sweep/sweep_machines.hpp"
 #include "common/error.hpp"
+#include "common/tool_identity.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 
 namespace tilesim::cli {
@@ -60,7 +62,7 @@ std::string prepare_results_path(const SweepArgs& args, const analysis::SweepSpe
 void write_sweep_echo(const analysis::SweepSpec& spec, const SweepArgs& args, const std::string& out_dir,
                       const std::string& csv_path) {
   nlohmann::json echo = analysis::to_json(spec);
-  echo["tool"] = {{"name", "tilesim"}, {"version", TILESIM_VERSION}};
+  echo["tool"] = tool_identity();
   echo["run"] = {{"started_utc", utc_now()},
                  {"jobs", args.jobs},
                  {"resume", args.resume},
@@ -107,6 +109,9 @@ int sweep_command(const SweepArgs& args) {
   ResultsFile results(csv_path);
   results.open(args.overwrite);
   write_sweep_echo(spec, args, out_dir, csv_path);
+  std::vector<const Backend*> modeled;
+  for (const auto& b : backends) modeled.push_back(b.backend.get());
+  write_sweep_machines(out_dir, modeled);
 
   const PendingPoints pending = pending_points(points, done.keys, backends);
   print_plan(spec, points.size(), backends, pending, done.foreign_rows, csv_path);

@@ -23,6 +23,7 @@ class GpuModelBackend : public Backend {
   BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) override;
   const GpuMachine& machine() const { return machine_; }
   GpuMode mode() const { return mode_; }
+  nlohmann::json machine_provenance() const override { return machine_.provenance.to_json(); }
 
  private:
   GpuMachine machine_;

@@ -6,11 +6,19 @@
 
 #include "common/error.hpp"
 #include "common/machine_files.hpp"
+#include "common/machine_inheritance.hpp"
 #include "common/strict_json.hpp"
 
 namespace tilesim::gpu {
 
 namespace {
+
+GpuMachine parse_resolved(const MachineDocument& resolved);
+
+// Checks a base file before a derived file inherits from it, so its faults name the base.
+void check_base(const nlohmann::json& document, const std::string& file) {
+  parse_resolved(MachineDocument{document, {file}, {}});
+}
 
 }  // namespace
 
@@ -38,18 +46,21 @@ std::string gpu_machine_dir() {
 
 std::vector<std::string> shipped_gpu_machines() { return json_file_stems(gpu_machine_dir()); }
 
-GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& file) {
+namespace {
+
+GpuMachine parse_resolved(const MachineDocument& resolved) {
   constexpr std::int64_t kMaxCount = std::int64_t{1} << 40;
-  ObjectReader root(document, file, "");
+  const std::string& file = resolved.files.front();
+  ObjectReader root(resolved.document, file, "");
   GpuMachine m;
   m.file = file;
-  m.document = document;
+  m.provenance = MachineProvenance(resolved.files, resolved.stated_in);
   m.name = root.string("name");
   m.description = root.string("description");
   root.string_or("notes", "");
   m.fit_carried_over_from = root.string_or("fit_carried_over_from", "");
 
-  FigureReader chip(root.object("chip"));
+  FigureReader chip(root.object("chip"), m.provenance);
   m.sm_count = chip.integer("sm_count", 1, 1 << 16);
   m.sm_clock_hz = chip.number("sm_clock_hz", 1e6, 1e11);
   m.max_threads_per_sm = chip.integer("max_threads_per_sm", 1, 1 << 16);
@@ -60,19 +71,19 @@ GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& 
   m.pcie_bytes_per_s = chip.number("pcie_bytes_per_s", 1e6, 1e14);
   chip.finish();
 
-  FigureReader peak(root.object("peak_flops_per_s"));
+  FigureReader peak(root.object("peak_flops_per_s"), m.provenance);
   m.fp32_flops_per_s = peak.number("fp32", 1e6, 1e18);
   m.tf32_flops_per_s = peak.number("tf32", 1e6, 1e18);
   m.bf16_flops_per_s = peak.number("bf16", 1e6, 1e18);
   m.fp16_flops_per_s = peak.number("fp16", 1e6, 1e18);
   peak.finish();
 
-  FigureReader software(root.object("software"));
+  FigureReader software(root.object("software"), m.provenance);
   m.index_bytes = software.integer("index_bytes", 1, 16);
   software.finish();
 
   // Fitted figures: positive, and efficiencies at most 1 (no kernel beats the vendor peak).
-  FigureReader kernels(root.object("kernels"));
+  FigureReader kernels(root.object("kernels"), m.provenance);
   auto& c = m.calibration;
   c.launch_latency_s = kernels.number("launch_latency_s", 0.0, 1.0);
   c.dram_efficiency = kernels.number("dram_efficiency", 1e-6, 1.0);
@@ -84,7 +95,7 @@ GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& 
   m.same_address_atomic_add_s = kernels.number("same_address_atomic_add_s", 0.0, 1.0);
   kernels.finish();
 
-  FigureReader gemm(root.object("gemm"));
+  FigureReader gemm(root.object("gemm"), m.provenance);
   m.gemm.efficiency = gemm.number("efficiency", 1e-3, 1.0);
   m.gemm.cublas_tile_rows = gemm.integer("cublas_tile_rows", 1, 4096);
   m.gemm.cublas_tile_cols = gemm.integer("cublas_tile_cols", 1, 4096);
@@ -92,7 +103,7 @@ GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& 
   m.gemm.grouped_tile_cols = gemm.integer("grouped_tile_cols", 1, 4096);
   gemm.finish();
 
-  FigureReader host(root.object("eager_host_floor_s"));
+  FigureReader host(root.object("eager_host_floor_s"), m.provenance);
   c.host_gather_s = host.number("gather", 0.0, 1.0);
   c.host_scatter_add_s = host.number("scatter_add", 0.0, 1.0);
   c.host_scatter_max_min_s = host.number("scatter_max_min", 0.0, 1.0);
@@ -106,6 +117,12 @@ GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& 
   return m;
 }
 
+}  // namespace
+
+GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& file) {
+  return parse_resolved(resolve_machine_document(document, file, gpu_machine_dir(), "GPU", check_base));
+}
+
 GpuMachine load_gpu_machine(const std::string& name_or_path) {
   std::string path = name_or_path;
   if (!names_a_file(name_or_path)) {
@@ -117,7 +134,7 @@ GpuMachine load_gpu_machine(const std::string& name_or_path) {
                        " or a path to a machine file (*.json)");
     }
   }
-  return parse_gpu_machine(load_json_file(path), path);
+  return parse_resolved(read_machine_document(path, gpu_machine_dir(), "GPU", check_base));
 }
 
 }  // namespace tilesim::gpu

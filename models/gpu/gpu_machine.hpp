@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/machine_provenance.hpp"
+
 namespace tilesim::gpu {
 
 // The figures `tilesim calibrate-model` fits to measurements (models/gpu/gpu_fit.hpp). Rates are per
@@ -36,7 +38,7 @@ struct GpuMachine {
   std::string description;
   std::string file;                   // path it was read from
   std::string fit_carried_over_from;  // empty, or the machine whose fitted figures this file copies
-  nlohmann::json document;            // as read, for the report
+  MachineProvenance provenance;       // every figure read, with its source and file, for reports
 
   // Chip (vendor specifications).
   std::int64_t sm_count = 0;
@@ -86,9 +88,11 @@ struct GpuMachine {
 };
 
 // Loads "a100-40gb", "a100-80gb", "h100-sxm", "h200" (shipped machine files) or a path to a machine
-// file. Throws tilesim::InputError naming the file and JSON path on any problem (unknown key, missing
+// file; a file with "base" derives from another GPU machine file (common/machine_inheritance.hpp).
+// Throws tilesim::InputError naming the file and JSON path on any problem (unknown key, missing
 // source, bad value, unknown machine name).
 GpuMachine load_gpu_machine(const std::string& name_or_path);
+// `document` as read from `file` (a "base" is resolved relative to it).
 GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& file);
 
 // The directory holding the shipped GPU machine files (TILESIM_GPU_MACHINE_DIR overrides it).

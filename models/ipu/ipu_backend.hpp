@@ -35,6 +35,7 @@ class IpuBackend : public Backend {
   const TensorValues& outputs() const { return outputs_; }
   const TensorValues* computed_outputs() const override { return &outputs_; }
   const IpuMachine& machine() const { return machine_; }
+  nlohmann::json machine_provenance() const override { return machine_.provenance.to_json(); }
 
  private:
   bool compiled_indices(const OpGraph& graph, const Op& op) const;

@@ -60,8 +60,8 @@ void set_figure(IpuMachine& machine, const FitParameter& parameter, double value
   auto r = field(machine, parameter);
   if (r.i) *r.i = static_cast<std::int64_t>(value);
   if (r.d) *r.d = value;
-  auto& figure = machine.document.at(parameter.section).at(parameter.key);
-  figure["value"] = parameter.integer ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
+  auto& figure = machine.provenance.figure(parameter.section + "." + parameter.key);
+  figure.value = parameter.integer ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
 }
 
 double get_figure(const IpuMachine& machine, const FitParameter& parameter) {
@@ -190,8 +190,8 @@ FitResult fit_ipu_machine(const IpuMachine& start, const std::vector<FitParamete
     const auto& p = parameters[k];
     const double after = get_figure(r.machine, p);
     r.values[p.section + "." + p.key] = {{"before", before[k]}, {"after", after}};
-    auto& figure = r.machine.document.at(p.section).at(p.key);
-    figure["source"] = "fitted: " + note + " (was " + (p.integer ? std::to_string(static_cast<std::int64_t>(before[k]))
+    auto& figure = r.machine.provenance.figure(p.section + "." + p.key);
+    figure.source = "fitted: " + note + " (was " + (p.integer ? std::to_string(static_cast<std::int64_t>(before[k]))
                                                                   : std::to_string(before[k])) + ")";
   }
   return r;

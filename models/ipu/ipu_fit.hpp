@@ -33,7 +33,7 @@ struct FitParameter {
 // The figures `tilesim calibrate-model --ipu` fits by default.
 std::vector<FitParameter> default_ipu_fit_parameters();
 
-// Sets a figure's value in both the parsed machine and its JSON document. Throws std::logic_error for
+// Sets a figure's value in both the parsed machine and its provenance. Throws std::logic_error for
 // a figure the model does not know.
 void set_figure(IpuMachine& machine, const FitParameter& parameter, double value);
 double get_figure(const IpuMachine& machine, const FitParameter& parameter);
@@ -42,7 +42,7 @@ double get_figure(const IpuMachine& machine, const FitParameter& parameter);
 double mean_abs_log_error(const IpuMachine& machine, const std::vector<FitPoint>& points);
 
 struct FitResult {
-  IpuMachine machine;                 // with the fitted values (and sources) in its document
+  IpuMachine machine;                 // with the fitted values (and sources) in its provenance
   double initial_error = 0, final_error = 0;  // mean |log error| on the fitting points
   int evaluations = 0;
   nlohmann::json values;              // {"chip.sync_cycles": {"before": .., "after": ..}, ...}

@@ -6,6 +6,7 @@
 
 #include "common/error.hpp"
 #include "common/machine_files.hpp"
+#include "common/machine_inheritance.hpp"
 #include "common/strict_json.hpp"
 
 namespace tilesim::ipu {
@@ -25,28 +26,45 @@ std::vector<std::string> shipped_ipu_machines() { return json_file_stems(ipu_mac
 
 namespace {
 
-IpuMachine parse_ipu_system(const nlohmann::json& document, const std::string& file) {
+IpuMachine parse_resolved(const MachineDocument& resolved);
+
+// Checks a base file before a derived file inherits from it, so its faults name the base.
+void check_base(const nlohmann::json& document, const std::string& file) {
+  parse_resolved(MachineDocument{document, {file}, {}});
+}
+
+MachineDocument read_ipu_document(const std::string& file) {
+  return read_machine_document(file, ipu_machine_dir(), "IPU", check_base);
+}
+
+IpuMachine parse_ipu_system(const MachineDocument& resolved) {
+  const nlohmann::json& document = resolved.document;
+  const std::string& file = resolved.files.front();
   ObjectReader root(document, file, "");
   const std::string chip_name = root.string("chip_file");
-  const std::filesystem::path chip_path = std::filesystem::path(file).parent_path() / chip_name;
+  // Relative to the file that names it, which may be a base of this one.
+  MachineProvenance provenance(resolved.files, resolved.stated_in);
+  const std::string& naming_file = provenance.file_stating("chip_file");
+  const std::filesystem::path chip_path = std::filesystem::path(naming_file).parent_path() / chip_name;
   if (!std::filesystem::is_regular_file(chip_path)) {
-    throw InputError(file, root.path_of("chip_file"), "an IPU chip machine file (path relative to this file)",
+    throw InputError(naming_file, root.path_of("chip_file"), "an IPU chip machine file (path relative to this file)",
                      "\"" + chip_name + "\" (" + chip_path.string() + " does not exist)");
   }
-  const nlohmann::json chip_document = load_json_file(chip_path.string());
-  if (chip_document.is_object() && chip_document.contains("chip_file")) {
-    throw InputError(file, root.path_of("chip_file"), "a single-IPU chip machine file",
+  const MachineDocument chip_document = read_ipu_document(chip_path.string());
+  if (chip_document.document.is_object() && chip_document.document.contains("chip_file")) {
+    throw InputError(naming_file, root.path_of("chip_file"), "a single-IPU chip machine file",
                      "\"" + chip_name + "\", itself a system file");
   }
-  IpuMachine m = parse_ipu_machine(chip_document, chip_path.string());
+  IpuMachine m = parse_resolved(chip_document);
   m.file = file;
-  m.document = document;
   m.chip.name = root.string("name");
   m.description = root.string("description");
   root.string_or("notes", "");
   m.system.chip_file = chip_path.string();
+  // The chip file's roofline figures are one IPU's; no source gives a whole system's.
+  m.roofline = RooflineFigures{};
 
-  FigureReader sys(root.object("system"));
+  FigureReader sys(root.object("system"), provenance);
   auto& s = m.system;
   s.num_ipus = static_cast<std::int32_t>(sys.integer("num_ipus", 2, 256));
   if (s.num_ipus % 2 != 0) {
@@ -71,6 +89,8 @@ IpuMachine parse_ipu_system(const nlohmann::json& document, const std::string& f
   m.chip.tiles_per_chip = m.chip.num_tiles;
   m.chip.num_tiles *= s.num_ipus;
   set_ladder_links(m.chip, s);
+  provenance.append(m.provenance);  // the system file's figures, then the chip file's
+  m.provenance = std::move(provenance);
   return m;
 }
 
@@ -124,17 +144,32 @@ void set_ladder_links(sim::MachineConfig& config, const IpuSystem& system) {
   }
 }
 
-IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file) {
-  if (document.is_object() && document.contains("chip_file")) return parse_ipu_system(document, file);
+namespace {
+
+void read_roofline(FigureReader roofline, RooflineFigures& r) {
+  if (roofline.has("tile_sram_bytes_per_s")) r.tile_sram_bytes_per_s = roofline.positive_number("tile_sram_bytes_per_s");
+  if (roofline.has("peak_flops_per_s")) {
+    FigureReader peak = roofline.section("peak_flops_per_s");
+    // fp32 is not here: it is derived from codelets.amp_float32_flops_per_tile_cycle, which the simulator uses.
+    if (peak.has("float16")) r.peak_flops_per_s["float16"] = peak.positive_number("float16");
+    peak.finish();
+  }
+  roofline.finish();
+}
+
+IpuMachine parse_resolved(const MachineDocument& resolved) {
+  const nlohmann::json& document = resolved.document;
+  if (document.is_object() && document.contains("chip_file")) return parse_ipu_system(resolved);
+  const std::string& file = resolved.files.front();
   ObjectReader root(document, file, "");
   IpuMachine m;
   m.file = file;
-  m.document = document;
+  m.provenance = MachineProvenance(resolved.files, resolved.stated_in);
   m.chip.name = root.string("name");
   m.description = root.string("description");
   root.string_or("notes", "");
 
-  FigureReader chip(root.object("chip"));
+  FigureReader chip(root.object("chip"), m.provenance);
   m.chip.num_tiles = static_cast<std::int32_t>(chip.integer("num_tiles", 1, 1 << 20));
   m.chip.clock_hz = chip.number("tile_clock_hz", 1e6, 1e11);
   m.chip.sram_bytes_per_tile = chip.integer("sram_bytes_per_tile", 1024, std::int64_t{1} << 34);
@@ -147,7 +182,7 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
   m.chip.compute_fixed_cycles = chip.integer("compute_fixed_cycles", 0, kMaxCycles);
   chip.finish();
 
-  FigureReader c(root.object("codelets"));
+  FigureReader c(root.object("codelets"), m.provenance);
   auto& k = m.codelets;
   k.supervisor_cycles = c.integer("supervisor_cycles", 0, kMaxCycles);
   k.multislice_prologue_worker_cycles = c.integer("multislice_prologue_worker_cycles", 0, kMaxCycles);
@@ -189,7 +224,7 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
   k.amp_float32_flops_per_tile_cycle = c.integer("amp_float32_flops_per_tile_cycle", 1, 1 << 20);
   c.finish();
 
-  FigureReader p(root.object("planner"));
+  FigureReader p(root.object("planner"), m.provenance);
   m.planner.min_indices_per_tile = p.integer("min_indices_per_tile", 1, std::int64_t{1} << 30);
   m.planner.memory_fraction = p.number("memory_fraction", 0.01, 1.0);
   m.planner.column_grain_bytes = p.integer("column_grain_bytes", 1, 4096);
@@ -204,8 +239,15 @@ IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& 
   m.planner.repeat_loop_control_cycles = p.integer("repeat_loop_control_cycles", 0, kMaxCycles);
   p.finish();
 
+  if (root.has("roofline")) read_roofline(FigureReader(root.object("roofline"), m.provenance), m.roofline);
   root.finish();
   return m;
+}
+
+}  // namespace
+
+IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file) {
+  return parse_resolved(resolve_machine_document(document, file, ipu_machine_dir(), "IPU", check_base));
 }
 
 std::string more_ipus_next_step(const IpuMachine& machine) {
@@ -233,7 +275,7 @@ IpuMachine load_ipu_machine(const std::string& name_or_path) {
                        " or a path to a machine file (*.json)");
     }
   }
-  return parse_ipu_machine(load_json_file(path), path);
+  return parse_resolved(read_ipu_document(path));
 }
 
 }  // namespace tilesim::ipu

@@ -3,11 +3,13 @@
 // planner's settings, each given as {"value": ..., "source": "..."} so every number says where it came
 // from. Format: docs/machine-format.md.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/machine_provenance.hpp"
 #include "sim/machine_config.hpp"
 
 namespace tilesim::ipu {
@@ -89,6 +91,13 @@ struct IpuSystem {
   std::int64_t links_cross_rung = 0;  // to the IPU on the other side of the next rung
 };
 
+// Roofline ceilings of one IPU that the simulator does not use, drawn by `tilesim roofline` (the
+// optional section "roofline"; the exchange and fp32 AMP ceilings are derived from chip and codelets).
+struct RooflineFigures {
+  double tile_sram_bytes_per_s = 0;               // aggregate tile-SRAM bandwidth; 0: not given
+  std::map<std::string, double> peak_flops_per_s;  // by dtype ("float16": the AMP units' fp16 peak)
+};
+
 struct IpuMachine {
   // For a system, chip holds every IPU's tiles (num_tiles = num_ipus x tiles per IPU, tiles_per_chip
   // set) with the link figures; every per-tile figure is the chip file's.
@@ -96,16 +105,19 @@ struct IpuMachine {
   IpuSystem system;
   CodeletCosts codelets;
   PlannerSettings planner;
+  RooflineFigures roofline;    // one IPU's; empty for a system (no source gives a system's)
   std::string description;
-  std::string file;          // path it was read from
-  nlohmann::json document;   // as read, for the report
+  std::string file;            // path it was read from
+  MachineProvenance provenance;  // every figure read, with its source and file, for reports
 };
 
 // Loads "bow", "mk2", "mk1", "bow-2000" (shipped machine files) or a path to a machine file. A file with
 // "chip_file" describes an IPU system: the chip file (a path relative to the system file) gives the
-// tiles, codelets and planner, the system file the number of IPUs and the IPU-Link figures. Throws
+// tiles, codelets and planner, the system file the number of IPUs and the IPU-Link figures. A file with
+// "base" derives from another IPU machine file (common/machine_inheritance.hpp). Throws
 // tilesim::InputError naming the file and JSON path on any problem (unknown key, missing source, bad value).
 IpuMachine load_ipu_machine(const std::string& name_or_path);
+// `document` as read from `file` (a "base" is resolved relative to it).
 IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file);
 
 // The IPU-Link ladder of a system of `num_ipus` chips (even, or 1): link groups and routes, across the
