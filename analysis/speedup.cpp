@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <set>
 
-#include "analysis/error_metrics.hpp"
 #include "common/error.hpp"
+#include "fitting/error_metrics.hpp"
 
 namespace tilesim::analysis {
 

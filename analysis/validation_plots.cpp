@@ -6,8 +6,8 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/error_metrics.hpp"
-#include "analysis/split.hpp"
+#include "fitting/error_metrics.hpp"
+#include "fitting/split.hpp"
 
 namespace tilesim::analysis {
 

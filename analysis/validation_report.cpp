@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "analysis/error_metrics.hpp"
-#include "analysis/split.hpp"
-#include "analysis/validation_suite.hpp"
+#include "fitting/error_metrics.hpp"
+#include "fitting/split.hpp"
+#include "workloads/validation_suite.hpp"
 
 namespace tilesim::analysis {
 

@@ -8,11 +8,11 @@
 #include <sstream>
 
 #include "analysis/reference_data.hpp"
-#include "analysis/validation_suite.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
 #include "models/gpu/gpu_fit.hpp"
+#include "workloads/validation_suite.hpp"
 
 namespace tilesim::cli {
 

@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "analysis/reference_data.hpp"
-#include "analysis/split.hpp"
-#include "analysis/validation_suite.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
+#include "fitting/split.hpp"
 #include "models/ipu/ipu_fit.hpp"
+#include "workloads/validation_suite.hpp"
 
 namespace fs = std::filesystem;
 

@@ -12,8 +12,8 @@
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
+#include "ir/reference/compare.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
-#include "kernels/reference/compare.hpp"
 #include "models/ipu/ipu_backend.hpp"
 #include "workloads/workload.hpp"
 

@@ -32,8 +32,6 @@
 
 #include "analysis/intensity.hpp"
 #include "analysis/results_table.hpp"
-#include "analysis/sweep_spec.hpp"
-#include "analysis/validation_suite.hpp"
 #include "apps/backend_spec.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
@@ -41,6 +39,8 @@
 #include "kernels/cpu/cpu_backend.hpp"
 #include "models/gpu/gpu_backend.hpp"
 #include "models/ipu/ipu_backend.hpp"
+#include "workloads/sweep_spec.hpp"
+#include "workloads/validation_suite.hpp"
 #include "workloads/workload.hpp"
 
 namespace tilesim::cli {

@@ -13,15 +13,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "analysis/error_metrics.hpp"
 #include "analysis/gnuplot.hpp"
 #include "analysis/reference_data.hpp"
-#include "analysis/split.hpp"
 #include "analysis/validation_plots.hpp"
 #include "analysis/validation_report.hpp"
-#include "analysis/validation_suite.hpp"
 #include "common/error.hpp"
+#include "fitting/error_metrics.hpp"
+#include "fitting/split.hpp"
 #include "test_support.hpp"
+#include "workloads/validation_suite.hpp"
 
 namespace fs = std::filesystem;
 using namespace tilesim;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "ir/reference/reference.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/cpu/elementwise.hpp"
-#include "kernels/reference/reference.hpp"
 #include "tests/cpu_op_cases.hpp"
 
 using namespace tilesim;

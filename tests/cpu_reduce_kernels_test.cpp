@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "ir/reference/reference_ops.hpp"
 #include "kernels/cpu/gather_scatter.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/row_ops.hpp"
 #include "kernels/cpu/scatter_reduce.hpp"
 #include "kernels/cpu/spmm.hpp"
 #include "kernels/cpu/storage.hpp"
-#include "kernels/reference/reference_ops.hpp"
 
 using namespace tilesim;
 namespace cpu = tilesim::kernels::cpu;

@@ -17,11 +17,11 @@
 
 #include "test_support.hpp"
 
-#include "analysis/error_metrics.hpp"
 #include "analysis/reference_data.hpp"
-#include "analysis/split.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
+#include "fitting/error_metrics.hpp"
+#include "fitting/split.hpp"
 #include "models/gpu/gpu_fit.hpp"
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_backend.hpp"

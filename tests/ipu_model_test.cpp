@@ -7,9 +7,9 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
+#include "ir/reference/compare.hpp"
+#include "ir/reference/reference.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
-#include "kernels/reference/compare.hpp"
-#include "kernels/reference/reference.hpp"
 #include "models/ipu/codelet_costs.hpp"
 #include "models/ipu/ipu_backend.hpp"
 #include "models/ipu/op_program.hpp"

@@ -13,8 +13,8 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
-#include "kernels/operands.hpp"
-#include "kernels/reference/reference.hpp"
+#include "ir/operands.hpp"
+#include "ir/reference/reference.hpp"
 #include "models/ipu/codelet_costs.hpp"
 #include "models/ipu/ipu_backend.hpp"
 #include "models/ipu/op_program.hpp"

@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 #include "workloads/layers/layers.hpp"
 #include "workloads/layers/model_spec.hpp"
 #include "workloads/workload.hpp"

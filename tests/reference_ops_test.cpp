@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "kernels/operands.hpp"
-#include "kernels/reference/compare.hpp"
-#include "kernels/reference/reference.hpp"
+#include "ir/operands.hpp"
+#include "ir/reference/compare.hpp"
+#include "ir/reference/reference.hpp"
 #include "tests/cpu_op_cases.hpp"
 
 using namespace tilesim;

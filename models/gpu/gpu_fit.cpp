@@ -7,9 +7,9 @@
 #include <map>
 #include <sstream>
 
-#include "analysis/split.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
+#include "fitting/split.hpp"
 
 namespace tilesim::gpu {
 

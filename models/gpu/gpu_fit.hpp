@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/error_metrics.hpp"
+#include "fitting/error_metrics.hpp"
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_model.hpp"
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 #include "models/ipu/blocks.hpp"
 #include "models/ipu/codelet_costs.hpp"
 #include "models/ipu/linear_layout.hpp"

@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include "common/error.hpp"
-#include "kernels/operands.hpp"
-#include "kernels/reference/reference.hpp"
+#include "ir/operands.hpp"
+#include "ir/reference/reference.hpp"
 #include "models/ipu/op_program.hpp"
 #include "models/ipu/tensor_io.hpp"
 #include "models/ipu/plan.hpp"

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
+#include "ir/reference/compare.hpp"
+#include "ir/reference/reference_ops.hpp"
 #include "ir/tensor_values.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
-#include "kernels/reference/compare.hpp"
-#include "kernels/reference/reference_ops.hpp"
 #include "kernels/torch/torch_backend.hpp"
 #include "kernels/torch/torch_ops.hpp"
 #include "tests/cpu_op_cases.hpp"

@@ -1,4 +1,4 @@
-#include "kernels/reference/reference_ops.hpp"
+#include "ir/reference/reference_ops.hpp"
 
 #include <algorithm>
 #include <cmath>

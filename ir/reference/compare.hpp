@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
+#include "ir/operands.hpp"
 #include "ir/tensor_values.hpp"
-#include "kernels/operands.hpp"
 
 namespace tilesim::kernels::reference {
 

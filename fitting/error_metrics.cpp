@@ -1,4 +1,4 @@
-#include "analysis/error_metrics.hpp"
+#include "fitting/error_metrics.hpp"
 
 #include <algorithm>
 #include <cmath>

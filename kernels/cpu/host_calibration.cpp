@@ -1,4 +1,4 @@
-#include "models/cpu/host_calibration.hpp"
+#include "kernels/cpu/host_calibration.hpp"
 
 #include <omp.h>
 #include <unistd.h>

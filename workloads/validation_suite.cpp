@@ -1,4 +1,4 @@
-#include "analysis/validation_suite.hpp"
+#include "workloads/validation_suite.hpp"
 
 #include <cstdlib>
 #include <filesystem>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 
 namespace tilesim::kernels::reference {
 

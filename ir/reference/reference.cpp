@@ -1,4 +1,4 @@
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "kernels/operands.hpp"
+#include "ir/operands.hpp"
 
 #include <stdexcept>
 #include <type_traits>

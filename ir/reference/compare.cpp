@@ -1,10 +1,10 @@
-#include "kernels/reference/compare.hpp"
+#include "ir/reference/compare.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 
 namespace tilesim::kernels::reference {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 
 namespace tilesim::kernels::reference {
 namespace {
