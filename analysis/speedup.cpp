@@ -39,7 +39,7 @@ std::string join(const std::vector<std::string>& items) {
   return s;
 }
 
-double median_of(std::vector<double> v) { return quantile(std::move(v), 0.5); }
+double median_of(std::vector<double> v) { return fitting::quantile(std::move(v), 0.5); }
 
 std::int64_t min_bytes_of(const PointId& id) {
   Op op;

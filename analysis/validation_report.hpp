@@ -21,7 +21,7 @@ struct ValidationPoint {
   std::string machine;  // "bow", "a100"
   std::string op;       // "gather", "scatter_add", ...
   OpShape shape;
-  bool calibration = false;  // analysis::in_calibration_split(shape)
+  bool calibration = false;  // fitting::in_calibration_split(shape)
   double predicted_s = 0;
   double measured_s = 0;
   std::optional<std::uint64_t> index_seed;  // simulated points: seed of the indices the model was given

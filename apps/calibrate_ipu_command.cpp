@@ -36,7 +36,7 @@ Halves read_points(const std::string& data_dir) {
       OpGraph g;
       const Op o = g.add_gather_scatter(op, op == "gather" ? OpKind::gather : OpKind::scatter_add, DType::float32, m.shape);
       ipu::FitPoint p{o.kind, m.shape, analysis::point_indices(o, analysis::point_index_seed(m.shape)), m.time_s};
-      (analysis::in_calibration_split(m.shape) ? h.calibration : h.held_out).push_back(std::move(p));
+      (fitting::in_calibration_split(m.shape) ? h.calibration : h.held_out).push_back(std::move(p));
     }
   }
   return h;

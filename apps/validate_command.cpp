@@ -199,7 +199,7 @@ int validate_command(const ValidateArgs& args) {
       p.machine = set.machine;
       p.op = set.op;
       p.shape = m.shape;
-      p.calibration = analysis::in_calibration_split(m.shape);
+      p.calibration = fitting::in_calibration_split(m.shape);
       p.measured_s = m.time_s;
       try {
         if (set.machine == "bow") {

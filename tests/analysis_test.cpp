@@ -26,6 +26,7 @@
 namespace fs = std::filesystem;
 using namespace tilesim;
 using namespace tilesim::analysis;
+using namespace tilesim::fitting;
 using Catch::Matchers::Contains;
 
 namespace {

@@ -15,7 +15,7 @@
 
 using namespace tilesim;
 using namespace tilesim_test;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 

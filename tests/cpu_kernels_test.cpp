@@ -22,7 +22,7 @@
 
 using namespace tilesim;
 namespace cpu = tilesim::kernels::cpu;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 

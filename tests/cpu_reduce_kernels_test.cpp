@@ -1,6 +1,6 @@
 // The CPU kernels beyond gather/scatter-add (scatter mean/max, segment reduction, the fused
 // gather-scale-scatter, matmul through OpenBLAS) and the 16-bit storage formats, against the references
-// of kernels/reference/reference_ops.hpp. Shapes are chosen so every strategy of the scatter engine runs
+// of ir/reference/reference_ops.hpp. Shapes are chosen so every strategy of the scatter engine runs
 // (serial, sorted segments, per-thread partials, owner-computes). No timing assertions.
 #include <catch2/catch.hpp>
 
@@ -25,7 +25,7 @@
 
 using namespace tilesim;
 namespace cpu = tilesim::kernels::cpu;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 

@@ -20,7 +20,7 @@
 
 using namespace tilesim;
 namespace cuda = tilesim::kernels::cuda;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 

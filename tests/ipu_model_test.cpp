@@ -197,7 +197,7 @@ TEST_CASE("simulated outputs equal the reference and the CPU kernels over random
     CHECK(sim.kind == ResultKind::simulated);
     CHECK(sim.ops[0].verified == true);
     cpu.run(p.graph, p.values, quick);
-    const auto agreement = kernels::reference::compare_outputs(p.op(), p.values, ipu.outputs().f32(p.op().output),
+    const auto agreement = reference::compare_outputs(p.op(), p.values, ipu.outputs().f32(p.op().output),
                                                                cpu.outputs().f32(p.op().output));
     CHECK(agreement.equal);
   }

@@ -36,10 +36,4 @@ std::vector<std::int32_t> point_indices(const Op& op, std::uint64_t seed) {
   return workloads::generated_indices(seed, 0, op.num_indices(), op.index_range());
 }
 
-std::string split_rule_text() {
-  return "a point is in the calibration half when log2(num_inputs) + log2(num_features) + log2(num_outputs) "
-         "(each size rounded to its nearest base-2 exponent) is even, else it is held out; on the hydronet "
-         "grid this is a checkerboard of 297 + 297 points spanning every value of every size";
-}
-
 }  // namespace tilesim::analysis

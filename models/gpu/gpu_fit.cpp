@@ -31,7 +31,7 @@ double round_significant(double value, int digits) {
 std::map<GpuOp, std::vector<const GpuMeasurement*>> by_op(const std::vector<GpuMeasurement>& points, bool calibration_half) {
   std::map<GpuOp, std::vector<const GpuMeasurement*>> groups;
   for (const auto& p : points) {
-    if (analysis::in_calibration_split(p.shape) == calibration_half) groups[p.op].push_back(&p);
+    if (fitting::in_calibration_split(p.shape) == calibration_half) groups[p.op].push_back(&p);
   }
   return groups;
 }
@@ -87,7 +87,7 @@ std::vector<GpuHalfErrors> half_errors(const std::vector<GpuMeasurement>& points
   std::map<GpuOp, std::vector<double>> pred[2], meas[2];
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
-    const bool cal = analysis::in_calibration_split(p.shape);
+    const bool cal = fitting::in_calibration_split(p.shape);
     auto& row = rows[p.op];
     (cal ? row.calibration_points : row.held_out_points).push_back(i);
     pred[cal][p.op].push_back(predict(p.op, p.shape, DType::float32, machine, GpuMode::eager).time_s);
@@ -97,8 +97,8 @@ std::vector<GpuHalfErrors> half_errors(const std::vector<GpuMeasurement>& points
   std::vector<GpuHalfErrors> out;
   for (auto& [op, row] : rows) {
     constexpr std::size_t kWorst = 5;
-    row.calibration = analysis::summarize_errors(pred[1][op], meas[1][op], kWorst);
-    row.held_out = analysis::summarize_errors(pred[0][op], meas[0][op], kWorst);
+    row.calibration = fitting::summarize_errors(pred[1][op], meas[1][op], kWorst);
+    row.held_out = fitting::summarize_errors(pred[0][op], meas[0][op], kWorst);
     ops_out.push_back(op);
     out.push_back(std::move(row));
   }

@@ -37,8 +37,8 @@ struct GpuFitOptions {
 };
 
 struct GpuHalfErrors {
-  analysis::ErrorSummary calibration;
-  analysis::ErrorSummary held_out;
+  fitting::ErrorSummary calibration;
+  fitting::ErrorSummary held_out;
   // Positions in the input of each half's points, so ErrorSummary::worst can be mapped back.
   std::vector<std::size_t> calibration_points, held_out_points;
 };

@@ -24,7 +24,7 @@
 using namespace tilesim;
 namespace cpu = tilesim::kernels::cpu;
 namespace peer = tilesim::kernels::torch_peer;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 
