@@ -1,9 +1,10 @@
 #pragma once
 // Fitting the GPU model's free figures (GpuCalibration: host floors, launch latency, efficiencies,
 // element and atomic rates) to measured eager times. Only points of the calibration half
-// (analysis/split.hpp) enter the fit; errors are reported for both halves, the held-out one being the
-// headline. The search is a deterministic coordinate descent on the logarithm of each figure,
-// minimising the mean over ops of the mean |log(predicted / measured)| of that op's calibration points.
+// (fitting/split.hpp) enter the fit; errors are reported for both halves, the held-out one being the
+// headline. The search is fitting/coordinate_descent.hpp's adaptive schedule on the logarithm of each
+// figure, minimising the mean over ops of the mean |log(predicted / measured)| of that op's calibration
+// points.
 #include <cstddef>
 #include <optional>
 #include <string>
