@@ -36,6 +36,7 @@
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
+#include "common/host_info.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "models/gpu/gpu_backend.hpp"
 #include "models/ipu/ipu_backend.hpp"
@@ -559,8 +560,7 @@ int sweep_command(const SweepArgs& args) {
   bool needs_values = false;
   for (const auto& b : backends) needs_values = needs_values || b.measured || (b.spec.family == "ipu" && spec.ipu_verify);
   if (needs_values) {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    const double half = pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;
+    const double half = static_cast<double>(host_input_memory_bytes());
     const double in = static_cast<double>(spec.num_inputs.back()), f = static_cast<double>(spec.num_features.back()),
                  out = static_cast<double>(spec.num_outputs.back());
     double bytes = 4 * (in * f + std::max(in, out) + out * f);
