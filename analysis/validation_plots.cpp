@@ -85,7 +85,7 @@ GnuplotFigure scatter_figure(const ScatterSpec& spec, const std::vector<ScatterP
        << "# columns: measured predicted num_inputs num_features num_outputs\n"
        << "# measured: " << spec.x_label << "; predicted: " << spec.y_label << "\n"
        << "# data sets (gnuplot index, separated by two blank lines): held-out points, then calibration points\n"
-       << "# (split rule: analysis/split.hpp); a set with no points is left out\n";
+       << "# (split rule: fitting/split.hpp); a set with no points is left out\n";
   // The plot clause of each data set written, in index order.
   std::vector<std::string> clauses;
   for (bool calibration : {false, true}) {

@@ -313,7 +313,7 @@ std::string format_validation_table(const nlohmann::json& report) {
     }
   }
   out << "\nheadline: the held-out half; fitted parameters may use only the calibration half (log2 sizes sum to an "
-         "even number, analysis/split.hpp)\n";
+         "even number, fitting/split.hpp)\n";
   return out.str();
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The validation report: predicted against measured time for every point of a suite, summarised per
-// (machine, op) and per split of analysis/split.hpp, plus the speedup surface between two machines.
+// (machine, op) and per split of fitting/split.hpp, plus the speedup surface between two machines.
 // Pure: the validate command runs the models and hands the points here.
 #include <cstdint>
 #include <optional>

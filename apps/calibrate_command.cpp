@@ -49,7 +49,7 @@ std::string data_description(const std::string& data_dir) {
 std::string fitted_source(const std::string& machine, const std::string& data_dir, std::size_t calibration_points,
                           std::size_t total_points) {
   std::ostringstream s;
-  s << "fitted by `tilesim calibrate-model --gpu " << machine << "` on the calibration half (analysis/split.hpp: log2 "
+  s << "fitted by `tilesim calibrate-model --gpu " << machine << "` on the calibration half (fitting/split.hpp: log2 "
     << "sizes summing to an even number, " << calibration_points << " of " << total_points << " points) of "
     << data_description(data_dir) << " for gather, scatter_add, scatter_max and scatter_min; objective: mean "
     << "|log(predicted/measured)|";

@@ -52,7 +52,7 @@ int calibrate_ipu_command(const CalibrateArgs& args) {
   const std::string data_name = args.data_dir.empty() ? "validation/hydronet-gnn/bow/" : args.data_dir;
   const Halves points = read_points(data_dir);
   const std::string note = "by `tilesim calibrate-model --ipu " + args.ipu +
-                           "` on the calibration half (analysis/split.hpp: log2 exponents of the three sizes sum to an "
+                           "` on the calibration half (fitting/split.hpp: log2 exponents of the three sizes sum to an "
                            "even number) of the measured Bow gather and scatter_add times in " + data_name +
                            " (hydronet-gnn, graphcore-research/hydronet-gnn @ a89c2e4), minimising the mean |log(predicted / measured)|";
   const bool terminal = ::isatty(2);

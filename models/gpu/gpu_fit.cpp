@@ -141,7 +141,7 @@ GpuFitResult fit_gpu_model(const std::vector<GpuMeasurement>& points, const GpuM
   std::size_t calibration_count = 0;
   for (const auto& [op, pts] : groups) calibration_count += pts.size();
   if (calibration_count == 0) {
-    throw InputError("", "measurements", "points in the calibration half (analysis/split.hpp)", "none");
+    throw InputError("", "measurements", "points in the calibration half (fitting/split.hpp)", "none");
   }
 
   GpuMachine start = machine;
