@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <set>
 
-#include "analysis/error_metrics.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
+#include "fitting/error_metrics.hpp"
 
 namespace tilesim::analysis {
 
@@ -29,7 +29,7 @@ std::string join(const std::vector<std::string>& items) {
   return s;
 }
 
-double median_of(std::vector<double> v) { return quantile(std::move(v), 0.5); }
+double median_of(std::vector<double> v) { return fitting::quantile(std::move(v), 0.5); }
 
 std::int64_t min_bytes_of(const PointId& id) {
   Op op;

@@ -6,8 +6,8 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/error_metrics.hpp"
-#include "analysis/split.hpp"
+#include "fitting/error_metrics.hpp"
+#include "fitting/split.hpp"
 
 namespace tilesim::analysis {
 
@@ -85,7 +85,7 @@ GnuplotFigure scatter_figure(const ScatterSpec& spec, const std::vector<ScatterP
        << "# columns: measured predicted num_inputs num_features num_outputs\n"
        << "# measured: " << spec.x_label << "; predicted: " << spec.y_label << "\n"
        << "# data sets (gnuplot index, separated by two blank lines): held-out points, then calibration points\n"
-       << "# (split rule: analysis/split.hpp); a set with no points is left out\n";
+       << "# (split rule: fitting/split.hpp); a set with no points is left out\n";
   // The plot clause of each data set written, in index order.
   std::vector<std::string> clauses;
   for (bool calibration : {false, true}) {
@@ -155,7 +155,7 @@ GnuplotFigure scatter_figure(const ScatterSpec& spec, const std::vector<ScatterP
 double error_map_range_pct(const std::vector<ValidationPoint>& points) {
   std::vector<double> abs_errors;
   for (const auto& p : points) abs_errors.push_back(std::abs(p.error_pct()));
-  const double p95 = abs_errors.empty() ? 0 : quantile(abs_errors, 0.95);
+  const double p95 = abs_errors.empty() ? 0 : fitting::quantile(abs_errors, 0.95);
   for (double range : {10.0, 20.0, 25.0, 50.0}) {
     if (p95 <= range) return range;
   }
@@ -173,8 +173,8 @@ GnuplotFigure error_map_figure(const std::string& stem, const std::string& title
   std::set<int> out_exponents, in_exponents;
   for (const auto& p : points) {
     features.insert(p.shape.num_features);
-    out_exponents.insert(size_exponent(p.shape.num_outputs));
-    in_exponents.insert(size_exponent(p.shape.num_inputs));
+    out_exponents.insert(fitting::size_exponent(p.shape.num_outputs));
+    in_exponents.insert(fitting::size_exponent(p.shape.num_inputs));
   }
   const double range = error_map_range_pct(points);
   double max_abs_error_pct = 0;
@@ -197,7 +197,7 @@ GnuplotFigure error_map_figure(const std::string& stem, const std::string& title
     data << "# num_features = " << f << "\n";
     for (const auto& p : points) {
       if (p.shape.num_features != f) continue;
-      data << size_exponent(p.shape.num_outputs) << ' ' << size_exponent(p.shape.num_inputs) << ' ' << fmt(p.error_pct())
+      data << fitting::size_exponent(p.shape.num_outputs) << ' ' << fitting::size_exponent(p.shape.num_inputs) << ' ' << fmt(p.error_pct())
            << ' ' << (p.calibration ? 1 : 0) << ' ' << p.shape.num_outputs << ' ' << p.shape.num_inputs << ' ' << f << '\n';
     }
   }

@@ -7,9 +7,8 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "analysis/error_metrics.hpp"
-#include "analysis/split.hpp"
-#include "analysis/validation_suite.hpp"
+#include "fitting/error_metrics.hpp"
+#include "fitting/split.hpp"
 
 namespace tilesim::analysis {
 
@@ -53,7 +52,7 @@ nlohmann::json speedup_summary_json(const std::vector<SpeedupPoint>& points) {
     target_pred.push_back(1.0);
     target_meas.push_back(1.0);
   }
-  const SpeedupSummary s = summarize_speedup(base_pred, base_meas, target_pred, target_meas);
+  const fitting::SpeedupSummary s = fitting::summarize_speedup(base_pred, base_meas, target_pred, target_meas);
   return {{"count", s.count},
           {"correct_side_share", number_or_null(s.correct_side_share)},
           {"median_abs_error_pct", number_or_null(s.median_abs_error_pct)},
@@ -99,7 +98,7 @@ bool in_split(bool calibration, Split split) {
   return split == Split::all || (split == Split::calibration) == calibration;
 }
 
-double ValidationPoint::error_pct() const { return percentage_error(predicted_s, measured_s); }
+double ValidationPoint::error_pct() const { return fitting::percentage_error(predicted_s, measured_s); }
 
 std::optional<ErrorTargets> error_targets_for(const std::string& machine) {
   if (machine == "bow") return ErrorTargets{15.0, 35.0, 0.97};
@@ -129,7 +128,7 @@ nlohmann::json error_summary_json(const std::vector<ValidationPoint>& points, st
     predicted.push_back(p.predicted_s);
     measured.push_back(p.measured_s);
   }
-  const ErrorSummary s = summarize_errors(predicted, measured, worst_count);
+  const fitting::ErrorSummary s = fitting::summarize_errors(predicted, measured, worst_count);
   nlohmann::json worst = nlohmann::json::array();
   for (std::size_t i : s.worst) {
     const auto& p = points[i];
@@ -153,7 +152,7 @@ nlohmann::json build_validation_report(const ReportInputs& in) {
   report["suite"] = in.suite;
   report["data"] = {{"dir", in.data_dir},
                     {"source", "graphcore-research/hydronet-gnn at commit a89c2e4, folder experiments/ (MIT licence)"}};
-  report["split_rule"] = split_rule_text();
+  report["split_rule"] = fitting::split_rule_text();
   report["headline_split"] = "held_out";
   report["error_definition"] =
       "error_pct = 100 * (predicted - measured) / measured per point (> 0: the model is slower than the hardware); "
@@ -314,7 +313,7 @@ std::string format_validation_table(const nlohmann::json& report) {
     }
   }
   out << "\nheadline: the held-out half; fitted parameters may use only the calibration half (log2 sizes sum to an "
-         "even number, analysis/split.hpp)\n";
+         "even number, fitting/split.hpp)\n";
   return out.str();
 }
 

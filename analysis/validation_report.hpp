@@ -1,6 +1,6 @@
 #pragma once
 // The validation report: predicted against measured time for every point of a suite, summarised per
-// (machine, op) and per split of analysis/split.hpp, plus the speedup surface between two machines.
+// (machine, op) and per split of fitting/split.hpp, plus the speedup surface between two machines.
 // Pure: the validate command runs the models and hands the points here.
 #include <cstdint>
 #include <optional>
@@ -21,7 +21,7 @@ struct ValidationPoint {
   std::string machine;  // "bow", "a100"
   std::string op;       // "gather", "scatter_add", ...
   OpShape shape;
-  bool calibration = false;  // analysis::in_calibration_split(shape)
+  bool calibration = false;  // fitting::in_calibration_split(shape)
   double predicted_s = 0;
   double measured_s = 0;
   std::optional<std::uint64_t> index_seed;  // simulated points: seed of the indices the model was given

@@ -8,11 +8,12 @@
 #include <sstream>
 
 #include "analysis/reference_data.hpp"
-#include "analysis/validation_suite.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
+#include "fitting/split.hpp"
 #include "models/gpu/gpu_fit.hpp"
+#include "workloads/validation_suite.hpp"
 
 namespace tilesim::cli {
 
@@ -48,7 +49,7 @@ std::string data_description(const std::string& data_dir) {
 std::string fitted_source(const std::string& machine, const std::string& data_dir, std::size_t calibration_points,
                           std::size_t total_points) {
   std::ostringstream s;
-  s << "fitted by `tilesim calibrate-model --gpu " << machine << "` on the calibration half (analysis/split.hpp: log2 "
+  s << "fitted by `tilesim calibrate-model --gpu " << machine << "` on the calibration half (fitting/split.hpp: log2 "
     << "sizes summing to an even number, " << calibration_points << " of " << total_points << " points) of "
     << data_description(data_dir) << " for gather, scatter_add, scatter_max and scatter_min; objective: mean "
     << "|log(predicted/measured)|";
@@ -79,7 +80,7 @@ std::string general(double v) {
   return s.str();
 }
 
-nlohmann::json summary_json(const analysis::ErrorSummary& e) {
+nlohmann::json summary_json(const fitting::ErrorSummary& e) {
   return {{"count", e.count}, {"median_ape_pct", e.median_ape_pct}, {"p90_ape_pct", e.p90_ape_pct}, {"bias_pct", e.bias_pct}};
 }
 
@@ -151,7 +152,7 @@ int calibrate_command(const CalibrateArgs& args) {
     j["machine"] = machine.name;
     j["machine_file"] = machine.file;
     j["data_dir"] = data_dir;
-    j["split"] = analysis::split_rule_text();
+    j["split"] = fitting::split_rule_text();
     j["objective"] = "mean over ops of mean |log(predicted/measured)|, calibration half, eager mode";
     j["start_objective"] = fit.start_objective;
     j["calibration_objective"] = fit.calibration_objective;
@@ -172,7 +173,7 @@ int calibrate_command(const CalibrateArgs& args) {
   std::cout << "calibrating " << machine.name << " (" << machine.file << ")\n"
             << "data: " << data_dir << " (" << points.size() << " points, " << calibration_points
             << " in the calibration half)\n"
-            << "split: " << analysis::split_rule_text() << "\n"
+            << "split: " << fitting::split_rule_text() << "\n"
             << "objective (mean |log(pred/meas)|, calibration half): " << fixed(fit.start_objective, 4) << " at the start, "
             << fixed(fit.calibration_objective, 4) << " fitted (" << fit.sweeps << " sweeps)\n\n";
   std::cout << std::left << std::setw(38) << "fitted figure" << std::right << std::setw(12) << "value"
@@ -199,7 +200,7 @@ int calibrate_command(const CalibrateArgs& args) {
             << std::left << std::setw(13) << "op" << std::setw(12) << "half" << std::right << std::setw(7) << "count"
             << std::setw(10) << "median%" << std::setw(9) << "p90%" << std::setw(9) << "bias%" << "\n";
   for (std::size_t i = 0; i < fit.ops.size(); ++i) {
-    for (const auto& [half, e] : {std::pair<const char*, const analysis::ErrorSummary*>{"calibration", &fit.errors[i].calibration},
+    for (const auto& [half, e] : {std::pair<const char*, const fitting::ErrorSummary*>{"calibration", &fit.errors[i].calibration},
                                   {"held-out", &fit.errors[i].held_out}}) {
       std::cout << std::left << std::setw(13) << gpu::to_string(fit.ops[i]) << std::setw(12) << half << std::right
                 << std::setw(7) << e->count << std::setw(10) << fixed(e->median_ape_pct, 2) << std::setw(9)

@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "analysis/reference_data.hpp"
-#include "analysis/split.hpp"
-#include "analysis/validation_suite.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
+#include "fitting/split.hpp"
 #include "models/ipu/ipu_fit.hpp"
+#include "workloads/validation_suite.hpp"
 
 namespace fs = std::filesystem;
 
@@ -36,7 +36,7 @@ Halves read_points(const std::string& data_dir) {
       OpGraph g;
       const Op o = g.add_gather_scatter(op, op == "gather" ? OpKind::gather : OpKind::scatter_add, DType::float32, m.shape);
       ipu::FitPoint p{o.kind, m.shape, analysis::point_indices(o, analysis::point_index_seed(m.shape)), m.time_s};
-      (analysis::in_calibration_split(m.shape) ? h.calibration : h.held_out).push_back(std::move(p));
+      (fitting::in_calibration_split(m.shape) ? h.calibration : h.held_out).push_back(std::move(p));
     }
   }
   return h;
@@ -52,7 +52,7 @@ int calibrate_ipu_command(const CalibrateArgs& args) {
   const std::string data_name = args.data_dir.empty() ? "validation/hydronet-gnn/bow/" : args.data_dir;
   const Halves points = read_points(data_dir);
   const std::string note = "by `tilesim calibrate-model --ipu " + args.ipu +
-                           "` on the calibration half (analysis/split.hpp: log2 exponents of the three sizes sum to an "
+                           "` on the calibration half (fitting/split.hpp: log2 exponents of the three sizes sum to an "
                            "even number) of the measured Bow gather and scatter_add times in " + data_name +
                            " (hydronet-gnn, graphcore-research/hydronet-gnn @ a89c2e4), minimising the mean |log(predicted / measured)|";
   const bool terminal = ::isatty(2);

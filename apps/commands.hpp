@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/defaults.hpp"
+
 namespace tilesim::cli {
 
 struct RunArgs {
@@ -16,8 +18,8 @@ struct RunArgs {
   std::string trace;
   bool timing_only = false;
   std::optional<std::uint64_t> seed;
-  int warmup = 2;
-  int repeats = 10;
+  int warmup = defaults::warmup_calls;
+  int repeats = defaults::timed_calls;
 };
 
 struct ValidateArgs {

@@ -14,8 +14,8 @@
 #include "backends/machine_ceilings.hpp"
 #include "common/error.hpp"
 #include "common/host_info.hpp"
+#include "kernels/cpu/host_calibration.hpp"
 #include "models/cpu/cpu_machine.hpp"
-#include "models/cpu/host_calibration.hpp"
 
 namespace tilesim::cli {
 

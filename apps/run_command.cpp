@@ -13,7 +13,7 @@
 #include "backends/registry.hpp"
 #include "common/error.hpp"
 #include "common/tool_identity.hpp"
-#include "kernels/reference/compare.hpp"
+#include "ir/reference/compare.hpp"
 #include "workloads/workload.hpp"
 
 namespace tilesim::cli {
@@ -105,8 +105,8 @@ int run_command(const RunArgs& args) {
         if (!oa || !ob || !oa->has(op.output) || !ob->has(op.output)) continue;
         const bool from_outputs = chained(op);
         auto agreement = from_outputs
-                             ? kernels::reference::compare_outputs(op, instance.values, *oa, oa->f32(op.output), ob->f32(op.output))
-                             : kernels::reference::compare_outputs(op, instance.values, oa->f32(op.output), ob->f32(op.output));
+                             ? reference::compare_outputs(op, instance.values, *oa, oa->f32(op.output), ob->f32(op.output))
+                             : reference::compare_outputs(op, instance.values, oa->f32(op.output), ob->f32(op.output));
         if (from_outputs && !agreement.equal) {
           double magnitude = 0;
           for (float v : oa->f32(op.output)) magnitude = std::max(magnitude, static_cast<double>(std::abs(v)));

@@ -11,17 +11,17 @@
 
 #include "analysis/gnuplot.hpp"
 #include "analysis/reference_data.hpp"
-#include "analysis/split.hpp"
 #include "analysis/validation_plots.hpp"
 #include "analysis/validation_report.hpp"
-#include "analysis/validation_suite.hpp"
 #include "apps/commands.hpp"
 #include "apps/render_figures.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
+#include "fitting/split.hpp"
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_model.hpp"
 #include "models/ipu/ipu_backend.hpp"
+#include "workloads/validation_suite.hpp"
 
 namespace tilesim::cli {
 
@@ -199,7 +199,7 @@ int validate_command(const ValidateArgs& args) {
       p.machine = set.machine;
       p.op = set.op;
       p.shape = m.shape;
-      p.calibration = analysis::in_calibration_split(m.shape);
+      p.calibration = fitting::in_calibration_split(m.shape);
       p.measured_s = m.time_s;
       try {
         if (set.machine == "bow") {

@@ -1,6 +1,9 @@
 #include "common/host_info.hpp"
 
+#include <unistd.h>
+
 #include <fstream>
+#include <limits>
 
 namespace tilesim {
 
@@ -16,5 +19,16 @@ std::string host_cpu_model_name() {
   }
   return "unknown CPU";
 }
+
+std::int64_t host_physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_bytes <= 0) return 0;
+  std::int64_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::int64_t>(pages), static_cast<std::int64_t>(page_bytes), &bytes))
+    return std::numeric_limits<std::int64_t>::max();
+  return bytes;
+}
+
+std::int64_t host_input_memory_bytes() { return host_physical_memory_bytes() / 2; }
 
 }  // namespace tilesim

@@ -3,7 +3,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 
 namespace tilesim::kernels {
 

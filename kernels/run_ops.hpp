@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
+#include "ir/operands.hpp"
 #include "ir/tensor_values.hpp"
 #include "kernels/cpu/timing.hpp"
-#include "kernels/operands.hpp"
 #include "results/result.hpp"
 
 namespace tilesim::kernels {

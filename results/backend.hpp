@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 
+#include "common/defaults.hpp"
 #include "ir/op_graph.hpp"
 #include "ir/tensor_values.hpp"
 #include "results/result.hpp"
@@ -12,8 +13,8 @@ namespace tilesim {
 struct RunOptions {
   bool timing_only = false;     // simulated backends: skip moving real bytes (same cycles)
   std::string trace_path;       // simulated backends: write a Chrome/Perfetto trace here when set
-  int warmup = 2;               // measured backends: untimed calls before timing
-  int repeats = 10;             // measured backends: timed calls (median reported)
+  int warmup = defaults::warmup_calls;  // measured backends: untimed calls before timing
+  int repeats = defaults::timed_calls;  // measured backends: timed calls (median reported)
 };
 
 class Backend {

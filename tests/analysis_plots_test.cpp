@@ -12,7 +12,7 @@
 #include "analysis/surface_figures.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 #include "tests/test_support.hpp"
 
 using namespace tilesim;

@@ -1,6 +1,5 @@
-// The analysis library: error metrics against hand-computed values, the hydronet CSV reader on a
-// fixture and on the shipped files, the calibration split on the grid, and gnuplot output that is a
-// real PNG and well-formed SVG.
+// The analysis library: the hydronet CSV reader on a fixture and on the shipped files (each split
+// 297 / 297), and gnuplot output that is a real PNG and well-formed SVG.
 #include <unistd.h>
 
 #include <cmath>
@@ -13,19 +12,19 @@
 
 #include <catch2/catch.hpp>
 
-#include "analysis/error_metrics.hpp"
 #include "analysis/gnuplot.hpp"
 #include "analysis/reference_data.hpp"
-#include "analysis/split.hpp"
 #include "analysis/validation_plots.hpp"
 #include "analysis/validation_report.hpp"
-#include "analysis/validation_suite.hpp"
 #include "common/error.hpp"
+#include "fitting/split.hpp"
 #include "test_support.hpp"
+#include "workloads/validation_suite.hpp"
 
 namespace fs = std::filesystem;
 using namespace tilesim;
 using namespace tilesim::analysis;
+using namespace tilesim::fitting;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -48,67 +47,6 @@ std::string shipped(const std::string& relative) {
 }
 
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------------
-// Error metrics
-
-TEST_CASE("percentage error and quantiles", "[analysis][validation]") {
-  CHECK(percentage_error(1.5, 1.0) == Approx(50.0));
-  CHECK(percentage_error(0.5, 1.0) == Approx(-50.0));
-  // Linear interpolation between order statistics (numpy's default).
-  CHECK(quantile({3, 1, 2, 4}, 0.5) == Approx(2.5));
-  CHECK(quantile({3, 1, 2, 4}, 0.9) == Approx(3.7));  // position 2.7: 3 + 0.7 * (4 - 3)
-  CHECK(quantile({7}, 0.9) == 7);
-  CHECK(std::isnan(quantile({}, 0.5)));
-}
-
-TEST_CASE("Pearson correlation", "[analysis][validation]") {
-  CHECK(*pearson({1, 2, 3}, {2, 4, 6}) == Approx(1.0));
-  CHECK(*pearson({1, 2, 3}, {3, 2, 1}) == Approx(-1.0));
-  // dx = (-1, 0, 1), dy = (-1, 1, 0): sxy = 1, sxx = syy = 2, r = 0.5.
-  CHECK(*pearson({1, 2, 3}, {1, 3, 2}) == Approx(0.5));
-  CHECK_FALSE(pearson({1, 2, 3}, {5, 5, 5}).has_value());
-  CHECK_FALSE(pearson({1}, {1}).has_value());
-}
-
-TEST_CASE("error summary against hand-computed values", "[analysis][validation]") {
-  // Errors +10, -50, +100, 0 %: |e| sorted 0, 10, 50, 100.
-  const std::vector<double> predicted = {1.1e-6, 0.5e-6, 2.0e-6, 3.0e-6};
-  const std::vector<double> measured = {1.0e-6, 1.0e-6, 1.0e-6, 3.0e-6};
-  const ErrorSummary s = summarize_errors(predicted, measured, 3);
-  CHECK(s.count == 4);
-  CHECK(s.median_ape_pct == Approx(30.0));  // (10 + 50) / 2
-  CHECK(s.p90_ape_pct == Approx(85.0));     // position 2.7: 50 + 0.7 * 50
-  CHECK(s.bias_pct == Approx(15.0));        // (10 - 50 + 100 + 0) / 4
-  // log times: x = ln(1.1, 0.5, 2, 3), y = ln(1, 1, 1, 3) (the 1e-6 scale cancels); r worked by hand.
-  REQUIRE(s.pearson_log_r.has_value());
-  CHECK(*s.pearson_log_r == Approx(0.68474).epsilon(1e-4));
-  CHECK(s.worst == std::vector<std::size_t>{2, 1, 0});
-
-  const ErrorSummary empty = summarize_errors({}, {}, 10);
-  CHECK(empty.count == 0);
-  CHECK(std::isnan(empty.median_ape_pct));
-  CHECK(empty.worst.empty());
-
-  CHECK_THROWS_AS(summarize_errors({1.0}, {0.0}, 1), std::invalid_argument);
-  CHECK_THROWS_AS(summarize_errors({1.0, 2.0}, {1.0}, 1), std::invalid_argument);
-}
-
-TEST_CASE("speedup summary against hand-computed values", "[analysis][validation]") {
-  // speedup = baseline / target. Predicted: 10, 2, 0.5, 0.5; measured: 5, 2, 5, 2.
-  const SpeedupSummary s = summarize_speedup({10, 10, 4, 1}, {10, 10, 10, 1}, {1, 5, 8, 2}, {2, 5, 2, 0.5});
-  CHECK(s.count == 4);
-  CHECK(s.correct_side_share == Approx(0.5));     // the last two are predicted slower, measured faster
-  CHECK(s.median_abs_error_pct == Approx(82.5));  // |e| = 100, 0, 90, 75
-  CHECK(s.p90_abs_error_pct == Approx(97.0));     // position 2.7 of 0, 75, 90, 100
-  CHECK(s.bias_pct == Approx(-16.25));
-  CHECK(s.median_measured_speedup == Approx(3.5));
-  CHECK(s.median_predicted_speedup == Approx(1.25));
-
-  // A speedup of exactly 1 is "not faster", the same side as anything below 1.
-  CHECK(summarize_speedup({1}, {0.8}, {1}, {1}).correct_side_share == 1.0);
-  CHECK(summarize_speedup({1}, {1.2}, {1}, {1}).correct_side_share == 0.0);
-}
 
 // ---------------------------------------------------------------------------------------------------
 // The hydronet CSV reader
@@ -202,33 +140,6 @@ TEST_CASE("the shipped hydronet files: 594 points each, known first rows, a full
     CHECK(shapes.size() == 594);  // 9 x 6 x 11, each once
     CHECK(calibration == 297);
   }
-}
-
-TEST_CASE("the calibration split is a 297/297 checkerboard spanning every size", "[analysis][validation]") {
-  std::size_t calibration = 0, held_out = 0;
-  std::set<std::int64_t> cal_inputs, cal_features, cal_outputs, held_inputs, held_features, held_outputs;
-  for (std::int64_t in = 16; in <= 4096; in *= 2)
-    for (std::int64_t f = 16; f <= 512; f *= 2)
-      for (std::int64_t out = 32; out <= 32768; out *= 2) {
-        const OpShape shape{in, f, out};
-        if (in_calibration_split(shape)) {
-          ++calibration;
-          cal_inputs.insert(in), cal_features.insert(f), cal_outputs.insert(out);
-        } else {
-          ++held_out;
-          held_inputs.insert(in), held_features.insert(f), held_outputs.insert(out);
-        }
-        // Neighbours along any axis fall in the other half.
-        CHECK(in_calibration_split({in * 2, f, out}) != in_calibration_split(shape));
-      }
-  CHECK(calibration == 297);
-  CHECK(held_out == 297);
-  CHECK(cal_inputs.size() == 9);
-  CHECK(held_inputs.size() == 9);
-  CHECK(cal_features.size() == 6);
-  CHECK(held_features.size() == 6);
-  CHECK(cal_outputs.size() == 11);
-  CHECK(held_outputs.size() == 11);
 }
 
 TEST_CASE("unknown suites are rejected with the known ones listed", "[analysis][validation]") {

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "ir/reference/reference.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/cpu/elementwise.hpp"
-#include "kernels/reference/reference.hpp"
 #include "tests/cpu_op_cases.hpp"
 
 using namespace tilesim;
 using namespace tilesim_test;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 

@@ -14,15 +14,15 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
+#include "ir/reference/reference.hpp"
 #include "ir/tensor_values.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/cpu/gather_scatter.hpp"
 #include "kernels/cpu/timing.hpp"
-#include "kernels/reference/reference.hpp"
 
 using namespace tilesim;
 namespace cpu = tilesim::kernels::cpu;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 

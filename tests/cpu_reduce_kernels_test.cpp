@@ -1,6 +1,6 @@
 // The CPU kernels beyond gather/scatter-add (scatter mean/max, segment reduction, the fused
 // gather-scale-scatter, matmul through OpenBLAS) and the 16-bit storage formats, against the references
-// of kernels/reference/reference_ops.hpp. Shapes are chosen so every strategy of the scatter engine runs
+// of ir/reference/reference_ops.hpp. Shapes are chosen so every strategy of the scatter engine runs
 // (serial, sorted segments, per-thread partials, owner-computes). No timing assertions.
 #include <catch2/catch.hpp>
 
@@ -15,17 +15,17 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "ir/reference/reference_ops.hpp"
 #include "kernels/cpu/gather_scatter.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/row_ops.hpp"
 #include "kernels/cpu/scatter_reduce.hpp"
 #include "kernels/cpu/spmm.hpp"
 #include "kernels/cpu/storage.hpp"
-#include "kernels/reference/reference_ops.hpp"
 
 using namespace tilesim;
 namespace cpu = tilesim::kernels::cpu;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 

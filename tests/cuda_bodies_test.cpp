@@ -12,15 +12,15 @@
 #include <random>
 #include <vector>
 
+#include "ir/reference/reference.hpp"
+#include "ir/reference/reference_ops.hpp"
 #include "kernels/cuda/emulate.hpp"
 #include "kernels/cuda/kernel_bodies.hpp"
-#include "kernels/reference/reference.hpp"
-#include "kernels/reference/reference_ops.hpp"
 #include "tests/random_inputs.hpp"
 
 using namespace tilesim;
 namespace cuda = tilesim::kernels::cuda;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 

@@ -17,11 +17,11 @@
 
 #include "test_support.hpp"
 
-#include "analysis/error_metrics.hpp"
 #include "analysis/reference_data.hpp"
-#include "analysis/split.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
+#include "fitting/error_metrics.hpp"
+#include "fitting/split.hpp"
 #include "models/gpu/gpu_fit.hpp"
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_backend.hpp"
@@ -355,7 +355,7 @@ TEST_CASE("the fit uses the calibration half only and recovers the parameters of
         for (std::int64_t no : {32, 512, 4096, 16384, 32768}) {
           const OpShape s = shape(ni, nf, no);
           const double time_s = time_of(op, s, truth, GpuMode::eager);
-          points.push_back({op, s, analysis::in_calibration_split(s) ? time_s : 10 * time_s});
+          points.push_back({op, s, fitting::in_calibration_split(s) ? time_s : 10 * time_s});
         }
       }
     }
@@ -367,7 +367,7 @@ TEST_CASE("the fit uses the calibration half only and recovers the parameters of
   CHECK(fit.calibration_objective < fit.start_objective);
   REQUIRE(fit.ops.size() == 4);
   std::size_t calibration_points = 0;
-  for (const auto& p : points) calibration_points += analysis::in_calibration_split(p.shape) ? 1 : 0;
+  for (const auto& p : points) calibration_points += fitting::in_calibration_split(p.shape) ? 1 : 0;
   for (const auto& e : fit.errors) {
     CHECK(e.calibration.count == calibration_points / 4);
     CHECK(e.held_out.count == (points.size() - calibration_points) / 4);
@@ -415,12 +415,12 @@ TEST_CASE("A100 eager error bounds on a fixed subset of the held-out measurement
     std::vector<double> predicted, measured;
     std::size_t held_out = 0;
     for (const auto& point : analysis::read_hydronet_csv(dir + file + ".csv", file)) {
-      if (analysis::in_calibration_split(point.shape)) continue;
+      if (fitting::in_calibration_split(point.shape)) continue;
       if (held_out++ % 3 != 0) continue;
       predicted.push_back(time_of(op, point.shape, m, GpuMode::eager));
       measured.push_back(point.time_s);
     }
-    const auto e = analysis::summarize_errors(predicted, measured, 3);
+    const auto e = fitting::summarize_errors(predicted, measured, 3);
     // Achieved on this subset: median 1.4 / 1.8 / 2.9 / 3.1%, p90 9.1 / 9.4 / 9.0 / 8.5% (gather,
     // scatter_add, scatter_max, scatter_min); the targets are 5% and 15%.
     CHECK(e.count == 99);

@@ -8,9 +8,9 @@
 
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
+#include "ir/reference/compare.hpp"
+#include "ir/reference/reference.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
-#include "kernels/reference/compare.hpp"
-#include "kernels/reference/reference.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/ipu_backend.hpp"
 #include "models/ipu/programs/op_program.hpp"
@@ -219,7 +219,7 @@ TEST_CASE("simulated outputs equal the reference and the CPU kernels over random
     CHECK(sim.kind == ResultKind::simulated);
     CHECK(sim.ops[0].verified == true);
     cpu.run(p.graph, p.values, quick);
-    const auto agreement = kernels::reference::compare_outputs(p.op(), p.values, ipu.outputs().f32(p.op().output),
+    const auto agreement = reference::compare_outputs(p.op(), p.values, ipu.outputs().f32(p.op().output),
                                                                cpu.outputs().f32(p.op().output));
     CHECK(agreement.equal);
   }

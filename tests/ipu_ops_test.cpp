@@ -13,8 +13,8 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
-#include "kernels/operands.hpp"
-#include "kernels/reference/reference.hpp"
+#include "ir/operands.hpp"
+#include "ir/reference/reference.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/ipu_backend.hpp"
 #include "models/ipu/programs/op_program.hpp"
@@ -276,7 +276,7 @@ TEST_CASE("scatter mean and max are right with every split, including index grou
                              << (m == &bow() ? "" : ", messages from the linear layout"));
         const OpPlan plan = estimate_plan(o, split, *m);
         const Ran functional = run_with_plan(o, plan, p.values, *m, sim::Mode::functional);
-        CHECK(kernels::reference::verify(o, p.values, functional.out).ok);
+        CHECK(reference::verify(o, p.values, functional.out).ok);
         CHECK(run_with_plan(o, plan, p.values, *m, sim::Mode::timing_only).cycles == functional.cycles);
       }
     }
@@ -299,7 +299,7 @@ TEST_CASE("matmul on the AMP units equals x @ w + b for every split", "[ipu-ops]
       const OpPlan plan = estimate_matmul(M, K, N, bias, split, bow().chip.num_tiles, bow());
       const Ran functional = run_with_plan(o, plan, p.values, bow(), sim::Mode::functional);
       check_close(functional.out, want);
-      CHECK(kernels::reference::verify(o, p.values, functional.out).ok);
+      CHECK(reference::verify(o, p.values, functional.out).ok);
       CHECK(run_with_plan(o, plan, p.values, bow(), sim::Mode::timing_only).cycles == functional.cycles);
     }
     // And as the planner chooses, through the backend.

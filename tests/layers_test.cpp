@@ -1,5 +1,5 @@
 // GNN layers lowered to the op graph: each lowered layer, evaluated op by op with the reference
-// (kernels/reference), equals a direct implementation of the PyG layer written here with plain loops
+// (ir/reference), equals a direct implementation of the PyG layer written here with plain loops
 // over a small hand-made graph; FLOP totals follow workloads.md section 3; the workload format's model
 // and schnet_block entries and their errors.
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 #include "workloads/layers/layers.hpp"
 #include "workloads/layers/model_spec.hpp"
 #include "workloads/workload.hpp"
@@ -53,7 +53,7 @@ Lowered lower(const LayerSpec& spec, const graphs::EdgeList& edges, std::int64_t
 }
 
 void evaluate(Lowered& l) {
-  for (const Op& op : l.graph.ops) l.values.set_f32(op.output, kernels::reference::compute(op, l.values));
+  for (const Op& op : l.graph.ops) l.values.set_f32(op.output, reference::compute(op, l.values));
 }
 
 TensorId tensor_named(const OpGraph& g, const std::string& name) {
@@ -569,7 +569,7 @@ TEST_CASE("A workload with a model instantiates every input and echoes the resol
   CHECK(*std::max_element(w_l.begin(), w_l.end()) > 0.5 * bound);
   // Evaluated op by op, every output is finite.
   for (const Op& op : inst.graph.ops) {
-    auto out = kernels::reference::compute(op, inst.values);
+    auto out = reference::compute(op, inst.values);
     CHECK(std::all_of(out.begin(), out.end(), [](float v) { return std::isfinite(v); }));
     inst.values.set_f32(op.output, std::move(out));
   }

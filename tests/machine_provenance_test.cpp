@@ -14,7 +14,7 @@
 #include "common/tool_identity.hpp"
 #include "models/gpu/gpu_machine.hpp"
 #include "models/ipu/ipu_fit.hpp"
-#include "models/ipu/machine_file.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 #include "test_support.hpp"
 
 using namespace tilesim;

@@ -1,7 +1,7 @@
-// The reference of every op kind (kernels/reference/reference.hpp) against hand-computed values, its
+// The reference of every op kind (ir/reference/reference.hpp) against hand-computed values, its
 // check against outputs a wrong kernel would give (a missing term, an off-by-one count, a few ulp too
 // far) and right ones it must accept (another summation order, a last-bit difference within the stated
-// bound), and the shared operand helper (kernels/operands.hpp).
+// bound), and the shared operand helper (ir/operands.hpp).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -9,15 +9,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include "kernels/operands.hpp"
-#include "kernels/reference/compare.hpp"
-#include "kernels/reference/reference.hpp"
+#include "ir/operands.hpp"
+#include "ir/reference/compare.hpp"
+#include "ir/reference/reference.hpp"
 #include "tests/cpu_op_cases.hpp"
 
 using namespace tilesim;
 using namespace tilesim_test;
-namespace kernels = tilesim::kernels;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 
@@ -221,37 +220,37 @@ TEST_CASE("operands resolve from earlier outputs first, and bad operands are nam
   const Op& op = c.op();
   TensorValues produced;
   produced.set_f32(op.input, {1, 1, 1, 1, 1, 1});
-  const kernels::Operands o = kernels::resolve_operands(op, c.values, produced);
+  const Operands o = resolve_operands(op, c.values, produced);
   CHECK(o.input == &produced.f32(op.input));
   CHECK(o.weight == &c.values.f32(op.weight));
   CHECK(o.bias == nullptr);
-  CHECK_NOTHROW(kernels::check_operands(op, o, "test"));
+  CHECK_NOTHROW(check_operands(op, o, "test"));
 
   SECTION("offsets that do not end at num_inputs") {
     TensorValues bad;
     bad.set_i32(op.indices, {0, 2, 2});
-    CHECK_THROWS_WITH(kernels::check_operands(op, kernels::resolve_operands(op, c.values, bad), "test"),
+    CHECK_THROWS_WITH(check_operands(op, resolve_operands(op, c.values, bad), "test"),
                       Catch::Contains("test: op 'segment_linear'") && Catch::Contains("expected num_inputs = 3"));
   }
   SECTION("decreasing offsets") {
     TensorValues bad;
     bad.set_i32(op.indices, {0, 3, 2});
-    CHECK_THROWS_WITH(kernels::check_operands(op, kernels::resolve_operands(op, c.values, bad), "test"),
+    CHECK_THROWS_WITH(check_operands(op, resolve_operands(op, c.values, bad), "test"),
                       Catch::Contains("offsets") && Catch::Contains("3 then 2"));
   }
   SECTION("a missing operand") {
     TensorValues none;
-    CHECK_THROWS_WITH(kernels::resolve_operands(op, none), Catch::Contains("no values for its input tensor"));
+    CHECK_THROWS_WITH(resolve_operands(op, none), Catch::Contains("no values for its input tensor"));
   }
   SECTION("an index out of range") {
     OpCase s = scatter_case(OpKind::scatter_max, 2, 3, {0, 3}, 1);
-    CHECK_THROWS_WITH(kernels::check_operands(s.op(), kernels::resolve_operands(s.op(), s.values), "test"),
+    CHECK_THROWS_WITH(check_operands(s.op(), resolve_operands(s.op(), s.values), "test"),
                       Catch::Contains("indices[1] = 3 is outside [0, 3)"));
   }
   SECTION("a size that does not match the shape") {
     OpCase u = unary_case(UnaryFn::relu, 0, 2, 3, 1);
     u.values.set_f32(u.op().input, {1, 2, 3});
-    CHECK_THROWS_WITH(kernels::check_operands(u.op(), kernels::resolve_operands(u.op(), u.values), "test"),
+    CHECK_THROWS_WITH(check_operands(u.op(), resolve_operands(u.op(), u.values), "test"),
                       Catch::Contains("input has 3 values, expected 2 x 3 = 6"));
   }
 }

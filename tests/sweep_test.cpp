@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/results_table.hpp"
-#include "analysis/sweep_spec.hpp"
-#include "analysis/validation_suite.hpp"
 #include "common/error.hpp"
 #include "tests/test_support.hpp"
+#include "workloads/sweep_spec.hpp"
+#include "workloads/validation_suite.hpp"
 
 using namespace tilesim;
 using namespace tilesim::analysis;

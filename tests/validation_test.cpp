@@ -16,19 +16,20 @@
 
 #include "test_support.hpp"
 
-#include "analysis/error_metrics.hpp"
 #include "analysis/reference_data.hpp"
-#include "analysis/split.hpp"
 #include "analysis/validation_report.hpp"
-#include "analysis/validation_suite.hpp"
+#include "fitting/error_metrics.hpp"
+#include "fitting/split.hpp"
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_model.hpp"
 #include "models/ipu/ipu_backend.hpp"
+#include "workloads/validation_suite.hpp"
 #include "workloads/workload.hpp"
 
 namespace fs = std::filesystem;
 using namespace tilesim;
 using namespace tilesim::analysis;
+using namespace tilesim::fitting;
 using Catch::Matchers::Contains;
 
 namespace {

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unistd.h>
 
 #include "common/error.hpp"
+#include "common/host_info.hpp"
 #include "workloads/random_streams.hpp"
 #include "workloads/workload.hpp"
 
@@ -23,10 +23,10 @@ std::mt19937_64 engine_for(std::uint64_t seed, std::size_t position, std::uint64
   return std::mt19937_64(mix64(seed ^ mix64(2 * static_cast<std::uint64_t>(position) + stream)));
 }
 
+// host_input_memory_bytes, or no bound when the host does not say.
 std::int64_t half_host_memory() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return std::numeric_limits<std::int64_t>::max();
-  return static_cast<std::int64_t>(pages) * page / 2;
+  const std::int64_t bytes = host_input_memory_bytes();
+  return bytes > 0 ? bytes : std::numeric_limits<std::int64_t>::max();
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "workloads/workload.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
@@ -10,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/error.hpp"
+#include "common/host_info.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/layers/model_spec.hpp"
 
@@ -155,13 +154,11 @@ OpBytes op_bytes(const OpSpec& op) {
   return b;
 }
 
-// Half of physical memory: instantiate holds every op's inputs, and a backend needs room for its own
-// copies and outputs besides. Unknown memory (sysconf failing) leaves only the overflow bound.
+// Half of physical memory (host_input_memory_bytes): instantiate holds every op's inputs. Unknown memory
+// leaves only the overflow bound.
 std::int64_t memory_limit_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return std::numeric_limits<std::int64_t>::max() - 1;
-  return saturating_mul(pages, page_size) / 2;
+  const std::int64_t bytes = host_input_memory_bytes();
+  return bytes > 0 ? bytes : std::numeric_limits<std::int64_t>::max() - 1;
 }
 
 std::string bytes_text(std::int64_t bytes) {

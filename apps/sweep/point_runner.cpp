@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "analysis/intensity.hpp"
-#include "analysis/validation_suite.hpp"
+#include "workloads/validation_suite.hpp"
 #include "common/error.hpp"
 
 namespace tilesim::cli::sweep {

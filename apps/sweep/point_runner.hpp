@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/results_table.hpp"
-#include "analysis/sweep_spec.hpp"
+#include "workloads/sweep_spec.hpp"
 #include "apps/sweep/progress.hpp"
 #include "apps/sweep/sweep_backends.hpp"
 #include "workloads/workload.hpp"

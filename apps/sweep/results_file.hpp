@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/results_table.hpp"
-#include "analysis/sweep_spec.hpp"
+#include "workloads/sweep_spec.hpp"
 
 namespace tilesim::cli::sweep {
 

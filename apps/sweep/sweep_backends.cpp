@@ -1,12 +1,11 @@
 #include "apps/sweep/sweep_backends.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <set>
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/host_info.hpp"
 
 namespace tilesim::cli::sweep {
 
@@ -75,8 +74,7 @@ void check_host_memory(const analysis::SweepSpec& spec, const std::vector<SweepB
   bool needs_values = false;
   for (const auto& b : backends) needs_values = needs_values || (b.spec.descriptor->info().reads_input_values && !b.timing.timing_only);
   if (!needs_values) return;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  const double half = pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;
+  const double half = static_cast<double>(host_input_memory_bytes());
   const double in = static_cast<double>(spec.num_inputs.back()), f = static_cast<double>(spec.num_features.back()),
                out = static_cast<double>(spec.num_outputs.back());
   double bytes = 4 * (in * f + std::max(in, out) + out * f);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/sweep_spec.hpp"
+#include "workloads/sweep_spec.hpp"
 #include "backends/registry.hpp"
 
 namespace tilesim::cli::sweep {

@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "analysis/sweep_spec.hpp"
+#include "workloads/sweep_spec.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
 #include "apps/sweep/point_runner.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/sweep_spec.hpp"
+#include "workloads/sweep_spec.hpp"
 #include "apps/sweep/point_runner.hpp"
 #include "apps/sweep/tally.hpp"
 

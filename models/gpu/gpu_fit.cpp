@@ -7,9 +7,10 @@
 #include <map>
 #include <sstream>
 
-#include "analysis/split.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
+#include "fitting/coordinate_descent.hpp"
+#include "fitting/split.hpp"
 
 namespace tilesim::gpu {
 
@@ -31,7 +32,7 @@ double round_significant(double value, int digits) {
 std::map<GpuOp, std::vector<const GpuMeasurement*>> by_op(const std::vector<GpuMeasurement>& points, bool calibration_half) {
   std::map<GpuOp, std::vector<const GpuMeasurement*>> groups;
   for (const auto& p : points) {
-    if (analysis::in_calibration_split(p.shape) == calibration_half) groups[p.op].push_back(&p);
+    if (fitting::in_calibration_split(p.shape) == calibration_half) groups[p.op].push_back(&p);
   }
   return groups;
 }
@@ -87,7 +88,7 @@ std::vector<GpuHalfErrors> half_errors(const std::vector<GpuMeasurement>& points
   std::map<GpuOp, std::vector<double>> pred[2], meas[2];
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
-    const bool cal = analysis::in_calibration_split(p.shape);
+    const bool cal = fitting::in_calibration_split(p.shape);
     auto& row = rows[p.op];
     (cal ? row.calibration_points : row.held_out_points).push_back(i);
     pred[cal][p.op].push_back(predict(p.op, p.shape, DType::float32, machine, GpuMode::eager).time_s);
@@ -97,8 +98,8 @@ std::vector<GpuHalfErrors> half_errors(const std::vector<GpuMeasurement>& points
   std::vector<GpuHalfErrors> out;
   for (auto& [op, row] : rows) {
     constexpr std::size_t kWorst = 5;
-    row.calibration = analysis::summarize_errors(pred[1][op], meas[1][op], kWorst);
-    row.held_out = analysis::summarize_errors(pred[0][op], meas[0][op], kWorst);
+    row.calibration = fitting::summarize_errors(pred[1][op], meas[1][op], kWorst);
+    row.held_out = fitting::summarize_errors(pred[0][op], meas[0][op], kWorst);
     ops_out.push_back(op);
     out.push_back(std::move(row));
   }
@@ -140,65 +141,63 @@ GpuFitResult fit_gpu_model(const std::vector<GpuMeasurement>& points, const GpuM
   std::size_t calibration_count = 0;
   for (const auto& [op, pts] : groups) calibration_count += pts.size();
   if (calibration_count == 0) {
-    throw InputError("", "measurements", "points in the calibration half (analysis/split.hpp)", "none");
+    throw InputError("", "measurements", "points in the calibration half (fitting/split.hpp)", "none");
   }
 
-  GpuMachine trial = machine;
-  trial.calibration = options.start ? *options.start : prior_calibration(machine);
+  GpuMachine start = machine;
+  start.calibration = options.start ? *options.start : prior_calibration(machine);
   const auto sync_zero_fill = [&](GpuCalibration& c) {
     for (std::size_t i : free) {
       if (std::string(figures[i].key) == kGatherHostKey) c.host_zero_fill_s = c.host_gather_s;
     }
   };
-  sync_zero_fill(trial.calibration);
+  sync_zero_fill(start.calibration);
 
-  // Coordinate descent on log(value): each figure in turn moves by its step while that lowers the
-  // objective, the step growing after a success and halving after a failure in both directions. The
-  // order of figures and of trial directions is fixed, so the result is deterministic.
-  std::vector<double> step(free.size(), 0.5);
-  double best = objective_of(groups, trial);
-  GpuFitResult result;
-  result.start_objective = best;
-  int sweep = 0;
-  for (; sweep < options.max_sweeps; ++sweep) {
-    for (std::size_t j = 0; j < free.size(); ++j) {
-      const auto& f = figures[free[j]];
-      for (int moves = 0; moves < 4; ++moves) {
-        bool moved = false;
-        for (const double direction : {+1.0, -1.0}) {
-          GpuMachine candidate = trial;
-          double& v = candidate.calibration.*(f.member);
-          v *= std::exp(direction * step[j]);
-          if (is_efficiency(f.key)) v = std::min(v, 1.0);
-          if (v == trial.calibration.*(f.member)) continue;
-          sync_zero_fill(candidate.calibration);
-          const double objective = objective_of(groups, candidate);
-          if (objective < best - 1e-12) {
-            best = objective;
-            trial = std::move(candidate);
-            moved = true;
-            break;
-          }
-        }
-        if (!moved) {
-          step[j] *= 0.5;
-          break;
-        }
-        step[j] = std::min(step[j] * 1.5, 2.0);
-      }
-    }
-    if (*std::max_element(step.begin(), step.end()) < 1e-5) break;
-  }
+  // The search's coordinates are the free figures; a point of it is the start with those figures set.
+  const auto machine_at = [&](const std::vector<double>& values) {
+    GpuMachine m = start;
+    for (std::size_t j = 0; j < free.size(); ++j) m.calibration.*(figures[free[j]].member) = values[j];
+    sync_zero_fill(m.calibration);
+    return m;
+  };
+  std::vector<double> start_values;
+  for (std::size_t i : free) start_values.push_back(start.calibration.*(figures[i].member));
+  // A step is a distance in log space: a figure moves by the factor exp(+-step). Efficiencies stay <= 1.
+  const fitting::MoveFunction move = [&](std::size_t j, double value, int direction, double step) {
+    double v = value * std::exp(direction * step);
+    if (is_efficiency(figures[free[j]].key)) v = std::min(v, 1.0);
+    return v;
+  };
+  const fitting::ObjectiveFunction objective = [&](const std::vector<double>& values) {
+    return objective_of(groups, machine_at(values));
+  };
+  // Each figure keeps its own step, growing after a kept move and halving after a visit without one.
+  fitting::DescentOptions schedule;
+  schedule.schedule = fitting::StepSchedule::adaptive;
+  schedule.initial_step = 0.5;
+  schedule.max_passes = options.max_sweeps;
+  schedule.moves_per_visit = 4;
+  schedule.step_growth = 1.5;
+  schedule.max_step = 2.0;
+  schedule.step_shrink = 0.5;
+  schedule.min_step = 1e-5;
+  schedule.tolerance = 1e-12;
+  const fitting::DescentResult descent = fitting::coordinate_descent(start_values, move, objective, schedule);
 
+  GpuMachine trial = machine_at(descent.values);
   for (std::size_t i : free) {
     double& v = trial.calibration.*(figures[i].member);
     v = round_significant(v, options.significant_digits);
   }
   sync_zero_fill(trial.calibration);
 
+  GpuFitResult result;
+  result.start_objective = descent.start_objective;
   result.calibration = trial.calibration;
   for (std::size_t i : free) result.fitted.push_back(figures[i].key);
-  result.sweeps = sweep;
+  // Sweeps as this fit reports them: the passes before the one after which every step was below the
+  // smallest, or max_sweeps when the steps never got there.
+  result.sweeps = descent.converged ? descent.passes - 1 : descent.passes;
   result.calibration_objective = objective_of(groups, trial);
   result.errors = half_errors(points, trial, result.ops);
   return result;

@@ -1,9 +1,10 @@
 #pragma once
 // Fitting the GPU model's free figures (GpuCalibration: host floors, launch latency, efficiencies,
 // element and atomic rates) to measured eager times. Only points of the calibration half
-// (analysis/split.hpp) enter the fit; errors are reported for both halves, the held-out one being the
-// headline. The search is a deterministic coordinate descent on the logarithm of each figure,
-// minimising the mean over ops of the mean |log(predicted / measured)| of that op's calibration points.
+// (fitting/split.hpp) enter the fit; errors are reported for both halves, the held-out one being the
+// headline. The search is fitting/coordinate_descent.hpp's adaptive schedule on the logarithm of each
+// figure, minimising the mean over ops of the mean |log(predicted / measured)| of that op's calibration
+// points.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -11,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/error_metrics.hpp"
+#include "fitting/error_metrics.hpp"
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_model.hpp"
 
@@ -37,8 +38,8 @@ struct GpuFitOptions {
 };
 
 struct GpuHalfErrors {
-  analysis::ErrorSummary calibration;
-  analysis::ErrorSummary held_out;
+  fitting::ErrorSummary calibration;
+  fitting::ErrorSummary held_out;
   // Positions in the input of each half's points, so ErrorSummary::worst can be mapped back.
   std::vector<std::size_t> calibration_points, held_out_points;
 };

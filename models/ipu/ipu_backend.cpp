@@ -4,12 +4,12 @@
 #include <chrono>
 
 #include "common/error.hpp"
-#include "kernels/operands.hpp"
-#include "kernels/reference/reference.hpp"
-#include "models/ipu/programs/op_program.hpp"
-#include "models/ipu/programs/tensor_io.hpp"
+#include "ir/operands.hpp"
+#include "ir/reference/reference.hpp"
 #include "models/ipu/planning/plan.hpp"
+#include "models/ipu/programs/op_program.hpp"
 #include "models/ipu/programs/static_index_program.hpp"
+#include "models/ipu/programs/tensor_io.hpp"
 
 namespace tilesim::ipu {
 
@@ -144,10 +144,10 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
       program = build_op_program(op, plan, indices, machine);
     }
     load_op(engine, program, op, machine, mode);
-    kernels::Operands operands;
+    Operands operands;
     if (mode == sim::Mode::functional) {
-      operands = kernels::resolve_operands(op, inputs, outputs_);
-      kernels::check_operands(op, operands, "ipu backend");
+      operands = resolve_operands(op, inputs, outputs_);
+      check_operands(op, operands, "ipu backend");
       if (operands.input) write_pieces(engine, program.input, *operands.input, program.input_width);
       write_pieces(engine, program.indices, indices, 1);
       if (operands.weight) write_pieces(engine, program.weight, *operands.weight, 1);
@@ -171,7 +171,7 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
     if (mode == sim::Mode::functional) {
       std::vector<float> out(static_cast<std::size_t>(op.output_rows() * op.output_cols()));
       read_pieces(engine, program.output, out, program.output_width);
-      const auto check = kernels::reference::verify(op, operands, out);
+      const auto check = reference::verify(op, operands, out);
       row.verified = check.ok;
       row.verification = check.detail;
       outputs_.set_f32(op.output, std::move(out));

@@ -4,6 +4,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "fitting/coordinate_descent.hpp"
 #include "models/ipu/ipu_backend.hpp"
 
 namespace tilesim::ipu {
@@ -54,12 +55,17 @@ double rounded(const FitParameter& p, double v) {
   return p.integer ? std::round(v) : v;
 }
 
-}  // namespace
-
-void set_figure(IpuMachine& machine, const FitParameter& parameter, double value) {
+// Sets the parsed figure only: what the simulation reads, not the provenance copy that reports and --write read.
+void set_value(IpuMachine& machine, const FitParameter& parameter, double value) {
   auto r = field(machine, parameter);
   if (r.i) *r.i = static_cast<std::int64_t>(value);
   if (r.d) *r.d = value;
+}
+
+}  // namespace
+
+void set_figure(IpuMachine& machine, const FitParameter& parameter, double value) {
+  set_value(machine, parameter, value);
   auto& figure = machine.provenance.figure(parameter.section + "." + parameter.key);
   figure.value = parameter.integer ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
 }
@@ -142,50 +148,51 @@ double profile_error(const std::vector<PointProfile>& profiles, const std::vecto
 FitResult fit_ipu_machine(const IpuMachine& start, const std::vector<FitParameter>& parameters,
                           const std::vector<FitPoint>& points, const std::string& note,
                           const std::function<void(int, double)>& progress) {
-  FitResult r;
-  r.machine = start;
+  // The search's coordinates are the parameters; a point of it is the start with those figures set.
+  const auto machine_at = [&](const std::vector<double>& values) {
+    IpuMachine m = start;
+    for (std::size_t k = 0; k < parameters.size(); ++k) set_value(m, parameters[k], values[k]);
+    return m;
+  };
+  std::vector<double> before;
+  for (const auto& p : parameters) before.push_back(get_figure(start, p));
+
   // Profiles per setting of the structural figures; additive figures are evaluated from them.
   std::map<std::vector<double>, std::vector<PointProfile>> cache;
-  auto error_of = [&](const IpuMachine& m) {
+  const fitting::ObjectiveFunction error_at = [&](const std::vector<double>& values) {
+    const IpuMachine m = machine_at(values);
     std::vector<double> key;
-    for (const auto& p : parameters) {
-      if (!is_additive(p)) key.push_back(get_figure(m, p));
+    for (std::size_t k = 0; k < parameters.size(); ++k) {
+      if (!is_additive(parameters[k])) key.push_back(values[k]);
     }
     auto it = cache.find(key);
     if (it == cache.end()) it = cache.emplace(key, profile_points(m, points)).first;
     return profile_error(it->second, points, m);
   };
-  double best = error_of(r.machine);
-  r.initial_error = best;
-  r.evaluations = 1;
-  std::vector<double> before;
-  for (const auto& p : parameters) before.push_back(get_figure(start, p));
+  // A step is a factor: a figure is multiplied or divided by it, within its bounds and rounded as the
+  // machine file stores it. Zero cannot be scaled: stepping up from it gives a small positive value.
+  const fitting::MoveFunction move = [&](std::size_t k, double current, int direction, double factor) {
+    const FitParameter& p = parameters[k];
+    const double base = current > 0 ? current : (p.integer ? 1.0 : 0.01);
+    return rounded(p, direction > 0 ? (current > 0 ? base * factor : base) : current / factor);
+  };
+  // Each figure moves up while that helps, then down; the factor starts at 2 and becomes its square
+  // root after each of five passes.
+  fitting::DescentOptions schedule;
+  schedule.schedule = fitting::StepSchedule::shrinking;
+  schedule.initial_step = 2.0;
+  schedule.max_passes = 5;
+  schedule.tolerance = 1e-12;
+  const fitting::DescentResult descent = fitting::coordinate_descent(before, move, error_at, schedule, progress);
 
-  // Coordinate descent: for each figure try stepping it up and down by a factor; keep a step while it
-  // helps; halve the factor (in log space) after each full pass.
-  double factor = 2.0;
-  for (int pass = 0; pass < 5; ++pass, factor = std::sqrt(factor)) {
-    for (const auto& p : parameters) {
-      for (int direction : {+1, -1}) {
-        for (;;) {
-          const double current = get_figure(r.machine, p);
-          // Zero cannot be scaled: step it to a small positive value instead.
-          const double base = current > 0 ? current : (p.integer ? 1.0 : 0.01);
-          const double proposed = rounded(p, direction > 0 ? (current > 0 ? base * factor : base) : current / factor);
-          if (proposed == current) break;
-          IpuMachine trial = r.machine;
-          set_figure(trial, p, proposed);
-          const double e = error_of(trial);
-          ++r.evaluations;
-          if (progress) progress(r.evaluations, std::min(best, e));
-          if (e + 1e-12 >= best) break;
-          best = e;
-          r.machine = std::move(trial);
-        }
-      }
-    }
+  FitResult r;
+  r.machine = start;
+  for (std::size_t k = 0; k < parameters.size(); ++k) {
+    if (descent.moves[k] > 0) set_figure(r.machine, parameters[k], descent.values[k]);
   }
-  r.final_error = best;
+  r.initial_error = descent.start_objective;
+  r.final_error = descent.objective;
+  r.evaluations = descent.evaluations;
   for (std::size_t k = 0; k < parameters.size(); ++k) {
     const auto& p = parameters[k];
     const double after = get_figure(r.machine, p);

@@ -2,7 +2,8 @@
 // Fitting the IPU model's uncertain figures to measured op times. The model stays mechanistic: the
 // fit only chooses values for named machine-file figures (sync, fixed phase costs, effective exchange
 // rate, ...); every time still comes from the planner, the codelet costs, the exchanges and the syncs.
-// Deterministic coordinate descent on the mean absolute log error, in log space of each figure.
+// The search is fitting/coordinate_descent.hpp's shrinking schedule on the mean absolute log error,
+// each figure multiplied or divided by a factor that shrinks pass by pass.
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
+#include "ir/reference/compare.hpp"
+#include "ir/reference/reference_ops.hpp"
 #include "ir/tensor_values.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
-#include "kernels/reference/compare.hpp"
-#include "kernels/reference/reference_ops.hpp"
 #include "kernels/torch/torch_backend.hpp"
 #include "kernels/torch/torch_ops.hpp"
 #include "tests/cpu_op_cases.hpp"
@@ -24,7 +24,7 @@
 using namespace tilesim;
 namespace cpu = tilesim::kernels::cpu;
 namespace peer = tilesim::kernels::torch_peer;
-namespace reference = tilesim::kernels::reference;
+namespace reference = tilesim::reference;
 
 namespace {
 

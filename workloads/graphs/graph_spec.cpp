@@ -1,11 +1,10 @@
 // The workload's "graph" object: parsing (strict, every default resolved into the echo), and build().
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <limits>
 
 #include "common/error.hpp"
+#include "common/host_info.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/graphs/edge_options.hpp"
 #include "workloads/graphs/generators.hpp"
@@ -44,11 +43,11 @@ std::int64_t size_of(ObjectReader& r, const std::string& key, std::int64_t min) 
 // A graph and the copies its clean-up makes take about 16 bytes per edge (src and dst, twice);
 // refuse graphs that would need more than half of this host's memory, as workloads do for tensors.
 void check_host_memory(const ObjectReader& r, const std::string& key, double edges) {
-  const double host_bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  const double half_bytes = static_cast<double>(host_input_memory_bytes());
   const double need_bytes = 16.0 * edges;
-  if (need_bytes > host_bytes / 2) {
+  if (half_bytes > 0 && need_bytes > half_bytes) {
     throw InputError(r.file(), r.path_of(key), "a graph that fits in half of this host's memory (" +
-                         std::to_string(static_cast<long long>(host_bytes / 2 / 1e9)) + " GB; about 16 bytes per edge)",
+                         std::to_string(static_cast<long long>(half_bytes / 1e9)) + " GB; about 16 bytes per edge)",
                      std::to_string(static_cast<long long>(edges)) + " edges, about " +
                          std::to_string(static_cast<long long>(need_bytes / 1e9)) + " GB");
   }

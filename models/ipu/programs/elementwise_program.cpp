@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/blocks.hpp"
@@ -23,7 +23,7 @@ namespace {
 // The functions as the reference defines them, in double, rounded once: the simulated IPU's values are
 // checked against the reference, and a correctly rounded result passes any bound it states.
 float apply_unary(UnaryFn fn, float scalar, float x) {
-  return static_cast<float>(kernels::reference::unary_exact(fn, scalar, x));
+  return static_cast<float>(reference::unary_exact(fn, scalar, x));
 }
 
 float apply_binary(BinaryFn fn, float a, float b) {

@@ -10,7 +10,7 @@
 #include "ir/op_graph.hpp"
 #include "ir/tensor_values.hpp"
 
-namespace tilesim::kernels {
+namespace tilesim {
 
 // Non-owning views of the values an op reads; nullptr where the op has no such operand (Op's field is -1).
 // The pointed-to vectors belong to the TensorValues they were resolved from and must outlive this.
@@ -36,4 +36,4 @@ void check_operands(const Op& op, const Operands& operands, const std::string& w
 // Elements of the op's output: op.output_rows() * op.output_cols().
 std::int64_t output_elements(const Op& op);
 
-}  // namespace tilesim::kernels
+}  // namespace tilesim

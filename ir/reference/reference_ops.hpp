@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 
-namespace tilesim::kernels::reference {
+namespace tilesim::reference {
 
 enum class Reduction { sum, mean, max };
 
@@ -47,4 +47,4 @@ double bfloat16_value(std::uint16_t bits);
 std::uint16_t nearest_float16(float x);
 std::uint16_t nearest_bfloat16(float x);
 
-}  // namespace tilesim::kernels::reference
+}  // namespace tilesim::reference

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-namespace tilesim::analysis {
+namespace tilesim::fitting {
 
 // 100 * (predicted - measured) / measured. measured must be positive.
 double percentage_error(double predicted, double measured);
@@ -52,4 +52,4 @@ SpeedupSummary summarize_speedup(const std::vector<double>& baseline_predicted_s
                                  const std::vector<double>& target_predicted_s,
                                  const std::vector<double>& target_measured_s);
 
-}  // namespace tilesim::analysis
+}  // namespace tilesim::fitting

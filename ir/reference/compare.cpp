@@ -1,12 +1,12 @@
-#include "kernels/reference/compare.hpp"
+#include "ir/reference/compare.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 
-namespace tilesim::kernels::reference {
+namespace tilesim::reference {
 
 Agreement compare_outputs(const Op& op, const Operands& operands, const std::vector<float>& a, const std::vector<float>& b) {
   Agreement r;
@@ -52,4 +52,4 @@ Agreement compare_outputs(const Op& op, const TensorValues& inputs, const Tensor
   return compare_outputs(op, resolve_operands(op, inputs, produced), a, b);
 }
 
-}  // namespace tilesim::kernels::reference
+}  // namespace tilesim::reference

@@ -1,9 +1,9 @@
-#include "kernels/operands.hpp"
+#include "ir/operands.hpp"
 
 #include <stdexcept>
 #include <type_traits>
 
-namespace tilesim::kernels {
+namespace tilesim {
 namespace {
 
 [[noreturn]] void bad(const Op& op, const std::string& who, const std::string& what) {
@@ -102,4 +102,4 @@ void check_operands(const Op& op, const Operands& o, const std::string& who) {
   }
 }
 
-}  // namespace tilesim::kernels
+}  // namespace tilesim

@@ -26,9 +26,6 @@ std::vector<std::string> suite_names();
 // tilesim::InputError for an unknown suite name, listing the known ones.
 std::vector<SuiteDataset> suite_datasets(const std::string& suite, const std::string& data_dir = validation_data_dir());
 
-// One sentence stating the calibration split rule of analysis/split.hpp, for reports.
-std::string split_rule_text();
-
 // The seed of a point's indices, readable as its sizes: num_inputs * 10^12 + num_features * 10^6 +
 // num_outputs (16, 16, 32 -> 16000016000032), so each point of the grid has its own fixed indices.
 std::uint64_t point_index_seed(const OpShape& shape);

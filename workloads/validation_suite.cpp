@@ -1,4 +1,4 @@
-#include "analysis/validation_suite.hpp"
+#include "workloads/validation_suite.hpp"
 
 #include <cstdlib>
 #include <filesystem>
@@ -34,12 +34,6 @@ std::uint64_t point_index_seed(const OpShape& shape) {
 std::vector<std::int32_t> point_indices(const Op& op, std::uint64_t seed) {
   // Op position 0 of a one-op workload with this seed: exactly what `tilesim run` draws.
   return workloads::generated_indices(seed, 0, op.num_indices(), op.index_range());
-}
-
-std::string split_rule_text() {
-  return "a point is in the calibration half when log2(num_inputs) + log2(num_features) + log2(num_outputs) "
-         "(each size rounded to its nearest base-2 exponent) is even, else it is held out; on the hydronet "
-         "grid this is a checkerboard of 297 + 297 points spanning every value of every size";
 }
 
 }  // namespace tilesim::analysis

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/defaults.hpp"
 #include "ir/op_graph.hpp"
 
 namespace tilesim::analysis {
@@ -35,8 +36,8 @@ struct SweepSpec {
   std::uint64_t seed = 0;
   std::string indices = "uniform";     // "uniform" or "sorted"
   bool ipu_verify = false;             // simulated IPU: functional runs (outputs checked) instead of timing-only
-  int cpu_warmup = 2;                  // measured CPU: untimed calls per point
-  int cpu_timed_calls = 10;            // measured CPU: timed calls per point (the median is the row's time)
+  int cpu_warmup = defaults::warmup_calls;     // measured CPU: untimed calls per point
+  int cpu_timed_calls = defaults::timed_calls;  // measured CPU: timed calls per point (the median is the row's time)
 };
 
 struct SweepPoint {

@@ -6,10 +6,11 @@
 // checkerboard: each half has 297 points and spans every value of every size axis.
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 #include "ir/op_graph.hpp"
 
-namespace tilesim::analysis {
+namespace tilesim::fitting {
 
 inline int size_exponent(std::int64_t size) { return static_cast<int>(std::lround(std::log2(static_cast<double>(size)))); }
 
@@ -18,4 +19,7 @@ inline bool in_calibration_split(const OpShape& shape) {
   return sum % 2 == 0;
 }
 
-}  // namespace tilesim::analysis
+// The rule in one sentence, for reports.
+std::string split_rule_text();
+
+}  // namespace tilesim::fitting

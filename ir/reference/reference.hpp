@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
+#include "ir/operands.hpp"
 #include "ir/tensor_values.hpp"
-#include "kernels/operands.hpp"
 
-namespace tilesim::kernels::reference {
+namespace tilesim::reference {
 
 std::vector<float> gather(const std::vector<float>& table, std::int64_t num_features, const std::vector<std::int32_t>& indices);
 
@@ -49,7 +49,7 @@ struct OpExpectation {
   std::string rule;                         // the tolerance in words, for the verification text
 };
 
-// The reference of any op kind from its operand values (kernels/operands.hpp). Throws
+// The reference of any op kind from its operand values (ir/operands.hpp). Throws
 // std::invalid_argument for operands that do not match the op's shape, std::out_of_range for an index
 // outside its range, and for a dtype other than float32.
 OpExpectation expect(const Op& op, const Operands& operands);
@@ -73,4 +73,4 @@ Verification verify(const Op& op, const Operands& operands, const std::vector<fl
 // The same with every operand in `values` (graph inputs, or inputs and earlier outputs together).
 Verification verify(const Op& op, const TensorValues& values, const std::vector<float>& output);
 
-}  // namespace tilesim::kernels::reference
+}  // namespace tilesim::reference

@@ -1,4 +1,4 @@
-#include "kernels/reference/reference_ops.hpp"
+#include "ir/reference/reference_ops.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace tilesim::kernels::reference {
+namespace tilesim::reference {
 namespace {
 
 constexpr double kU32 = 0x1p-24;
@@ -237,4 +237,4 @@ std::uint16_t nearest_bfloat16(float x) {
   return nearest(x, values, 0x7F80u, 0x7FC0u);
 }
 
-}  // namespace tilesim::kernels::reference
+}  // namespace tilesim::reference

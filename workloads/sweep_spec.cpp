@@ -1,4 +1,4 @@
-#include "analysis/sweep_spec.hpp"
+#include "workloads/sweep_spec.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/validation_suite.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
+#include "workloads/validation_suite.hpp"
 
 namespace tilesim::analysis {
 

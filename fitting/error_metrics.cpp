@@ -1,4 +1,4 @@
-#include "analysis/error_metrics.hpp"
+#include "fitting/error_metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tilesim::analysis {
+namespace tilesim::fitting {
 
 namespace {
 
@@ -123,4 +123,4 @@ SpeedupSummary summarize_speedup(const std::vector<double>& baseline_predicted_s
   return s;
 }
 
-}  // namespace tilesim::analysis
+}  // namespace tilesim::fitting

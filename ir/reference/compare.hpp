@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "ir/op_graph.hpp"
+#include "ir/operands.hpp"
 #include "ir/tensor_values.hpp"
-#include "kernels/operands.hpp"
 
-namespace tilesim::kernels::reference {
+namespace tilesim::reference {
 
 struct Agreement {
   bool equal = false;
@@ -30,4 +30,4 @@ Agreement compare_outputs(const Op& op, const TensorValues& inputs, const std::v
 Agreement compare_outputs(const Op& op, const TensorValues& inputs, const TensorValues& produced, const std::vector<float>& a,
                           const std::vector<float>& b);
 
-}  // namespace tilesim::kernels::reference
+}  // namespace tilesim::reference

@@ -1,4 +1,4 @@
-#include "models/cpu/host_calibration.hpp"
+#include "kernels/cpu/host_calibration.hpp"
 
 #include <omp.h>
 #include <unistd.h>
@@ -10,6 +10,8 @@
 #include <fstream>
 #include <memory>
 #include <vector>
+
+#include "common/host_info.hpp"
 
 namespace tilesim::cpu_model {
 
@@ -139,7 +141,9 @@ nlohmann::json measure_stream(const CalibrationOptions& o, std::int64_t bytes_pe
 
 nlohmann::json measure_gather(const CalibrationOptions& o, std::int64_t table_bytes, double& best) {
   constexpr std::int64_t row_floats = 16;  // 64 bytes: one cache line, the hydronet's smallest feature size
-  const std::int64_t rows = table_bytes / (row_floats * 4);
+  constexpr std::int64_t row_bytes = row_floats * static_cast<std::int64_t>(sizeof(float));
+  constexpr std::int64_t index_bytes = sizeof(std::int32_t);
+  const std::int64_t rows = table_bytes / row_bytes;
   const std::int64_t lookups = rows;
   auto table = raw_array<float>(rows * row_floats), out = raw_array<float>(lookups * row_floats);
   auto index = raw_array<std::int32_t>(lookups);
@@ -160,27 +164,22 @@ nlohmann::json measure_gather(const CalibrationOptions& o, std::int64_t table_by
   }
   nlohmann::json trials = nlohmann::json::array();
   best = 0;
-  const double bytes = static_cast<double>(lookups) * (4.0 + 2.0 * row_floats * 4.0);
+  const double bytes = static_cast<double>(lookups) * static_cast<double>(index_bytes + 2 * row_bytes);
   for (int k = 0; k < o.trials + 1; ++k) {
     const auto t0 = Clock::now();
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < lookups; ++i)
-      std::memcpy(po + i * row_floats, pt + static_cast<std::int64_t>(pi[i]) * row_floats, row_floats * 4);
+      std::memcpy(po + i * row_floats, pt + static_cast<std::int64_t>(pi[i]) * row_floats, row_bytes);
     const double rate = bytes / seconds_since(t0);
     if (k == 0) continue;
     best = std::max(best, rate);
     trials.push_back(rate);
   }
   return {{"kernel", "out[i] = table[index[i]], 64-byte rows, uniform random int32 indices; 4 + 64 + 64 bytes counted per lookup"},
-          {"table_bytes", rows * row_floats * 4},
+          {"table_bytes", rows * row_bytes},
           {"lookups", lookups},
           {"trials_bytes_per_s", trials},
           {"checksum", static_cast<double>(po[(lookups / 2) * row_floats])}};
-}
-
-std::int64_t physical_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
 }
 
 std::string rate_text(double value, const char* unit) {
@@ -223,7 +222,7 @@ CalibrationResult calibrate_host(const CalibrationOptions& o) {
   std::int64_t ws = o.working_set_bytes > 0
                         ? o.working_set_bytes
                         : std::min<std::int64_t>(std::max<std::int64_t>(4 * r.last_level_cache_bytes, 64 * MiB), 512 * MiB);
-  const std::int64_t memory = physical_memory_bytes();
+  const std::int64_t memory = host_physical_memory_bytes();
   if (memory > 0) ws = std::min(ws, memory / 10);
   r.working_set_bytes = ws;
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 
-namespace tilesim::kernels::reference {
+namespace tilesim::reference {
 namespace {
 
 constexpr double kU32 = 0x1p-24;  // float32 unit roundoff
@@ -299,4 +299,4 @@ std::vector<float> compute(const Op& op, const Operands& operands) {
 
 std::vector<float> compute(const Op& op, const TensorValues& values) { return compute(op, resolve_operands(op, values)); }
 
-}  // namespace tilesim::kernels::reference
+}  // namespace tilesim::reference

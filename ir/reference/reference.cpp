@@ -1,4 +1,4 @@
-#include "kernels/reference/reference.hpp"
+#include "ir/reference/reference.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace tilesim::kernels::reference {
+namespace tilesim::reference {
 namespace {
 
 std::int64_t rows_of(std::size_t values, std::int64_t num_features, const char* what) {
@@ -133,4 +133,4 @@ Verification verify(const Op& op, const TensorValues& values, const std::vector<
   return verify(op, resolve_operands(op, values), output);
 }
 
-}  // namespace tilesim::kernels::reference
+}  // namespace tilesim::reference
