@@ -106,43 +106,60 @@ std::vector<GpuHalfErrors> half_errors(const std::vector<GpuMeasurement>& points
   return out;
 }
 
-GpuFitResult fit_gpu_model(const std::vector<GpuMeasurement>& points, const GpuMachine& machine,
-                           const GpuFitOptions& options) {
+namespace {
+
+// The figures to fit, by position in calibration_figures(): those `keys` name (each once, in the order
+// given), or every fitted figure when `keys` is empty. Throws InputError for an unknown key.
+std::vector<std::size_t> free_figures(const std::vector<std::string>& keys) {
   const auto& figures = calibration_figures();
-  // The free figures, by position in calibration_figures().
   std::vector<std::size_t> free;
-  if (options.free.empty()) {
+  if (keys.empty()) {
     for (std::size_t i = 0; i < figures.size(); ++i) {
       if (std::string(figures[i].key) != kZeroFillKey) free.push_back(i);
     }
-  } else {
-    for (const auto& key : options.free) {
-      std::size_t found = figures.size();
-      for (std::size_t i = 0; i < figures.size(); ++i) {
-        if (key == figures[i].key) found = i;
-      }
-      if (found == figures.size() || key == kZeroFillKey) {
-        std::string known;
-        for (const auto& f : figures) {
-          if (std::string(f.key) != kZeroFillKey) known += (known.empty() ? "" : ", ") + std::string(f.key);
-        }
-        throw InputError("", "fit parameters", "one of " + known, "\"" + key + "\"");
-      }
-      if (std::find(free.begin(), free.end(), found) == free.end()) free.push_back(found);
-    }
+    return free;
   }
+  for (const auto& key : keys) {
+    std::size_t found = figures.size();
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+      if (key == figures[i].key) found = i;
+    }
+    if (found == figures.size() || key == kZeroFillKey) {
+      std::string known;
+      for (const auto& f : figures) {
+        if (std::string(f.key) != kZeroFillKey) known += (known.empty() ? "" : ", ") + std::string(f.key);
+      }
+      throw InputError("", "fit parameters", "one of " + known, "\"" + key + "\"");
+    }
+    if (std::find(free.begin(), free.end(), found) == free.end()) free.push_back(found);
+  }
+  return free;
+}
 
+// The calibration half's points by op, after checking that every time is usable and that the half is
+// not empty.
+std::map<GpuOp, std::vector<const GpuMeasurement*>> calibration_points(const std::vector<GpuMeasurement>& points) {
   for (const auto& p : points) {
     if (!(p.time_s > 0) || !std::isfinite(p.time_s)) {
       throw InputError("", "measurements", "positive finite times", std::to_string(p.time_s) + " s for " + to_string(p.op));
     }
   }
-  const auto groups = by_op(points, /*calibration_half=*/true);
+  auto groups = by_op(points, /*calibration_half=*/true);
   std::size_t calibration_count = 0;
   for (const auto& [op, pts] : groups) calibration_count += pts.size();
   if (calibration_count == 0) {
     throw InputError("", "measurements", "points in the calibration half (fitting/split.hpp)", "none");
   }
+  return groups;
+}
+
+}  // namespace
+
+GpuFitResult fit_gpu_model(const std::vector<GpuMeasurement>& points, const GpuMachine& machine,
+                           const GpuFitOptions& options) {
+  const auto& figures = calibration_figures();
+  const std::vector<std::size_t> free = free_figures(options.free);
+  const auto groups = calibration_points(points);
 
   GpuMachine start = machine;
   start.calibration = options.start ? *options.start : prior_calibration(machine);
