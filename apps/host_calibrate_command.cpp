@@ -9,6 +9,7 @@
 #include <iostream>
 #include <thread>
 
+#include "apps/calibration_machine.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
 #include "backends/machine_ceilings.hpp"

@@ -14,8 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/cpu/cpu_machine.hpp"
-
 namespace tilesim::cpu_model {
 
 struct CalibrationOptions {
@@ -40,11 +38,5 @@ struct CalibrationResult {
 std::int64_t last_level_cache_bytes();
 
 CalibrationResult calibrate_host(const CalibrationOptions& options);
-
-// A CPU machine file from a calibration: every figure's source names the method, the host and the
-// time of measurement.
-CpuMachine machine_from_calibration(const CalibrationResult& result, const std::string& name, const std::string& hostname,
-                                    const std::string& cpu_model, std::int64_t logical_cpus, const std::string& measured_utc,
-                                    const std::string& tool);
 
 }  // namespace tilesim::cpu_model

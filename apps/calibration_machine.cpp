@@ -1,0 +1,50 @@
+#include "apps/calibration_machine.hpp"
+
+#include <cstdio>
+
+namespace tilesim::cpu_model {
+
+namespace {
+
+constexpr std::int64_t MiB = 1024 * 1024;
+
+std::string rate_text(double value, const char* unit) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g G%s", value / 1e9, unit);
+  return buf;
+}
+
+}  // namespace
+
+CpuMachine machine_from_calibration(const CalibrationResult& r, const std::string& name, const std::string& hostname,
+                                    const std::string& cpu_model, std::int64_t logical_cpus, const std::string& measured_utc,
+                                    const std::string& tool) {
+  CpuMachine m;
+  m.name = name;
+  m.description = cpu_model + " (" + std::to_string(logical_cpus) + " logical CPUs) on host " + hostname +
+                  ": ceilings measured by `tilesim calibrate` with " + std::to_string(r.threads) + " OpenMP threads";
+  m.hostname = hostname;
+  m.cpu_model = cpu_model;
+  m.logical_cpus = logical_cpus;
+  m.threads = r.threads;
+  m.measured_utc = measured_utc;
+  m.tool = tool;
+  const std::string where = "measured by `" + tool + " calibrate` on host " + hostname + " (" + cpu_model + ", " +
+                            std::to_string(r.threads) + " OpenMP threads) at " + measured_utc + ": ";
+  const std::string best = ", best of " + std::to_string(r.details.value("trials", 0)) + " trials";
+  const std::string ws = std::to_string(r.working_set_bytes / MiB) + " MiB";
+  m.dram_stream_bytes_per_s = {r.stream_bytes_per_s, where + "STREAM triad over three " + ws + " double arrays (" +
+                                                         rate_text(r.stream_bytes_per_s, "B/s") + best + ")"};
+  m.dram_random_gather_bytes_per_s = {r.gather_bytes_per_s,
+                                      where + "64-byte rows gathered by uniform random int32 indices from a " + ws +
+                                          " table, index + row read + row written counted (" +
+                                          rate_text(r.gather_bytes_per_s, "B/s") + best + ")"};
+  m.peak_flops_per_s["float32"] = {r.float32_flops_per_s, where + "independent float32 FMA chains in registers (" +
+                                                              rate_text(r.float32_flops_per_s, "FLOP/s") + best + ")"};
+  m.peak_flops_per_s["float64"] = {r.float64_flops_per_s, where + "independent float64 FMA chains in registers (" +
+                                                              rate_text(r.float64_flops_per_s, "FLOP/s") + best + ")"};
+  m.details = r.details;
+  return m;
+}
+
+}  // namespace tilesim::cpu_model
