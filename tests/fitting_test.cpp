@@ -134,7 +134,7 @@ double scaled_and_rounded(std::size_t, double value, int direction, double facto
 }  // namespace
 
 TEST_CASE("shrinking steps: each direction while it helps, a tie keeps the value, the factor's root each pass",
-          "[fitting]") {
+          "[fitting][unit]") {
   DescentOptions o;
   o.schedule = StepSchedule::shrinking;
   o.initial_step = 2.0;
@@ -154,7 +154,7 @@ TEST_CASE("shrinking steps: each direction while it helps, a tie keeps the value
   CHECK_FALSE(d.converged);
 }
 
-TEST_CASE("adaptive steps: up before down at each move, steps grow and shrink per coordinate", "[fitting]") {
+TEST_CASE("adaptive steps: up before down at each move, steps grow and shrink per coordinate", "[fitting][unit]") {
   DescentOptions o;
   o.schedule = StepSchedule::adaptive;
   o.initial_step = 1;
@@ -188,7 +188,7 @@ TEST_CASE("adaptive steps: up before down at each move, steps grow and shrink pe
 }
 
 TEST_CASE("a move the caller refuses (at a bound) is not evaluated, and coordinates are visited in order",
-          "[fitting]") {
+          "[fitting][unit]") {
   DescentOptions o;
   o.schedule = StepSchedule::shrinking;
   o.initial_step = 2.0;

@@ -245,6 +245,7 @@ TEST_CASE("calibrate-model --ipu --write: files deriving from the calibrated one
   };
   const std::string mk2_text = tilesim_test::slurp(dir.path("machines/mk2.json"));
   const ipu::IpuMachine mk1_before = ipu::load_ipu_machine("mk1");
+  const ipu::IpuMachine& shipped = shipped_bow();  // read now: TILESIM_MACHINE_DIR points at the copies below
 
   auto r = calibrate("bow");
   INFO(r.err);
@@ -260,7 +261,7 @@ TEST_CASE("calibrate-model --ipu --write: files deriving from the calibrated one
     INFO(p.section << "." << p.key);
     const std::string path = p.section + "." + p.key;
     CHECK_THAT(bow.provenance.figure(path).source, Contains("calibrate-model --ipu bow") && Contains(data));
-    moved = moved || ipu::get_figure(bow, p) != ipu::get_figure(shipped_bow(), p);
+    moved = moved || ipu::get_figure(bow, p) != ipu::get_figure(shipped, p);
     // mk2 inherits the new fit from the copy of bow.json; mk1 states its own figures and keeps them.
     CHECK(ipu::get_figure(mk2, p) == ipu::get_figure(bow, p));
     CHECK(mk2.provenance.figure(path).file == bow.file);
