@@ -58,6 +58,20 @@ foreach(layer IN LISTS checked_layers)
   endforeach()
 endforeach()
 
+# Inside models/ipu (models/ipu/README.md): machine/ includes no other room, planning/ only machine/;
+# programs/ may include both (a program realises a plan, a plan never needs a program).
+foreach(room machine planning)
+  file(GLOB_RECURSE room_sources RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/models/ipu/${room}/*")
+  foreach(source IN LISTS room_sources)
+    file(STRINGS "${SOURCE_DIR}/${source}" includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"models/ipu/")
+    foreach(line IN LISTS includes)
+      if(line MATCHES "models/ipu/programs/" OR (room STREQUAL "machine" AND line MATCHES "models/ipu/planning/"))
+        string(APPEND broken "\n  ${source}: ${line} (models/ipu/${room}/ may not include that room)")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
 if(files_checked EQUAL 0)
   message(FATAL_ERROR "no source files found under ${SOURCE_DIR}")
 endif()
