@@ -23,8 +23,9 @@ ROOT = os.getcwd()  # the checkout (results-fingerprint.sh runs from its root)
 
 
 def volatile(key):
-    k = key.lower()
-    return any(v in k for v in VOLATILE)
+    # Whole underscore-separated words only: "multiupdateadd_..." is a figure, not a date.
+    words = key.lower().split("_")
+    return key.lower() in VOLATILE or any(w in VOLATILE or w.rstrip("s") in VOLATILE for w in words)
 
 
 def strip(value):
