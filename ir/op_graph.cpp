@@ -30,7 +30,9 @@ constexpr KindName kind_names[] = {
     {OpKind::scatter_mean, "scatter_mean"}, {OpKind::scatter_max, "scatter_max"},
     {OpKind::degree_count, "degree_count"}, {OpKind::matmul, "matmul"},
     {OpKind::segment_matmul, "segment_matmul"}, {OpKind::unary, "unary"},
-    {OpKind::binary, "binary"},
+    {OpKind::binary, "binary"},           {OpKind::unary_grad, "unary_grad"},
+    {OpKind::sum_to, "sum_to"},           {OpKind::loss, "loss"},
+    {OpKind::loss_grad, "loss_grad"},     {OpKind::optimizer_step, "optimizer_step"},
 };
 
 struct UnaryName {
@@ -76,6 +78,18 @@ bool is_scatter(OpKind kind) {
   return kind == OpKind::scatter_add || kind == OpKind::scatter_mean || kind == OpKind::scatter_max;
 }
 
+bool is_training_kind(OpKind kind) {
+  return kind == OpKind::unary_grad || kind == OpKind::sum_to || kind == OpKind::loss || kind == OpKind::loss_grad ||
+         kind == OpKind::optimizer_step;
+}
+
+void require_forward_op(const Op& op, const std::string& who) {
+  if (is_training_kind(op.kind))
+    throw std::invalid_argument(who + ": op '" + op.name + "': " + to_string(op.kind) + " is a training-step op, which this backend does not run yet");
+  if (op.kind == OpKind::matmul && (op.transpose_input || op.transpose_weight))
+    throw std::invalid_argument(who + ": op '" + op.name + "': a transposed matmul (a training step's backward), which this backend does not run yet");
+}
+
 bool is_indexed(OpKind kind) { return kind == OpKind::gather || kind == OpKind::degree_count || is_scatter(kind); }
 
 std::string to_string(UnaryFn fn) {
@@ -96,8 +110,29 @@ std::string to_string(BinaryFn fn) {
     case BinaryFn::subtract: return "subtract";
     case BinaryFn::multiply: return "multiply";
     case BinaryFn::divide: return "divide";
+    case BinaryFn::equal: return "equal";
   }
   throw std::logic_error("to_string: unknown binary function");
+}
+
+std::string to_string(LossFn fn) { return fn == LossFn::mse ? "mse" : "cross_entropy"; }
+
+std::optional<LossFn> loss_fn_from_string(const std::string& name) {
+  if (name == "cross_entropy") return LossFn::cross_entropy;
+  if (name == "mse") return LossFn::mse;
+  return std::nullopt;
+}
+
+std::string to_string(OptimizerSpec::Kind kind) { return kind == OptimizerSpec::Kind::adam ? "adam" : "sgd"; }
+
+std::string to_string(OpPhase phase) {
+  switch (phase) {
+    case OpPhase::forward: return "forward";
+    case OpPhase::loss: return "loss";
+    case OpPhase::backward: return "backward";
+    case OpPhase::optimizer: return "optimizer";
+  }
+  throw std::logic_error("to_string: unknown op phase");
 }
 
 std::int64_t TensorInfo::elements() const {
@@ -106,27 +141,45 @@ std::int64_t TensorInfo::elements() const {
   return n;
 }
 
+namespace {
+bool has_labels(const Op& op) {
+  return (op.kind == OpKind::loss || op.kind == OpKind::loss_grad) && op.loss == LossFn::cross_entropy;
+}
+}  // namespace
+
 std::int64_t Op::num_indices() const {
   if (kind == OpKind::gather) return shape.num_outputs;
-  if (is_scatter(kind) || kind == OpKind::degree_count) return shape.num_inputs;
+  if (is_scatter(kind) || kind == OpKind::degree_count || has_labels(*this)) return shape.num_inputs;
   return 0;
 }
 
 std::int64_t Op::index_range() const {
   if (kind == OpKind::gather) return shape.num_inputs;
   if (is_scatter(kind) || kind == OpKind::degree_count) return shape.num_outputs;
+  if (has_labels(*this)) return shape.num_features;
   return 0;
 }
 
 std::int64_t Op::output_rows() const {
   if (is_indexed(kind)) return shape.num_outputs;
-  return shape.num_inputs;
+  switch (kind) {
+    case OpKind::sum_to: return shape.other_rows;
+    case OpKind::loss: return 1;
+    case OpKind::optimizer_step: return 1 + optimizer.state_rows();
+    default: return shape.num_inputs;
+  }
 }
 
 std::int64_t Op::output_cols() const {
-  if (kind == OpKind::degree_count) return 1;
-  if (kind == OpKind::matmul || kind == OpKind::segment_matmul) return shape.out_features;
-  return shape.num_features;
+  switch (kind) {
+    case OpKind::degree_count:
+    case OpKind::loss: return 1;
+    case OpKind::matmul:
+    case OpKind::segment_matmul: return shape.out_features;
+    case OpKind::sum_to: return shape.other_groups;
+    case OpKind::optimizer_step: return shape.num_inputs * shape.num_features;
+    default: return shape.num_features;
+  }
 }
 
 double Op::flops() const {
@@ -143,6 +196,22 @@ double Op::flops() const {
     case OpKind::segment_matmul: return 2.0 * m * k * static_cast<double>(shape.out_features);
     case OpKind::unary:
     case OpKind::binary: return out;
+    case OpKind::unary_grad: return 2.0 * out;  // the derivative, then the multiply by grad
+    case OpKind::sum_to: return m * k;
+    // cross_entropy: max, subtract, exp, sum per element and a log, a subtract and the mean per row;
+    // mse: subtract, square, sum per element.
+    case OpKind::loss: return loss == LossFn::mse ? 3.0 * m * k : 4.0 * m * k + 3.0 * m;
+    // cross_entropy: the softmax again (max, subtract, exp, sum, divide) and the one-hot subtract and
+    // the mean's scale; mse: subtract and scale.
+    case OpKind::loss_grad: return loss == LossFn::mse ? 2.0 * m * k : 7.0 * m * k;
+    case OpKind::optimizer_step: {
+      // Per element: sgd 2 (+2 weight decay, +2 momentum); adam 13 (+2 weight decay): the two moment
+      // updates (3 and 4), the denominator (sqrt, divide, add), the step (divide, multiply, subtract).
+      const double p = m * k;
+      const double decay = optimizer.weight_decay != 0 ? 2.0 : 0.0;
+      if (optimizer.kind == OptimizerSpec::Kind::adam) return (13.0 + decay) * p;
+      return (2.0 + decay + (optimizer.momentum != 0 ? 2.0 : 0.0)) * p;
+    }
   }
   return 0.0;
 }
@@ -163,6 +232,12 @@ std::int64_t Op::min_bytes_read() const {
       return (m * k + shape.num_segments * k * n) * value_bytes + (shape.num_segments + 1) * index_bytes;
     case OpKind::unary: return m * k * value_bytes;
     case OpKind::binary: return (m * k + shape.other_rows * shape.other_groups) * value_bytes;
+    case OpKind::unary_grad: return 2 * m * k * value_bytes;
+    case OpKind::sum_to: return m * k * value_bytes;
+    case OpKind::loss:
+    case OpKind::loss_grad: return m * k * value_bytes + (loss == LossFn::mse ? m * k * value_bytes : m * index_bytes);
+    case OpKind::optimizer_step:
+      return (2 + optimizer.state_rows()) * m * k * value_bytes + (aux >= 0 ? value_bytes : 0);
   }
   return 0;
 }
@@ -200,6 +275,14 @@ TensorId OpGraph::add_op(Op op) {
       bad_op(op, std::string(role) + " '" + info.name + "' is " + shape_text(info.shape) + " " + to_string(info.dtype) +
                      ", expected " + shape_text(shape) + " " + to_string(dtype));
   };
+  // Parameters and their gradients may differ in shape but not in size (a bias [F] and its sum_to [1, F]).
+  const auto expect_elements = [&](TensorId id, const char* role, std::int64_t elements) {
+    if (id < 0 || static_cast<std::size_t>(id) >= tensors.size()) bad_op(op, std::string(role) + " tensor is missing");
+    const TensorInfo& info = tensor(id);
+    if (info.elements() != elements || info.dtype != op.dtype)
+      bad_op(op, std::string(role) + " '" + info.name + "' is " + shape_text(info.shape) + " " + to_string(info.dtype) + ", expected " +
+                     std::to_string(elements) + " " + to_string(op.dtype) + " elements");
+  };
   const OpShape& s = op.shape;
   const auto positive = [&](std::int64_t v, const char* field) {
     if (v <= 0) bad_op(op, std::string(field) + " must be positive, found " + std::to_string(v));
@@ -226,8 +309,10 @@ TensorId OpGraph::add_op(Op op) {
       break;
     case OpKind::matmul:
       positive(s.out_features, "out_features");
-      expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
-      expect(op.weight, "weight", {s.num_features, s.out_features}, op.dtype);
+      if (op.transpose_input) expect(op.input, "input", {s.num_features, s.num_inputs}, op.dtype);
+      else expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
+      if (op.transpose_weight) expect(op.weight, "weight", {s.out_features, s.num_features}, op.dtype);
+      else expect(op.weight, "weight", {s.num_features, s.out_features}, op.dtype);
       if (op.bias >= 0) expect(op.bias, "bias", {s.out_features}, op.dtype);
       break;
     case OpKind::segment_matmul:
@@ -247,6 +332,34 @@ TensorId OpGraph::add_op(Op op) {
                        std::to_string(s.other_groups));
       expect(op.weight, "other", {s.other_rows, s.other_groups}, op.dtype);
       break;
+    case OpKind::unary_grad:
+      expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
+      expect(op.weight, "grad", {s.num_inputs, s.num_features}, op.dtype);
+      break;
+    case OpKind::sum_to:
+      expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
+      if (s.other_rows != 1 && s.other_rows != s.num_inputs)
+        bad_op(op, "other_rows must be 1 or num_inputs, found " + std::to_string(s.other_rows));
+      if (s.other_groups <= 0 || s.num_features % s.other_groups != 0)
+        bad_op(op, "other_groups must divide num_features " + std::to_string(s.num_features) + ", found " +
+                       std::to_string(s.other_groups));
+      break;
+    case OpKind::loss:
+    case OpKind::loss_grad:
+      expect(op.input, "predictions", {s.num_inputs, s.num_features}, op.dtype);
+      if (op.loss == LossFn::cross_entropy) expect(op.indices, "labels", {s.num_inputs}, DType::int32);
+      else expect(op.weight, "targets", {s.num_inputs, s.num_features}, op.dtype);
+      break;
+    case OpKind::optimizer_step: {
+      const std::int64_t p = s.num_inputs * s.num_features;
+      expect_elements(op.input, "parameter", p);
+      expect_elements(op.weight, "grad", p);
+      const std::int64_t rows = op.optimizer.state_rows();
+      if (rows > 0) expect(op.bias, "state", {rows, p}, op.dtype);
+      else if (op.bias >= 0) bad_op(op, "has a state tensor, but " + to_string(op.optimizer.kind) + " without momentum keeps none");
+      if (op.optimizer.kind == OptimizerSpec::Kind::adam) expect(op.aux, "step", {1, 1}, op.dtype);
+      break;
+    }
   }
   op.output = add_tensor({op.name + ".out", {op.output_rows(), op.output_cols()}, op.dtype});
   ops.push_back(op);

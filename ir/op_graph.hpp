@@ -40,12 +40,21 @@ enum class OpKind {
   segment_matmul,  // rows [offsets[s], offsets[s+1]) of input times weight[s] (pyg_lib segment_matmul)
   unary,           // out = f(input), elementwise
   binary,          // out = input (op) other, with `other` broadcast as described at BinaryFn
+  // The kinds a training step adds (workloads/training lowers a model's backward pass into ops):
+  unary_grad,      // out = grad * f'(input), elementwise: `weight` holds grad (input's shape)
+  sum_to,          // out = input summed down to the shape [other_rows, other_groups] it was broadcast
+                   // from (torch's sum_to_size: a bias row's column sums, a per-row scalar's row sums)
+  loss,            // out [1, 1] = the mean loss of predictions `input` [M, C] (LossFn)
+  loss_grad,       // out [M, C] = d loss / d input for the same operands
+  optimizer_step,  // out [1 + S, P] = the updated parameter, then its S updated state rows (OptimizerSpec)
 };
 std::string to_string(OpKind kind);
 std::optional<OpKind> op_kind_from_string(const std::string& name);
 // The ops that index rows through an index tensor (gather and the scatter family, degree_count).
 bool is_indexed(OpKind kind);
 bool is_scatter(OpKind kind);  // scatter_add, scatter_mean, scatter_max
+// The kinds only a training step's backward, loss and optimizer use.
+bool is_training_kind(OpKind kind);
 
 enum class UnaryFn {
   relu,
@@ -64,8 +73,40 @@ std::optional<UnaryFn> unary_fn_from_string(const std::string& name);
 // num_features: r' = r (or 0 when other has one row), g = c / (num_features / groups). This covers a
 // same-shape operand (groups = num_features), a per-row scalar (groups = 1: GCN's edge weight, SchNet's
 // cutoff), a per-head scalar (GAT: groups = heads), and a bias row (one row).
-enum class BinaryFn { add, subtract, multiply, divide };
+// equal gives 1 where input == other and 0 elsewhere (the mask scatter_max's backward routes by).
+enum class BinaryFn { add, subtract, multiply, divide, equal };
 std::string to_string(BinaryFn fn);
+
+// The loss of a training step, reduced by the mean as torch's default reduction='mean' does:
+//  cross_entropy: labels (int32, in `indices`) [M] in [0, C); mean over rows of logsumexp(x_r) - x_r[label]
+//                 (torch.nn.functional.cross_entropy on logits)
+//  mse:           targets (float, in `weight`) [M, C]; mean over all M*C elements of (x - t)^2 (mse_loss)
+enum class LossFn { cross_entropy, mse };
+std::string to_string(LossFn fn);
+std::optional<LossFn> loss_fn_from_string(const std::string& name);
+
+// An optimizer's update rule, as torch.optim implements it (foreach off, maximize off, dampening 0,
+// nesterov off, amsgrad off; weight decay as L2 added to the gradient, not AdamW's decoupled decay):
+//  sgd:  g' = g + wd p; with momentum: b = mu b + g' (b starts at 0, which equals torch's first-step
+//        clone), p = p - lr b; without: p = p - lr g'.                          state rows: b (momentum > 0)
+//  adam: g' = g + wd p; m = b1 m + (1 - b1) g'; v = b2 v + (1 - b2) g'^2;
+//        p = p - (lr / (1 - b1^t)) m / (sqrt(v) / sqrt(1 - b2^t) + eps)          state rows: m, v
+//        with t the 1-based step number, read from the op's `aux` tensor [1, 1].
+struct OptimizerSpec {
+  enum class Kind { sgd, adam };
+  Kind kind = Kind::sgd;
+  double lr = 1e-3;
+  double momentum = 0;         // sgd
+  double weight_decay = 0;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // adam
+  // Rows of optimizer state per parameter element: sgd 0 (1 with momentum), adam 2.
+  std::int64_t state_rows() const { return kind == Kind::adam ? 2 : (momentum != 0 ? 1 : 0); }
+};
+std::string to_string(OptimizerSpec::Kind kind);
+
+// Where an op belongs in a training step; inference graphs are all forward.
+enum class OpPhase { forward, loss, backward, optimizer };
+std::string to_string(OpPhase phase);
 
 // Sizes. The three fields of the gather/scatter benchmarks keep their hydronet-gnn meaning:
 //  gather:       table [num_inputs, num_features], indices [num_outputs] in [0, num_inputs),
@@ -81,6 +122,17 @@ std::string to_string(BinaryFn fn);
 //                  weight [num_segments, num_features, out_features], out [num_inputs, out_features]
 //  unary/binary:   input and out [num_inputs, num_features]; binary's other [other_rows, other_groups]
 // (num_outputs is unused by the dense ops and left 0; out_features/num_segments are 0 where unused.)
+// matmul with transpose_input reads input stored as [num_features, num_inputs] (x^T @ g, a weight's
+// gradient) and with transpose_weight reads weight stored as [out_features, num_features] (g @ W^T, an
+// input's gradient); M, K and N, FLOPs and bytes are those of the product either way.
+// and for the training kinds:
+//  unary_grad:     input (the forward op's input) and weight (the gradient of its output) [M, F], out [M, F]
+//  sum_to:         input [M, F], out [other_rows, other_groups] (other_rows 1 or M, other_groups divides F)
+//  loss:           input [M, C]; labels [M] (cross_entropy) or targets [M, C] (mse); out [1, 1]
+//  loss_grad:      the same operands, out [M, C]
+//  optimizer_step: input the parameter and weight its gradient, each P = M * F elements (a 1-D bias [F] is
+//                  M = 1); bias the state [S, P] when S = state_rows() > 0; aux the step [1, 1] (adam);
+//                  out [1 + S, P]
 struct OpShape {
   std::int64_t num_inputs = 0;
   std::int64_t num_features = 0;
@@ -104,9 +156,19 @@ struct Op {
   UnaryFn unary = UnaryFn::relu;     // unary only
   BinaryFn binary = BinaryFn::add;   // binary only
   float scalar = 0;                  // unary leaky_relu slope, scale factor, cosine cutoff
+  bool transpose_input = false;      // matmul: input stored [num_features, num_inputs]
+  bool transpose_weight = false;     // matmul: weight stored [out_features, num_features]
+  LossFn loss = LossFn::cross_entropy;  // loss, loss_grad
+  OptimizerSpec optimizer;           // optimizer_step
+  TensorId aux = -1;                 // optimizer_step (adam): the step number t as a [1, 1] float
+  OpPhase phase = OpPhase::forward;
+  std::string grad_of;               // backward ops: the forward op whose gradient they compute
+  bool detach = false;               // the output carries no gradient (PyG's softmax max: src.detach())
 
-  std::int64_t num_indices() const;   // gather: num_outputs; scatter_*/degree_count: num_inputs; else 0
-  std::int64_t index_range() const;   // indices lie in [0, index_range)
+  // gather: num_outputs; scatter_*/degree_count: num_inputs; loss/loss_grad (cross_entropy): num_inputs
+  // labels; else 0.
+  std::int64_t num_indices() const;
+  std::int64_t index_range() const;   // indices lie in [0, index_range) (labels: [0, num_features))
   std::int64_t output_rows() const;
   std::int64_t output_cols() const;
   // Floating-point operations (a multiply-add is 2; a compare, exp or divide is 1):
@@ -126,7 +188,12 @@ struct OpGroup {
   std::string kind;    // e.g. "gcn", "sage", "gin", "gat", "schnet", "rgcn", "schnet_block"
   std::size_t first_op = 0;
   std::size_t op_count = 0;
+  OpPhase phase = OpPhase::forward;  // a layer's backward ops form a group of their own ("conv1.grad")
 };
+
+// For backends that run forward graphs only: throws std::invalid_argument "<who>: op 'NAME': ..." for a
+// training kind or a transposed matmul, so such an op fails loudly instead of being run as a plain one.
+void require_forward_op(const Op& op, const std::string& who);
 
 struct OpGraph {
   std::vector<TensorInfo> tensors;

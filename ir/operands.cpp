@@ -26,9 +26,16 @@ const std::vector<T>* find(const Op& op, TensorId id, const char* role, const Te
 Operands resolve(const Op& op, const TensorValues& inputs, const TensorValues* produced) {
   Operands o;
   o.input = find<float>(op, op.input, "input", inputs, produced);
-  o.indices = find<std::int32_t>(op, op.indices, op.kind == OpKind::segment_matmul ? "offsets" : "indices", inputs, produced);
-  o.weight = find<float>(op, op.weight, op.kind == OpKind::binary ? "other" : "weight", inputs, produced);
-  o.bias = find<float>(op, op.bias, "bias", inputs, produced);
+  const bool labels = op.kind == OpKind::loss || op.kind == OpKind::loss_grad;
+  o.indices = find<std::int32_t>(op, op.indices, op.kind == OpKind::segment_matmul ? "offsets" : labels ? "labels" : "indices", inputs,
+                                 produced);
+  const char* weight_role = op.kind == OpKind::binary ? "other"
+                            : labels                  ? "targets"
+                            : op.kind == OpKind::unary_grad || op.kind == OpKind::optimizer_step ? "grad"
+                                                                                                 : "weight";
+  o.weight = find<float>(op, op.weight, weight_role, inputs, produced);
+  o.bias = find<float>(op, op.bias, op.kind == OpKind::optimizer_step ? "state" : "bias", inputs, produced);
+  o.aux = find<float>(op, op.aux, "step", inputs, produced);
   return o;
 }
 
@@ -73,8 +80,8 @@ void check_operands(const Op& op, const Operands& o, const std::string& who) {
       break;
     }
     case OpKind::matmul:
-      expect_size(op, who, o.input, "input", m * k, times(m, k));
-      expect_size(op, who, o.weight, "weight", k * n, times(k, n));
+      expect_size(op, who, o.input, "input", m * k, op.transpose_input ? times(k, m) : times(m, k));
+      expect_size(op, who, o.weight, "weight", k * n, op.transpose_weight ? times(n, k) : times(k, n));
       if (op.bias >= 0) expect_size(op, who, o.bias, "bias", n, "[" + std::to_string(n) + "]");
       break;
     case OpKind::segment_matmul: {
@@ -99,6 +106,35 @@ void check_operands(const Op& op, const Operands& o, const std::string& who) {
                          " rows and a number of groups dividing " + std::to_string(k));
       expect_size(op, who, o.weight, "other", s.other_rows * s.other_groups, times(s.other_rows, s.other_groups));
       break;
+    case OpKind::unary_grad:
+      expect_size(op, who, o.input, "input", m * k, times(m, k));
+      expect_size(op, who, o.weight, "grad", m * k, times(m, k));
+      break;
+    case OpKind::sum_to: expect_size(op, who, o.input, "input", m * k, times(m, k)); break;
+    case OpKind::loss:
+    case OpKind::loss_grad:
+      expect_size(op, who, o.input, "predictions", m * k, times(m, k));
+      if (op.loss == LossFn::mse) {
+        expect_size(op, who, o.weight, "targets", m * k, times(m, k));
+      } else {
+        expect_size(op, who, o.indices, "labels", m, "[" + std::to_string(m) + "]");
+        const std::vector<std::int32_t>& labels = *o.indices;
+        for (std::size_t i = 0; i < labels.size(); ++i)
+          if (labels[i] < 0 || labels[i] >= k)
+            bad(op, who, "labels[" + std::to_string(i) + "] = " + std::to_string(labels[i]) + " is outside [0, " + std::to_string(k) + ")");
+      }
+      break;
+    case OpKind::optimizer_step: {
+      expect_size(op, who, o.input, "parameter", m * k, times(m, k));
+      expect_size(op, who, o.weight, "grad", m * k, times(m, k));
+      const std::int64_t rows = op.optimizer.state_rows();
+      if (rows > 0) expect_size(op, who, o.bias, "state", rows * m * k, times(rows, m * k));
+      if (op.optimizer.kind == OptimizerSpec::Kind::adam) {
+        expect_size(op, who, o.aux, "step", 1, "[1, 1]");
+        if (!((*o.aux)[0] >= 1)) bad(op, who, "step = " + std::to_string((*o.aux)[0]) + ", expected a step number >= 1");
+      }
+      break;
+    }
   }
 }
 

@@ -12,13 +12,14 @@
 
 namespace tilesim {
 
-// Non-owning views of the values an op reads; nullptr where the op has no such operand (Op's field is -1).
+// Non-owning views of the values an op reads (roles by kind: op_graph.hpp); nullptr where the op has no such operand (Op's field is -1).
 // The pointed-to vectors belong to the TensorValues they were resolved from and must outlive this.
 struct Operands {
   const std::vector<float>* input = nullptr;           // gather table, scatter src, dense left operand (null for degree_count)
   const std::vector<std::int32_t>* indices = nullptr;  // gather/scatter/degree_count indices; segment_matmul offsets
   const std::vector<float>* weight = nullptr;          // matmul [K, N], segment_matmul [S, K, N]; binary's `other`
-  const std::vector<float>* bias = nullptr;            // matmul [N] when op.bias >= 0
+  const std::vector<float>* bias = nullptr;            // matmul [N] when op.bias >= 0; optimizer_step's state
+  const std::vector<float>* aux = nullptr;             // optimizer_step (adam): the step number [1, 1]
 };
 
 // Each operand from `produced` (outputs of earlier ops) when it holds the tensor, else from `inputs`.

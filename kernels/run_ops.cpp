@@ -13,6 +13,7 @@ void run_measured_ops(const OpGraph& graph, const TensorValues& inputs, const st
   for (const Op& op : graph.ops) {
     if (op.dtype != DType::float32)
       throw std::invalid_argument(who + ": op '" + op.name + "': dtype " + to_string(op.dtype) + " is not implemented");
+    require_forward_op(op, who);
     const Operands operands = resolve_operands(op, inputs, outputs);
     check_operands(op, operands, who);
 

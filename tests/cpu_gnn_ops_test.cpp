@@ -121,7 +121,7 @@ TEST_CASE("cpu exp stays within 1 ulp of the exact value over float's whole rang
 
 TEST_CASE("cpu binary ops match the reference for every broadcast shape", "[cpu][gnn-ops][unit]") {
   kernels::cpu::CpuBackend cpu;
-  for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide}) {
+  for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide, BinaryFn::equal}) {
     INFO(to_string(fn));
     run_verified(cpu, binary_case(fn, 9, 8, 9, 8, 1));     // same shape
     run_verified(cpu, binary_case(fn, 9, 8, 9, 1, 2));     // per-row scalar (edge weight)

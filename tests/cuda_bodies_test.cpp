@@ -288,7 +288,7 @@ TEST_CASE("cuda binary body broadcasts a row, a per-row scalar, per-head groups 
     std::int64_t rows, features, other_rows, groups;
   };
   const Broadcast cases[] = {{7, 6, 7, 6}, {7, 6, 7, 1}, {7, 6, 7, 3}, {7, 6, 1, 6}, {300, 16, 300, 8}, {1, 1, 1, 1}, {50, 4, 1, 1}};
-  for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide}) {
+  for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide, BinaryFn::equal}) {
     for (const Broadcast& b : cases) {
       INFO(to_string(fn) << " rows=" << b.rows << " features=" << b.features << " other=" << b.other_rows << "x" << b.groups);
       OpCase c;

@@ -570,6 +570,7 @@ OneOp make_op(OpKind kind, OpShape s, bool bias = false, UnaryFn fn = UnaryFn::r
       op.input = f32({s.num_inputs, s.num_features});
       op.weight = f32({s.other_rows, s.other_groups});
       break;
+    default: FAIL("no GPU model case for " << to_string(kind));
   }
   g.graph.add_op(op);
   return g;

@@ -152,6 +152,19 @@ TEST_CASE("Molecule batches are block-diagonal complete or k-nearest-neighbour g
   }
   CHECK(complete.num_edges() == expected_edges);
   for (std::size_t e = 0; e < complete.src.size(); ++e) CHECK(std::abs(complete.src[e] - complete.dst[e]) < 30);
+  // The batch vector (PyG's `batch`): one graph id per node, non-decreasing over the contiguous
+  // molecules, and every edge inside one molecule.
+  REQUIRE(complete.num_graphs == 6);
+  REQUIRE(static_cast<std::int64_t>(complete.graph_of_node.size()) == complete.num_nodes);
+  CHECK(complete.graph_of_node.front() == 0);
+  CHECK(complete.graph_of_node.back() == 5);
+  for (std::size_t n = 1; n < complete.graph_of_node.size(); ++n) {
+    const std::int32_t step = complete.graph_of_node[n] - complete.graph_of_node[n - 1];
+    CHECK((step == 0 || step == 1));
+  }
+  for (std::size_t e = 0; e < complete.src.size(); ++e)
+    CHECK(complete.graph_of_node[static_cast<std::size_t>(complete.src[e])] ==
+          complete.graph_of_node[static_cast<std::size_t>(complete.dst[e])]);
 
   const EdgeList knn = build_json({{"generator", "molecules"}, {"num_graphs", 4}, {"connectivity", "knn"}, {"k", 5}});
   const DegreeStats k_in = in_degree_stats(knn);

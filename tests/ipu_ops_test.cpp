@@ -196,13 +196,15 @@ TEST_CASE("binary ops broadcast `other` as the op graph defines, on the simulate
     BinaryFn fn;
   };
   for (const Case& k : {Case{rows, cols, BinaryFn::add}, Case{rows, 1, BinaryFn::multiply}, Case{rows, 4, BinaryFn::divide},
-                        Case{1, cols, BinaryFn::add}, Case{1, 2, BinaryFn::subtract}}) {
+                        Case{1, cols, BinaryFn::add}, Case{1, 2, BinaryFn::subtract}, Case{rows, cols, BinaryFn::equal}}) {
     INFO("other [" << k.other_rows << ", " << k.groups << "] " << to_string(k.fn));
     Problem p;
     const TensorId x = p.add_input("x", {rows, cols}, 3);
     const TensorId o = p.add_input("other", {k.other_rows, k.groups}, 4);
     if (k.fn == BinaryFn::divide)
       for (auto& v : p.values.mutable_f32(o)) v = 1.0f + std::abs(v);
+    if (k.fn == BinaryFn::equal)  // every third element equal, so both outcomes occur
+      for (std::size_t i = 0; i < p.values.f32(o).size(); i += 3) p.values.mutable_f32(o)[i] = p.values.f32(x)[i];
     Op op = make_op("b", OpKind::binary, {rows, cols});
     op.shape.other_rows = k.other_rows;
     op.shape.other_groups = k.groups;
@@ -225,6 +227,7 @@ TEST_CASE("binary ops broadcast `other` as the op graph defines, on the simulate
           case BinaryFn::subtract: y = a - b; break;
           case BinaryFn::multiply: y = a * b; break;
           case BinaryFn::divide: y = a / b; break;
+          case BinaryFn::equal: y = a == b ? 1 : 0; break;
         }
         want[static_cast<std::size_t>(i * cols + c)] = y;
       }

@@ -154,6 +154,7 @@ TEST_CASE("reference binary broadcast: same shape, per-row scalar, per-head scal
   CHECK(compute(with(BinaryFn::multiply, 2, 1, {2, -1})) == std::vector<float>{2, 4, 6, 8, -5, -6, -7, -8});
   CHECK(compute(with(BinaryFn::divide, 2, 2, {1, 2, 4, 8})) == std::vector<float>{1, 2, 1.5f, 2, 1.25f, 1.5f, 0.875f, 1});
   CHECK(compute(with(BinaryFn::subtract, 1, 4, {1, 2, 3, 4})) == std::vector<float>{0, 0, 0, 0, 4, 4, 4, 4});
+  CHECK(compute(with(BinaryFn::equal, 1, 4, {1, 2, 0, 4})) == std::vector<float>{1, 1, 0, 1, 0, 0, 0, 0});
   const OpCase heads = with(BinaryFn::multiply, 2, 2, {1, 2, 4, 8});
   // The other row's value used for the wrong row fails.
   CHECK_FALSE(reference::verify(heads.op(), heads.values, {1, 2, 6, 8, 5, 6, 7, 8}).ok);
@@ -170,7 +171,7 @@ TEST_CASE("reference compute passes its own verify for every kind on random oper
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
                      UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff})
     cases.push_back(unary_case(fn, 2.0f, 5, 3, 7));
-  for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide})
+  for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide, BinaryFn::equal})
     cases.push_back(binary_case(fn, 4, 6, 4, 3, 8));
   for (const OpCase& c : cases) {
     const auto out = compute(c);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "ir/reference/reference.hpp"
+#include "ir/reference/training_reference.hpp"
 
 namespace tilesim::reference {
 namespace {
@@ -115,10 +116,22 @@ void dot_rows(const std::vector<float>& a, const float* w, std::int64_t k, std::
   }
 }
 
+// A rows x cols row-major matrix transposed (the reference reads transposed operands through a copy).
+std::vector<float> transposed(const std::vector<float>& a, std::int64_t rows, std::int64_t cols) {
+  std::vector<float> t(a.size());
+  if (static_cast<std::int64_t>(a.size()) != rows * cols) return t;  // the size check below reports it
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) t[sz(c * rows + r)] = a[sz(r * cols + c)];
+  return t;
+}
+
 OpExpectation matmul(const Op& op, const Operands& o) {
   const std::int64_t m = op.shape.num_inputs, k = op.shape.num_features, n = op.shape.out_features;
-  const std::vector<float>& a = need(op, o.input, "input");
-  const std::vector<float>& w = need(op, o.weight, "weight");
+  std::vector<float> a_t, w_t;
+  if (op.transpose_input) a_t = transposed(need(op, o.input, "input"), k, m);
+  if (op.transpose_weight) w_t = transposed(need(op, o.weight, "weight"), n, k);
+  const std::vector<float>& a = op.transpose_input ? a_t : need(op, o.input, "input");
+  const std::vector<float>& w = op.transpose_weight ? w_t : need(op, o.weight, "weight");
   const std::vector<float>* bias = op.bias >= 0 ? &need(op, o.bias, "bias") : nullptr;
   if (static_cast<std::int64_t>(a.size()) != m * k || static_cast<std::int64_t>(w.size()) != k * n ||
       (bias && static_cast<std::int64_t>(bias->size()) != n))
@@ -128,7 +141,8 @@ OpExpectation matmul(const Op& op, const Operands& o) {
   e.value.assign(sz(m * n), 0.0);
   e.bound.assign(sz(m * n), 0.0);
   dot_rows(a, w.data(), k, n, 0, m, bias, e);
-  e.rule = "each element within (k + 1) * 2^-24 * sum|products| (+|bias|)";
+  e.rule = std::string("each element within (k + 1) * 2^-24 * sum|products| (+|bias|)") +
+           (op.transpose_input ? ", input transposed" : "") + (op.transpose_weight ? ", weight transposed" : "");
   return e;
 }
 
@@ -253,12 +267,14 @@ OpExpectation binary(const Op& op, const Operands& o) {
         case BinaryFn::subtract: v = a - b; break;
         case BinaryFn::multiply: v = a * b; break;
         case BinaryFn::divide: v = a / b; break;
+        case BinaryFn::equal: v = a == b ? 1.0 : 0.0; break;
       }
       e.value[el] = v;
-      e.bound[el] = rounding * std::fabs(v) + kSubnormalAbs;
+      e.bound[el] = op.binary == BinaryFn::equal ? 0.0 : rounding * std::fabs(v) + kSubnormalAbs;
     }
   e.rule = std::string("other broadcast as ") + std::to_string(s.other_rows) + " x " + std::to_string(s.other_groups) +
-           ", each element within " + (op.binary == BinaryFn::divide ? "2^-23" : "2^-24") + " |value|";
+           (op.binary == BinaryFn::equal ? ", each element exact (1 or 0)"
+                                         : std::string(", each element within ") + (op.binary == BinaryFn::divide ? "2^-23" : "2^-24") + " |value|");
   return e;
 }
 
@@ -283,6 +299,11 @@ OpExpectation expect(const Op& op, const Operands& operands) {
     case OpKind::segment_matmul: return segment_matmul(op, operands);
     case OpKind::unary: return unary(op, operands);
     case OpKind::binary: return binary(op, operands);
+    case OpKind::unary_grad: return training::unary_grad(op, operands);
+    case OpKind::sum_to: return training::sum_to(op, operands);
+    case OpKind::loss: return training::loss(op, operands);
+    case OpKind::loss_grad: return training::loss_grad(op, operands);
+    case OpKind::optimizer_step: return training::optimizer_step(op, operands);
   }
   throw std::logic_error("reference: unknown op kind");
 }

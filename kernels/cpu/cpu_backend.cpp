@@ -53,6 +53,11 @@ void run_op(const Op& op, const Operands& o, float* out) {
     case OpKind::binary:
       binary_f32(op.binary, o.input->data(), s.num_inputs, s.num_features, o.weight->data(), s.other_rows, s.other_groups, out);
       return;
+    case OpKind::unary_grad:
+    case OpKind::sum_to:
+    case OpKind::loss:
+    case OpKind::loss_grad:
+    case OpKind::optimizer_step: break;  // rejected by require_forward_op before this
   }
   throw std::logic_error("cpu backend: op '" + op.name + "': unknown op kind");
 }

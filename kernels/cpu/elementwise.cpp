@@ -164,6 +164,7 @@ void binary_f32(BinaryFn fn, const float* x, std::int64_t num_rows, std::int64_t
       case BinaryFn::subtract: binary_rows([](float a, float b) { return a - b; }, x, r0, r1, num_features, other, other_rows, other_groups, out); return;
       case BinaryFn::multiply: binary_rows([](float a, float b) { return a * b; }, x, r0, r1, num_features, other, other_rows, other_groups, out); return;
       case BinaryFn::divide: binary_rows([](float a, float b) { return a / b; }, x, r0, r1, num_features, other, other_rows, other_groups, out); return;
+      case BinaryFn::equal: binary_rows([](float a, float b) { return a == b ? 1.0f : 0.0f; }, x, r0, r1, num_features, other, other_rows, other_groups, out); return;
     }
   };
   if (threads == 1) {

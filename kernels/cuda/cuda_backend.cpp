@@ -119,6 +119,11 @@ class CudaBackend : public Backend {
         case OpKind::binary:
           launch_binary(op.binary, in, s.num_inputs, s.num_features, d_weight.as<float>(), s.other_rows, s.other_groups, out, nullptr);
           break;
+        case OpKind::unary_grad:
+        case OpKind::sum_to:
+        case OpKind::loss:
+        case OpKind::loss_grad:
+        case OpKind::optimizer_step: break;  // rejected by require_forward_op before this
       }
     };
     std::vector<double> samples_s;

@@ -35,6 +35,11 @@ PeerCall make_call(const Op& op, const Operands& o, float* out) {
     case OpKind::unary: return unary(op.unary, op.scalar, o.input->data(), s.num_inputs * s.num_features, out);
     case OpKind::binary:
       return binary(op.binary, o.input->data(), s.num_inputs, s.num_features, o.weight->data(), s.other_rows, s.other_groups, out);
+    case OpKind::unary_grad:
+    case OpKind::sum_to:
+    case OpKind::loss:
+    case OpKind::loss_grad:
+    case OpKind::optimizer_step: break;  // rejected by require_forward_op before this
   }
   throw std::logic_error("torch-cpu backend: op '" + op.name + "': unknown op kind");
 }

@@ -190,6 +190,8 @@ PeerCall binary(BinaryFn fn, const float* x, std::int64_t num_rows, std::int64_t
     case BinaryFn::subtract: return make([xt, b, o]() mutable { at::sub_out(o, xt, b); });
     case BinaryFn::multiply: return make([xt, b, o]() mutable { at::mul_out(o, xt, b); });
     case BinaryFn::divide: return make([xt, b, o]() mutable { at::div_out(o, xt, b); });
+    // torch.eq gives bool; the mask a backward multiplies by is its float copy (two calls, as eager).
+    case BinaryFn::equal: return make([xt, b, o]() mutable { o.copy_(at::eq(xt, b)); });
   }
   throw std::logic_error("torch-cpu: unknown binary function");
 }

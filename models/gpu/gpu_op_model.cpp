@@ -55,6 +55,7 @@ const char* binary_kernel(BinaryFn fn) {
     case BinaryFn::subtract: return "sub";
     case BinaryFn::multiply: return "mul";
     case BinaryFn::divide: return "div";
+    case BinaryFn::equal: return "eq";
   }
   throw std::logic_error("binary_kernel: unknown binary function");
 }
@@ -136,6 +137,7 @@ HostSide model_degree_count(const Op& op, const GpuMachine& m, GpuPrediction& p)
 }  // namespace
 
 GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode) {
+  require_forward_op(op, "GPU model");
   require_positive(op, op.shape.num_inputs, "num_inputs");
   require_positive(op, op.shape.num_features, "num_features");
   if (op.kind == OpKind::gather || op.kind == OpKind::scatter_add || op.kind == OpKind::scatter_max)

@@ -173,7 +173,7 @@ TEST_CASE("torch-cpu runs every GNN op kind, verified, and agrees with the cpu b
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
                      UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff})
     cases.push_back(unary_case(fn, fn == UnaryFn::leaky_relu ? 0.2f : fn == UnaryFn::cosine_cutoff ? 6.0f : 1.5f, 40, 6, 6, -8, 8));
-  for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide}) {
+  for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide, BinaryFn::equal}) {
     cases.push_back(binary_case(fn, 30, 8, 30, 8, 7));
     cases.push_back(binary_case(fn, 30, 8, 30, 1, 8));
     cases.push_back(binary_case(fn, 30, 8, 30, 4, 9));

@@ -94,6 +94,8 @@ EdgeList relabel(const EdgeList& graph, const Labels& label_of_node) {
   EdgeList out = graph;
   for (auto& v : out.src) v = label_of_node[static_cast<std::size_t>(v)];
   for (auto& v : out.dst) v = label_of_node[static_cast<std::size_t>(v)];
+  for (std::size_t n = 0; n < graph.graph_of_node.size(); ++n)
+    out.graph_of_node[static_cast<std::size_t>(label_of_node[n])] = graph.graph_of_node[n];
   return out;
 }
 

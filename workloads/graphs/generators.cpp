@@ -145,7 +145,9 @@ EdgeList molecules(const MoleculeParams& params, std::uint64_t seed) {
       }
     }
     out.num_nodes += n;
+    out.graph_of_node.insert(out.graph_of_node.end(), static_cast<std::size_t>(n), static_cast<std::int32_t>(g));
   }
+  out.num_graphs = params.num_graphs;
   return out;
 }
 

@@ -18,6 +18,10 @@ struct EdgeList {
   std::vector<std::int32_t> dst;
   std::vector<std::int32_t> edge_type;  // empty, or one relation type per edge in [0, num_relations)
   std::int32_t num_relations = 0;       // 0 when edge_type is empty
+  // A batch of small graphs (the molecule generator): the graph each node belongs to, PyG's `batch`
+  // vector, in [0, num_graphs). Empty for a single graph.
+  std::vector<std::int32_t> graph_of_node;
+  std::int64_t num_graphs = 0;
 
   std::int64_t num_edges() const { return static_cast<std::int64_t>(src.size()); }
 };

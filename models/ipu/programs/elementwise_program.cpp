@@ -32,6 +32,7 @@ float apply_binary(BinaryFn fn, float a, float b) {
     case BinaryFn::subtract: return a - b;
     case BinaryFn::multiply: return a * b;
     case BinaryFn::divide: return a / b;
+    case BinaryFn::equal: return a == b ? 1.0f : 0.0f;
   }
   return a;
 }

@@ -1,0 +1,313 @@
+// The op kinds a training step adds, in the op graph and in the reference: their shapes, their values
+// against finite differences of the forward references they differentiate, and torch.optim's update
+// rules worked by hand; and that a backend which does not run them yet refuses them by name.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "ir/op_graph.hpp"
+#include "ir/operands.hpp"
+#include "ir/reference/reference.hpp"
+#include "ir/reference/training_reference.hpp"
+#include "kernels/cpu/cpu_backend.hpp"
+
+using namespace tilesim;
+
+namespace {
+
+struct Case {
+  OpGraph graph;
+  TensorValues values;
+  TensorId f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> v) {
+    const TensorId id = graph.add_tensor({name, std::move(shape), DType::float32});
+    values.set_f32(id, std::move(v));
+    return id;
+  }
+  TensorId i32(const std::string& name, std::vector<std::int32_t> v) {
+    const TensorId id = graph.add_tensor({name, {static_cast<std::int64_t>(v.size())}, DType::int32});
+    values.set_i32(id, std::move(v));
+    return id;
+  }
+  const Op& add(Op op) {
+    graph.add_op(std::move(op));
+    return graph.ops.back();
+  }
+};
+
+Op make(const std::string& name, OpKind kind, std::int64_t rows, std::int64_t cols) {
+  Op op;
+  op.name = name;
+  op.kind = kind;
+  op.shape.num_inputs = rows;
+  op.shape.num_features = cols;
+  return op;
+}
+
+// Values on a 1/8 grid: perturbing them by a power of two stays exact in float32.
+std::vector<float> grid_values(std::size_t n, unsigned seed, int lo = -24, int hi = 24) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = static_cast<float>(d(rng)) / 8.0f;
+  return v;
+}
+
+std::vector<float> compute(const Op& op, const TensorValues& values) { return reference::compute(op, values); }
+
+}  // namespace
+
+TEST_CASE("unary_grad is grad times the central difference of the forward reference", "[reference][training][unit]") {
+  const std::int64_t rows = 6, cols = 5;
+  for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff}) {
+    INFO(to_string(fn));
+    const float scalar = fn == UnaryFn::leaky_relu ? 0.2f : fn == UnaryFn::cosine_cutoff ? 2.5f : 1.5f;
+    Case c;
+    // Stay off the kinks (0 for relu and the reciprocals, the cutoff), where no difference quotient exists.
+    std::vector<float> xs = grid_values(static_cast<std::size_t>(rows * cols), 11, -20, 20);
+    for (auto& x : xs) {
+      if (x == 0) x = 0.375f;
+      if (fn == UnaryFn::rsqrt_or_zero || fn == UnaryFn::reciprocal_or_zero) x = std::fabs(x) + 0.25f;
+      if (fn == UnaryFn::cosine_cutoff && std::fabs(x - scalar) < 0.2f) x = 1.0f;
+    }
+    const TensorId x = c.f32("x", {rows, cols}, xs);
+    const TensorId g = c.f32("g", {rows, cols}, grid_values(static_cast<std::size_t>(rows * cols), 12));
+    Op op = make("d", OpKind::unary_grad, rows, cols);
+    op.unary = fn;
+    op.scalar = scalar;
+    op.input = x;
+    op.weight = g;
+    const Op added = c.add(op);
+    const std::vector<float> got = compute(added, c.values);
+    const double h = 1e-5;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double xi = xs[i];
+      const double fd = (reference::unary_exact(fn, scalar, xi + h) - reference::unary_exact(fn, scalar, xi - h)) / (2 * h);
+      const double want = static_cast<double>(c.values.f32(g)[i]) * fd;
+      INFO("x = " << xi);
+      CHECK(static_cast<double>(got[i]) == Approx(want).epsilon(1e-5).margin(1e-6));
+    }
+    CHECK(reference::verify(added, c.values, got).ok);
+    // The derivative's sign flipped on one nonzero element fails.
+    std::vector<float> wrong = got;
+    for (auto& v : wrong)
+      if (v != 0) {
+        v = -v;
+        break;
+      }
+    if (wrong != got) CHECK_FALSE(reference::verify(added, c.values, wrong).ok);
+  }
+}
+
+TEST_CASE("sum_to is the adjoint of binary's broadcast: <sum_to(G), o> = <G, broadcast(o)>", "[reference][training][unit]") {
+  const std::int64_t rows = 5, cols = 6;
+  struct Target {
+    std::int64_t other_rows, groups;
+  };
+  for (const Target t : {Target{1, cols}, Target{rows, 1}, Target{rows, 3}, Target{1, 2}, Target{rows, cols}}) {
+    INFO("to [" << t.other_rows << ", " << t.groups << "]");
+    Case c;
+    const TensorId grad = c.f32("G", {rows, cols}, grid_values(static_cast<std::size_t>(rows * cols), 3));
+    const TensorId ones = c.f32("zeros", {rows, cols}, std::vector<float>(static_cast<std::size_t>(rows * cols), 0.0f));
+    const TensorId o = c.f32("o", {t.other_rows, t.groups}, grid_values(static_cast<std::size_t>(t.other_rows * t.groups), 4));
+    Op s = make("s", OpKind::sum_to, rows, cols);
+    s.shape.other_rows = t.other_rows;
+    s.shape.other_groups = t.groups;
+    s.input = grad;
+    const Op sum_op = c.add(s);
+    const std::vector<float> summed = compute(sum_op, c.values);
+    REQUIRE(static_cast<std::int64_t>(summed.size()) == t.other_rows * t.groups);
+    CHECK(reference::verify(sum_op, c.values, summed).ok);
+    // broadcast(o) as binary add onto zeros.
+    Op b = make("b", OpKind::binary, rows, cols);
+    b.binary = BinaryFn::add;
+    b.input = ones;
+    b.weight = o;
+    b.shape.other_rows = t.other_rows;
+    b.shape.other_groups = t.groups;
+    const Op bcast = c.add(b);
+    const std::vector<float> spread = compute(bcast, c.values);
+    double lhs = 0, rhs = 0;
+    for (std::size_t i = 0; i < summed.size(); ++i) lhs += static_cast<double>(summed[i]) * c.values.f32(o)[i];
+    for (std::size_t i = 0; i < spread.size(); ++i) rhs += static_cast<double>(spread[i]) * c.values.f32(grad)[i];
+    CHECK(lhs == rhs);  // grid values: every product and sum is exact
+    std::vector<float> wrong = summed;
+    wrong[0] += 0.125f;
+    CHECK_FALSE(reference::verify(sum_op, c.values, wrong).ok);
+  }
+}
+
+TEST_CASE("loss values by hand, and loss_grad is the central difference of loss", "[reference][training][unit]") {
+  SECTION("cross entropy of equal logits is log C; mse by hand") {
+    Case c;
+    const TensorId x = c.f32("x", {2, 4}, {0, 0, 0, 0, 1, 1, 1, 1});
+    const TensorId y = c.i32("y", {3, 0});
+    Op ce = make("ce", OpKind::loss, 2, 4);
+    ce.indices = y;
+    ce.input = x;
+    const Op ce_op = c.add(ce);
+    CHECK(compute(ce_op, c.values)[0] == Approx(std::log(4.0)).epsilon(1e-7));
+    const TensorId t = c.f32("t", {2, 4}, {1, 0, 0, 0, 1, 1, 1, 3});
+    Op mse = make("mse", OpKind::loss, 2, 4);
+    mse.loss = LossFn::mse;
+    mse.input = x;
+    mse.weight = t;
+    const Op mse_op = c.add(mse);
+    CHECK(compute(mse_op, c.values)[0] == Approx(5.0 / 8.0).epsilon(1e-7));  // (1 + 4) / 8
+    CHECK(ce_op.output_rows() == 1);
+    CHECK(ce_op.output_cols() == 1);
+  }
+  for (LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {
+    INFO(to_string(fn));
+    const std::int64_t rows = 5, cols = 3;
+    Case c;
+    std::vector<float> xs = grid_values(static_cast<std::size_t>(rows * cols), 21);
+    const TensorId x = c.f32("x", {rows, cols}, xs);
+    Op l = make("l", OpKind::loss, rows, cols);
+    l.loss = fn;
+    l.input = x;
+    if (fn == LossFn::cross_entropy) l.indices = c.i32("y", {0, 2, 1, 1, 0});
+    else l.weight = c.f32("t", {rows, cols}, grid_values(static_cast<std::size_t>(rows * cols), 22));
+    const Op loss_op = c.add(l);
+    Op lg = loss_op;
+    lg.name = "lg";
+    lg.kind = OpKind::loss_grad;
+    const Op grad_op = c.add(lg);
+    const std::vector<float> grad = compute(grad_op, c.values);
+    REQUIRE(static_cast<std::int64_t>(grad.size()) == rows * cols);
+    CHECK(reference::verify(grad_op, c.values, grad).ok);
+    const float h = 1.0f / 1024;  // exact on the 1/8 grid
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      auto& xv = c.values.mutable_f32(x);
+      xv[i] = xs[i] + h;
+      const double up = reference::expect(loss_op, resolve_operands(loss_op, c.values)).value[0];
+      xv[i] = xs[i] - h;
+      const double down = reference::expect(loss_op, resolve_operands(loss_op, c.values)).value[0];
+      xv[i] = xs[i];
+      CHECK(static_cast<double>(grad[i]) == Approx((up - down) / (2.0 * h)).margin(2e-6));
+    }
+    std::vector<float> scaled = grad;  // forgetting the mean's 1/M fails
+    for (auto& v : scaled) v *= static_cast<float>(rows);
+    CHECK_FALSE(reference::verify(grad_op, c.values, scaled).ok);
+  }
+}
+
+TEST_CASE("optimizer_step follows torch.optim's SGD and Adam updates", "[reference][training][unit]") {
+  SECTION("sgd with weight decay, no momentum: p - lr (g + wd p), no state") {
+    Case c;
+    const TensorId p = c.f32("p", {3}, {1, -2, 0.5f});
+    const TensorId g = c.f32("g", {1, 3}, {0.5f, 0.25f, -1});
+    Op op = make("sgd", OpKind::optimizer_step, 1, 3);
+    op.optimizer.lr = 0.5;
+    op.optimizer.weight_decay = 0.5;
+    op.input = p;
+    op.weight = g;
+    const Op added = c.add(op);
+    CHECK(added.output_rows() == 1);
+    const auto out = compute(added, c.values);
+    CHECK(out == std::vector<float>{1 - 0.5f * 1.0f, -2 - 0.5f * (0.25f - 1), 0.5f - 0.5f * (-1 + 0.25f)});
+  }
+  SECTION("sgd with momentum: two steps keep the buffer as torch does (the first is the gradient)") {
+    Case c;
+    const TensorId p = c.f32("p", {1, 2}, {1, 1});
+    const TensorId g = c.f32("g", {1, 2}, {1, -1});
+    const TensorId state = c.f32("b", {1, 2}, {0, 0});
+    Op op = make("sgd", OpKind::optimizer_step, 1, 2);
+    op.optimizer.lr = 0.25;
+    op.optimizer.momentum = 0.5;
+    op.input = p;
+    op.weight = g;
+    op.bias = state;
+    const Op added = c.add(op);
+    auto out = compute(added, c.values);
+    CHECK(out == std::vector<float>{0.75f, 1.25f, 1, -1});
+    c.values.set_f32(p, {out[0], out[1]});
+    c.values.set_f32(state, {out[2], out[3]});
+    out = compute(added, c.values);
+    CHECK(out == std::vector<float>{0.75f - 0.25f * 1.5f, 1.25f + 0.25f * 1.5f, 1.5f, -1.5f});
+  }
+  SECTION("adam's first step moves every parameter by about lr against its gradient's sign") {
+    Case c;
+    const TensorId p = c.f32("p", {2, 2}, {1, 1, 1, 1});
+    const TensorId g = c.f32("g", {2, 2}, {3, -0.5f, 1e-3f, -20});
+    const TensorId state = c.f32("mv", {2, 4}, std::vector<float>(8, 0.0f));
+    const TensorId step = c.f32("t", {1, 1}, {1});
+    Op op = make("adam", OpKind::optimizer_step, 2, 2);
+    op.optimizer.kind = OptimizerSpec::Kind::adam;
+    op.optimizer.lr = 0.01;
+    op.input = p;
+    op.weight = g;
+    op.bias = state;
+    op.aux = step;
+    const Op added = c.add(op);
+    REQUIRE(added.output_rows() == 3);
+    const auto out = compute(added, c.values);
+    const double gs[] = {3, -0.5, 1e-3, -20};
+    for (int i = 0; i < 4; ++i) {
+      // m = 0.1 g, v = 0.001 g^2; corrected: m / 0.1 = g, sqrt(v / 0.001) = |g|: the step is lr g / (|g| + eps).
+      CHECK(out[static_cast<std::size_t>(i)] == Approx(1 - 0.01 * gs[i] / (std::fabs(gs[i]) + 1e-8)).epsilon(1e-6));
+      CHECK(out[static_cast<std::size_t>(4 + i)] == Approx(0.1 * gs[i]).epsilon(1e-6));
+      CHECK(out[static_cast<std::size_t>(8 + i)] == Approx(0.001 * gs[i] * gs[i]).epsilon(1e-6));
+    }
+    CHECK(reference::verify(added, c.values, out).ok);
+    std::vector<float> wrong = out;
+    wrong[0] = 1 - 0.01f * 0.999f;  // a step 0.1% short
+    CHECK_FALSE(reference::verify(added, c.values, wrong).ok);
+    // Adam without its step tensor is not an op.
+    Op no_step = op;
+    no_step.name = "adam2";
+    no_step.aux = -1;
+    CHECK_THROWS_AS(c.graph.add_op(no_step), std::invalid_argument);
+  }
+}
+
+TEST_CASE("a transposed matmul equals the plain one on the transposed operands", "[reference][training][unit]") {
+  Case c;
+  const std::int64_t m = 3, k = 4, n = 2;
+  const std::vector<float> a = grid_values(static_cast<std::size_t>(m * k), 31), w = grid_values(static_cast<std::size_t>(k * n), 32);
+  std::vector<float> a_t(a.size()), w_t(w.size());
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < k; ++j) a_t[static_cast<std::size_t>(j * m + i)] = a[static_cast<std::size_t>(i * k + j)];
+  for (std::int64_t i = 0; i < k; ++i)
+    for (std::int64_t j = 0; j < n; ++j) w_t[static_cast<std::size_t>(j * k + i)] = w[static_cast<std::size_t>(i * n + j)];
+  Op plain = make("plain", OpKind::matmul, m, k);
+  plain.shape.out_features = n;
+  plain.input = c.f32("a", {m, k}, a);
+  plain.weight = c.f32("w", {k, n}, w);
+  Op both = plain;
+  both.name = "both";
+  both.transpose_input = both.transpose_weight = true;
+  both.input = c.f32("a_t", {k, m}, a_t);
+  both.weight = c.f32("w_t", {n, k}, w_t);
+  const std::vector<float> want = compute(c.add(plain), c.values);
+  const Op t = c.add(both);
+  CHECK(compute(t, c.values) == want);
+  CHECK(reference::verify(t, c.values, want).ok);
+  CHECK(t.flops() == c.graph.ops[0].flops());
+  // The stored shapes are checked: a transposed input given untransposed is refused.
+  Op bad = both;
+  bad.name = "bad";
+  bad.input = plain.input;
+  CHECK_THROWS_AS(c.graph.add_op(bad), std::invalid_argument);
+}
+
+TEST_CASE("a backend that runs forward graphs only refuses a training op by name", "[reference][training][unit]") {
+  Case c;
+  const TensorId x = c.f32("x", {2, 2}, {0, 1, 2, 3});
+  Op l = make("head.loss", OpKind::loss, 2, 2);
+  l.indices = c.i32("y", {0, 1});
+  l.input = x;
+  c.add(l);
+  kernels::cpu::CpuBackend cpu;
+  RunOptions options;
+  options.warmup = 0;
+  options.repeats = 1;
+  try {
+    cpu.run(c.graph, c.values, options);
+    FAIL("the cpu backend ran a loss op");
+  } catch (const std::invalid_argument& e) {
+    CHECK_THAT(e.what(), Catch::Contains("head.loss") && Catch::Contains("training-step op"));
+  }
+}
