@@ -35,7 +35,9 @@ TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x) {
   const TensorId scores = l.op(unary(p + "leaky_relu", g, UnaryFn::leaky_relu, logits, spec.negative_slope));
 
   // torch_geometric.utils.softmax by destination.
-  const TensorId max = l.op(scatter(p + "softmax.max", g, OpKind::scatter_max, scores, e.dst, n));
+  Op max_op = scatter(p + "softmax.max", g, OpKind::scatter_max, scores, e.dst, n);
+  max_op.detach = true;  // PyG's softmax takes the max of src.detach(): no gradient through the shift
+  const TensorId max = l.op(max_op);
   const TensorId max_e = l.op(gather(p + "softmax.max_gather", g, max, e.dst));
   const TensorId shifted = l.op(binary(p + "softmax.subtract", g, BinaryFn::subtract, scores, max_e));
   const TensorId exps = l.op(unary(p + "softmax.exp", g, UnaryFn::exp, shifted));

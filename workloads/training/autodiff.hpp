@@ -1,0 +1,23 @@
+#pragma once
+// Reverse-mode differentiation of an op graph, as ops: the backward pass of a forward graph appended to
+// the same graph, each forward op's gradient lowered the way PyTorch's autograd computes it for the
+// ATen call the forward uses (rules at each kind in autodiff.cpp). Index tensors and inputs outside
+// `requires_grad` get no gradient; an op marked `detach` passes none back (PyG's softmax max).
+#include <cstddef>
+#include <map>
+#include <set>
+
+#include "ir/op_graph.hpp"
+
+namespace tilesim::workloads::training {
+
+// Appends the backward of ops [0, forward_end) of `graph`, given `output_grad`, the gradient of the
+// forward tensor `output` (same shape). Returns the gradient tensor of every tensor of `requires_grad`
+// that `output` depends on. Backward ops have phase backward, `grad_of` their forward op and names
+// "<forward op>.grad[.<operand>]"; each layer's backward ops form a group "<layer>.grad". Throws
+// std::invalid_argument for a forward op whose backward is not lowered (segment_matmul, a transposed
+// matmul, a training kind).
+std::map<TensorId, TensorId> append_backward(OpGraph& graph, std::size_t forward_end, TensorId output, TensorId output_grad,
+                                             const std::set<TensorId>& requires_grad);
+
+}  // namespace tilesim::workloads::training
