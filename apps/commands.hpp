@@ -20,6 +20,7 @@ struct RunArgs {
   std::optional<std::uint64_t> seed;
   int warmup = defaults::warmup_calls;
   int repeats = defaults::timed_calls;
+  std::optional<std::int64_t> steps;  // training workloads: overrides train.steps
 };
 
 struct ValidateArgs {

@@ -40,6 +40,8 @@ static int dispatch(int argc, char** argv) {
   auto* seed_opt = run_cmd->add_option("--seed", seed, "Override the workload's random seed");
   run_cmd->add_option("--warmup", run.warmup, "Untimed calls before timing measured backends")->capture_default_str();
   run_cmd->add_option("--repeats", run.repeats, "Timed calls of measured backends (median reported)")->capture_default_str();
+  std::int64_t steps = 0;
+  auto* steps_opt = run_cmd->add_option("--steps", steps, "Training workloads: steps to run (overrides the workload's train.steps)");
 
   bool machines_json = false;
   auto* machines_cmd = app.add_subcommand("machines", "List the machine files and their key figures");
@@ -152,6 +154,7 @@ static int dispatch(int argc, char** argv) {
 
   if (*run_cmd) {
     if (*seed_opt) run.seed = seed;
+    if (*steps_opt) run.steps = steps;
     return run_command(run);
   }
   if (*machines_cmd) return machines_command(machines_json);

@@ -6,10 +6,13 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
+#include "apps/training_run.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
 #include "common/tool_identity.hpp"
@@ -40,6 +43,33 @@ void check_writable(const std::string& path, const std::string& what) {
   if (!probe) throw InputError(path, "", "a writable path for " + what, "it cannot be opened for writing");
 }
 
+// One line per step: each backend's loss (the short loss curve `tilesim run` prints), then each
+// backend's median step time and its split.
+std::string format_losses(const std::vector<backends::BackendSpec>& specs, const std::vector<TrainingRun>& runs) {
+  std::ostringstream out;
+  out << "\nstep";
+  for (const auto& s : specs) out << "  " << std::setw(14) << s.name();
+  out << "   (loss)\n";
+  const std::size_t steps = runs.empty() ? 0 : runs.front().loss.size();
+  for (std::size_t k = 0; k < steps; ++k) {
+    out << std::setw(4) << k + 1;
+    for (const auto& r : runs) {
+      out << "  " << std::setw(14);
+      if (r.loss[k]) out << std::setprecision(7) << *r.loss[k];
+      else out << "-";
+    }
+    out << "\n";
+  }
+  for (std::size_t b = 0; b < runs.size(); ++b) {
+    const nlohmann::json& last = runs[b].summary["last_step"];
+    out << specs[b].name() << ": median step " << std::setprecision(4) << runs[b].summary["median_step_time_s"].get<double>() * 1e3
+        << " ms; last step forward " << last["forward_s"].get<double>() * 1e3 << " ms, loss " << last["loss_s"].get<double>() * 1e3
+        << " ms, backward " << last["backward_s"].get<double>() * 1e3 << " ms, optimizer " << last["optimizer_s"].get<double>() * 1e3
+        << " ms" << (runs[b].all_steps_verified ? "" : "; SOME STEPS NOT VERIFIED") << "\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 int run_command(const RunArgs& args) {
@@ -48,6 +78,19 @@ int run_command(const RunArgs& args) {
   const auto specs = backends::parse_backend_list(args.backends);
   workloads::Workload workload = workloads::load_workload(args.workload);
   if (args.seed) workload.seed = *args.seed;
+  const bool training = workload.model && workload.model->train;
+  if (args.steps && !training)
+    throw InputError(args.workload, "train", "a \"train\" section for --steps to apply to", "a workload without one");
+  if (args.steps && *args.steps < 1) throw InputError("", "--steps", "an integer >= 1", std::to_string(*args.steps));
+  const std::int64_t steps = training ? args.steps.value_or(workload.model->train->steps) : 0;
+  if (training) {
+    for (const auto& s : specs)
+      if (!s.descriptor->info().runs_training_steps)
+        throw InputError(args.workload, "train",
+                         "backends that run training steps (--backends cpu; the ipu, torch-cpu, gpu-model and cuda "
+                         "backends run forward passes only so far)",
+                         s.name() + " in --backends");
+  }
 
   // Build every backend (machine files are read here) before any work, so bad input fails fast.
   std::vector<std::unique_ptr<Backend>> backends;
@@ -75,10 +118,16 @@ int run_command(const RunArgs& args) {
   options.repeats = args.repeats;
 
   std::vector<BackendResult> results;
+  std::vector<TrainingRun> training_runs;
   for (std::size_t b = 0; b < backends.size(); ++b) {
     options.trace_path = specs[b].descriptor->info().writes_traces ? trace_path_for(args.trace, specs[b], traced_count) : "";
-    if (!args.json) std::cerr << "tilesim: running " << specs[b].name() << " ..." << std::endl;
-    results.push_back(backends[b]->run(instance.graph, instance.values, options));
+    if (!args.json) std::cerr << "tilesim: running " << specs[b].name() << (training ? ", " + std::to_string(steps) + " training steps" : "") << " ..." << std::endl;
+    if (training) {
+      training_runs.push_back(run_training_steps(*backends[b], instance, steps, options, !args.json));
+      results.push_back(training_runs.back().last_step);
+    } else {
+      results.push_back(backends[b]->run(instance.graph, instance.values, options));
+    }
   }
 
   // Cross-backend agreement: every pair of backends that computed outputs, op by op. An op that reads
@@ -127,12 +176,29 @@ int run_command(const RunArgs& args) {
     }
   }
 
+  // Training: each pair of loss curves, step by step. The backends start from the same parameters and
+  // each follows its own updates, so their losses differ by rounding that the steps carry forward; the
+  // tolerance is relative to the loss (max(1, |loss|)).
+  constexpr double loss_relative_tolerance = 1e-4;
+  nlohmann::json loss_agreements = nlohmann::json::array();
+  for (std::size_t a = 0; a < training_runs.size(); ++a)
+    for (std::size_t b = a + 1; b < training_runs.size(); ++b) {
+      const LossAgreement la = compare_losses(training_runs[a].loss, training_runs[b].loss, loss_relative_tolerance);
+      all_agree = all_agree && la.equal;
+      loss_agreements.push_back({{"backends", {specs[a].name(), specs[b].name()}},
+                                 {"losses_equal", la.equal},
+                                 {"max_abs_difference", la.max_abs_difference},
+                                 {"worst_step", la.worst_step},
+                                 {"detail", "every step within " + std::to_string(loss_relative_tolerance) + " of max(1, |loss|)"}});
+    }
+
   nlohmann::json report;
   report["tool"] = tool_identity();
   report["created_utc"] = utc_now();
   report["workload"] = workloads::to_json(workload);
   report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only},
                        {"warmup", args.warmup}, {"repeats", args.repeats}};
+  if (training) report["options"]["steps"] = steps;
   report["results"] = nlohmann::json::array();
   for (std::size_t b = 0; b < results.size(); ++b) {
     nlohmann::json entry = results[b].to_json();
@@ -140,15 +206,18 @@ int run_command(const RunArgs& args) {
     if (!instance.graph.groups.empty()) entry["groups"] = group_totals(instance.graph.groups, results[b]);
     // The whole machine the backend modeled, so a number can be traced to the figures behind it.
     if (auto machine = backends[b]->machine_provenance(); !machine.is_null()) entry["machine_provenance"] = machine;
+    if (training) entry["training"] = training_runs[b].summary;
     report["results"].push_back(entry);
   }
   report["agreement"] = agreements;
+  if (training) report["loss_agreement"] = loss_agreements;
   write_file_atomically(report_path, report.dump(2) + "\n");
 
   if (args.json) {
     std::cout << report.dump(2) << std::endl;
   } else {
     std::cout << format_table(results, instance.graph.groups);
+    if (training) std::cout << format_losses(specs, training_runs);
     if (!agreements.empty()) {
       std::cout << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
     }
@@ -159,6 +228,7 @@ int run_command(const RunArgs& args) {
   for (const auto& r : results) {
     for (const auto& o : r.ops) all_verified = all_verified && o.verified.value_or(true);
   }
+  for (const auto& t : training_runs) all_verified = all_verified && t.all_steps_verified;
   // A wrong output is a defect of tilesim, not of the input.
   return all_verified ? 0 : static_cast<int>(ExitCode::internal_error);
 }

@@ -62,6 +62,7 @@ struct FamilyInfo {
   bool reads_input_values = true;   // false: predicts from shapes alone (a model)
   bool timing_only_applies = false; // --timing-only (and a sweep without verify) skips moving bytes
   bool writes_traces = false;       // --trace applies
+  bool runs_training_steps = false; // runs the backward, loss and optimizer ops of a training step
   std::string unchecked_verified;   // results.csv's verified for a row whose outputs were not checked
   std::string roofline_machine_family;  // the --machine FAMILY of `tilesim roofline` that applies to its rows ("" none)
   std::string roofline_machine_form;    // how that option names its machine ("ipu:NAME_OR_FILE"); "" for no own form

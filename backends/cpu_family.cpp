@@ -23,6 +23,7 @@ FamilyInfo cpu_info() {
   i.unchecked_verified = "no";
   i.roofline_machine_family = "cpu";
   i.roofline_machine_form = "cpu:FILE";
+  i.runs_training_steps = true;
   return i;
 }
 

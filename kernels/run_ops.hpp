@@ -22,8 +22,9 @@ using TimedOpRunner = std::function<cpu::TimingStats(const Op& op, const Operand
 // to result.time_s). `outputs` is cleared first and then holds every op's output by tensor id. `who`
 // names the backend in errors ("cpu backend"). Throws std::invalid_argument for a dtype other than
 // float32 or operands that do not match an op's shape or index range (the workload layer should have
-// rejected them).
+// rejected them). A backend that does not run training steps leaves `runs_training` false, and a
+// training kind or transposed matmul is refused by name (require_forward_op).
 void run_measured_ops(const OpGraph& graph, const TensorValues& inputs, const std::string& who, const TimedOpRunner& run_op,
-                      BackendResult& result, TensorValues& outputs);
+                      BackendResult& result, TensorValues& outputs, bool runs_training = false);
 
 }  // namespace tilesim::kernels

@@ -50,7 +50,7 @@ std::int64_t half_host_memory() { return static_cast<std::int64_t>(sysconf(_SC_P
 
 TEST_CASE("workload: every example parses and instantiates", "[workload][unit]") {
   // Model examples on dataset-sized graphs are parsed only: building ogbn-arxiv's graph takes seconds.
-  const std::set<std::string> parse_only = {"gcn_pubmed.json", "sage_arxiv.json"};
+  const std::set<std::string> parse_only = {"gcn_pubmed.json", "sage_arxiv.json", "sage_pubmed_train.json"};
   std::set<std::string> found;
   for (const auto& entry : fs::directory_iterator(examples_dir())) {
     if (entry.path().extension() != ".json") continue;
@@ -65,7 +65,12 @@ TEST_CASE("workload: every example parses and instantiates", "[workload][unit]")
       CHECK_FALSE(w.model->layers.empty());
       if (parse_only.count(entry.path().filename().string())) continue;
       const Instance instance = instantiate(w);
-      CHECK(instance.graph.groups.size() == w.model->layers.size());
+      // A training step adds the readout, the loss, a backward group per layer and the optimizer.
+      std::size_t layer_groups = 0;
+      for (const OpGroup& g : instance.graph.groups)
+        for (const auto& layer : w.model->layers) layer_groups += g.name == layer.name || g.name == layer.name + ".grad";
+      CHECK(layer_groups == (w.model->train ? 2 : 1) * w.model->layers.size());
+      CHECK(instance.training.active() == w.model->train.has_value());
       for (TensorId t : instance.graph.graph_inputs()) CHECK(instance.values.has(t));
       continue;
     }
@@ -85,7 +90,9 @@ TEST_CASE("workload: every example parses and instantiates", "[workload][unit]")
   }
   const std::set<std::string> expected = {"default.json", "small.json", "sorted_scatter.json", "index_file.json",
                                           "hydronet_largest.json", "gcn_cora.json", "gcn_pubmed.json", "sage_arxiv.json",
-                                          "gat_cora.json", "schnet_qm9.json", "rgcn.json"};
+                                          "gat_cora.json", "schnet_qm9.json", "rgcn.json", "gcn_cora_train.json",
+                                          "sage_pubmed_train.json", "gin_molecules_train.json", "schnet_qm9_train.json",
+                                          "gat_cora_train.json"};
   for (const auto& name : expected) CHECK(found.count(name) == 1);
 }
 
@@ -332,7 +339,7 @@ TEST_CASE("workload errors: unknown keys", "[workload][errors][unit]") {
   SECTION("top level") {
     json doc = one_op(gather(1, 1, 1));
     doc["sead"] = 3;
-    CHECK_THAT(parse_error_of(doc), Contains("w.json: sead: expected one of the known keys (\"graph\", \"model\", \"name\", \"num_features\", \"ops\", \"seed\"), "
+    CHECK_THAT(parse_error_of(doc), Contains("w.json: sead: expected one of the known keys (\"graph\", \"model\", \"name\", \"num_features\", \"ops\", \"seed\", \"train\"), "
                                              "found unknown key \"sead\""));
   }
   SECTION("inside an op") {

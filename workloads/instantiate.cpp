@@ -54,7 +54,11 @@ Lowered lower(const Workload& workload) {
     const graphs::EdgeList edges = graphs::build(workload.model->graph, workload.seed);
     layers::Lowering l(out.graph, out.fills, edges, workload.seed);
     l.source_file = workload.source_file;
-    layers::lower_model(l, workload.model->layers, workload.model->num_features);
+    if (workload.model->train)
+      out.training = training::lower_training_step(l, out.fills, workload.model->layers, workload.model->num_features,
+                                                   *workload.model->train, workload.seed, "train");
+    else
+      layers::lower_model(l, workload.model->layers, workload.model->num_features);
     std::int64_t bytes = 0;
     for (const auto& t : out.graph.tensors) bytes += t.bytes();
     if (bytes > half_host_memory())
@@ -97,6 +101,7 @@ Instance instantiate(const Workload& workload, Lowered lowered) {
   }
   layers::fill_inputs(instance.values, lowered.graph, lowered.fills, workload.seed);
   instance.graph = std::move(lowered.graph);
+  instance.training = std::move(lowered.training);
   return instance;
 }
 

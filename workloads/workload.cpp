@@ -212,6 +212,7 @@ ModelSpec read_model(ObjectReader& root) {
     throw InputError(file, "num_features", "the node feature width (the graph source gives none)", "no \"num_features\"");
   }
   m.layers = layers::parse_model(root.value("model"), file, "model", m.num_features);
+  if (root.has("train")) m.train = training::parse_train(root.value("train"), file, "train");
   return m;
 }
 
@@ -237,9 +238,11 @@ Workload parse_workload(const nlohmann::json& document, const std::string& file)
     throw InputError(file, "ops", "an \"ops\" array, a \"graph\" with a \"model\", or both", "neither");
   static const nlohmann::json no_ops = nlohmann::json::array();
   const auto& ops = root.has("ops") ? root.array("ops") : no_ops;
+  if (root.has("train") && !root.has("model"))
+    throw InputError(file, "train", "a \"train\" section beside a \"model\" (it trains the model)", "no \"model\"");
   if (root.has("model") || root.has("graph") || root.has("num_features")) w.model = read_model(root);
   // Known keys, so that a misspelt one is reported with them listed.
-  for (const char* key : {"ops", "graph", "num_features", "model"}) root.ignore(key);
+  for (const char* key : {"ops", "graph", "num_features", "model", "train"}) root.ignore(key);
   root.finish();
 
   const std::int64_t limit = memory_limit_bytes();
@@ -331,6 +334,7 @@ nlohmann::json to_json(const Workload& workload) {
       in = layers::output_width(layer, in);
     }
     echo["model"] = model;
+    if (workload.model->train) echo["train"] = training::to_json(*workload.model->train);
   }
   return echo;
 }

@@ -13,6 +13,8 @@
 #include "ir/tensor_values.hpp"
 #include "workloads/graphs/graph.hpp"
 #include "workloads/layers/layers.hpp"
+#include "workloads/training/train_spec.hpp"
+#include "workloads/training/training_step.hpp"
 
 namespace tilesim::workloads {
 
@@ -46,6 +48,8 @@ struct ModelSpec {
   graphs::GraphSpec graph;
   std::int64_t num_features = 0;         // node feature width of the model's input
   std::vector<layers::LayerSpec> layers;
+  // "train": a training step (forward, loss, backward, optimizer) instead of the forward pass alone.
+  std::optional<training::TrainSpec> train;
 };
 
 struct Workload {
@@ -75,6 +79,7 @@ struct Lowered {
   OpGraph graph;
   std::vector<layers::InputFill> fills;
   std::vector<std::pair<std::size_t, std::size_t>> plain_ops;
+  training::TrainingLayout training;  // active() when the model carries a "train" section
 };
 Lowered lower(const Workload& workload);
 
@@ -84,6 +89,7 @@ Lowered lower(const Workload& workload);
 struct Instance {
   OpGraph graph;
   TensorValues values;
+  training::TrainingLayout training;
 };
 Instance instantiate(const Workload& workload);
 // The same from a workload lowered already (`lowered` = lower(workload)), so that a run which plans the

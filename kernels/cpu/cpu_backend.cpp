@@ -14,6 +14,7 @@
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/scatter_reduce.hpp"
 #include "kernels/cpu/timing.hpp"
+#include "kernels/cpu/training_ops.hpp"
 #include "kernels/run_ops.hpp"
 
 namespace tilesim::kernels::cpu {
@@ -43,6 +44,11 @@ void run_op(const Op& op, const Operands& o, float* out) {
       return;
     case OpKind::degree_count: degree_count_f32(o.indices->data(), s.num_inputs, s.num_outputs, out); return;
     case OpKind::matmul:
+      if (op.transpose_input || op.transpose_weight) {
+        matmul_transposed_f32(o.input->data(), op.transpose_input, o.weight->data(), op.transpose_weight, s.num_inputs,
+                              s.num_features, s.out_features, out);
+        return;
+      }
       matmul_f32(o.input->data(), o.weight->data(), s.num_inputs, s.num_features, s.out_features,
                  op.bias >= 0 ? o.bias->data() : nullptr, out);
       return;
@@ -54,10 +60,21 @@ void run_op(const Op& op, const Operands& o, float* out) {
       binary_f32(op.binary, o.input->data(), s.num_inputs, s.num_features, o.weight->data(), s.other_rows, s.other_groups, out);
       return;
     case OpKind::unary_grad:
-    case OpKind::sum_to:
+      unary_grad_f32(op.unary, op.scalar, o.input->data(), o.weight->data(), s.num_inputs * s.num_features, out);
+      return;
+    case OpKind::sum_to: sum_to_f32(o.input->data(), s.num_inputs, s.num_features, s.other_rows, s.other_groups, out); return;
     case OpKind::loss:
-    case OpKind::loss_grad:
-    case OpKind::optimizer_step: break;  // rejected by require_forward_op before this
+    case OpKind::loss_grad: {
+      const std::int32_t* labels = op.loss == LossFn::cross_entropy ? o.indices->data() : nullptr;
+      const float* targets = op.loss == LossFn::mse ? o.weight->data() : nullptr;
+      if (op.kind == OpKind::loss) loss_f32(op.loss, o.input->data(), s.num_inputs, s.num_features, labels, targets, out);
+      else loss_grad_f32(op.loss, o.input->data(), s.num_inputs, s.num_features, labels, targets, out);
+      return;
+    }
+    case OpKind::optimizer_step:
+      optimizer_step_f32(op.optimizer, o.input->data(), o.weight->data(), op.bias >= 0 ? o.bias->data() : nullptr,
+                         op.aux >= 0 ? (*o.aux)[0] : 1.0, s.num_inputs * s.num_features, out);
+      return;
   }
   throw std::logic_error("cpu backend: op '" + op.name + "': unknown op kind");
 }
@@ -81,7 +98,7 @@ BackendResult CpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
       [&](const Op& op, const Operands& operands, std::vector<float>& output) {
         return time_calls([&] { run_op(op, operands, output.data()); }, options.warmup, options.repeats);
       },
-      result, outputs_);
+      result, outputs_, /*runs_training=*/true);
 
   result.host = {{"cpu_model", host_cpu_model_name()},
                  {"logical_cpus", std::thread::hardware_concurrency()},

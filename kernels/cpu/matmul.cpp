@@ -46,6 +46,19 @@ void matmul_f32(const float* a, const float* b, std::int64_t m, std::int64_t k, 
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_int, n_int, k_int, 1.0f, a, k_int, b, n_int, beta, c, n_int);
 }
 
+void matmul_transposed_f32(const float* a, bool a_transposed, const float* b, bool b_transposed, std::int64_t m, std::int64_t k,
+                           std::int64_t n, float* c) {
+  const int m_int = to_blas_int(m, "m"), k_int = to_blas_int(k, "k"), n_int = to_blas_int(n, "n");
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    std::fill_n(c, m * n, 0.0f);
+    return;
+  }
+  match_openmp_threads();
+  cblas_sgemm(CblasRowMajor, a_transposed ? CblasTrans : CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans, m_int, n_int,
+              k_int, 1.0f, a, a_transposed ? m_int : k_int, b, b_transposed ? k_int : n_int, 0.0f, c, n_int);
+}
+
 void segment_matmul_f32(const float* a, const std::int32_t* offsets, std::int64_t num_segments, const float* weights,
                         std::int64_t k, std::int64_t n, float* c) {
   std::int64_t small_rows = 0;

@@ -10,6 +10,11 @@ namespace tilesim::kernels::cpu {
 // c[m x n] = a[m x k] @ b[k x n], plus bias[n] on every row when bias is not null. Row-major, dense.
 void matmul_f32(const float* a, const float* b, std::int64_t m, std::int64_t k, std::int64_t n, const float* bias, float* c);
 
+// The same product with either operand stored transposed (a weight's gradient x^T @ g reads x as stored,
+// [k x m]; an input's gradient g @ W^T reads W as stored, [n x k]); no bias.
+void matmul_transposed_f32(const float* a, bool a_transposed, const float* b, bool b_transposed, std::int64_t m, std::int64_t k,
+                           std::int64_t n, float* c);
+
 // Rows offsets[s] .. offsets[s + 1] - 1 of a [m x k] times weights[s] (k x n), for s in [0, num_segments);
 // offsets has num_segments + 1 non-decreasing entries from 0 to m (callers check them). A segment of at
 // least kSegmentBlasMinRows rows is one SGEMM; smaller ones (where SGEMM's packing costs more than the

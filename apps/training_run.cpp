@@ -1,0 +1,93 @@
+#include "apps/training_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+
+namespace tilesim::cli {
+
+nlohmann::json phase_times(const OpGraph& graph, const BackendResult& step) {
+  std::map<std::string, OpPhase> phase_of;
+  for (const Op& op : graph.ops) phase_of[op.name] = op.phase;
+  std::map<OpPhase, double> seconds{{OpPhase::forward, 0}, {OpPhase::loss, 0}, {OpPhase::backward, 0}, {OpPhase::optimizer, 0}};
+  for (const OpResult& row : step.ops) {
+    auto it = phase_of.find(row.op);
+    seconds[it == phase_of.end() ? OpPhase::forward : it->second] += row.time_s;
+  }
+  nlohmann::json j;
+  for (const auto& [phase, s] : seconds) j[to_string(phase) + "_s"] = s;
+  return j;
+}
+
+TrainingRun run_training_steps(Backend& backend, const workloads::Instance& instance, std::int64_t steps,
+                               const RunOptions& options, bool progress) {
+  const workloads::training::TrainingLayout& layout = instance.training;
+  TrainingRun run;
+  TensorValues values = instance.values;  // this backend's parameters, state and step number
+  nlohmann::json per_step = nlohmann::json::array();
+  std::vector<std::int64_t> failed_steps;
+  for (std::int64_t s = 1; s <= steps; ++s) {
+    BackendResult result = backend.run(instance.graph, values, options);
+    const TensorValues* outputs = backend.computed_outputs();
+    const bool has_values = outputs != nullptr && outputs->has(layout.loss);
+    std::optional<double> loss;
+    if (has_values) loss = outputs->f32(layout.loss).at(0);
+    bool verified = true;
+    for (const OpResult& row : result.ops) verified = verified && row.verified.value_or(true);
+    if (!verified) failed_steps.push_back(s);
+    run.all_steps_verified = run.all_steps_verified && verified;
+
+    nlohmann::json entry = phase_times(instance.graph, result);
+    entry["step"] = s;
+    entry["time_s"] = result.time_s;
+    entry["loss"] = loss ? nlohmann::json(*loss) : nlohmann::json(nullptr);
+    entry["verified"] = verified;
+    per_step.push_back(entry);
+    run.loss.push_back(loss);
+    run.step_time_s.push_back(result.time_s);
+    if (progress && steps > 1)
+      std::cerr << "tilesim:   " << result.backend << " step " << s << "/" << steps
+                << (loss ? " loss " + std::to_string(*loss) : std::string()) << std::endl;
+
+    // The next step starts from this step's updates (a model computes none: its steps repeat).
+    if (has_values && s < steps) workloads::training::advance_step(layout, *outputs, values);
+    run.last_step = std::move(result);
+  }
+
+  // The median step and its split: the first step's times include cold caches like any first call.
+  std::vector<double> sorted = run.step_time_s;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted.empty() ? 0 : (sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                                                 : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]));
+  nlohmann::json loss_list = nlohmann::json::array();
+  for (const auto& l : run.loss) loss_list.push_back(l ? nlohmann::json(*l) : nlohmann::json(nullptr));
+  const nlohmann::json last_split = phase_times(instance.graph, run.last_step);
+  const double forward_s = last_split.value("forward_s", 0.0), backward_s = last_split.value("backward_s", 0.0);
+  run.summary = {{"steps", steps},
+                 {"loss", loss_list},
+                 {"median_step_time_s", median},
+                 {"last_step", last_split},
+                 {"backward_to_forward", forward_s > 0 ? nlohmann::json(backward_s / forward_s) : nlohmann::json(nullptr)},
+                 {"all_steps_verified", run.all_steps_verified},
+                 {"failed_steps", failed_steps},
+                 {"per_step", per_step}};
+  return run;
+}
+
+LossAgreement compare_losses(const std::vector<std::optional<double>>& a, const std::vector<std::optional<double>>& b,
+                             double relative_tolerance) {
+  LossAgreement r;
+  for (std::size_t s = 0; s < std::min(a.size(), b.size()); ++s) {
+    if (!a[s] || !b[s]) continue;
+    const double d = std::fabs(*a[s] - *b[s]);
+    if (d > r.max_abs_difference || std::isnan(d)) {
+      r.max_abs_difference = d;
+      r.worst_step = static_cast<std::int64_t>(s) + 1;
+    }
+    if (!(d <= relative_tolerance * std::max(1.0, std::fabs(*a[s])))) r.equal = false;
+  }
+  return r;
+}
+
+}  // namespace tilesim::cli

@@ -1,0 +1,45 @@
+#pragma once
+// The steps of a training workload on one backend: the step's graph run once per step, the updated
+// parameters and optimizer state of each step moved into the inputs of the next (the backend's own
+// values, so each backend follows its own trajectory), the loss of every step read back, the step time
+// split by phase (forward, loss, backward, optimizer) and every op of every step verified.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/backend.hpp"
+#include "workloads/workload.hpp"
+
+namespace tilesim::cli {
+
+struct TrainingRun {
+  BackendResult last_step;                  // the last step's rows (the table and report's per-op rows)
+  std::vector<std::optional<double>> loss;  // per step; nullopt where the backend computes no values
+  std::vector<double> step_time_s;
+  bool all_steps_verified = true;
+  nlohmann::json summary;                   // report.json's "training" entry of the backend
+};
+
+// Runs `steps` steps of `instance` (a lowered training workload) on `backend`. `progress`: a line on
+// stderr per step when the run is long enough to need one.
+TrainingRun run_training_steps(Backend& backend, const workloads::Instance& instance, std::int64_t steps,
+                               const RunOptions& options, bool progress);
+
+// The seconds of a step's rows per phase of `graph` ({"forward": .., "loss": .., "backward": ..,
+// "optimizer": ..}), rows matched to ops by name.
+nlohmann::json phase_times(const OpGraph& graph, const BackendResult& step);
+
+// Whether two loss curves agree: at every step both values within `relative_tolerance` of
+// max(1, |loss|). Steps where either backend computed no loss are skipped.
+struct LossAgreement {
+  bool equal = true;
+  double max_abs_difference = 0;
+  std::int64_t worst_step = 0;  // 1-based
+};
+LossAgreement compare_losses(const std::vector<std::optional<double>>& a, const std::vector<std::optional<double>>& b,
+                             double relative_tolerance);
+
+}  // namespace tilesim::cli

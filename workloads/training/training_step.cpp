@@ -1,0 +1,187 @@
+#include "workloads/training/training_step.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+
+#include "common/error.hpp"
+#include "workloads/random_streams.hpp"
+#include "workloads/training/autodiff.hpp"
+
+namespace tilesim::workloads::training {
+
+namespace {
+
+using layers::InputFill;
+
+std::size_t sz(std::int64_t v) { return static_cast<std::size_t>(v); }
+
+// `count` distinct nodes of [0, n), ascending (the order x[train_mask] keeps): a partial Fisher-Yates
+// shuffle on the stream "train.mask", written out so that every standard library draws the same set.
+std::vector<std::int32_t> training_nodes(std::uint64_t seed, std::int64_t n, std::int64_t count) {
+  std::vector<std::int32_t> order(sz(n));
+  for (std::int64_t i = 0; i < n; ++i) order[sz(i)] = static_cast<std::int32_t>(i);
+  auto engine = streams::named_engine(seed, "train.mask");
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto j = i + std::min<std::int64_t>(n - i - 1, static_cast<std::int64_t>(streams::unit(engine) * static_cast<double>(n - i)));
+    std::swap(order[sz(i)], order[sz(j)]);
+  }
+  order.resize(sz(count));
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+// Groups a run of ops [first, end) under one name and phase, for the report's per-layer totals.
+void add_group(OpGraph& g, const std::string& name, const std::string& kind, std::size_t first, OpPhase phase) {
+  if (g.ops.size() > first) g.groups.push_back({name, kind, first, g.ops.size() - first, phase});
+}
+
+// The optimizer views a parameter as [M, F]: a 1-D bias is one row.
+std::int64_t last_dim(const TensorInfo& t) { return t.shape.back(); }
+
+}  // namespace
+
+TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputFill>& fills,
+                                   const std::vector<layers::LayerSpec>& model, std::int64_t num_features,
+                                   const TrainSpec& spec, std::uint64_t seed, const std::string& spec_path) {
+  OpGraph& g = l.graph();
+  const std::size_t first_fill = fills.size();
+  const TensorId logits = layers::lower_model(l, model, num_features);
+  const std::int64_t n = g.tensor(logits).shape.at(0), c = g.tensor(logits).shape.at(1);
+
+  // The readout: the rows the loss is over.
+  std::size_t first = g.ops.size();
+  TensorId predictions = logits;
+  std::vector<std::int32_t> rows;  // the loss rows' positions among the n (node) or graph rows drawn
+  std::int64_t drawn_rows = n;
+  if (spec.task == TrainSpec::Task::node) {
+    const std::int64_t count = std::max<std::int64_t>(1, std::llround(spec.train_fraction * static_cast<double>(n)));
+    if (count < n) {
+      rows = training_nodes(seed, n, count);
+      const TensorId mask = l.given_i32("train.mask", rows);
+      predictions = l.op(layers::gather("readout.mask", g, logits, mask));
+      add_group(g, "readout", "mask", first, OpPhase::forward);
+    }
+  } else {
+    const graphs::EdgeList& edges = l.edges();
+    if (edges.num_graphs <= 0 || edges.graph_of_node.size() != sz(n))
+      throw InputError(l.source_file, spec_path + ".task",
+                       "\"node\", or a graph source that batches several graphs (\"molecules\") for \"graph\"",
+                       "\"graph\" on a single graph");
+    drawn_rows = edges.num_graphs;
+    const TensorId batch = l.given_i32("train.batch", edges.graph_of_node);
+    const OpKind pool = spec.pool == TrainSpec::Pool::add ? OpKind::scatter_add : OpKind::scatter_mean;
+    predictions = l.op(layers::scatter("readout.pool", g, pool, logits, batch, edges.num_graphs));
+    add_group(g, "readout", "pool_" + to_string(spec.pool), first, OpPhase::forward);
+  }
+  const std::size_t forward_end = g.ops.size();
+  const std::int64_t m = g.tensor(predictions).shape.at(0);
+
+  // Labels or targets, drawn for every row of the readout's input so that the mask selects them
+  // (a different train_fraction keeps each node's label).
+  Op loss;
+  loss.name = "loss";
+  loss.kind = OpKind::loss;
+  loss.loss = spec.loss;
+  loss.phase = OpPhase::loss;
+  loss.input = predictions;
+  loss.shape.num_inputs = m;
+  loss.shape.num_features = c;
+  auto pick = [&](auto all, std::int64_t width) {
+    if (rows.empty()) return all;
+    decltype(all) kept;
+    for (std::int32_t r : rows)
+      kept.insert(kept.end(), all.begin() + r * width, all.begin() + (r + 1) * width);
+    return kept;
+  };
+  if (spec.loss == LossFn::cross_entropy) {
+    auto engine = streams::named_engine(seed, "train.labels");
+    loss.indices = l.given_i32("train.labels", pick(streams::uniform_indices(engine, drawn_rows, c), 1));
+  } else {
+    auto engine = streams::named_engine(seed, "train.targets");
+    loss.weight = l.given_f32("train.targets", {m, c}, pick(streams::standard_normal(engine, drawn_rows * c), c));
+  }
+  first = g.ops.size();
+  TrainingLayout layout;
+  layout.steps = spec.steps;
+  layout.loss = g.add_op(loss);
+  Op loss_grad = loss;
+  loss_grad.name = "loss.grad";
+  loss_grad.kind = OpKind::loss_grad;
+  loss_grad.grad_of = "loss";
+  const TensorId seed_grad = g.add_op(loss_grad);
+  add_group(g, "loss", to_string(spec.loss), first, OpPhase::loss);
+
+  // The parameters: the model's uniform and block-diagonal inputs.
+  std::set<TensorId> params;
+  std::vector<const InputFill*> param_fills;
+  for (std::size_t i = first_fill; i < fills.size(); ++i)
+    if (fills[i].kind == InputFill::Kind::uniform || fills[i].kind == InputFill::Kind::block_diagonal) {
+      params.insert(fills[i].tensor);
+      param_fills.push_back(&fills[i]);
+    }
+  const std::map<TensorId, TensorId> grads = append_backward(g, forward_end, predictions, seed_grad, params);
+
+  // One update per parameter, in the order the model created them.
+  first = g.ops.size();
+  const std::int64_t state_rows = spec.optimizer.state_rows();
+  if (spec.optimizer.kind == OptimizerSpec::Kind::adam) layout.step = l.given_f32("train.step", {1, 1}, {1.0f});
+  for (const InputFill* fill : param_fills) {
+    const TensorInfo info = g.tensor(fill->tensor);
+    auto it = grads.find(fill->tensor);
+    if (it == grads.end())
+      throw std::logic_error("training: parameter '" + info.name + "' does not reach the loss (a lowering defect)");
+    ParameterSlot slot;
+    slot.param = fill->tensor;
+    slot.grad = it->second;
+    const std::int64_t cols = last_dim(info), p_rows = info.elements() / cols;
+    if (fill->kind == InputFill::Kind::block_diagonal && info.shape.at(1) > 1) {
+      // Only the diagonal blocks are parameters (att[h, :] at rows h*C.., column h).
+      std::vector<float> mask(sz(info.elements()), 0.0f);
+      const std::int64_t heads = info.shape.at(1);
+      for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t k = 0; k < fill->block_rows; ++k) mask[sz((h * fill->block_rows + k) * heads + h)] = 1.0f;
+      const TensorId mask_t = l.given_f32(info.name + ".blocks", info.shape, std::move(mask));
+      Op masked = layers::binary(info.name + ".grad_blocks", g, BinaryFn::multiply, slot.grad, mask_t);
+      masked.phase = OpPhase::optimizer;
+      slot.grad = g.add_op(masked);
+    }
+    Op step;
+    step.name = info.name + ".step";
+    step.kind = OpKind::optimizer_step;
+    step.phase = OpPhase::optimizer;
+    step.optimizer = spec.optimizer;
+    step.input = slot.param;
+    step.weight = slot.grad;
+    step.shape.num_inputs = p_rows;
+    step.shape.num_features = cols;
+    if (state_rows > 0) {
+      slot.state = l.given_f32(info.name + ".state", {state_rows, info.elements()},
+                               std::vector<float>(sz(state_rows * info.elements()), 0.0f));
+      step.bias = slot.state;
+    }
+    step.aux = layout.step;
+    slot.update = g.add_op(step);
+    layout.parameters.push_back(slot);
+  }
+  add_group(g, "optimizer", to_string(spec.optimizer.kind), first, OpPhase::optimizer);
+  return layout;
+}
+
+void advance_step(const TrainingLayout& layout, const TensorValues& outputs, TensorValues& inputs) {
+  for (const ParameterSlot& slot : layout.parameters) {
+    const std::vector<float>& update = outputs.f32(slot.update);
+    std::vector<float>& param = inputs.mutable_f32(slot.param);
+    if (update.size() < param.size()) throw std::logic_error("advance_step: an update is smaller than its parameter");
+    std::copy(update.begin(), update.begin() + static_cast<std::ptrdiff_t>(param.size()), param.begin());
+    if (slot.state >= 0) {
+      std::vector<float>& state = inputs.mutable_f32(slot.state);
+      if (update.size() != param.size() + state.size()) throw std::logic_error("advance_step: an update does not hold its state");
+      std::copy(update.begin() + static_cast<std::ptrdiff_t>(param.size()), update.end(), state.begin());
+    }
+  }
+  if (layout.step >= 0) inputs.mutable_f32(layout.step)[0] += 1.0f;
+}
+
+}  // namespace tilesim::workloads::training
