@@ -34,7 +34,8 @@ nlohmann::json describe(const BackendFamily& f, bool probe_devices) {
                       {"machine", describe_machine(f.machine_choice())},
                       {"built", a.built},
                       {"optional", a.optional},
-                      {"build", build_text(a)}};
+                      {"build", build_text(a)},
+                      {"training_steps", info.runs_training_steps}};
   bool available = a.built;
   if (a.needs_device && a.built) {
     if (probe_devices) {
@@ -81,6 +82,7 @@ std::string families_text(const nlohmann::json& families) {
       first = false;
     }
     out << "  machine:  " << machine_text(f["machine"]) << "\n";
+    out << "  training: " << (f["training_steps"].get<bool>() ? "runs training steps (a workload's \"train\")" : "forward passes only") << "\n";
     out << "  status:   " << f["build"].get<std::string>();
     if (f.contains("device"))
       out << "; " << (f["device"]["present"] == true ? "GPU present: " : "") << f["device"]["detail"].get<std::string>();

@@ -150,6 +150,10 @@ TEST_CASE("tilesim backends lists every family with its modes, machines and whet
   const auto shipped = gpu.at("machine").at("shipped").get<std::vector<std::string>>();
   CHECK(std::find(shipped.begin(), shipped.end(), "a100-40gb") != shipped.end());
   CHECK(family_entry(list, "cpu").at("machine").at("runs_on") == "this host's cores");
+  // Which families run a workload's training steps: the CPU kernels do; every family says.
+  CHECK(family_entry(list, "cpu").at("training_steps") == true);
+  for (const auto& f : list) CHECK(f.at("training_steps").is_boolean());
+  CHECK_THAT(text.out, Contains("training: runs training steps"));
 
   // The optional peers: built exactly when --version says so; when not, the listing says why.
   const auto& torch = family_entry(list, "torch-cpu");
