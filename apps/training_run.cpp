@@ -85,7 +85,11 @@ LossAgreement compare_losses(const std::vector<std::optional<double>>& a, const 
       r.max_abs_difference = d;
       r.worst_step = static_cast<std::int64_t>(s) + 1;
     }
-    if (!(d <= relative_tolerance * std::max(1.0, std::fabs(*a[s])))) r.equal = false;
+    if (!(d <= relative_tolerance * std::max(1.0, std::fabs(*a[s])))) {
+      if (s == 0) r.first_step_equal = false;
+      if (r.every_step_equal) r.first_step_apart = static_cast<std::int64_t>(s) + 1;
+      r.every_step_equal = false;
+    }
   }
   return r;
 }

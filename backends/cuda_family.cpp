@@ -20,6 +20,7 @@ FamilyInfo cuda_info() {
   i.help = "cuda[:kernel|:per-call]";
   i.accepted = "cuda, cuda:kernel|per-call";
   i.unchecked_verified = "no";
+  i.runs_training_steps = true;
   return i;
 }
 

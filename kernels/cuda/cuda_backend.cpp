@@ -91,6 +91,9 @@ class CudaBackend : public Backend {
         d_output(output.size() * sizeof(float));
     const bool counted = op.kind == OpKind::scatter_mean || op.kind == OpKind::scatter_max;
     const DeviceBuffer d_counts(counted ? static_cast<std::size_t>(s.num_outputs) * sizeof(std::int32_t) : 0);
+    // The loss's per-row scratch; Adam's step number, read on the host (it sets the bias corrections).
+    const DeviceBuffer d_row_loss(op.kind == OpKind::loss ? static_cast<std::size_t>(s.num_inputs) * sizeof(float) : 0);
+    const double step = o.aux != nullptr ? static_cast<double>((*o.aux)[0]) : 1.0;
     if (o.input) d_input.upload(*o.input);
     if (o.indices) d_indices.upload(*o.indices);
     if (o.weight) d_weight.upload(*o.weight);
@@ -110,6 +113,11 @@ class CudaBackend : public Backend {
           break;
         case OpKind::degree_count: launch_degree(idx, s.num_inputs, s.num_outputs, out, nullptr); break;
         case OpKind::matmul:
+          if (op.transpose_input || op.transpose_weight) {
+            launch_matmul_transposed(in, op.transpose_input, d_weight.as<float>(), op.transpose_weight, s.num_inputs, s.num_features,
+                                     s.out_features, out, nullptr);
+            break;
+          }
           launch_matmul(in, d_weight.as<float>(), s.num_inputs, s.num_features, s.out_features, o.bias ? d_bias.as<float>() : nullptr, out, nullptr);
           break;
         case OpKind::segment_matmul:
@@ -120,10 +128,17 @@ class CudaBackend : public Backend {
           launch_binary(op.binary, in, s.num_inputs, s.num_features, d_weight.as<float>(), s.other_rows, s.other_groups, out, nullptr);
           break;
         case OpKind::unary_grad:
-        case OpKind::sum_to:
+          launch_unary_grad(op.unary, op.scalar, in, d_weight.as<float>(), s.num_inputs * s.num_features, out, nullptr);
+          break;
+        case OpKind::sum_to: launch_sum_to(in, s.num_inputs, s.num_features, s.other_rows, s.other_groups, out, nullptr); break;
         case OpKind::loss:
-        case OpKind::loss_grad:
-        case OpKind::optimizer_step: break;  // rejected by require_forward_op before this
+          launch_loss(op.loss, in, s.num_inputs, s.num_features, idx, d_weight.as<float>(), d_row_loss.as<float>(), out, nullptr);
+          break;
+        case OpKind::loss_grad: launch_loss_grad(op.loss, in, s.num_inputs, s.num_features, idx, d_weight.as<float>(), out, nullptr); break;
+        case OpKind::optimizer_step:
+          launch_optimizer_step(op.optimizer, step, in, d_weight.as<float>(), o.bias ? d_bias.as<float>() : nullptr, s.num_inputs * s.num_features,
+                                out, nullptr);
+          break;
       }
     };
     std::vector<double> samples_s;
@@ -153,7 +168,7 @@ class CudaBackend : public Backend {
     run_measured_ops(
         graph, inputs, "cuda backend",
         [&](const Op& op, const Operands& operands, std::vector<float>& output) { return time_op(op, operands, output, events, options); },
-        result, outputs_);
+        result, outputs_, /*runs_training=*/true);
     int runtime_version = 0, driver_version = 0;
     cudaRuntimeGetVersion(&runtime_version);
     cudaDriverGetVersion(&driver_version);

@@ -8,6 +8,7 @@
 
 #include "kernels/cuda/cuda_launch.hpp"
 #include "kernels/cuda/kernel_bodies.hpp"
+#include "kernels/cuda/training_bodies.hpp"
 
 namespace tilesim::kernels::cuda {
 namespace {
@@ -54,6 +55,26 @@ __global__ void binary_kernel(BinaryFn fn, const float* in, std::int64_t rows, s
 __global__ void segment_matmul_kernel(const float* in, std::int64_t rows, std::int64_t depth, const std::int32_t* offsets,
                                       std::int64_t segments, const float* weight, std::int64_t cols, float* out) {
   segment_matmul_body(this_thread(), in, rows, depth, offsets, segments, weight, cols, out);
+}
+__global__ void unary_grad_kernel(UnaryFn fn, float scalar, const float* x, const float* g, std::int64_t n, float* out) {
+  unary_grad_body(this_thread(), fn, scalar, x, g, n, out);
+}
+__global__ void sum_to_kernel(const float* x, std::int64_t rows, std::int64_t f, std::int64_t other_rows, std::int64_t groups, float* out) {
+  sum_to_body(this_thread(), x, rows, f, other_rows, groups, out);
+}
+__global__ void loss_rows_kernel(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
+                                 const float* targets, float* row_loss) {
+  loss_rows_body(this_thread(), fn, x, rows, cols, labels, targets, row_loss);
+}
+__global__ void loss_mean_kernel(const float* row_loss, std::int64_t rows, float count, float* out) {
+  loss_mean_body(this_thread(), row_loss, rows, count, out);
+}
+__global__ void loss_grad_kernel(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
+                                 const float* targets, float* out) {
+  loss_grad_body(this_thread(), fn, x, rows, cols, labels, targets, out);
+}
+__global__ void optimizer_step_kernel(OptimizerScalars s, const float* p, const float* g, const float* state, std::int64_t n, float* out) {
+  optimizer_step_body(this_thread(), s, p, g, state, n, out);
 }
 __global__ void bias_rows_kernel(const float* bias, std::int64_t m, std::int64_t n, float* c) {
   const ThreadIndex t = this_thread();
@@ -132,6 +153,51 @@ void launch_matmul(const float* a, const float* b, std::int64_t m, std::int64_t 
   const cublasStatus_t status = cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
                                             &alpha, b, static_cast<int>(n), a, static_cast<int>(k), &beta, c, static_cast<int>(n));
   if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS: cublasSgemm failed with status " + std::to_string(status));
+}
+
+void launch_matmul_transposed(const float* a, bool a_transposed, const float* b, bool b_transposed, std::int64_t m, std::int64_t k,
+                              std::int64_t n, float* c, void* stream) {
+  thread_local cublasHandle_t handle = [] {
+    cublasHandle_t h = nullptr;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS: cublasCreate failed");
+    return h;
+  }();
+  cublasSetStream(handle, as_stream(stream));
+  const float alpha = 1.0f, beta = 0.0f;
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T. A row-major [r x c] array is a
+  // column-major [c x r] one with leading dimension c, so a stored-transposed operand is read with
+  // CUBLAS_OP_T and the leading dimension of its stored rows.
+  const cublasStatus_t status =
+      cublasSgemm(handle, b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
+                  static_cast<int>(m), static_cast<int>(k), &alpha, b, static_cast<int>(b_transposed ? k : n), a,
+                  static_cast<int>(a_transposed ? m : k), &beta, c, static_cast<int>(n));
+  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS: cublasSgemm failed with status " + std::to_string(status));
+}
+
+void launch_unary_grad(UnaryFn fn, float scalar, const float* x, const float* g, std::int64_t count, float* out, void* stream) {
+  launch("unary_grad", count, stream, unary_grad_kernel, fn, scalar, x, g, count, out);
+}
+
+void launch_sum_to(const float* x, std::int64_t rows, std::int64_t features, std::int64_t other_rows, std::int64_t groups, float* out,
+                   void* stream) {
+  launch("sum_to", other_rows * groups, stream, sum_to_kernel, x, rows, features, other_rows, groups, out);
+}
+
+void launch_loss(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels, const float* targets,
+                 float* row_loss, float* out, void* stream) {
+  launch("loss_rows", rows, stream, loss_rows_kernel, fn, x, rows, cols, labels, targets, row_loss);
+  const float count = static_cast<float>(fn == LossFn::cross_entropy ? rows : rows * cols);
+  launch("loss_mean", 1, stream, loss_mean_kernel, static_cast<const float*>(row_loss), rows, count, out);
+}
+
+void launch_loss_grad(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels, const float* targets,
+                      float* out, void* stream) {
+  launch("loss_grad", rows, stream, loss_grad_kernel, fn, x, rows, cols, labels, targets, out);
+}
+
+void launch_optimizer_step(const OptimizerSpec& spec, double step, const float* param, const float* grad, const float* state,
+                           std::int64_t count, float* out, void* stream) {
+  launch("optimizer_step", count, stream, optimizer_step_kernel, optimizer_scalars(spec, step), param, grad, state, count, out);
 }
 
 void launch_degree(const std::int32_t* indices, std::int64_t num_indices, std::int64_t num_outputs, float* out, void* stream) {

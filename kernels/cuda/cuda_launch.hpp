@@ -42,4 +42,20 @@ void launch_binary(BinaryFn fn, const float* in, std::int64_t rows, std::int64_t
 void launch_segment_matmul(const float* in, std::int64_t rows, std::int64_t depth, const std::int32_t* offsets, std::int64_t segments,
                            const float* weight, std::int64_t cols, float* out, void* stream);
 
+// The training step's kinds (training_bodies.hpp). A matmul with either operand stored transposed
+// (cuBLAS reads it transposed; no bias).
+void launch_matmul_transposed(const float* a, bool a_transposed, const float* b, bool b_transposed, std::int64_t m, std::int64_t k,
+                              std::int64_t n, float* c, void* stream);
+void launch_unary_grad(UnaryFn fn, float scalar, const float* x, const float* g, std::int64_t count, float* out, void* stream);
+void launch_sum_to(const float* x, std::int64_t rows, std::int64_t features, std::int64_t other_rows, std::int64_t groups, float* out,
+                   void* stream);
+// The mean loss into out[0]; row_loss is `rows` floats of device scratch.
+void launch_loss(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels, const float* targets,
+                 float* row_loss, float* out, void* stream);
+void launch_loss_grad(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels, const float* targets,
+                      float* out, void* stream);
+// One update of `count` parameters (out [1 + S, count]); `step` is Adam's t, read on the host.
+void launch_optimizer_step(const OptimizerSpec& spec, double step, const float* param, const float* grad, const float* state,
+                           std::int64_t count, float* out, void* stream);
+
 }  // namespace tilesim::kernels::cuda

@@ -1,0 +1,163 @@
+#pragma once
+// The CUDA kernels' per-thread bodies for the op kinds a training step adds (ir/op_graph.hpp): the
+// derivatives of the unary functions, sums down to a broadcast shape, the loss and its gradient, and the
+// optimizers' updates. Same contract as kernel_bodies.hpp: __host__ __device__ bodies over a 1-D
+// grid-stride loop, wrapped by cuda_kernels.cu and run on the host by the tests (emulate.hpp). The
+// reductions give each output element (or loss row) to one thread, summing in a fixed order: kernels
+// for correctness on any shape, not tuned tree reductions.
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/cuda/kernel_bodies.hpp"
+
+namespace tilesim::kernels::cuda {
+
+// g * f'(x) for the op graph's unary functions, as torch's backward formulas take them (relu and
+// leaky_relu: the x <= 0 branch at 0; softplus: z / (z + 1) with z = e^x, and 1 above the threshold 20).
+TILESIM_HD inline float unary_grad_value(UnaryFn fn, float x, float g, float scalar) {
+  switch (fn) {
+    case UnaryFn::relu: return x > 0.0f ? g : 0.0f;
+    case UnaryFn::leaky_relu: return x > 0.0f ? g : g * scalar;
+    case UnaryFn::scale: return g * scalar;
+    case UnaryFn::exp: return g * expf(x);
+    case UnaryFn::shifted_softplus: {
+      if (x > 20.0f) return g;
+      const float z = expf(x);
+      return g * (z / (z + 1.0f));
+    }
+    case UnaryFn::rsqrt_or_zero: return x > 0.0f ? g * (-0.5f / (x * sqrtf(x))) : 0.0f;
+    case UnaryFn::reciprocal_or_zero: return x != 0.0f ? g * (-1.0f / (x * x)) : 0.0f;
+    case UnaryFn::cosine_cutoff: {
+      if (!(x < scalar)) return 0.0f;
+      const float w = 3.14159265358979323846f / scalar;
+      return g * (-0.5f * w * sinf(x * w));
+    }
+  }
+  return 0.0f;
+}
+
+// unary_grad, one element per item.
+TILESIM_HD inline void unary_grad_body(const ThreadIndex& t, UnaryFn fn, float scalar, const float* x, const float* g, std::int64_t count,
+                                       float* out) {
+  for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = unary_grad_value(fn, x[e], g[e], scalar);
+}
+
+// sum_to, one output element per item: x [rows, features] summed to [other_rows, groups] (other_rows 1:
+// over every row; other_rows == rows: within each row), each group `features / groups` columns wide.
+TILESIM_HD inline void sum_to_body(const ThreadIndex& t, const float* x, std::int64_t rows, std::int64_t features, std::int64_t other_rows,
+                                   std::int64_t groups, float* out) {
+  const std::int64_t items = other_rows * groups, width = features / groups;
+  for (std::int64_t o = t.global(); o < items; o += t.stride()) {
+    const std::int64_t g = o % groups;
+    const std::int64_t r0 = other_rows == 1 ? 0 : o / groups, r1 = other_rows == 1 ? rows : r0 + 1;
+    float acc = 0.0f;
+    for (std::int64_t r = r0; r < r1; ++r)
+      for (std::int64_t c = g * width; c < (g + 1) * width; ++c) acc += x[r * features + c];
+    out[o] = acc;
+  }
+}
+
+// A row's max and sum of e^(x - max), the pieces of its log-sum-exp.
+struct RowSoftmax {
+  float max, sum;
+};
+TILESIM_HD inline RowSoftmax row_softmax(const float* row, std::int64_t cols) {
+  RowSoftmax s{row[0], 0.0f};
+  for (std::int64_t j = 1; j < cols; ++j) s.max = row[j] > s.max ? row[j] : s.max;
+  for (std::int64_t j = 0; j < cols; ++j) s.sum += expf(row[j] - s.max);
+  return s;
+}
+
+// The loss of each row into row_loss [rows], one row per item: cross entropy's logsumexp(x) - x[label],
+// or mse's sum over the row of (x - t)^2.
+TILESIM_HD inline void loss_rows_body(const ThreadIndex& t, LossFn fn, const float* x, std::int64_t rows, std::int64_t cols,
+                                      const std::int32_t* labels, const float* targets, float* row_loss) {
+  for (std::int64_t r = t.global(); r < rows; r += t.stride()) {
+    const float* row = x + r * cols;
+    if (fn == LossFn::cross_entropy) {
+      const RowSoftmax s = row_softmax(row, cols);
+      row_loss[r] = (s.max + logf(s.sum)) - row[labels[r]];
+    } else {
+      float acc = 0.0f;
+      for (std::int64_t j = 0; j < cols; ++j) {
+        const float d = row[j] - targets[r * cols + j];
+        acc += d * d;
+      }
+      row_loss[r] = acc;
+    }
+  }
+}
+
+// The mean over the rows' losses (cross entropy: over rows; mse: over every element), by one thread.
+TILESIM_HD inline void loss_mean_body(const ThreadIndex& t, const float* row_loss, std::int64_t rows, float count, float* out) {
+  if (t.global() != 0) return;
+  float acc = 0.0f;
+  for (std::int64_t r = 0; r < rows; ++r) acc += row_loss[r];
+  out[0] = acc / count;
+}
+
+// loss_grad, one row per item: cross entropy's (softmax - one-hot) / rows, mse's 2 (x - t) / (rows cols).
+TILESIM_HD inline void loss_grad_body(const ThreadIndex& t, LossFn fn, const float* x, std::int64_t rows, std::int64_t cols,
+                                      const std::int32_t* labels, const float* targets, float* out) {
+  const float scale = fn == LossFn::cross_entropy ? 1.0f / static_cast<float>(rows) : 2.0f / static_cast<float>(rows * cols);
+  for (std::int64_t r = t.global(); r < rows; r += t.stride()) {
+    const float* row = x + r * cols;
+    float* o = out + r * cols;
+    if (fn == LossFn::cross_entropy) {
+      const RowSoftmax s = row_softmax(row, cols);
+      for (std::int64_t j = 0; j < cols; ++j) o[j] = (expf(row[j] - s.max) / s.sum - (j == labels[r] ? 1.0f : 0.0f)) * scale;
+    } else {
+      for (std::int64_t j = 0; j < cols; ++j) o[j] = scale * (row[j] - targets[r * cols + j]);
+    }
+  }
+}
+
+// An optimizer step's scalars, worked out on the host in double as torch.optim does in Python floats
+// (the bias corrections of Adam's step t), then rounded to float for the per-element arithmetic.
+struct OptimizerScalars {
+  bool adam = false;
+  float lr = 0, weight_decay = 0, momentum = 0;                       // sgd (momentum 0: no state)
+  float beta1 = 0, beta2 = 0, one_minus_beta1 = 0, one_minus_beta2 = 0, eps = 0;
+  float step_size = 0, inv_bias_correction2_sqrt = 0;                 // adam: lr / (1 - b1^t), 1 / sqrt(1 - b2^t)
+};
+inline OptimizerScalars optimizer_scalars(const OptimizerSpec& spec, double step) {
+  OptimizerScalars s;
+  s.adam = spec.kind == OptimizerSpec::Kind::adam;
+  s.lr = static_cast<float>(spec.lr);
+  s.weight_decay = static_cast<float>(spec.weight_decay);
+  s.momentum = static_cast<float>(spec.momentum);
+  s.beta1 = static_cast<float>(spec.beta1);
+  s.beta2 = static_cast<float>(spec.beta2);
+  s.one_minus_beta1 = static_cast<float>(1 - spec.beta1);
+  s.one_minus_beta2 = static_cast<float>(1 - spec.beta2);
+  s.eps = static_cast<float>(spec.eps);
+  s.step_size = static_cast<float>(spec.lr / (1 - std::pow(spec.beta1, step)));
+  s.inv_bias_correction2_sqrt = static_cast<float>(1 / std::sqrt(1 - std::pow(spec.beta2, step)));
+  return s;
+}
+
+// optimizer_step, one parameter element per item: out [1 + S, count] = the new parameter, then the new
+// state rows (sgd with momentum: the buffer; adam: m and v); `state` is [S, count] (null when S = 0).
+TILESIM_HD inline void optimizer_step_body(const ThreadIndex& t, const OptimizerScalars& s, const float* p, const float* g, const float* state,
+                                           std::int64_t count, float* out) {
+  for (std::int64_t i = t.global(); i < count; i += t.stride()) {
+    const float gi = g[i] + s.weight_decay * p[i];
+    if (!s.adam) {
+      if (s.momentum == 0.0f) {
+        out[i] = p[i] - s.lr * gi;
+      } else {
+        const float b = s.momentum * state[i] + gi;
+        out[count + i] = b;
+        out[i] = p[i] - s.lr * b;
+      }
+      continue;
+    }
+    const float m = s.beta1 * state[i] + s.one_minus_beta1 * gi;
+    const float v = s.beta2 * state[count + i] + s.one_minus_beta2 * gi * gi;
+    out[count + i] = m;
+    out[2 * count + i] = v;
+    out[i] = p[i] - s.step_size * m / (sqrtf(v) * s.inv_bias_correction2_sqrt + s.eps);
+  }
+}
+
+}  // namespace tilesim::kernels::cuda

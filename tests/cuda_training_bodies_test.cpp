@@ -1,0 +1,193 @@
+// The CUDA training kernels' per-thread bodies (kernels/cuda/training_bodies.hpp), run on the host over
+// emulated launch grids (the launcher's, and a small one whose grid-stride loops wrap) and checked
+// against the references of the training kinds (ir/reference/training_reference.cpp) within their
+// stated bounds. The kernels on a GPU, and cuBLAS's transposed products, need a device.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "ir/reference/reference.hpp"
+#include "kernels/cuda/emulate.hpp"
+#include "kernels/cuda/training_bodies.hpp"
+#include "tests/random_inputs.hpp"
+
+using namespace tilesim;
+namespace cuda = tilesim::kernels::cuda;
+
+namespace {
+
+std::vector<cuda::LaunchShape> grids_for(std::int64_t items) { return {cuda::launch_shape(items), cuda::launch_shape(items, 32, 3)}; }
+
+struct Case {
+  OpGraph graph;
+  TensorValues values;
+  TensorId f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> v) {
+    const TensorId id = graph.add_tensor({name, std::move(shape), DType::float32});
+    values.set_f32(id, std::move(v));
+    return id;
+  }
+  TensorId i32(const std::string& name, std::vector<std::int32_t> v) {
+    const TensorId id = graph.add_tensor({name, {static_cast<std::int64_t>(v.size())}, DType::int32});
+    values.set_i32(id, std::move(v));
+    return id;
+  }
+  const Op& add(Op op) {
+    graph.add_op(std::move(op));
+    return graph.ops.back();
+  }
+};
+
+Op op_of(OpKind kind, std::int64_t rows, std::int64_t cols) {
+  Op op;
+  op.name = "op";
+  op.kind = kind;
+  op.shape.num_inputs = rows;
+  op.shape.num_features = cols;
+  return op;
+}
+
+std::vector<float> nan_output(const Op& op) {
+  return std::vector<float>(static_cast<std::size_t>(op.output_rows() * op.output_cols()), std::numeric_limits<float>::quiet_NaN());
+}
+
+void expect_verified(const Op& op, const TensorValues& values, const std::vector<float>& out) {
+  const reference::Verification v = reference::verify(op, values, out);
+  INFO(v.detail);
+  CHECK(v.ok);
+}
+
+using tilesim_test::random_values;
+
+}  // namespace
+
+TEST_CASE("cuda unary_grad body: every derivative within the reference's bounds", "[kernels][cuda][training][unit]") {
+  std::mt19937 rng(11);
+  std::vector<float> x = random_values(300, rng);
+  for (float& v : x) v *= 4.0f;
+  for (float v : {0.0f, -0.0f, 6.0f, 5.999f, 25.0f, -30.0f, 1e-20f}) x.push_back(v);
+  const std::int64_t rows = static_cast<std::int64_t>(x.size());
+  const std::vector<float> g = random_values(static_cast<std::size_t>(rows), rng);
+  const std::pair<UnaryFn, float> fns[] = {{UnaryFn::relu, 0.0f},         {UnaryFn::leaky_relu, 0.2f},    {UnaryFn::shifted_softplus, 0.0f},
+                                           {UnaryFn::exp, 0.0f},          {UnaryFn::scale, 1.5f},         {UnaryFn::rsqrt_or_zero, 0.0f},
+                                           {UnaryFn::reciprocal_or_zero, 0.0f}, {UnaryFn::cosine_cutoff, 6.0f}};
+  for (const auto& [fn, scalar] : fns) {
+    INFO(to_string(fn));
+    Case c;
+    Op op = op_of(OpKind::unary_grad, rows, 1);
+    op.unary = fn;
+    op.scalar = scalar;
+    op.input = c.f32("x", {rows, 1}, x);
+    op.weight = c.f32("g", {rows, 1}, g);
+    const Op& added = c.add(op);
+    for (const auto& grid : grids_for(rows)) {
+      auto out = nan_output(added);
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) { cuda::unary_grad_body(t, fn, scalar, x.data(), g.data(), rows, out.data()); });
+      expect_verified(added, c.values, out);
+    }
+  }
+}
+
+TEST_CASE("cuda sum_to body: column sums, group sums per row and per column block", "[kernels][cuda][training][unit]") {
+  std::mt19937 rng(12);
+  const std::int64_t rows = 37, cols = 12;
+  const std::vector<float> x = random_values(static_cast<std::size_t>(rows * cols), rng);
+  for (const auto& [other_rows, groups] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 12}, {1, 3}, {1, 1}, {37, 1}, {37, 4}}) {
+    INFO(other_rows << " x " << groups);
+    Case c;
+    Op op = op_of(OpKind::sum_to, rows, cols);
+    op.shape.other_rows = other_rows;
+    op.shape.other_groups = groups;
+    op.input = c.f32("x", {rows, cols}, x);
+    const Op& added = c.add(op);
+    for (const auto& grid : grids_for(other_rows * groups)) {
+      auto out = nan_output(added);
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) { cuda::sum_to_body(t, x.data(), rows, cols, other_rows, groups, out.data()); });
+      expect_verified(added, c.values, out);
+    }
+  }
+}
+
+TEST_CASE("cuda loss bodies: cross entropy and mse, their means and gradients", "[kernels][cuda][training][unit]") {
+  std::mt19937 rng(13);
+  const std::int64_t rows = 45, cols = 7;
+  std::vector<float> x = random_values(static_cast<std::size_t>(rows * cols), rng);
+  x[3] = 30.0f;  // a large logit: the max shift keeps e^x finite
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(rows));
+  for (std::size_t r = 0; r < labels.size(); ++r) labels[r] = static_cast<std::int32_t>((r * 5) % cols);
+  const std::vector<float> targets = random_values(static_cast<std::size_t>(rows * cols), rng);
+  for (LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {
+    INFO(to_string(fn));
+    Case c;
+    Op loss = op_of(OpKind::loss, rows, cols);
+    loss.loss = fn;
+    loss.input = c.f32("x", {rows, cols}, x);
+    if (fn == LossFn::cross_entropy) loss.indices = c.i32("labels", labels);
+    else loss.weight = c.f32("t", {rows, cols}, targets);
+    const Op loss_op = c.add(loss);
+    Op grad = loss_op;
+    grad.name = "grad";
+    grad.kind = OpKind::loss_grad;
+    const Op grad_op = c.add(grad);
+    const std::int32_t* l = fn == LossFn::cross_entropy ? labels.data() : nullptr;
+    const float* t = fn == LossFn::mse ? targets.data() : nullptr;
+    for (const auto& grid : grids_for(rows)) {
+      std::vector<float> row_loss(static_cast<std::size_t>(rows), std::numeric_limits<float>::quiet_NaN());
+      auto out = nan_output(loss_op);
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) { cuda::loss_rows_body(th, fn, x.data(), rows, cols, l, t, row_loss.data()); });
+      const float count = static_cast<float>(fn == LossFn::cross_entropy ? rows : rows * cols);
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) { cuda::loss_mean_body(th, row_loss.data(), rows, count, out.data()); });
+      expect_verified(loss_op, c.values, out);
+      auto g = nan_output(grad_op);
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) { cuda::loss_grad_body(th, fn, x.data(), rows, cols, l, t, g.data()); });
+      expect_verified(grad_op, c.values, g);
+    }
+  }
+}
+
+TEST_CASE("cuda optimizer body: SGD (plain and momentum) and Adam over two steps within the reference's bounds",
+          "[kernels][cuda][training][unit]") {
+  std::mt19937 rng(14);
+  const std::int64_t count = 301;
+  std::vector<float> p = random_values(static_cast<std::size_t>(count), rng);
+  const std::vector<float> g = random_values(static_cast<std::size_t>(count), rng);
+  OptimizerSpec plain;
+  plain.lr = 0.1;
+  plain.weight_decay = 0.01;
+  OptimizerSpec momentum = plain;
+  momentum.momentum = 0.9;
+  OptimizerSpec adam;
+  adam.kind = OptimizerSpec::Kind::adam;
+  adam.lr = 0.01;
+  adam.weight_decay = 5e-4;
+  for (const OptimizerSpec& spec : {plain, momentum, adam}) {
+    INFO(to_string(spec.kind) << " momentum " << spec.momentum);
+    const std::int64_t rows = spec.state_rows();
+    std::vector<float> params = p, state(static_cast<std::size_t>(rows * count), 0.0f);
+    for (int step = 1; step <= 2; ++step) {
+      Case c;
+      Op op = op_of(OpKind::optimizer_step, 1, count);
+      op.optimizer = spec;
+      op.input = c.f32("p", {count}, params);
+      op.weight = c.f32("g", {1, count}, g);
+      if (rows > 0) op.bias = c.f32("s", {rows, count}, state);
+      op.aux = c.f32("t", {1, 1}, {static_cast<float>(step)});
+      const Op& added = c.add(op);
+      std::vector<float> out;
+      for (const auto& grid : grids_for(count)) {
+        out = nan_output(added);
+        const cuda::OptimizerScalars s = cuda::optimizer_scalars(spec, step);
+        cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
+          cuda::optimizer_step_body(t, s, params.data(), g.data(), rows > 0 ? state.data() : nullptr, count, out.data());
+        });
+        expect_verified(added, c.values, out);
+      }
+      // The next step starts from this one's parameters and state, as a training run carries them.
+      std::copy(out.begin(), out.begin() + count, params.begin());
+      std::copy(out.begin() + count, out.end(), state.begin());
+    }
+    CHECK(params != p);
+  }
+}
