@@ -148,8 +148,9 @@ int run_command(const RunArgs& args) {
   bool all_agree = true;
   for (std::size_t a = 0; a < backends.size(); ++a) {
     for (std::size_t b = a + 1; b < backends.size(); ++b) {
-      const TensorValues* oa = backends[a]->computed_outputs();
-      const TensorValues* ob = backends[b]->computed_outputs();
+      // A training run's first step: every backend's first step reads the same inputs.
+      const TensorValues* oa = training ? &training_runs[a].first_step_outputs : backends[a]->computed_outputs();
+      const TensorValues* ob = training ? &training_runs[b].first_step_outputs : backends[b]->computed_outputs();
       for (const Op& op : instance.graph.ops) {
         if (!oa || !ob || !oa->has(op.output) || !ob->has(op.output)) continue;
         const bool from_outputs = chained(op);

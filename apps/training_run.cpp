@@ -33,6 +33,7 @@ TrainingRun run_training_steps(Backend& backend, const workloads::Instance& inst
     const bool has_values = outputs != nullptr && outputs->has(layout.loss);
     std::optional<double> loss;
     if (has_values) loss = outputs->f32(layout.loss).at(0);
+    if (has_values && s == 1) run.first_step_outputs = *outputs;
     bool verified = true;
     for (const OpResult& row : result.ops) verified = verified && row.verified.value_or(true);
     if (!verified) failed_steps.push_back(s);

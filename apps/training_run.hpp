@@ -20,6 +20,9 @@ struct TrainingRun {
   std::vector<std::optional<double>> loss;  // per step; nullopt where the backend computes no values
   std::vector<double> step_time_s;
   bool all_steps_verified = true;
+  // The first step's outputs (every backend's first step reads the same inputs, so these are what the
+  // per-op cross-backend checks compare); empty for a backend that computes none.
+  TensorValues first_step_outputs;
   nlohmann::json summary;                   // report.json's "training" entry of the backend
 };
 

@@ -110,6 +110,31 @@ TEST_CASE("cuda sum_to body: column sums, group sums per row and per column bloc
   }
 }
 
+TEST_CASE("cuda sum_to over many rows: chunk partials then their sums, as the launcher runs them", "[kernels][cuda][training][unit]") {
+  std::mt19937 rng(15);
+  const std::int64_t rows = 3 * cuda::kSumToChunkRows + 17, cols = 6;  // a ragged last chunk
+  const std::vector<float> x = random_values(rows * cols, rng);
+  for (std::int64_t groups : {6, 2}) {
+    Case c;
+    Op op = op_of(OpKind::sum_to, rows, cols);
+    op.shape.other_rows = 1;
+    op.shape.other_groups = groups;
+    op.input = c.f32("x", {rows, cols}, x);
+    const Op& added = c.add(op);
+    const std::int64_t chunks = cuda::sum_to_chunks(rows);
+    REQUIRE(chunks == 4);
+    for (const auto& grid : grids_for(chunks * cols)) {
+      std::vector<float> partial(static_cast<std::size_t>(chunks * cols), std::numeric_limits<float>::quiet_NaN());
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
+        cuda::column_partials_body(t, x.data(), rows, cols, cuda::kSumToChunkRows, partial.data());
+      });
+      auto out = nan_output(added);
+      cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) { cuda::sum_to_body(t, partial.data(), chunks, cols, 1, groups, out.data()); });
+      expect_verified(added, c.values, out);
+    }
+  }
+}
+
 TEST_CASE("cuda loss bodies: cross entropy and mse, their means and gradients", "[kernels][cuda][training][unit]") {
   std::mt19937 rng(13);
   const std::int64_t rows = 45, cols = 7;

@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "kernels/cpu/timing.hpp"
 #include "kernels/cuda/cuda_launch.hpp"
+#include "kernels/cuda/training_bodies.hpp"
 #include "kernels/run_ops.hpp"
 
 namespace tilesim::kernels::cuda {
@@ -93,6 +94,8 @@ class CudaBackend : public Backend {
     const DeviceBuffer d_counts(counted ? static_cast<std::size_t>(s.num_outputs) * sizeof(std::int32_t) : 0);
     // The loss's per-row scratch; Adam's step number, read on the host (it sets the bias corrections).
     const DeviceBuffer d_row_loss(op.kind == OpKind::loss ? static_cast<std::size_t>(s.num_inputs) * sizeof(float) : 0);
+    const bool column_sums = op.kind == OpKind::sum_to && s.other_rows == 1;
+    const DeviceBuffer d_partial(column_sums ? static_cast<std::size_t>(sum_to_chunks(s.num_inputs) * s.num_features) * sizeof(float) : 0);
     const double step = o.aux != nullptr ? static_cast<double>((*o.aux)[0]) : 1.0;
     if (o.input) d_input.upload(*o.input);
     if (o.indices) d_indices.upload(*o.indices);
@@ -130,7 +133,7 @@ class CudaBackend : public Backend {
         case OpKind::unary_grad:
           launch_unary_grad(op.unary, op.scalar, in, d_weight.as<float>(), s.num_inputs * s.num_features, out, nullptr);
           break;
-        case OpKind::sum_to: launch_sum_to(in, s.num_inputs, s.num_features, s.other_rows, s.other_groups, out, nullptr); break;
+        case OpKind::sum_to: launch_sum_to(in, s.num_inputs, s.num_features, s.other_rows, s.other_groups, d_partial.as<float>(), out, nullptr); break;
         case OpKind::loss:
           launch_loss(op.loss, in, s.num_inputs, s.num_features, idx, d_weight.as<float>(), d_row_loss.as<float>(), out, nullptr);
           break;

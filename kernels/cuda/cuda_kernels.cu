@@ -62,6 +62,9 @@ __global__ void unary_grad_kernel(UnaryFn fn, float scalar, const float* x, cons
 __global__ void sum_to_kernel(const float* x, std::int64_t rows, std::int64_t f, std::int64_t other_rows, std::int64_t groups, float* out) {
   sum_to_body(this_thread(), x, rows, f, other_rows, groups, out);
 }
+__global__ void column_partials_kernel(const float* x, std::int64_t rows, std::int64_t f, std::int64_t chunk_rows, float* partial) {
+  column_partials_body(this_thread(), x, rows, f, chunk_rows, partial);
+}
 __global__ void loss_rows_kernel(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
                                  const float* targets, float* row_loss) {
   loss_rows_body(this_thread(), fn, x, rows, cols, labels, targets, row_loss);
@@ -178,8 +181,14 @@ void launch_unary_grad(UnaryFn fn, float scalar, const float* x, const float* g,
   launch("unary_grad", count, stream, unary_grad_kernel, fn, scalar, x, g, count, out);
 }
 
-void launch_sum_to(const float* x, std::int64_t rows, std::int64_t features, std::int64_t other_rows, std::int64_t groups, float* out,
-                   void* stream) {
+void launch_sum_to(const float* x, std::int64_t rows, std::int64_t features, std::int64_t other_rows, std::int64_t groups, float* partial,
+                   float* out, void* stream) {
+  if (other_rows == 1 && rows > kSumToChunkRows) {
+    const std::int64_t chunks = sum_to_chunks(rows);
+    launch("column_partials", chunks * features, stream, column_partials_kernel, x, rows, features, kSumToChunkRows, partial);
+    launch("sum_to", groups, stream, sum_to_kernel, static_cast<const float*>(partial), chunks, features, std::int64_t{1}, groups, out);
+    return;
+  }
   launch("sum_to", other_rows * groups, stream, sum_to_kernel, x, rows, features, other_rows, groups, out);
 }
 

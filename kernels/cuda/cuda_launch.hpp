@@ -47,8 +47,9 @@ void launch_segment_matmul(const float* in, std::int64_t rows, std::int64_t dept
 void launch_matmul_transposed(const float* a, bool a_transposed, const float* b, bool b_transposed, std::int64_t m, std::int64_t k,
                               std::int64_t n, float* c, void* stream);
 void launch_unary_grad(UnaryFn fn, float scalar, const float* x, const float* g, std::int64_t count, float* out, void* stream);
-void launch_sum_to(const float* x, std::int64_t rows, std::int64_t features, std::int64_t other_rows, std::int64_t groups, float* out,
-                   void* stream);
+// Sums over more than kSumToChunkRows rows go through `partial` (sum_to_chunks(rows) * features floats).
+void launch_sum_to(const float* x, std::int64_t rows, std::int64_t features, std::int64_t other_rows, std::int64_t groups, float* partial,
+                   float* out, void* stream);
 // The mean loss into out[0]; row_loss is `rows` floats of device scratch.
 void launch_loss(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels, const float* targets,
                  float* row_loss, float* out, void* stream);

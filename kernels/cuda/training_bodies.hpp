@@ -57,6 +57,24 @@ TILESIM_HD inline void sum_to_body(const ThreadIndex& t, const float* x, std::in
   }
 }
 
+// Column sums in two passes, so a tall input (a bias's gradient over every edge) is summed by many
+// threads: first each block of `chunk_rows` rows of each column into partial [chunks, features] (one
+// item per partial sum; consecutive threads take consecutive columns, so a warp reads one row's
+// consecutive elements), then sum_to_body over the partials.
+constexpr std::int64_t kSumToChunkRows = 256;
+inline std::int64_t sum_to_chunks(std::int64_t rows) { return (rows + kSumToChunkRows - 1) / kSumToChunkRows; }
+TILESIM_HD inline void column_partials_body(const ThreadIndex& t, const float* x, std::int64_t rows, std::int64_t features,
+                                            std::int64_t chunk_rows, float* partial) {
+  const std::int64_t chunks = (rows + chunk_rows - 1) / chunk_rows, items = chunks * features;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t c = e / features, f = e - c * features;
+    const std::int64_t r1 = (c + 1) * chunk_rows < rows ? (c + 1) * chunk_rows : rows;
+    float acc = 0.0f;
+    for (std::int64_t r = c * chunk_rows; r < r1; ++r) acc += x[r * features + f];
+    partial[e] = acc;
+  }
+}
+
 // A row's max and sum of e^(x - max), the pieces of its log-sum-exp.
 struct RowSoftmax {
   float max, sum;
