@@ -54,6 +54,16 @@ constexpr UnaryName unary_names[] = {
   throw std::invalid_argument("op '" + op.name + "' (" + to_string(op.kind) + "): " + what);
 }
 
+// [other_rows, other_groups] must be a shape [num_inputs, num_features] broadcasts from (binary's other,
+// sum_to's output): one row or every row, groups that divide the features.
+void check_broadcast_shape(const Op& op) {
+  const OpShape& s = op.shape;
+  if (s.other_rows != 1 && s.other_rows != s.num_inputs)
+    bad_op(op, "other_rows must be 1 or num_inputs, found " + std::to_string(s.other_rows));
+  if (s.other_groups <= 0 || s.num_features % s.other_groups != 0)
+    bad_op(op, "other_groups must divide num_features " + std::to_string(s.num_features) + ", found " + std::to_string(s.other_groups));
+}
+
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string text = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
@@ -325,11 +335,7 @@ TensorId OpGraph::add_op(Op op) {
     case OpKind::unary: expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype); break;
     case OpKind::binary:
       expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
-      if (s.other_rows != 1 && s.other_rows != s.num_inputs)
-        bad_op(op, "other_rows must be 1 or num_inputs, found " + std::to_string(s.other_rows));
-      if (s.other_groups <= 0 || s.num_features % s.other_groups != 0)
-        bad_op(op, "other_groups must divide num_features " + std::to_string(s.num_features) + ", found " +
-                       std::to_string(s.other_groups));
+      check_broadcast_shape(op);
       expect(op.weight, "other", {s.other_rows, s.other_groups}, op.dtype);
       break;
     case OpKind::unary_grad:
@@ -338,11 +344,7 @@ TensorId OpGraph::add_op(Op op) {
       break;
     case OpKind::sum_to:
       expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
-      if (s.other_rows != 1 && s.other_rows != s.num_inputs)
-        bad_op(op, "other_rows must be 1 or num_inputs, found " + std::to_string(s.other_rows));
-      if (s.other_groups <= 0 || s.num_features % s.other_groups != 0)
-        bad_op(op, "other_groups must divide num_features " + std::to_string(s.num_features) + ", found " +
-                       std::to_string(s.other_groups));
+      check_broadcast_shape(op);
       break;
     case OpKind::loss:
     case OpKind::loss_grad:

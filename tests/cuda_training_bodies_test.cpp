@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/reference/reference.hpp"
+#include "tests/graph_case.hpp"
 #include "kernels/cuda/emulate.hpp"
 #include "kernels/cuda/training_bodies.hpp"
 #include "tests/random_inputs.hpp"
@@ -21,24 +22,7 @@ namespace {
 
 std::vector<cuda::LaunchShape> grids_for(std::int64_t items) { return {cuda::launch_shape(items), cuda::launch_shape(items, 32, 3)}; }
 
-struct Case {
-  OpGraph graph;
-  TensorValues values;
-  TensorId f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> v) {
-    const TensorId id = graph.add_tensor({name, std::move(shape), DType::float32});
-    values.set_f32(id, std::move(v));
-    return id;
-  }
-  TensorId i32(const std::string& name, std::vector<std::int32_t> v) {
-    const TensorId id = graph.add_tensor({name, {static_cast<std::int64_t>(v.size())}, DType::int32});
-    values.set_i32(id, std::move(v));
-    return id;
-  }
-  const Op& add(Op op) {
-    graph.add_op(std::move(op));
-    return graph.ops.back();
-  }
-};
+using Case = tilesim_test::GraphCase;
 
 Op op_of(OpKind kind, std::int64_t rows, std::int64_t cols) {
   Op op;

@@ -10,6 +10,7 @@
 #include "ir/op_graph.hpp"
 #include "ir/operands.hpp"
 #include "ir/reference/reference.hpp"
+#include "tests/graph_case.hpp"
 #include "ir/reference/training_reference.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/run_ops.hpp"
@@ -18,24 +19,7 @@ using namespace tilesim;
 
 namespace {
 
-struct Case {
-  OpGraph graph;
-  TensorValues values;
-  TensorId f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> v) {
-    const TensorId id = graph.add_tensor({name, std::move(shape), DType::float32});
-    values.set_f32(id, std::move(v));
-    return id;
-  }
-  TensorId i32(const std::string& name, std::vector<std::int32_t> v) {
-    const TensorId id = graph.add_tensor({name, {static_cast<std::int64_t>(v.size())}, DType::int32});
-    values.set_i32(id, std::move(v));
-    return id;
-  }
-  const Op& add(Op op) {
-    graph.add_op(std::move(op));
-    return graph.ops.back();
-  }
-};
+using Case = tilesim_test::GraphCase;
 
 Op make(const std::string& name, OpKind kind, std::int64_t rows, std::int64_t cols) {
   Op op;

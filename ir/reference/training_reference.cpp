@@ -129,6 +129,15 @@ double log_softmax_error(double x, const SoftmaxRow& r, std::int64_t c) {
   return kU32 * (std::fabs(x) + 2 * std::fabs(r.max) + std::fabs(r.lse) + static_cast<double>(c) + 12);
 }
 
+// A cross-entropy op's labels, one per row, each in [0, C).
+const std::vector<std::int32_t>& labels_of(const Op& op, const Operands& o, std::int64_t rows, std::int64_t classes) {
+  if (o.indices == nullptr || static_cast<std::int64_t>(o.indices->size()) != rows)
+    throw std::invalid_argument("reference: op '" + op.name + "': its labels do not match its " + std::to_string(rows) + " rows");
+  for (const std::int32_t label : *o.indices)
+    if (label < 0 || label >= classes) throw std::out_of_range("reference: op '" + op.name + "': a label is outside [0, C)");
+  return *o.indices;
+}
+
 }  // namespace
 
 OpExpectation loss(const Op& op, const Operands& o) {
@@ -136,12 +145,10 @@ OpExpectation loss(const Op& op, const Operands& o) {
   const std::vector<float>& x = need(op, o.input, "predictions", m * c);
   double total = 0, total_abs = 0, error = 0;
   if (op.loss == LossFn::cross_entropy) {
-    if (o.indices == nullptr || static_cast<std::int64_t>(o.indices->size()) != m)
-      throw std::invalid_argument("reference: op '" + op.name + "': its labels do not match its " + std::to_string(m) + " rows");
+    const std::vector<std::int32_t>& labels = labels_of(op, o, m, c);
     for (std::int64_t r = 0; r < m; ++r) {
       const float* row = x.data() + r * c;
-      const std::int32_t label = (*o.indices)[sz(r)];
-      if (label < 0 || label >= c) throw std::out_of_range("reference: op '" + op.name + "': a label is outside [0, C)");
+      const std::int32_t label = labels[sz(r)];
       const SoftmaxRow s = softmax_row(row, c);
       const double l = s.lse - row[label];
       total += l;
@@ -175,12 +182,10 @@ OpExpectation loss_grad(const Op& op, const Operands& o) {
   e.value.resize(x.size());
   e.bound.resize(x.size());
   if (op.loss == LossFn::cross_entropy) {
-    if (o.indices == nullptr || static_cast<std::int64_t>(o.indices->size()) != m)
-      throw std::invalid_argument("reference: op '" + op.name + "': its labels do not match its " + std::to_string(m) + " rows");
+    const std::vector<std::int32_t>& labels = labels_of(op, o, m, c);
     for (std::int64_t r = 0; r < m; ++r) {
       const float* row = x.data() + r * c;
-      const std::int32_t label = (*o.indices)[sz(r)];
-      if (label < 0 || label >= c) throw std::out_of_range("reference: op '" + op.name + "': a label is outside [0, C)");
+      const std::int32_t label = labels[sz(r)];
       const SoftmaxRow s = softmax_row(row, c);
       for (std::int64_t j = 0; j < c; ++j) {
         const double p = std::exp(static_cast<double>(row[j]) - s.lse);

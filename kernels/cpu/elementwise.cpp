@@ -68,21 +68,6 @@ inline float shifted_softplus_f32(float x) {
   return x == x ? result : x;
 }
 
-// Splits [0, count) over threads on cache-line boundaries when the call moves enough bytes.
-template <class Body>
-void for_each_block(std::int64_t count, std::int64_t bytes_moved, const Body& body) {
-  const int threads = parallel::threads_for(bytes_moved);
-  if (threads == 1) {
-    body(std::int64_t{0}, count);
-    return;
-  }
-#pragma omp parallel num_threads(threads)
-  {
-    const int parts = omp_get_num_threads(), part = omp_get_thread_num();
-    body(parallel::part_begin_aligned(count, parts, part), parallel::part_begin_aligned(count, parts, part + 1));
-  }
-}
-
 void unary_block(UnaryFn fn, float s, const float* x, float* out, std::int64_t begin, std::int64_t end) {
   switch (fn) {
     case UnaryFn::relu:
@@ -147,7 +132,7 @@ void binary_rows(const F& f, const float* x, std::int64_t row_begin, std::int64_
 }  // namespace
 
 void unary_f32(UnaryFn fn, float scalar, const float* x, std::int64_t count, float* out) {
-  for_each_block(count, 8 * count, [&](std::int64_t begin, std::int64_t end) { unary_block(fn, scalar, x, out, begin, end); });
+  parallel::for_each_block(count, 8 * count, [&](std::int64_t begin, std::int64_t end) { unary_block(fn, scalar, x, out, begin, end); });
 }
 
 void binary_f32(BinaryFn fn, const float* x, std::int64_t num_rows, std::int64_t num_features, const float* other,

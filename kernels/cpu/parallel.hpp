@@ -68,4 +68,20 @@ class Scratch {
 // This thread's scratch (each OpenMP worker has its own).
 Scratch& scratch();
 
+// Runs body(begin, end) over [0, count) of a flat float array: on the calling thread below
+// kParallelMinBytes moved, else split over the OpenMP team on cache-line boundaries.
+template <class Body>
+void for_each_block(std::int64_t count, std::int64_t bytes_moved, const Body& body) {
+  const int threads = threads_for(bytes_moved);
+  if (threads == 1) {
+    body(std::int64_t{0}, count);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int parts = omp_get_num_threads(), part = omp_get_thread_num();
+    body(part_begin_aligned(count, parts, part), part_begin_aligned(count, parts, part + 1));
+  }
+}
+
 }  // namespace tilesim::kernels::cpu::parallel

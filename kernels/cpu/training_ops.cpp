@@ -17,21 +17,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// Runs body(begin, end) over [0, count), split over threads when the call moves enough bytes.
-template <class Body>
-void split(std::int64_t count, std::int64_t bytes_moved, const Body& body) {
-  const int threads = parallel::threads_for(bytes_moved);
-  if (threads == 1) {
-    body(std::int64_t{0}, count);
-    return;
-  }
-#pragma omp parallel num_threads(threads)
-  {
-    const int parts = omp_get_num_threads(), part = omp_get_thread_num();
-    body(parallel::part_begin_aligned(count, parts, part), parallel::part_begin_aligned(count, parts, part + 1));
-  }
-}
-
 // f'(x) as torch's backward formulas take it at the kinks (relu and leaky_relu: the x <= 0 branch at 0;
 // softplus: 1 above torch's threshold 20).
 inline double derivative(UnaryFn fn, double s, double x) {
@@ -51,7 +36,7 @@ inline double derivative(UnaryFn fn, double s, double x) {
 }  // namespace
 
 void unary_grad_f32(UnaryFn fn, float scalar, const float* x, const float* g, std::int64_t count, float* out) {
-  split(count, 12 * count, [&](std::int64_t begin, std::int64_t end) {
+  parallel::for_each_block(count, 12 * count, [&](std::int64_t begin, std::int64_t end) {
     if (fn == UnaryFn::relu) {
 #pragma omp simd
       for (std::int64_t i = begin; i < end; ++i) out[i] = x[i] > 0.0f ? g[i] : 0.0f;
@@ -69,7 +54,7 @@ void sum_to_f32(const float* x, std::int64_t rows, std::int64_t cols, std::int64
                                 " is not a shape " + std::to_string(rows) + " x " + std::to_string(cols) + " broadcasts from");
   const std::int64_t per_group = cols / other_groups;
   if (other_rows == rows) {  // per-row group sums: each row on one thread
-    split(rows, 4 * rows * cols, [&](std::int64_t r0, std::int64_t r1) {
+    parallel::for_each_block(rows, 4 * rows * cols, [&](std::int64_t r0, std::int64_t r1) {
       for (std::int64_t r = r0; r < r1; ++r)
         for (std::int64_t gi = 0; gi < other_groups; ++gi) {
           float sum = 0;
@@ -164,7 +149,7 @@ void loss_grad_f32(LossFn fn, const float* x, std::int64_t rows, std::int64_t co
   }
   const std::int64_t n = rows * cols;
   const float scale = static_cast<float>(2.0 / static_cast<double>(n));
-  split(n, 12 * n, [&](std::int64_t begin, std::int64_t end) {
+  parallel::for_each_block(n, 12 * n, [&](std::int64_t begin, std::int64_t end) {
 #pragma omp simd
     for (std::int64_t i = begin; i < end; ++i) out[i] = scale * (x[i] - targets[i]);
   });
@@ -176,7 +161,7 @@ void optimizer_step_f32(const OptimizerSpec& spec, const float* p, const float* 
   float* p_out = out;
   if (spec.kind == OptimizerSpec::Kind::sgd) {
     if (spec.momentum == 0) {
-      split(count, 12 * count, [&](std::int64_t begin, std::int64_t end) {
+      parallel::for_each_block(count, 12 * count, [&](std::int64_t begin, std::int64_t end) {
 #pragma omp simd
         for (std::int64_t i = begin; i < end; ++i) p_out[i] = p[i] - lr * (g[i] + wd * p[i]);
       });
@@ -184,7 +169,7 @@ void optimizer_step_f32(const OptimizerSpec& spec, const float* p, const float* 
     }
     const float mu = static_cast<float>(spec.momentum);
     float* b_out = out + count;
-    split(count, 20 * count, [&](std::int64_t begin, std::int64_t end) {
+    parallel::for_each_block(count, 20 * count, [&](std::int64_t begin, std::int64_t end) {
 #pragma omp simd
       for (std::int64_t i = begin; i < end; ++i) {
         const float b = mu * state[i] + (g[i] + wd * p[i]);
@@ -205,7 +190,7 @@ void optimizer_step_f32(const OptimizerSpec& spec, const float* p, const float* 
   const float* v0 = state + count;
   float* m_out = out + count;
   float* v_out = out + 2 * count;
-  split(count, 28 * count, [&](std::int64_t begin, std::int64_t end) {
+  parallel::for_each_block(count, 28 * count, [&](std::int64_t begin, std::int64_t end) {
 #pragma omp simd
     for (std::int64_t i = begin; i < end; ++i) {
       const float gi = g[i] + wd * p[i];
