@@ -37,7 +37,8 @@ nlohmann::json phase_times(const OpGraph& graph, const BackendResult& step);
 struct LossAgreement {
   bool equal = true;
   double max_abs_difference = 0;
-  std::int64_t worst_step = 0;  // 1-based
+  std::int64_t worst_step = 0;      // 1-based
+  std::int64_t compared_steps = 0;  // steps with a loss from both (0 beside a model, which computes none)
 };
 LossAgreement compare_losses(const std::vector<std::optional<double>>& a, const std::vector<std::optional<double>>& b,
                              double relative_tolerance);

@@ -27,7 +27,16 @@ HostSide model_matmul(const Op& op, const GpuMachine& m, GpuPrediction& p) {
   const double value_bytes = static_cast<double>(dtype_bytes(op.dtype));
   // F.linear(x, W, b) is addmm(b, x, W^T): for a 1-D contiguous bias ATen takes cuBLASLt with the bias
   // as the GEMM's epilogue (addmm_out_cuda_impl, CUDA >= 11.4), so one kernel either way.
-  p.call = "torch.nn.functional.linear";
+  // A backward pass's products (autograd's mm of addmm: g @ W for the input, x^T @ g for the weight)
+  // are the same model: ATen hands a transposed view to cuBLAS as the operand's transpose flag, with no
+  // copy (prepare_matrix_for_cublas), and cuBLAS has kernels for each operand layout, so FLOPs, bytes and
+  // the output's tiles are those of the plain product. Measured once on an H100 (PyTorch 2.11, fp32)
+  // the layouts of one shape differ by up to about 25% either way at small sizes with no consistent
+  // sign, and by 3% at 4096^3. Weight gradients have a long inner dimension and a small output, where
+  // cuBLAS may split K over more blocks (split-K, not modeled: models/gpu/README.md).
+  p.call = op.transpose_input    ? "torch.mm (x^T @ grad: autograd's weight gradient)"
+           : op.transpose_weight ? "torch.mm (grad @ W^T: autograd's input gradient)"
+                                 : "torch.nn.functional.linear";
   p.flops = op.flops();
   const double traffic = (rows * depth + depth * cols + (bias ? cols : 0.0) + rows * cols) * value_bytes;
   p.footprint_bytes = traffic;

@@ -111,6 +111,8 @@ GpuMachine parse_resolved(const MachineDocument& resolved) {
   m.eager.aten_call_s = host.number("aten_call", 0.0, 1.0);
   m.eager.segment_matmul_call_s = host.number("segment_matmul_call", 0.0, 1.0);
   m.eager.segment_matmul_per_segment_s = host.number("segment_matmul_per_segment", 0.0, 1.0);
+  m.eager.optimizer_step_call_s = host.number("optimizer_step_call", 0.0, 1.0);
+  m.eager.optimizer_per_parameter_s = host.number("optimizer_per_parameter", 0.0, 1.0);
   host.finish();
 
   root.finish();
