@@ -79,6 +79,7 @@ GpuMachine round_machine() {
   m.gemm.cublas_tile_cols = 64;
   m.gemm.grouped_tile_rows = 128;
   m.gemm.grouped_tile_cols = 64;
+  m.gemm.split_k_min_depth = 256;
   m.eager.aten_call_s = 5e-6;
   m.eager.segment_matmul_call_s = 30e-6;
   m.eager.segment_matmul_per_segment_s = 1e-6;
@@ -662,6 +663,27 @@ TEST_CASE("new op kinds equal hand-computed kernel times", "[gpu][model][ops][fo
     // Above the roofline: FLOPs at the full peak, bytes at the full L2 bandwidth.
     CHECK(p.time_s >= p.flops / m.fp32_flops_per_s);
   }
+  SECTION("split-K: a small output over a long K is split to fill the SMs, then its partials are reduced") {
+    // 64 x 50,000 x 64: one 64 x 64 tile. Split into min(100 SMs / 1 tile, 50,000 / 256) = 100 parts of
+    // depth 500, one wave: each 2*64*64*500 FLOPs at 1e11. Operands 25.6 MB plus 100 partial outputs of
+    // 16 KiB, within L2 (2e12 B/s); the reduction reads the partials and writes the output.
+    CHECK(split_k_factor(1, 50000, m) == 100);
+    CHECK(split_k_factor(100, 100000, m) == 1);  // the tiles fill the SMs
+    CHECK(split_k_factor(3, 100000, m) == 33);
+    CHECK(split_k_factor(1, 700, m) == 2);       // each split keeps at least 256 of K
+    CHECK(split_k_factor(1, 255, m) == 1);
+    const auto g = make_op(OpKind::matmul, dense(64, 50000, 64));
+    const auto p = predict_op(g.op(), m, GpuMode::kernel);
+    REQUIRE(p.kernels.size() == 2);
+    CHECK(p.kernels[1].name == "splitk_reduce");
+    CHECK(p.l2_hit_fraction == 1.0);
+    const double out = 64.0 * 64 * 4, operands = (64.0 * 50000 + 50000.0 * 64) * 4;
+    const double gemm = 2e-6 + std::max(2.0 * 64 * 64 * 500 / 1e11, (operands + 100 * out) / 2e12);
+    const double reduce = 2e-6 + 101 * out / 2e12;
+    CHECK(p.time_s == Approx(gemm + reduce));
+    // Without the split the one tile would take 100 times its compute on one SM.
+    CHECK(p.time_s < 2.0 * 64 * 64 * 50000 / 1e11);
+  }
   SECTION("GEMM tiles run in waves over the SMs: 100 tiles are one wave, 101 are two") {
     const double tile_s = 2.0 * 128 * 64 * 256 / 1e11;
     CHECK(gemm_compute_s(1, 128, 64, 256, DType::float32, m) == Approx(tile_s));
@@ -1032,7 +1054,7 @@ TEST_CASE("a transposed matmul costs what the plain matmul of the same M, K and 
           CHECK(pt.time_s == pp.time_s);
           CHECK(pt.l2_bytes == pp.l2_bytes);
           CHECK(pt.flops == pp.flops);
-          CHECK(pt.kernels.size() == 1);
+          CHECK(pt.kernels.size() == pp.kernels.size());
           CHECK(pt.call != pp.call);  // it says which product of the backward it is
         }
       }

@@ -101,6 +101,7 @@ GpuMachine parse_resolved(const MachineDocument& resolved) {
   m.gemm.cublas_tile_cols = gemm.integer("cublas_tile_cols", 1, 4096);
   m.gemm.grouped_tile_rows = gemm.integer("grouped_tile_rows", 1, 4096);
   m.gemm.grouped_tile_cols = gemm.integer("grouped_tile_cols", 1, 4096);
+  m.gemm.split_k_min_depth = gemm.integer("split_k_min_depth", 1, 1 << 20);
   gemm.finish();
 
   FigureReader host(root.object("eager_host_floor_s"), m.provenance);

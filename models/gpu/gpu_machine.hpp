@@ -72,6 +72,7 @@ struct GpuMachine {
     double efficiency = 0;
     std::int64_t cublas_tile_rows = 0, cublas_tile_cols = 0;
     std::int64_t grouped_tile_rows = 0, grouped_tile_cols = 0;
+    std::int64_t split_k_min_depth = 0;  // cuBLAS split-K: the least inner depth one split keeps
   } gemm;
 
   // Eager host floors of calls the hydronet data do not cover (section "eager_host_floor_s", beside

@@ -108,4 +108,12 @@ GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode, 
 // (one wave of partly empty SMs); tiles larger than the matrix cost their full size.
 double gemm_compute_s(double tiles, double tile_rows, double tile_cols, double depth, DType dtype, const GpuMachine& machine);
 
+// How many ways cuBLAS splits a GEMM's inner dimension (`depth`) when its `tiles` output tiles leave
+// SMs idle: as many splits as fill the SMs once, each keeping at least gemm.split_k_min_depth of the
+// depth; 1 when the tiles fill the SMs or the depth is too short to split. Each split computes a
+// partial output tile over depth / splits, and a second kernel sums the partials. (cuBLAS's own choice
+// comes from heuristics it does not publish; this rule follows the shapes measured on an H100 that
+// models/gpu/README.md lists: every long-K shape ran a CUTLASS SIMT kernel plus a split-K reduction.)
+double split_k_factor(double tiles, double depth, const GpuMachine& machine);
+
 }  // namespace tilesim::gpu
