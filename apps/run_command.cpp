@@ -84,11 +84,16 @@ int run_command(const RunArgs& args) {
   if (args.steps && *args.steps < 1) throw InputError("", "--steps", "an integer >= 1", std::to_string(*args.steps));
   const std::int64_t steps = training ? args.steps.value_or(workload.model->train->steps) : 0;
   if (training) {
+    // The registry says which families run training steps, so this message follows it.
+    std::string runs, forward_only;
+    for (const backends::BackendFamily* f : backends::all_families()) {
+      std::string& list = f->info().runs_training_steps ? runs : forward_only;
+      list += (list.empty() ? "" : ", ") + f->info().family;
+    }
     for (const auto& s : specs)
       if (!s.descriptor->info().runs_training_steps)
         throw InputError(args.workload, "train",
-                         "backends that run training steps (--backends cpu; the ipu, torch-cpu, gpu-model and cuda "
-                         "backends run forward passes only so far)",
+                         "backends that run training steps (" + runs + "; " + forward_only + " run forward passes only so far)",
                          s.name() + " in --backends");
   }
 
@@ -186,13 +191,18 @@ int run_command(const RunArgs& args) {
     for (std::size_t b = a + 1; b < training_runs.size(); ++b) {
       const LossAgreement la = compare_losses(training_runs[a].loss, training_runs[b].loss, loss_relative_tolerance);
       all_agree = all_agree && la.first_step_equal;
+      // A pair with no step compared (a modeled backend computes no losses) says so instead of "equal".
+      const bool compared = la.compared_steps > 0;
+      const auto if_compared = [&](bool v) { return compared ? nlohmann::json(v) : nlohmann::json(nullptr); };
       loss_agreements.push_back({{"backends", {specs[a].name(), specs[b].name()}},
-                                 {"first_step_equal", la.first_step_equal},
-                                 {"every_step_equal", la.every_step_equal},
+                                 {"compared_steps", la.compared_steps},
+                                 {"first_step_equal", if_compared(la.first_step_equal)},
+                                 {"every_step_equal", if_compared(la.every_step_equal)},
                                  {"first_step_apart", la.first_step_apart},
                                  {"max_abs_difference", la.max_abs_difference},
                                  {"worst_step", la.worst_step},
                                  {"tolerance", "within " + std::to_string(loss_relative_tolerance) + " of max(1, |loss|)"}});
+      if (!compared) continue;  // nothing to say of a curve a model does not compute
       std::ostringstream note;
       note << "loss curves " << specs[a].name() << " / " << specs[b].name() << ": ";
       if (!la.first_step_equal)

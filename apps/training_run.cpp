@@ -81,6 +81,7 @@ LossAgreement compare_losses(const std::vector<std::optional<double>>& a, const 
   LossAgreement r;
   for (std::size_t s = 0; s < std::min(a.size(), b.size()); ++s) {
     if (!a[s] || !b[s]) continue;
+    ++r.compared_steps;
     const double d = std::fabs(*a[s] - *b[s]);
     if (d > r.max_abs_difference || std::isnan(d)) {
       r.max_abs_difference = d;

@@ -46,6 +46,7 @@ struct LossAgreement {
   double max_abs_difference = 0;
   std::int64_t worst_step = 0;        // 1-based
   std::int64_t first_step_apart = 0;  // the first step outside the tolerance (0: none)
+  std::int64_t compared_steps = 0;    // steps with a loss from both (0 beside a model, which computes none)
 };
 LossAgreement compare_losses(const std::vector<std::optional<double>>& a, const std::vector<std::optional<double>>& b,
                              double relative_tolerance);

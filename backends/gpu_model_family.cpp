@@ -23,6 +23,9 @@ FamilyInfo gpu_model_info() {
   i.accepted = "gpu-model, gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file path) or "
                "gpu-model:MACHINE:eager|kernel";
   i.reads_input_values = false;
+  // Training steps: the backward, loss and optimizer kinds are modeled as autograd and torch.optim
+  // launch them (models/gpu/README.md, "Training steps"); no values, so the steps' losses are null.
+  i.runs_training_steps = true;
   i.unchecked_verified = "modeled";
   i.roofline_machine_family = "gpu-model";
   i.roofline_machine_form = "gpu-model:NAME_OR_FILE";

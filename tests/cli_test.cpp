@@ -137,16 +137,30 @@ TEST_CASE("every shipped example runs with verified outputs", "[cli][slow]") {
       CHECK(gpu.exit_code == 0);
       continue;
     }
-    // Training steps run on the CPU kernels so far (the other backends refuse them: training_cli_test).
+    // Training steps run on the CPU kernels and the GPU model so far (the other backends refuse them:
+    // training_cli_test).
     const bool training = entry.path().stem().string().find("_train") != std::string::npos;
-    auto r = run_cli("run " + entry.path().string() + (training ? std::string(" --backends cpu --steps 2") : backends) + out);
+    auto r = run_cli("run " + entry.path().string() + (training ? std::string(" --backends cpu,gpu-model:a100-40gb --steps 2") : backends) + out);
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     const auto report = nlohmann::json::parse(r.out);
     if (training) {
-      REQUIRE(report["results"].size() == 1);
-      CHECK(report["results"][0]["training"]["all_steps_verified"] == true);
-      CHECK(report["results"][0]["training"]["loss"].size() == 2);
+      REQUIRE(report["results"].size() == 2);
+      const auto& cpu = report["results"][0]["training"];
+      CHECK(cpu["all_steps_verified"] == true);
+      REQUIRE(cpu["loss"].size() == 2);
+      CHECK(cpu["loss"][1].is_number());
+      const auto& gpu = report["results"][1];
+      CHECK(gpu["backend"] == "gpu-model:a100-40gb");
+      REQUIRE(gpu["training"]["loss"].size() == 2);
+      CHECK(gpu["training"]["loss"][0].is_null());  // modeled: no values
+      CHECK(gpu["training"]["last_step"]["backward_s"].get<double>() > 0);
+      CHECK(gpu["training"]["last_step"]["optimizer_s"].get<double>() > 0);
+      for (const auto& op : gpu["ops"]) {
+        INFO(op["op"]);
+        CHECK(op["time_s"].get<double>() > 0);
+        CHECK(op["verified"].is_null());
+      }
       continue;
     }
     REQUIRE(report["results"].size() == 4);

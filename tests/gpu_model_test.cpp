@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <catch2/catch.hpp>
 
@@ -78,9 +79,12 @@ GpuMachine round_machine() {
   m.gemm.cublas_tile_cols = 64;
   m.gemm.grouped_tile_rows = 128;
   m.gemm.grouped_tile_cols = 64;
+  m.gemm.split_k_min_depth = 256;
   m.eager.aten_call_s = 5e-6;
   m.eager.segment_matmul_call_s = 30e-6;
   m.eager.segment_matmul_per_segment_s = 1e-6;
+  m.eager.optimizer_step_call_s = 100e-6;
+  m.eager.optimizer_per_parameter_s = 10e-6;
   return m;
 }
 
@@ -659,6 +663,27 @@ TEST_CASE("new op kinds equal hand-computed kernel times", "[gpu][model][ops][fo
     // Above the roofline: FLOPs at the full peak, bytes at the full L2 bandwidth.
     CHECK(p.time_s >= p.flops / m.fp32_flops_per_s);
   }
+  SECTION("split-K: a small output over a long K is split to fill the SMs, then its partials are reduced") {
+    // 64 x 50,000 x 64: one 64 x 64 tile. Split into min(100 SMs / 1 tile, 50,000 / 256) = 100 parts of
+    // depth 500, one wave: each 2*64*64*500 FLOPs at 1e11. Operands 25.6 MB plus 100 partial outputs of
+    // 16 KiB, within L2 (2e12 B/s); the reduction reads the partials and writes the output.
+    CHECK(split_k_factor(1, 50000, m) == 100);
+    CHECK(split_k_factor(100, 100000, m) == 1);  // the tiles fill the SMs
+    CHECK(split_k_factor(3, 100000, m) == 33);
+    CHECK(split_k_factor(1, 700, m) == 2);       // each split keeps at least 256 of K
+    CHECK(split_k_factor(1, 255, m) == 1);
+    const auto g = make_op(OpKind::matmul, dense(64, 50000, 64));
+    const auto p = predict_op(g.op(), m, GpuMode::kernel);
+    REQUIRE(p.kernels.size() == 2);
+    CHECK(p.kernels[1].name == "splitk_reduce");
+    CHECK(p.l2_hit_fraction == 1.0);
+    const double out = 64.0 * 64 * 4, operands = (64.0 * 50000 + 50000.0 * 64) * 4;
+    const double gemm = 2e-6 + std::max(2.0 * 64 * 64 * 500 / 1e11, (operands + 100 * out) / 2e12);
+    const double reduce = 2e-6 + 101 * out / 2e12;
+    CHECK(p.time_s == Approx(gemm + reduce));
+    // Without the split the one tile would take 100 times its compute on one SM.
+    CHECK(p.time_s < 2.0 * 64 * 64 * 50000 / 1e11);
+  }
   SECTION("GEMM tiles run in waves over the SMs: 100 tiles are one wave, 101 are two") {
     const double tile_s = 2.0 * 128 * 64 * 256 / 1e11;
     CHECK(gemm_compute_s(1, 128, 64, 256, DType::float32, m) == Approx(tile_s));
@@ -821,4 +846,358 @@ TEST_CASE("the gpu-model backend runs a chained graph from shapes alone", "[gpu]
     }
     CHECK(r.time_s == Approx(total));
   }
+}
+
+// ---- The kinds of a training step: transposed matmuls, unary_grad, sum_to, loss, loss_grad and the
+// optimizer's foreach update (gpu_training_model.cpp, gpu_optimizer_model.cpp).
+
+namespace {
+
+// A training-step op over fresh graph-input tensors: `op` gives the kind, shape and settings
+// (transposes, function, loss, optimizer); its operands are made here.
+OneOp make_training_op(Op op) {
+  OneOp g;
+  if (op.name.empty()) op.name = "op";
+  const auto f32 = [&](std::vector<std::int64_t> shape) { return g.graph.add_tensor({"t", shape, DType::float32}); };
+  const OpShape& s = op.shape;
+  switch (op.kind) {
+    case OpKind::matmul:
+      op.input = op.transpose_input ? f32({s.num_features, s.num_inputs}) : f32({s.num_inputs, s.num_features});
+      op.weight = op.transpose_weight ? f32({s.out_features, s.num_features}) : f32({s.num_features, s.out_features});
+      break;
+    case OpKind::unary_grad:
+      op.input = f32({s.num_inputs, s.num_features});
+      op.weight = f32({s.num_inputs, s.num_features});
+      op.phase = OpPhase::backward;
+      break;
+    case OpKind::sum_to:
+      op.input = f32({s.num_inputs, s.num_features});
+      op.phase = OpPhase::backward;
+      break;
+    case OpKind::loss:
+    case OpKind::loss_grad:
+      op.input = f32({s.num_inputs, s.num_features});
+      if (op.loss == LossFn::cross_entropy)
+        op.indices = g.graph.add_tensor({"labels", {s.num_inputs}, DType::int32});
+      else
+        op.weight = f32({s.num_inputs, s.num_features});
+      op.phase = OpPhase::loss;
+      break;
+    case OpKind::optimizer_step: {
+      op.input = f32({s.num_inputs, s.num_features});
+      op.weight = f32({s.num_inputs, s.num_features});
+      if (op.optimizer.state_rows() > 0) op.bias = f32({op.optimizer.state_rows(), s.num_inputs * s.num_features});
+      if (op.optimizer.kind == OptimizerSpec::Kind::adam) op.aux = f32({1, 1});
+      op.phase = OpPhase::optimizer;
+      break;
+    }
+    default: FAIL("not a training-step kind: " << to_string(op.kind));
+  }
+  g.graph.add_op(op);
+  return g;
+}
+
+Op training_op(OpKind kind, std::int64_t rows, std::int64_t features) {
+  Op op;
+  op.kind = kind;
+  op.shape.num_inputs = rows;
+  op.shape.num_features = features;
+  return op;
+}
+
+Op transposed_matmul(std::int64_t m, std::int64_t k, std::int64_t n, bool transpose_input) {
+  Op op = training_op(OpKind::matmul, m, k);
+  op.shape.out_features = n;
+  op.transpose_input = transpose_input;
+  op.transpose_weight = !transpose_input;
+  op.phase = OpPhase::backward;
+  return op;
+}
+
+Op unary_grad_op(UnaryFn fn, std::int64_t rows, std::int64_t features) {
+  Op op = training_op(OpKind::unary_grad, rows, features);
+  op.unary = fn;
+  return op;
+}
+
+Op sum_to_op(std::int64_t rows, std::int64_t features, std::int64_t other_rows, std::int64_t other_groups) {
+  Op op = training_op(OpKind::sum_to, rows, features);
+  op.shape.other_rows = other_rows;
+  op.shape.other_groups = other_groups;
+  return op;
+}
+
+Op loss_op(OpKind kind, LossFn fn, std::int64_t rows, std::int64_t classes) {
+  Op op = training_op(kind, rows, classes);
+  op.loss = fn;
+  return op;
+}
+
+OptimizerSpec adam(double weight_decay) {
+  OptimizerSpec o;
+  o.kind = OptimizerSpec::Kind::adam;
+  o.weight_decay = weight_decay;
+  return o;
+}
+
+OptimizerSpec sgd(double momentum, double weight_decay) {
+  OptimizerSpec o;
+  o.momentum = momentum;
+  o.weight_decay = weight_decay;
+  return o;
+}
+
+Op step_op(const OptimizerSpec& o, std::int64_t rows, std::int64_t features) {
+  Op op = training_op(OpKind::optimizer_step, rows, features);
+  op.optimizer = o;
+  return op;
+}
+
+// One op of every training kind and setting at a size scaled by `n` (rows) and `f` (features).
+std::vector<OneOp> every_training_kind(std::int64_t n, std::int64_t f) {
+  std::vector<OneOp> ops;
+  ops.push_back(make_training_op(transposed_matmul(f, n, 16, true)));   // x^T @ g: a weight's gradient
+  ops.push_back(make_training_op(transposed_matmul(n, 16, f, false)));  // g @ W^T: an input's gradient
+  for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff})
+    ops.push_back(make_training_op(unary_grad_op(fn, n, f)));
+  ops.push_back(make_training_op(sum_to_op(n, f, 1, f)));  // a bias row's column sums
+  ops.push_back(make_training_op(sum_to_op(n, f, n, 1)));  // a per-row scalar's row sums
+  for (LossFn fn : {LossFn::cross_entropy, LossFn::mse})
+    for (OpKind kind : {OpKind::loss, OpKind::loss_grad}) ops.push_back(make_training_op(loss_op(kind, fn, n, f)));
+  for (const OptimizerSpec& o : {adam(5e-4), adam(0), sgd(0, 0), sgd(0.9, 1e-4)}) ops.push_back(make_training_op(step_op(o, n, f)));
+  return ops;
+}
+
+std::string describe(const Op& op) {
+  std::string d = to_string(op.kind);
+  if (op.kind == OpKind::unary_grad) d += " " + to_string(op.unary);
+  if (op.kind == OpKind::loss || op.kind == OpKind::loss_grad) d += " " + to_string(op.loss);
+  if (op.kind == OpKind::optimizer_step) d += " " + to_string(op.optimizer.kind);
+  if (op.kind == OpKind::sum_to) d += " to [" + std::to_string(op.shape.other_rows) + ", " + std::to_string(op.shape.other_groups) + "]";
+  if (op.transpose_input) d += " x^T @ g";
+  if (op.transpose_weight) d += " g @ W^T";
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("training kinds are modeled in both modes: positive, eager >= kernel, host floor when tiny", "[gpu][model][training][unit]") {
+  for (const auto& name : shipped_gpu_machines()) {
+    const GpuMachine m = load_gpu_machine(name);
+    for (std::int64_t n : {8, 4096, 65536}) {
+      for (std::int64_t f : {8, 128}) {
+        for (const OneOp& g : every_training_kind(n, f)) {
+          const Op& op = g.op();
+          INFO(name << " " << describe(op) << " n=" << n << " f=" << f);
+          const auto k = predict_op(op, m, GpuMode::kernel);
+          const auto e = predict_op(op, m, GpuMode::eager);
+          CHECK(k.time_s > 0);
+          CHECK(k.time_s == k.kernel_s);
+          CHECK(e.kernel_s == k.kernel_s);
+          CHECK(e.time_s >= k.time_s);
+          CHECK(e.host_floor_s > 0);
+          CHECK(!e.call.empty());
+          CHECK(!k.kernels.empty());
+          CHECK(k.time_s >= m.calibration.launch_latency_s * static_cast<double>(k.kernels.size()));
+          CHECK(k.flops == op.flops());
+          for (const auto& kernel : k.kernels) CHECK(kernel.l2_bytes > 0);  // every kernel moves bytes
+          if (n == 8 && f == 8) {
+            CHECK(e.time_s == e.host_floor_s);
+            CHECK(e.limiter == "host");
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("training kinds take more time on more rows and wider rows, in both modes", "[gpu][model][training][unit]") {
+  const GpuMachine m = load_gpu_machine("a100-40gb");
+  const std::size_t kinds = every_training_kind(8, 8).size();
+  for (GpuMode mode : {GpuMode::kernel, GpuMode::eager}) {
+    for (std::size_t i = 0; i < kinds; ++i) {
+      double first = 0, last = 0;
+      for (std::int64_t n = 8; n <= (1 << 20); n *= 4) {
+        const OneOp g = std::move(every_training_kind(n, 64)[i]);
+        INFO(to_string(mode) << " " << describe(g.op()) << " n=" << n);
+        const double t = predict_op(g.op(), m, mode).time_s;
+        CHECK(t >= last);
+        if (first == 0) first = t;
+        last = t;
+      }
+      INFO(to_string(mode) << " " << describe(every_training_kind(8, 64)[i].op()));
+      CHECK(last > first);  // a million rows cost more than eight, whatever floor the small one sits on
+      last = 0;
+      for (std::int64_t f = 1; f <= 1024; f *= 4) {
+        const OneOp g = std::move(every_training_kind(4096, f)[i]);
+        INFO(to_string(mode) << " " << describe(g.op()) << " f=" << f);
+        const double t = predict_op(g.op(), m, mode).time_s;
+        CHECK(t >= last);
+        last = t;
+      }
+    }
+  }
+}
+
+TEST_CASE("a transposed matmul costs what the plain matmul of the same M, K and N costs", "[gpu][model][training][unit]") {
+  for (const auto& name : shipped_gpu_machines()) {
+    const GpuMachine m = load_gpu_machine(name);
+    for (const auto& [rows, k, n] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+             {1433, 2708, 16}, {2708, 16, 1433}, {64, 64, 64}, {19717, 500, 64}, {3, 100000, 7}}) {
+      INFO(name << " " << rows << " x " << k << " x " << n);
+      const auto plain = make_op(OpKind::matmul, dense(rows, k, n));
+      for (bool transpose_input : {true, false}) {
+        const auto t = make_training_op(transposed_matmul(rows, k, n, transpose_input));
+        for (GpuMode mode : {GpuMode::kernel, GpuMode::eager}) {
+          const auto pt = predict_op(t.op(), m, mode), pp = predict_op(plain.op(), m, mode);
+          CHECK(pt.time_s == pp.time_s);
+          CHECK(pt.l2_bytes == pp.l2_bytes);
+          CHECK(pt.flops == pp.flops);
+          CHECK(pt.kernels.size() == pp.kernels.size());
+          CHECK(pt.call != pp.call);  // it says which product of the backward it is
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("training kinds equal hand-computed kernel times", "[gpu][model][training][formula]") {
+  const GpuMachine m = round_machine();  // launch 2 us, L2 2e12 B/s achieved, aten_call 5 us
+  const auto kernel = [&](const Op& op) { return predict_op(op, m, GpuMode::kernel); };
+  const auto eager = [&](const Op& op) { return predict_op(op, m, GpuMode::eager); };
+
+  SECTION("sum_to: one reduce kernel reading the gradient and writing the reduced shape") {
+    // [4096, 64] to a bias row [1, 64]: (4096 * 64 + 64) * 4 bytes, within L2.
+    const auto g = make_training_op(sum_to_op(4096, 64, 1, 64));
+    const auto p = kernel(g.op());
+    REQUIRE(p.kernels.size() == 1);
+    const double bytes = (4096.0 * 64 + 64) * 4;
+    CHECK(p.l2_bytes == Approx(bytes));
+    CHECK(p.time_s == Approx(2e-6 + bytes / 2e12));
+    CHECK(eager(g.op()).time_s == Approx(5e-6));  // one ATen sum: the host floor is the slower side
+    // 16M x 8 floats (512 MiB) to per-row sums: beyond L2, so mostly DRAM at 1e12 B/s.
+    const auto big = make_training_op(sum_to_op(1 << 24, 8, 1 << 24, 1));
+    const auto q = kernel(big.op());
+    const double big_bytes = (16777216.0 * 8 + 16777216.0) * 4;
+    const double hit = q.l2_hit_fraction;
+    CHECK(hit < 0.1);
+    CHECK(q.time_s == Approx(2e-6 + big_bytes * hit / 2e12 + big_bytes * (1 - hit) / 1e12));
+  }
+  SECTION("unary_grad: relu is one threshold_backward, the cosine cutoff six kernels, gcn_norm's pow five") {
+    const double elements = 1000.0 * 16;
+    const auto relu = kernel(make_training_op(unary_grad_op(UnaryFn::relu, 1000, 16)).op());
+    REQUIRE(relu.kernels.size() == 1);
+    CHECK(relu.kernels[0].name == "threshold_backward");
+    CHECK(relu.time_s == Approx(2e-6 + elements * 12 / 2e12));  // reads grad and the saved value, writes
+    const auto cut = kernel(make_training_op(unary_grad_op(UnaryFn::cosine_cutoff, 1000, 16)).op());
+    CHECK(cut.kernels.size() == 6);
+    CHECK(cut.time_s == Approx(6 * 2e-6 + elements * (5 * 8 + 12) / 2e12));
+    const auto pow = eager(make_training_op(unary_grad_op(UnaryFn::rsqrt_or_zero, 1000, 16)).op());
+    CHECK(pow.kernels.size() == 5);
+    CHECK(pow.host_floor_s == Approx(5 * 5e-6));
+  }
+  SECTION("cross entropy: log_softmax and nll_loss forward; seed, zeros, nll_loss_backward, log_softmax_backward") {
+    const double rows = 1000, elements = rows * 7;
+    const auto fwd = kernel(make_training_op(loss_op(OpKind::loss, LossFn::cross_entropy, 1000, 7)).op());
+    REQUIRE(fwd.kernels.size() == 2);
+    CHECK(fwd.time_s == Approx(2e-6 + elements * 8 / 2e12 + 2e-6 + (rows * (8 + 4) + 8) / 2e12));
+    const auto bwd = eager(make_training_op(loss_op(OpKind::loss_grad, LossFn::cross_entropy, 1000, 7)).op());
+    REQUIRE(bwd.kernels.size() == 4);
+    CHECK(bwd.kernel_s == Approx(4 * 2e-6 + (4 + elements * 4 + rows * 12 + 8 + elements * 12) / 2e12));
+    CHECK(bwd.host_floor_s == Approx(4 * 5e-6));
+    const auto mse = kernel(make_training_op(loss_op(OpKind::loss_grad, LossFn::mse, 1000, 7)).op());
+    CHECK(mse.kernels.size() == 3);
+  }
+  SECTION("Adam alone: eight foreach kernels of 84 bytes per element; floor of 8 calls, the step and the parameter") {
+    const auto g = make_training_op(step_op(adam(5e-4), 1000, 16));
+    const auto p = eager(g.op());
+    REQUIRE(p.kernels.size() == 8);
+    CHECK(p.kernel_s == Approx(8 * 2e-6 + 16000.0 * 84 / 2e12));
+    CHECK(p.host_floor_s == Approx(8 * 5e-6 + 100e-6 + 10e-6));
+    CHECK(p.time_s == Approx(p.host_floor_s));
+    // Without weight decay the out-of-place add goes: 7 kernels, 72 bytes per element.
+    CHECK(kernel(make_training_op(step_op(adam(0), 1000, 16)).op()).time_s == Approx(7 * 2e-6 + 16000.0 * 72 / 2e12));
+    // Plain SGD is one _foreach_add_; with momentum and weight decay four.
+    CHECK(kernel(make_training_op(step_op(sgd(0, 0), 1000, 16)).op()).time_s == Approx(2e-6 + 16000.0 * 12 / 2e12));
+    CHECK(kernel(make_training_op(step_op(sgd(0.9, 1e-4), 1000, 16)).op()).kernels.size() == 4);
+  }
+  SECTION("a backward scatter_add is index_select's gradient: the same kernels, two ATen calls on the host") {
+    const auto fwd = make_op(OpKind::scatter_add, shape(4096, 16, 512));
+    OneOp bwd = make_op(OpKind::scatter_add, shape(4096, 16, 512));
+    bwd.graph.ops.back().phase = OpPhase::backward;
+    CHECK(kernel(bwd.op()).time_s == Approx(kernel(fwd.op()).time_s));
+    CHECK(eager(bwd.op()).host_floor_s == Approx(2 * 5e-6));
+    CHECK(eager(fwd.op()).host_floor_s == Approx(25e-6));  // torch_scatter's fitted floor
+  }
+}
+
+TEST_CASE("one foreach step: launches and step floors charged once, bytes per parameter", "[gpu][model][training][formula]") {
+  const GpuMachine m = round_machine();
+  // Four parameters of a GCN on Cora (1433 x 16, 16, 16 x 7, 7) updated by one Adam step.
+  OpGraph graph;
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {{1433, 16}, {1, 16}, {16, 7}, {1, 7}};
+  const TensorId t = graph.add_tensor({"t", {1, 1}, DType::float32});
+  double elements = 0;
+  for (const auto& [rows, cols] : shapes) {
+    Op op = step_op(adam(5e-4), rows, cols);
+    op.name = "p" + std::to_string(graph.ops.size()) + ".step";
+    op.input = graph.add_tensor({"p", {rows, cols}, DType::float32});
+    op.weight = graph.add_tensor({"g", {rows, cols}, DType::float32});
+    op.bias = graph.add_tensor({"s", {2, rows * cols}, DType::float32});
+    op.aux = t;
+    graph.add_op(op);
+    elements += static_cast<double>(rows * cols);
+  }
+  const auto steps = foreach_steps(graph);
+  REQUIRE(steps.size() == 4);
+  CHECK(steps.at(0).parameter_elements == std::vector<std::int64_t>{1433 * 16, 16, 112, 7});
+  CHECK(steps.at(3).position == 3);
+  for (GpuMode mode : {GpuMode::kernel, GpuMode::eager}) {
+    GpuModelBackend backend(m, mode, "gpu-model:round");
+    backend.prepare(graph);
+    const BackendResult r = backend.run(graph, TensorValues{}, RunOptions{});
+    REQUIRE(r.ops.size() == 4);
+    double kernels = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+      const auto p = predict_op(graph.ops[i], m, mode, &steps.at(i));
+      CHECK(r.ops[i].time_s == p.time_s);
+      kernels += p.kernel_s;
+      if (mode == GpuMode::eager) CHECK(p.host_floor_s == Approx(i == 0 ? 8 * 5e-6 + 100e-6 + 10e-6 : 10e-6));
+    }
+    // Eight kernels launched once for the whole step (four tensors fit one launch), every element's
+    // 84 bytes at the L2 rate: what the step's launches would cost as one op.
+    CHECK(kernels == Approx(8 * 2e-6 + elements * 84 / 2e12));
+    if (mode == GpuMode::eager) CHECK(r.time_s == Approx(8 * 5e-6 + 100e-6 + 4 * 10e-6));  // host bound
+  }
+  // Alone, each op would pay the launches again.
+  CHECK(predict_op(graph.ops[2], m, GpuMode::kernel).kernel_s > predict_op(graph.ops[2], m, GpuMode::kernel, &steps.at(2)).kernel_s);
+}
+
+TEST_CASE("multi_tensor_apply packs tensors into launches by its argument limits", "[gpu][model][training][formula]") {
+  const GpuMachine m = round_machine();
+  // 130 parameters of 64 x 64 under Adam with weight decay: the three-list calls take 48 tensors a
+  // launch (3 launches), lerp_ and sqrt 64 (3), mul_ and add_ 110 (2), div_ with its scalar list 96 (2),
+  // addcdiv_ with its scalar list 48 (3): 21 launches, the count torch.profiler shows for this step
+  // (PyTorch 2.11).
+  ForeachStep step{std::vector<std::int64_t>(130, 64 * 64), 0};
+  const auto g = make_training_op(step_op(adam(5e-4), 64, 64));
+  const auto first = predict_op(g.op(), m, GpuMode::kernel, &step);
+  double launches = 0;
+  for (const auto& k : first.kernels) launches += k.time_s;
+  const double bytes = 4096.0 * 84;  // this op's own elements; the step's 130 x 4096 x 4 x 6 bytes fit L2
+  CHECK(launches == Approx(21 * 2e-6 + bytes / 2e12));
+  step.position = 7;
+  CHECK(predict_op(g.op(), m, GpuMode::kernel, &step).kernel_s == Approx(bytes / 2e12));
+  // One tensor of 320 chunks of 65536 elements and one more element: each call launches twice.
+  const std::int64_t big = 320 * 65536 + 1;
+  ForeachStep one{{big}, 0};
+  const auto b = make_training_op(step_op(sgd(0, 0), 1, big));
+  const auto p = predict_op(b.op(), m, GpuMode::kernel, &one);
+  const double hit = p.l2_hit_fraction;
+  const double traffic = static_cast<double>(big) * 12;
+  CHECK(p.time_s == Approx(2 * 2e-6 + traffic * hit / 2e12 + traffic * (1 - hit) / 1e12));
+  // A step that does not list the op's parameter at its position is a caller's mistake.
+  ForeachStep wrong{{5}, 0};
+  CHECK_THROWS_AS(predict_op(g.op(), m, GpuMode::kernel, &wrong), std::invalid_argument);
 }

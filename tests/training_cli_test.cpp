@@ -1,5 +1,6 @@
 // `tilesim run` on a training workload: the loss of every step in report.json and on the terminal, the
-// step split by phase, --steps, and backends that do not run training steps refused before any work.
+// step split by phase, --steps, the GPU model's modeled steps beside the CPU's, and backends that do not
+// run training steps refused before any work.
 #include <fstream>
 
 #include <catch2/catch.hpp>
@@ -39,9 +40,9 @@ TEST_CASE("run: a GCN training workload on the CPU reports a falling loss for ev
 
 TEST_CASE("run: training refuses backends that do not run it, and --steps without a train section", "[training][cli]") {
   TempDir dir("train-cli-bad");
-  auto r = run_tilesim("run workloads/examples/gcn_cora_train.json --backends cpu,gpu-model:a100-40gb --out " + dir.path("o"), dir.dir());
+  auto r = run_tilesim("run workloads/examples/gcn_cora_train.json --backends cpu,ipu:bow --out " + dir.path("o"), dir.dir());
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Contains("gpu-model") && Contains("training"));
+  CHECK_THAT(r.err, Contains("ipu:bow") && Contains("training"));
   CHECK_FALSE(std::ifstream(dir.path("o/report.json")).good());
   r = run_tilesim("run workloads/examples/gcn_cora.json --backends cpu --steps 3 --out " + dir.path("o"), dir.dir());
   CHECK(r.exit_code == 2);
@@ -49,4 +50,56 @@ TEST_CASE("run: training refuses backends that do not run it, and --steps withou
   r = run_tilesim("run workloads/examples/gcn_cora_train.json --backends cpu --steps 0 --out " + dir.path("o"), dir.dir());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("--steps"));
+}
+
+TEST_CASE("run: the GPU model predicts every op of a training step beside the CPU's measured one", "[training][gpu][cli]") {
+  TempDir dir("train-cli-gpu");
+  const auto r = run_tilesim("run workloads/examples/gcn_cora_train.json --backends cpu,gpu-model:a100-40gb --steps 2 --warmup 0 "
+                             "--repeats 1 --out " + dir.path("out"),
+                             dir.dir());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json report = json::parse(tilesim_test::slurp(dir.path("out/report.json")));
+  REQUIRE(report["results"].size() == 2);
+  const json& cpu = report["results"][0];
+  const json& gpu = report["results"][1];
+  CHECK(cpu["backend"] == "cpu");
+  CHECK(gpu["backend"] == "gpu-model:a100-40gb");
+  CHECK(gpu["kind"] == "modeled");
+  REQUIRE(cpu.contains("training"));
+  REQUIRE(gpu.contains("training"));
+  CHECK(cpu["training"]["loss"][1].is_number());
+  // The model computes no values: its losses are null, its steps repeat.
+  const json& t = gpu["training"];
+  REQUIRE(t["loss"].size() == 2);
+  CHECK(t["loss"][0].is_null());
+  CHECK(t["loss"][1].is_null());
+  REQUIRE(t["per_step"].size() == 2);
+  CHECK(t["per_step"][0]["time_s"] == t["per_step"][1]["time_s"]);
+  const json& split = t["last_step"];
+  CHECK(split["forward_s"].get<double>() > 0);
+  CHECK(split["loss_s"].get<double>() > 0);
+  CHECK(split["backward_s"].get<double>() > 0);
+  CHECK(split["optimizer_s"].get<double>() > 0);
+  CHECK(split["forward_s"].get<double>() + split["loss_s"].get<double>() + split["backward_s"].get<double>() +
+            split["optimizer_s"].get<double>() ==
+        Approx(t["per_step"][1]["time_s"].get<double>()));
+  CHECK(t["backward_to_forward"].get<double>() > 0);
+  // Every op of the step, the backward and optimizer ones included, has a modeled time and its kernels.
+  REQUIRE(gpu["ops"].size() == cpu["ops"].size());
+  bool weight_grad = false, step = false;
+  for (const json& row : gpu["ops"]) {
+    INFO(row["op"]);
+    CHECK(row["time_s"].get<double>() > 0);
+    CHECK(!row["plan"]["kernels"].empty());
+    weight_grad = weight_grad || row["op"] == "conv1.lin.grad.weight";
+    step = step || row["op_kind"] == "optimizer_step";
+  }
+  CHECK(weight_grad);
+  CHECK(step);
+  // With one backend computing losses there is nothing to compare: the pair says so rather than "equal".
+  REQUIRE(report["loss_agreement"].size() == 1);
+  CHECK(report["loss_agreement"][0]["compared_steps"] == 0);
+  CHECK(report["loss_agreement"][0]["first_step_equal"].is_null());
+  CHECK_THAT(r.out + r.err, Contains("gpu-model:a100-40gb: median step"));
 }

@@ -13,13 +13,16 @@ GpuModelBackend::GpuModelBackend(GpuMachine machine, GpuMode mode, std::string n
     : machine_(std::move(machine)), mode_(mode), name_(std::move(name)) {}
 
 void GpuModelBackend::prepare(const OpGraph& graph) {
-  for (const Op& op : graph.ops) {
+  const auto steps = foreach_steps(graph);
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    const Op& op = graph.ops[i];
     if (op.dtype != DType::float32) {
       throw InputError("", "ops." + op.name + ".dtype", "float32 (the GPU model's value type)", to_string(op.dtype));
     }
     // A shape the model cannot take (a size below 1) is the workload's error, said before anything runs.
     try {
-      (void)predict_op(op, machine_, mode_);
+      const auto step = steps.find(i);
+      (void)predict_op(op, machine_, mode_, step == steps.end() ? nullptr : &step->second);
     } catch (const std::invalid_argument& e) {
       throw InputError(std::string("backend ") + name_ + ": " + e.what());
     }
@@ -34,9 +37,13 @@ BackendResult GpuModelBackend::run(const OpGraph& graph, const TensorValues& inp
   result.backend = name_;
   result.kind = ResultKind::modeled;
   result.machine = machine_.name;
-  for (const Op& op : graph.ops) {
+  // torch.optim updates a step's parameters together: each optimizer_step op learns its companions.
+  const auto steps = foreach_steps(graph);
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    const Op& op = graph.ops[i];
     // Only shapes are read, so an op fed by an earlier op's output (a chained graph) needs no values.
-    const GpuPrediction p = predict_op(op, machine_, mode_);
+    const auto step = steps.find(i);
+    const GpuPrediction p = predict_op(op, machine_, mode_, step == steps.end() ? nullptr : &step->second);
     OpResult row = OpResult::for_op(op);
     row.time_s = p.time_s;
     row.bytes_by_level = {{"hbm_bytes", std::llround(p.hbm_bytes)}, {"l2_bytes", std::llround(p.l2_bytes)}};

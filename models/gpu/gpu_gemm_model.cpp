@@ -2,7 +2,8 @@
 // (one CUTLASS grouped GEMM after its argument set-up). A GEMM kernel costs launch + the larger of its
 // memory term (every operand read once, the output written once) and its compute term
 // (gemm_compute_s: tiles in waves over the SMs), so large GEMMs follow the roofline and small ones sit
-// on a wave of partly idle SMs plus the launch.
+// on a wave of partly idle SMs plus the launch. cuBLAS splits the inner dimension of a GEMM whose
+// output tiles leave SMs idle (split_k_factor) and adds a reduction kernel; the grouped GEMM does not.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -20,6 +21,13 @@ double gemm_compute_s(double tiles, double tile_rows, double tile_cols, double d
   return waves * 2.0 * tile_rows * tile_cols * depth / sm_flops_per_s;
 }
 
+double split_k_factor(double tiles, double depth, const GpuMachine& machine) {
+  if (!(tiles >= 1) || !(depth >= 1)) throw std::invalid_argument("split_k_factor: tiles and depth must be at least 1");
+  const double sms = static_cast<double>(machine.sm_count);
+  if (tiles >= sms) return 1.0;
+  return std::max(1.0, std::min(std::floor(sms / tiles), std::floor(depth / static_cast<double>(machine.gemm.split_k_min_depth))));
+}
+
 HostSide model_matmul(const Op& op, const GpuMachine& m, GpuPrediction& p) {
   const double rows = static_cast<double>(op.shape.num_inputs), depth = static_cast<double>(op.shape.num_features),
                cols = static_cast<double>(op.shape.out_features);
@@ -27,17 +35,31 @@ HostSide model_matmul(const Op& op, const GpuMachine& m, GpuPrediction& p) {
   const double value_bytes = static_cast<double>(dtype_bytes(op.dtype));
   // F.linear(x, W, b) is addmm(b, x, W^T): for a 1-D contiguous bias ATen takes cuBLASLt with the bias
   // as the GEMM's epilogue (addmm_out_cuda_impl, CUDA >= 11.4), so one kernel either way.
-  p.call = "torch.nn.functional.linear";
+  // A backward pass's products (autograd's mm of addmm: g @ W for the input, x^T @ g for the weight)
+  // are the same model: ATen hands a transposed view to cuBLAS as the operand's transpose flag, with no
+  // copy (prepare_matrix_for_cublas), and cuBLAS has kernels for each operand layout, so FLOPs, bytes and
+  // the output's tiles are those of the plain product. Measured once on an H100 (PyTorch 2.11, fp32)
+  // the layouts of one shape differ by up to about 25% either way at small sizes with no consistent
+  // sign, and by 3% at 4096^3. Weight gradients have a long inner dimension and a small output: the
+  // case split-K (below) is for.
+  p.call = op.transpose_input    ? "torch.mm (x^T @ grad: autograd's weight gradient)"
+           : op.transpose_weight ? "torch.mm (grad @ W^T: autograd's input gradient)"
+                                 : "torch.nn.functional.linear";
   p.flops = op.flops();
-  const double traffic = (rows * depth + depth * cols + (bias ? cols : 0.0) + rows * cols) * value_bytes;
-  p.footprint_bytes = traffic;
-  p.l2_hit_fraction = l2_hit_fraction(p.footprint_bytes, static_cast<double>(m.l2_bytes));
   // cuBLAS picks a smaller kernel when the matrix is smaller than its large tile.
   const double tile_rows = std::min(static_cast<double>(m.gemm.cublas_tile_rows), rows);
   const double tile_cols = std::min(static_cast<double>(m.gemm.cublas_tile_cols), cols);
   const double tiles = std::ceil(rows / tile_rows) * std::ceil(cols / tile_cols);
+  const double splits = split_k_factor(tiles, depth, m);
+  const double output_bytes = rows * cols * value_bytes;
+  // Each split writes its own partial output; the reduction reads them all and writes the output.
+  const double traffic = (rows * depth + depth * cols + (bias ? cols : 0.0)) * value_bytes + splits * output_bytes;
+  p.footprint_bytes = traffic;
+  p.l2_hit_fraction = l2_hit_fraction(p.footprint_bytes, static_cast<double>(m.l2_bytes));
   KernelList ks(m, p.l2_hit_fraction);
-  ks.add(bias ? "gemm_bias" : "gemm", traffic, {{"compute", gemm_compute_s(tiles, tile_rows, tile_cols, depth, op.dtype, m)}});
+  ks.add(bias ? "gemm_bias" : "gemm", traffic,
+         {{"compute", gemm_compute_s(tiles * splits, tile_rows, tile_cols, depth / splits, op.dtype, m)}});
+  if (splits > 1) ks.add("splitk_reduce", (splits + 1.0) * output_bytes, {});
   ks.finish(p);
   return {m.eager.aten_call_s, true};
 }

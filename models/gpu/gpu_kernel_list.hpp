@@ -29,7 +29,16 @@ class KernelList {
   // contention_s: retries of colliding updates, which cost throughput on top of the work.
   void add(const std::string& name, double traffic_bytes, std::vector<Term> rates, double serial_s = 0,
            double contention_s = 0) {
+    add_launched(name, 1.0, traffic_bytes, std::move(rates), serial_s, contention_s);
+  }
+
+  // A kernel whose launch latencies the caller counts: a multi-tensor kernel that PyTorch launches
+  // `launches` times for a whole list of tensors, or 0 times for an op whose tensors ride in launches
+  // another op of the list already pays for (its bytes still cost their memory time).
+  void add_launched(const std::string& name, double launches, double traffic_bytes, std::vector<Term> rates,
+                    double serial_s = 0, double contention_s = 0) {
     const auto& c = m_.calibration;
+    const double launch_s = launches * c.launch_latency_s;
     const double l2_s = traffic_bytes * hit_ / (m_.l2_bytes_per_s * c.l2_efficiency);
     const double dram_s = traffic_bytes * (1.0 - hit_) / (m_.hbm_bytes_per_s * c.dram_efficiency);
     // The memory term is the sum of its L2 and DRAM parts (a byte goes one way or the other); it is
@@ -42,13 +51,13 @@ class KernelList {
 
     GpuKernel k;
     k.name = name;
-    k.time_s = c.launch_latency_s + work.time_s + contention_s;
+    k.time_s = launch_s + work.time_s + contention_s;
     k.hbm_bytes = traffic_bytes * (1.0 - hit_);
     k.l2_bytes = traffic_bytes;
-    k.limiter = c.launch_latency_s >= work.time_s && c.launch_latency_s >= contention_s ? "launch"
-                : contention_s > work.time_s                                            ? "contention"
-                                                                                        : work.what;
-    share_["launch"] += c.launch_latency_s;
+    k.limiter = launch_s >= work.time_s && launch_s >= contention_s ? "launch"
+                : contention_s > work.time_s                        ? "contention"
+                                                                    : work.what;
+    share_["launch"] += launch_s;
     share_[work.what] += work.time_s;
     share_["contention"] += contention_s;
     kernels_.push_back(std::move(k));
@@ -100,7 +109,17 @@ struct HostSide {
 };
 
 // The dense products (gpu_gemm_model.cpp): fill p's call, flops, footprint, hit fraction and kernels.
+// model_matmul covers the transposed products of a backward pass too (the same GEMM).
 HostSide model_matmul(const Op& op, const GpuMachine& m, GpuPrediction& p);
 HostSide model_segment_matmul(const Op& op, const GpuMachine& m, GpuPrediction& p);
+
+// The backward and loss kinds of a training step (gpu_training_model.cpp).
+HostSide model_unary_grad(const Op& op, const GpuMachine& m, GpuPrediction& p);
+HostSide model_sum_to(const Op& op, const GpuMachine& m, GpuPrediction& p);
+HostSide model_loss(const Op& op, const GpuMachine& m, GpuPrediction& p);
+HostSide model_loss_grad(const Op& op, const GpuMachine& m, GpuPrediction& p);
+
+// One parameter's share of torch.optim's foreach update (gpu_optimizer_model.cpp).
+HostSide model_optimizer_step(const Op& op, const ForeachStep& step, const GpuMachine& m, GpuPrediction& p);
 
 }  // namespace tilesim::gpu

@@ -101,6 +101,7 @@ GpuMachine parse_resolved(const MachineDocument& resolved) {
   m.gemm.cublas_tile_cols = gemm.integer("cublas_tile_cols", 1, 4096);
   m.gemm.grouped_tile_rows = gemm.integer("grouped_tile_rows", 1, 4096);
   m.gemm.grouped_tile_cols = gemm.integer("grouped_tile_cols", 1, 4096);
+  m.gemm.split_k_min_depth = gemm.integer("split_k_min_depth", 1, 1 << 20);
   gemm.finish();
 
   FigureReader host(root.object("eager_host_floor_s"), m.provenance);
@@ -111,6 +112,8 @@ GpuMachine parse_resolved(const MachineDocument& resolved) {
   m.eager.aten_call_s = host.number("aten_call", 0.0, 1.0);
   m.eager.segment_matmul_call_s = host.number("segment_matmul_call", 0.0, 1.0);
   m.eager.segment_matmul_per_segment_s = host.number("segment_matmul_per_segment", 0.0, 1.0);
+  m.eager.optimizer_step_call_s = host.number("optimizer_step_call", 0.0, 1.0);
+  m.eager.optimizer_per_parameter_s = host.number("optimizer_per_parameter", 0.0, 1.0);
   host.finish();
 
   root.finish();

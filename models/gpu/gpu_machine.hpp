@@ -72,15 +72,19 @@ struct GpuMachine {
     double efficiency = 0;
     std::int64_t cublas_tile_rows = 0, cublas_tile_cols = 0;
     std::int64_t grouped_tile_rows = 0, grouped_tile_cols = 0;
+    std::int64_t split_k_min_depth = 0;  // cuBLAS split-K: the least inner depth one split keeps
   } gemm;
 
   // Eager host floors of calls the hydronet data do not cover (section "eager_host_floor_s", beside
   // the fitted ones; not fitted, sources in the files): one ATen call from Python (elementwise, addmm,
-  // fill), and pyg-lib's segment_matmul as a fixed part plus a part per segment.
+  // fill), pyg-lib's segment_matmul as a fixed part plus a part per segment, and torch.optim's step()
+  // beyond its ATen calls as a fixed part plus a part per parameter (Python bookkeeping).
   struct EagerCalls {
     double aten_call_s = 0;
     double segment_matmul_call_s = 0;
     double segment_matmul_per_segment_s = 0;
+    double optimizer_step_call_s = 0;
+    double optimizer_per_parameter_s = 0;
   } eager;
 
   double sm_cycles_per_s() const { return static_cast<double>(sm_count) * sm_clock_hz; }

@@ -7,7 +7,9 @@
 //           kind (Python, dispatcher, launch) overlapping with, or followed by, the kernel time.
 // Structure: roofline plus overheads (bytes at each level / bandwidth, FLOPs / peak, atomics /
 // atomic throughput, launch latency), never a regression on sizes.
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,17 @@ double l2_hit_fraction(double footprint_bytes, double capacity_bytes);
 // num_outputs x num_features).
 GpuPrediction predict(GpuOp op, const OpShape& shape, DType dtype, const GpuMachine& machine, GpuMode mode);
 
+// The optimizer_step ops of one training step that torch.optim's foreach implementation updates with
+// the same multi-tensor kernels (one optimizer's settings, one dtype): every parameter's element count
+// in graph order, and which of them an op updates. The op at position 0 carries the step's kernel
+// launches and its once-per-step host work; every op carries its own bytes and per-parameter host work.
+struct ForeachStep {
+  std::vector<std::int64_t> parameter_elements;
+  std::size_t position = 0;
+};
+// The ForeachStep of every optimizer_step op of `graph`, by op index.
+std::map<std::size_t, ForeachStep> foreach_steps(const OpGraph& graph);
+
 // Any op of the op graph (ir/op_graph.hpp) as eager PyTorch 1.13 with PyG 2.x, torch_scatter and pyg-lib
 // runs it: gather, scatter_add and scatter_max through predict() above (the calibrated kinds), and
 //   scatter_mean    torch_scatter.scatter_mean: scatter_sum, ones, scatter_sum of the ones (the count),
@@ -75,14 +88,32 @@ GpuPrediction predict(GpuOp op, const OpShape& shape, DType dtype, const GpuMach
 //   segment_matmul  pyg_lib.ops.segment_matmul: sizes from the pointer (copied to the host, which
 //                   waits for the GPU), one pinned copy of the GEMM arguments, one CUTLASS grouped GEMM
 //   unary, binary   the elementwise ATen calls PyG makes for the function (one kernel each)
+// and the kinds of a training step, as autograd and torch.optim launch them (gpu_training_model.cpp,
+// gpu_optimizer_model.cpp; models/gpu/README.md, "Training steps"):
+//   transposed matmul  torch.mm with a transposed operand: the same GEMM as matmul
+//   unary_grad      the backward kernels of each forward call of the function (threshold_backward, ...)
+//   sum_to          one ATen sum (reduce kernel) down to the broadcast shape
+//   loss            cross_entropy: log_softmax, nll_loss; mse: mse_loss, mean
+//   loss_grad       the backward's seed, then nll_loss_backward (zeros, kernel) and
+//                   log_softmax_backward_data, or mse_loss_backward (zeros, kernel)
+//   optimizer_step  this parameter's share of torch.optim's foreach SGD / Adam (`step`: the parameters
+//                   updated together; none: the op's parameter alone)
 // Only the op's kind, shapes, dtype and function are read: a chained graph needs no values.
 // Throws std::invalid_argument for a size below 1 or a dtype the model does not know.
-GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode);
+GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode, const ForeachStep* step = nullptr);
 
 // Compute time of a GEMM whose output is cut into `tiles` threadblock tiles of tile_rows x tile_cols,
 // each accumulating over `depth`: the SMs take the tiles in waves (one tile per SM at a time), and a
 // tile runs at its SM's share of the dtype's peak times gemm.efficiency. Small GEMMs are wave-bound
 // (one wave of partly empty SMs); tiles larger than the matrix cost their full size.
 double gemm_compute_s(double tiles, double tile_rows, double tile_cols, double depth, DType dtype, const GpuMachine& machine);
+
+// How many ways cuBLAS splits a GEMM's inner dimension (`depth`) when its `tiles` output tiles leave
+// SMs idle: as many splits as fill the SMs once, each keeping at least gemm.split_k_min_depth of the
+// depth; 1 when the tiles fill the SMs or the depth is too short to split. Each split computes a
+// partial output tile over depth / splits, and a second kernel sums the partials. (cuBLAS's own choice
+// comes from heuristics it does not publish; this rule follows the shapes measured on an H100 that
+// models/gpu/README.md lists: every long-K shape ran a CUTLASS SIMT kernel plus a split-K reduction.)
+double split_k_factor(double tiles, double depth, const GpuMachine& machine);
 
 }  // namespace tilesim::gpu

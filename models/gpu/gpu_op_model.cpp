@@ -2,8 +2,10 @@
 // (gather, scatter_add, scatter_max) go through predict(); the others are built here from the same
 // kernel terms (gpu_kernel_list.hpp) as the sequence of ATen calls PyG makes for them, read from PyG
 // 2.x (gcn_conv.py gcn_norm, schnet.py ShiftedSoftplus and CFConv, utils/degree.py) and torch_scatter
-// (scatter.py scatter_mean). Eager host floors: the fitted per-call floors where the call was measured,
-// else one aten_call floor per ATen call (machine file, eager_host_floor_s).
+// (scatter.py scatter_mean); a training step's kinds come from gpu_training_model.cpp (autograd's
+// backward formulas, the losses) and gpu_optimizer_model.cpp (torch.optim's foreach update). Eager host
+// floors: the fitted per-call floors where the call was measured, else one aten_call floor per ATen
+// call (machine file, eager_host_floor_s).
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
@@ -136,17 +138,26 @@ HostSide model_degree_count(const Op& op, const GpuMachine& m, GpuPrediction& p)
 
 }  // namespace
 
-GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode) {
-  require_forward_op(op, "GPU model");
+GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode, const ForeachStep* step) {
   require_positive(op, op.shape.num_inputs, "num_inputs");
   require_positive(op, op.shape.num_features, "num_features");
-  if (op.kind == OpKind::gather || op.kind == OpKind::scatter_add || op.kind == OpKind::scatter_max)
+  if (op.kind == OpKind::gather || op.kind == OpKind::scatter_max ||
+      (op.kind == OpKind::scatter_add && op.phase != OpPhase::backward))
     return predict(gpu_op_for(op.kind), op.shape, op.dtype, machine, mode);
 
   GpuPrediction p;
   p.mode = mode;
   HostSide host;
   switch (op.kind) {
+    case OpKind::scatter_add:
+      // In a backward pass a scatter-add is index_select's gradient, which autograd runs in ATen
+      // (new_zeros, index_add_): the same kernels as torch_scatter's sum, without its Python wrapper,
+      // so two ATen calls' floors instead of the fitted torch_scatter floor.
+      p = predict(GpuOp::scatter_add, op.shape, op.dtype, machine, GpuMode::kernel);
+      p.mode = mode;
+      p.call = "autograd: index_select's backward (zeros, index_add_)";
+      host = {2.0 * machine.eager.aten_call_s, true};
+      break;
     case OpKind::scatter_mean:
       require_positive(op, op.shape.num_outputs, "num_outputs");
       host = model_scatter_mean(op, machine, p);
@@ -170,7 +181,21 @@ GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode) 
       require_positive(op, op.shape.other_groups, "other_groups");
       host = model_binary(op, machine, p);
       break;
-    default: throw std::logic_error("predict_op: unhandled op kind " + to_string(op.kind));
+    case OpKind::unary_grad: host = model_unary_grad(op, machine, p); break;
+    case OpKind::sum_to:
+      require_positive(op, op.shape.other_rows, "other_rows");
+      require_positive(op, op.shape.other_groups, "other_groups");
+      host = model_sum_to(op, machine, p);
+      break;
+    case OpKind::loss: host = model_loss(op, machine, p); break;
+    case OpKind::loss_grad: host = model_loss_grad(op, machine, p); break;
+    case OpKind::optimizer_step: {
+      // Alone (no step given), the op's parameter is the whole step.
+      const ForeachStep alone{{op.shape.num_inputs * op.shape.num_features}, 0};
+      host = model_optimizer_step(op, step != nullptr ? *step : alone, machine, p);
+      break;
+    }
+    default: throw std::invalid_argument("GPU model: op '" + op.name + "': op kind " + to_string(op.kind) + " is not modeled");
   }
   (void)peak_flops_per_s(op.dtype, machine);  // rejects a dtype the model does not know
   if (mode == GpuMode::kernel) {

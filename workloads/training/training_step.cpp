@@ -113,13 +113,15 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
   const TensorId seed_grad = g.add_op(loss_grad);
   add_group(g, "loss", to_string(spec.loss), first, OpPhase::loss);
 
-  // The parameters: the model's uniform and block-diagonal inputs.
+  // The parameters: the model's uniform and block-diagonal inputs. Held by position in `fills`, not by
+  // address: the state and mask inputs added below grow `fills` (the Lowering appends to it), which may
+  // move its elements.
   std::set<TensorId> params;
-  std::vector<const InputFill*> param_fills;
+  std::vector<std::size_t> param_fills;
   for (std::size_t i = first_fill; i < fills.size(); ++i)
     if (fills[i].kind == InputFill::Kind::uniform || fills[i].kind == InputFill::Kind::block_diagonal) {
       params.insert(fills[i].tensor);
-      param_fills.push_back(&fills[i]);
+      param_fills.push_back(i);
     }
   const std::map<TensorId, TensorId> grads = append_backward(g, forward_end, predictions, seed_grad, params);
 
@@ -127,21 +129,25 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
   first = g.ops.size();
   const std::int64_t state_rows = spec.optimizer.state_rows();
   if (spec.optimizer.kind == OptimizerSpec::Kind::adam) layout.step = l.given_f32("train.step", {1, 1}, {1.0f});
-  for (const InputFill* fill : param_fills) {
-    const TensorInfo info = g.tensor(fill->tensor);
-    auto it = grads.find(fill->tensor);
+  for (const std::size_t position : param_fills) {
+    // Read out now: given_f32 below appends to fills, which may move its elements.
+    const TensorId param = fills[position].tensor;
+    const bool block_diagonal = fills[position].kind == InputFill::Kind::block_diagonal;
+    const std::int64_t block_rows = fills[position].block_rows;
+    const TensorInfo info = g.tensor(param);
+    auto it = grads.find(param);
     if (it == grads.end())
       throw std::logic_error("training: parameter '" + info.name + "' does not reach the loss (a lowering defect)");
     ParameterSlot slot;
-    slot.param = fill->tensor;
+    slot.param = param;
     slot.grad = it->second;
     const std::int64_t cols = last_dim(info), p_rows = info.elements() / cols;
-    if (fill->kind == InputFill::Kind::block_diagonal && info.shape.at(1) > 1) {
+    if (block_diagonal && info.shape.at(1) > 1) {
       // Only the diagonal blocks are parameters (att[h, :] at rows h*C.., column h).
       std::vector<float> mask(sz(info.elements()), 0.0f);
       const std::int64_t heads = info.shape.at(1);
       for (std::int64_t h = 0; h < heads; ++h)
-        for (std::int64_t k = 0; k < fill->block_rows; ++k) mask[sz((h * fill->block_rows + k) * heads + h)] = 1.0f;
+        for (std::int64_t k = 0; k < block_rows; ++k) mask[sz((h * block_rows + k) * heads + h)] = 1.0f;
       const TensorId mask_t = l.given_f32(info.name + ".blocks", info.shape, std::move(mask));
       Op masked = layers::binary(info.name + ".grad_blocks", g, BinaryFn::multiply, slot.grad, mask_t);
       masked.phase = OpPhase::optimizer;
