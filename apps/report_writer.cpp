@@ -56,10 +56,28 @@ struct Totals {
   bool all_cycles = true, all_checked = true, all_ok = true;
 };
 
-Totals totals_of(const BackendResult& r, std::size_t first, std::size_t count) {
+// A backend's rows of one op each, in graph order (rows standing for a whole training phase left out).
+std::vector<const OpResult*> op_rows(const BackendResult& r) {
+  std::vector<const OpResult*> rows;
+  for (const OpResult& o : r.ops)
+    if (!o.phase) rows.push_back(&o);
+  return rows;
+}
+
+std::vector<const OpResult*> phase_rows(const BackendResult& r) {
+  std::vector<const OpResult*> rows;
+  for (const OpResult& o : r.ops)
+    if (o.phase) rows.push_back(&o);
+  return rows;
+}
+
+// Whether the per-op rows reach a group's last op (a backend with per-phase rows has none).
+bool covers(const std::vector<const OpResult*>& rows, const OpGroup& g) { return rows.size() >= g.first_op + g.op_count; }
+
+Totals totals_of(const std::vector<const OpResult*>& rows, std::size_t first, std::size_t count) {
   Totals t;
-  for (std::size_t i = first; i < first + count && i < r.ops.size(); ++i) {
-    const OpResult& o = r.ops[i];
+  for (std::size_t i = first; i < first + count && i < rows.size(); ++i) {
+    const OpResult& o = *rows[i];
     t.time_s += o.time_s;
     t.flops += o.flops;
     t.min_bytes += o.min_bytes;
@@ -92,6 +110,7 @@ std::string intensity_text(double flops, std::int64_t bytes) {
 
 // "in x features x out" for the indexed ops; "M x K -> N" for the matmuls; "rows x cols" elementwise.
 std::string shape_of(const OpResult& o) {
+  if (o.phase) return "whole " + to_string(*o.phase) + " phase";
   const OpShape& s = o.shape;
   if (o.op_kind == OpKind::matmul || o.op_kind == OpKind::segment_matmul)
     return std::to_string(s.num_inputs) + " x " + std::to_string(s.num_features) + " -> " + std::to_string(s.out_features) +
@@ -105,8 +124,10 @@ std::string shape_of(const OpResult& o) {
 
 nlohmann::json group_totals(const std::vector<OpGroup>& groups, const BackendResult& result) {
   nlohmann::json out = nlohmann::json::array();
+  const std::vector<const OpResult*> rows = op_rows(result);
   for (const OpGroup& g : groups) {
-    const Totals t = totals_of(result, g.first_op, g.op_count);
+    if (!covers(rows, g)) continue;
+    const Totals t = totals_of(rows, g.first_op, g.op_count);
     nlohmann::json j = {{"name", g.name},
                         {"kind", g.kind},
                         {"first_op", g.first_op},
@@ -144,31 +165,49 @@ std::string format_table(const std::vector<BackendResult>& results, const std::v
   };
   row("op", "in x features x out", "backend", "kind", "time", "cycles", "FLOPs", "min bytes", "FLOP/B", "verified");
   if (results.empty()) return t.str();
+  auto op_line = [&](const OpResult& o, const BackendResult& r, bool named) {
+    row(named ? o.op : "", named ? shape_of(o) : "", r.backend, to_string(r.kind), format_time(o.time_s),
+        o.cycles ? std::to_string(*o.cycles) : "-", si_text(o.flops, ""), si_text(static_cast<double>(o.min_bytes), "B"),
+        intensity_text(o.flops, o.min_bytes), o.verified ? (*o.verified ? "yes" : "NO") : "not checked");
+  };
+  // Per-op rows (graph order, the same ops on every backend that has them), each op's backends together;
+  // the op's name and shape on its first line.
+  std::vector<std::vector<const OpResult*>> rows;
+  std::size_t op_count = 0;
+  for (const auto& r : results) {
+    rows.push_back(op_rows(r));
+    op_count = std::max(op_count, rows.back().size());
+  }
   // Group ends, by the index of their last op.
   std::map<std::size_t, std::vector<const OpGroup*>> ends;
   for (const auto& g : groups)
     if (g.op_count > 0) ends[g.first_op + g.op_count - 1].push_back(&g);
-  for (std::size_t k = 0; k < results.front().ops.size(); ++k) {
-    for (const auto& r : results) {
-      const auto& o = r.ops.at(k);
-      const bool first = &r == &results.front();
-      row(first ? o.op : "", first ? shape_of(o) : "", r.backend, to_string(r.kind), format_time(o.time_s),
-          o.cycles ? std::to_string(*o.cycles) : "-", si_text(o.flops, ""), si_text(static_cast<double>(o.min_bytes), "B"),
-          intensity_text(o.flops, o.min_bytes), o.verified ? (*o.verified ? "yes" : "NO") : "not checked");
+  for (std::size_t k = 0; k < op_count; ++k) {
+    bool named = false;
+    for (std::size_t b = 0; b < results.size(); ++b) {
+      if (k >= rows[b].size()) continue;
+      op_line(*rows[b][k], results[b], !named);
+      named = true;
     }
     auto it = ends.find(k);
     if (it == ends.end()) continue;
     for (const OpGroup* g : it->second) {
-      for (const auto& r : results) {
-        const Totals s = totals_of(r, g->first_op, g->op_count);
-        const bool first = &r == &results.front();
-        row(first ? "= " + g->name : "", first ? g->kind + ", " + std::to_string(g->op_count) + " ops" : "", r.backend,
+      named = false;
+      for (std::size_t b = 0; b < results.size(); ++b) {
+        if (!covers(rows[b], *g)) continue;
+        const auto& r = results[b];
+        const Totals s = totals_of(rows[b], g->first_op, g->op_count);
+        row(!named ? "= " + g->name : "", !named ? g->kind + ", " + std::to_string(g->op_count) + " ops" : "", r.backend,
             to_string(r.kind), format_time(s.time_s), s.all_cycles ? std::to_string(s.cycles) : "-", si_text(s.flops, ""),
             si_text(static_cast<double>(s.min_bytes), "B"), intensity_text(s.flops, s.min_bytes),
             s.all_checked ? (s.all_ok ? "yes" : "NO") : "not checked");
+        named = true;
       }
     }
   }
+  // Rows that stand for a whole training phase (torch-cpu's autograd step), after the per-op rows.
+  for (const auto& r : results)
+    for (const OpResult* o : phase_rows(r)) op_line(*o, r, true);
   return t.str();
 }
 

@@ -12,6 +12,12 @@ nlohmann::json phase_times(const OpGraph& graph, const BackendResult& step) {
   for (const Op& op : graph.ops) phase_of[op.name] = op.phase;
   std::map<OpPhase, double> seconds{{OpPhase::forward, 0}, {OpPhase::loss, 0}, {OpPhase::backward, 0}, {OpPhase::optimizer, 0}};
   for (const OpResult& row : step.ops) {
+    // A row that stands for a whole phase (torch-cpu's autograd step) says which; an op's row is
+    // matched to its op by name.
+    if (row.phase) {
+      seconds[*row.phase] += row.time_s;
+      continue;
+    }
     auto it = phase_of.find(row.op);
     seconds[it == phase_of.end() ? OpPhase::forward : it->second] += row.time_s;
   }

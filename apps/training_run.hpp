@@ -32,7 +32,8 @@ TrainingRun run_training_steps(Backend& backend, const workloads::Instance& inst
                                const RunOptions& options, bool progress);
 
 // The seconds of a step's rows per phase of `graph` ({"forward": .., "loss": .., "backward": ..,
-// "optimizer": ..}), rows matched to ops by name.
+// "optimizer": ..}): a row with OpResult::phase set counts for that phase, any other row for its op's
+// phase, matched by name.
 nlohmann::json phase_times(const OpGraph& graph, const BackendResult& step);
 
 // Whether two loss curves agree: each step's values within `relative_tolerance` of max(1, |loss|).

@@ -19,6 +19,8 @@ FamilyInfo torch_cpu_info() {
   i.help = "torch-cpu";
   i.accepted = "torch-cpu";
   i.unchecked_verified = "no";
+  // Training steps through libtorch's autograd and torch::optim (kernels/torch/torch_training.hpp).
+  i.runs_training_steps = true;
   i.roofline_machine_family = "cpu";  // the same host's ceilings as cpu
   return i;
 }

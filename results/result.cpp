@@ -27,7 +27,8 @@ OpResult OpResult::for_op(const Op& op) {
 nlohmann::json OpResult::to_json() const {
   nlohmann::json j;
   j["op"] = op;
-  j["op_kind"] = to_string(op_kind);
+  j["op_kind"] = phase ? std::string("phase") : to_string(op_kind);
+  if (phase) j["phase"] = to_string(*phase);
   j["num_inputs"] = shape.num_inputs;
   j["num_features"] = shape.num_features;
   j["num_outputs"] = shape.num_outputs;

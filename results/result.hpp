@@ -34,6 +34,11 @@ struct OpResult {
   std::string verification;                    // what was checked, or why not
   nlohmann::json timing = nlohmann::json::object();  // measured: median/min/max/quartiles/repeats
   nlohmann::json plan = nlohmann::json::object();    // simulated: the mapping the planner chose
+  // Set on a row that stands for a whole phase of a training step rather than one op of the graph: a
+  // backend that runs the phase as one unit (torch-cpu's autograd step records its forward ops and runs
+  // the backward inside loss.backward(), so no per-op time exists). op_kind and shape are then unused;
+  // flops and min_bytes are the phase's ops' totals. Reports write "op_kind": "phase" and "phase".
+  std::optional<OpPhase> phase;
 
   nlohmann::json to_json() const;
   // A row for `op` with what the op itself says filled in: name, kind, shape, dtype, FLOPs, min_bytes.

@@ -92,3 +92,50 @@ TEST_CASE("tilesim --backends parses the peer backends' names strictly", "[cli][
   CHECK(twice.exit_code == 2);
   CHECK_THAT(twice.err, Catch::Contains("\"cuda\" twice"));
 }
+
+TEST_CASE("tilesim run trains on cpu and torch-cpu: three losses each, agreeing curves, torch's step split by phase, or exit 2 "
+          "saying libtorch is not built in",
+          "[cli][peers][training][slow]") {
+  const bool built = run_cli("--version").out.find("torch-cpu (measured, libtorch") != std::string::npos;
+  const fs::path out = scratch() / "train_out";
+  const Result r = run_cli("run workloads/examples/gcn_cora_train.json --backends cpu,torch-cpu --steps 3 --warmup 0 --repeats 1 --out " +
+                           out.string());
+  if (!built) {
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("built without libtorch"));
+    return;
+  }
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("torch.backward (autograd)"));
+  std::ifstream file(out / "report.json");
+  REQUIRE(file.good());
+  const auto report = nlohmann::json::parse(file);
+  REQUIRE(report.at("results").size() == 2);
+  for (const auto& backend : report.at("results")) {
+    INFO(backend.at("backend"));
+    const auto& training = backend.at("training");
+    REQUIRE(training.at("loss").size() == 3);
+    CHECK(training.at("all_steps_verified") == true);
+    CHECK(training.at("loss").at(2).get<double>() < training.at("loss").at(0).get<double>());
+    for (const char* phase : {"forward_s", "loss_s", "backward_s", "optimizer_s"}) CHECK(training.at("last_step").at(phase).get<double>() > 0);
+  }
+  const auto& torch_rows = report.at("results").at(1).at("ops");
+  REQUIRE(torch_rows.size() == 4);
+  CHECK(torch_rows.at(2).at("phase") == "backward");
+  CHECK(torch_rows.at(2).at("op_kind") == "phase");
+  // Per-layer totals need per-op rows: the cpu backend has them, torch-cpu's phase rows do not.
+  CHECK_FALSE(report.at("results").at(0).at("groups").empty());
+  CHECK(report.at("results").at(1).at("groups").empty());
+  REQUIRE(report.at("loss_agreement").size() == 1);
+  CHECK(report.at("loss_agreement").at(0).at("losses_equal") == true);
+  CHECK(report.at("loss_agreement").at(0).at("backends") == nlohmann::json::array({"cpu", "torch-cpu"}));
+  // The ops both computed (forward outputs, the loss, the gradients and the updates) agree.
+  std::size_t compared = 0;
+  for (const auto& a : report.at("agreement")) {
+    INFO(a.at("op") << ": " << a.at("detail"));
+    CHECK(a.at("outputs_equal") == true);
+    compared += a.at("op").get<std::string>().find(".step") != std::string::npos ? 1 : 0;
+  }
+  CHECK(compared == 4);  // each GCN layer's weight and bias update
+}

@@ -11,6 +11,8 @@
 #include "kernels/cpu/timing.hpp"
 #include "kernels/run_ops.hpp"
 #include "kernels/torch/torch_ops.hpp"
+#include "kernels/torch/torch_training.hpp"
+#include "kernels/torch/training_graph.hpp"
 
 namespace tilesim::kernels::torch_peer {
 namespace {
@@ -69,13 +71,20 @@ class TorchCpuBackend : public Backend {
     result.kind = ResultKind::measured;
     result.machine = cpu::host_description() + ", libtorch " + version();
 
-    run_measured_ops(
-        graph, inputs, "torch-cpu backend",
-        [&](const Op& op, const Operands& operands, std::vector<float>& output) {
-          const PeerCall call = make_call(op, operands, output.data());
-          return cpu::time_calls([&call] { call(); }, options.warmup, options.repeats);
-        },
-        result, outputs_);
+    // A training step runs as a PyTorch training loop does (autograd, torch::optim), one row per phase;
+    // a forward graph runs op by op through the out= calls below, one row per op.
+    const bool training = is_training_graph(graph);
+    if (training) {
+      run_training_step(graph, inputs, options, result, outputs_);
+    } else {
+      run_measured_ops(
+          graph, inputs, "torch-cpu backend",
+          [&](const Op& op, const Operands& operands, std::vector<float>& output) {
+            const PeerCall call = make_call(op, operands, output.data());
+            return cpu::time_calls([&call] { call(); }, options.warmup, options.repeats);
+          },
+          result, outputs_);
+    }
 
     result.host = {{"torch_version", version()},
                    {"aten_calls",
@@ -88,8 +97,16 @@ class TorchCpuBackend : public Backend {
                      {"segment_matmul", "mm_out per segment on row slices (pyg_lib's CPU path)"},
                      {"unary", "clamp_min_out (relu), leaky_relu_out, softplus_out + sub_ (shifted softplus), exp_out, mul_out, "
                                "pow_out(-0.5) / reciprocal_out + masked_fill_, mul_out + cos_ + add_ + mul_ + masked_fill_ (cutoff)"},
-                     {"binary", "add/sub/mul/div_out with other viewed [rows or 1, groups, 1]"}}},
+                     {"binary", "add/sub/mul/div_out with other viewed [rows or 1, groups, 1]"},
+                     {"training_step",
+                      "parameters as leaf tensors requiring grad; forward ops recorded by autograd as PyG calls them "
+                      "(index_select, zeros().scatter_add_ / scatter_reduce_(mean | amax, include_self=False), mm / addmm, "
+                      "relu, leaky_relu, softplus - log 2, exp, mul, pow(-0.5) + masked_fill, the cosine cutoff, broadcasting "
+                      "add/sub/mul/div, detach() where the graph detaches); at::cross_entropy_loss / mse_loss (mean); "
+                      "loss.backward(); the graph's gradient ops on the .grad tensors; torch::optim::Adam / SGD step with "
+                      "the state of the step's inputs. One row per phase"}}},
                    {"aten_threads", num_threads()},
+                   {"rows", training ? "one per phase of the training step (autograd runs the backward as one call)" : "one per op"},
                    {"omp_max_threads", threads},
                    {"threads_note", "ATen's intra-op threads set to the cpu backend's OpenMP thread count, so both use the same cores"},
                    {"logical_cpus", std::thread::hardware_concurrency()},

@@ -1,7 +1,7 @@
 #pragma once
 // The torch-cpu peer's ops, called the way PyTorch Geometric calls them, on buffers the caller owns.
 // libtorch stays behind this header (its headers take seconds to compile): only torch_ops.cpp includes
-// ATen. Each factory wraps the buffers as tensors once (no copy; the int64 indices ATen's scatter ops
+// ATen, besides the training step's own files (torch_training.cpp, autograd_ops.*). Each factory wraps the buffers as tensors once (no copy; the int64 indices ATen's scatter ops
 // require are converted once, as a PyG edge_index already holds them) and returns a call that runs the
 // op into the caller's output, so timing it times the ATen kernel and its dispatch, not allocation.
 #include <cstdint>

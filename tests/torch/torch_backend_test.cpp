@@ -1,12 +1,14 @@
 // The torch-cpu peer: the backend end to end (verified outputs, agreement with the cpu backend, the
-// thread count in its host JSON) and each ATen call the benchmark compares against, checked against
-// the references so that the benchmark's peer computes what tilesim's kernel does. Its own executable:
+// thread count in its host JSON), each ATen call the benchmark compares against, checked against
+// the references so that the benchmark's peer computes what tilesim's kernel does, and training steps
+// through autograd and torch::optim against the reference and the cpu backend. Its own executable:
 // linking libtorch costs every process ~0.3 s at start, which tilesim_tests' many processes should not pay.
 #include <catch2/catch.hpp>
 
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
@@ -18,8 +20,11 @@
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/torch/torch_backend.hpp"
 #include "kernels/torch/torch_ops.hpp"
+#include "kernels/torch/training_checks.hpp"
+#include "kernels/torch/training_graph.hpp"
 #include "tests/cpu_op_cases.hpp"
 #include "tests/random_inputs.hpp"
+#include "workloads/workload.hpp"
 
 using namespace tilesim;
 namespace cpu = tilesim::kernels::cpu;
@@ -200,4 +205,226 @@ TEST_CASE("torch-cpu runs every GNN op kind, verified, and agrees with the cpu b
     INFO(agreement.detail);
     CHECK(agreement.equal);
   }
+}
+
+// ---- Training steps: libtorch's autograd and torch::optim as the peer and as an oracle ----
+
+namespace {
+
+using nlohmann::json;
+
+json training_workload(json graph, std::int64_t features, json model, json train) {
+  return {{"name", "t"}, {"seed", 11}, {"graph", graph}, {"num_features", features}, {"model", model}, {"train", train}};
+}
+
+// A GCN on a node task with a training mask, a two-head GAT whose attention gradients go through the
+// block mask (both Adam), and a graph task on a molecules batch with a mean pool and SGD with momentum.
+// Adam's first step moves each element by about lr * g / |g| however small g is, so a gradient element
+// at rounding level would step the two backends apart; the weight decay keeps g + wd p away from zero.
+std::vector<std::pair<std::string, workloads::Instance>> training_cases() {
+  const json er = {{"generator", "erdos_renyi"}, {"num_nodes", 30}, {"num_edges", 110}};
+  const json molecules = {{"generator", "molecules"}, {"num_graphs", 4}, {"min_nodes", 3}, {"max_nodes", 6}};
+  std::vector<std::pair<std::string, json>> docs = {
+      {"gcn",
+       training_workload(er, 6,
+                         json::array({{{"layer", "gcn"}, {"name", "c1"}, {"out", 8}, {"activation", "relu"}},
+                                      {{"layer", "gcn"}, {"name", "c2"}, {"out", 4}}}),
+                         {{"task", "node"}, {"loss", "cross_entropy"}, {"train_fraction", 0.5},
+                          {"optimizer", {{"kind", "adam"}, {"lr", 0.01}, {"weight_decay", 5e-4}}}})},
+      {"gat",
+       training_workload(er, 5,
+                         json::array({{{"layer", "gat"}, {"name", "a1"}, {"out", 3}, {"heads", 2}, {"activation", "relu"}},
+                                      {{"layer", "gat"}, {"name", "a2"}, {"out", 3}}}),
+                         {{"task", "node"}, {"loss", "cross_entropy"}, {"optimizer", {{"kind", "adam"}, {"lr", 0.02}, {"weight_decay", 1e-3}}}})},
+      {"molecules",
+       training_workload(molecules, 4,
+                         json::array({{{"layer", "gin"}, {"name", "g1"}, {"out", 6}, {"activation", "relu"}},
+                                      {{"layer", "sage"}, {"name", "s2"}, {"out", 3}}}),
+                         {{"task", "graph"}, {"loss", "mse"}, {"pool", "mean"},
+                          {"optimizer", {{"kind", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}, {"weight_decay", 1e-3}}}})}};
+  std::vector<std::pair<std::string, workloads::Instance>> out;
+  for (const auto& [name, doc] : docs) out.emplace_back(name, workloads::instantiate(workloads::parse_workload(doc, name + ".json")));
+  return out;
+}
+
+// Every op of the step through the reference from the step's inputs alone (no backend involved).
+TensorValues reference_step(const workloads::Instance& s) {
+  TensorValues values = s.values;
+  for (const Op& op : s.graph.ops) values.set_f32(op.output, reference::compute(op, values));
+  return values;
+}
+
+// Largest |a - b| over the largest |b|: how far a tensor is from another, on the scale of its values.
+double relative_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double largest = 0, worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    largest = std::max(largest, static_cast<double>(std::fabs(b[i])));
+    worst = std::max(worst, std::fabs(static_cast<double>(a[i]) - b[i]));
+  }
+  return largest > 0 ? worst / largest : worst;
+}
+
+RunOptions once() {
+  RunOptions o;
+  o.warmup = 0;
+  o.repeats = 1;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("torch-cpu trains with autograd and torch::optim: loss, gradients and updates against the reference and the cpu backend",
+          "[torch][training][unit]") {
+  for (const auto& [name, s] : training_cases()) {
+    INFO(name);
+    REQUIRE(s.training.active());
+    auto torch_backend = peer::make_backend();
+    RunOptions options;
+    options.warmup = 1;
+    options.repeats = 2;
+    const BackendResult result = torch_backend->run(s.graph, s.values, options);
+
+    // One row per phase, in step order, each timed and checked.
+    REQUIRE(result.ops.size() == 4);
+    const OpPhase phases[] = {OpPhase::forward, OpPhase::loss, OpPhase::backward, OpPhase::optimizer};
+    double total = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+      const OpResult& row = result.ops[i];
+      INFO(row.op << ": " << row.verification);
+      REQUIRE(row.phase.has_value());
+      CHECK(*row.phase == phases[i]);
+      CHECK(row.verified == true);
+      CHECK(row.time_s > 0);
+      CHECK(row.timing.at("repeats") == 2);
+      total += row.time_s;
+    }
+    CHECK(result.time_s == Approx(total));
+    CHECK_THAT(result.ops[2].op, Catch::Contains("autograd"));
+    CHECK_THAT(result.ops[3].op, Catch::Contains(name == "molecules" ? "torch::optim::SGD" : "torch::optim::Adam"));
+    CHECK(result.host.at("rows").get<std::string>().find("per phase") != std::string::npos);
+
+    const TensorValues& torch_values = *torch_backend->computed_outputs();
+    const TensorValues reference_values = reference_step(s);
+    // The loss: torch's forward and cross_entropy / mse_loss against the reference's from the same inputs.
+    CHECK(torch_values.f32(s.training.loss).at(0) == Approx(reference_values.f32(s.training.loss).at(0)).epsilon(1e-5));
+
+    // Every gradient the updates read: autograd's against the graph's backward ops through the reference,
+    // both from the step's inputs (not from torch's activations, as the backend's own check does).
+    for (const auto& slot : s.training.parameters) {
+      INFO(s.graph.tensor(slot.param).name);
+      CHECK(relative_difference(torch_values.f32(slot.grad), reference_values.f32(slot.grad)) <= peer::kGradientRelativeBound);
+    }
+
+    // The updates against the cpu backend's (its graph's own backward and update kernels).
+    cpu::CpuBackend cpu_backend;
+    const BackendResult cpu_result = cpu_backend.run(s.graph, s.values, once());
+    for (const auto& slot : s.training.parameters) {
+      const std::size_t p = s.values.f32(slot.param).size();
+      const std::vector<float>& ours = cpu_backend.outputs().f32(slot.update);
+      const std::vector<float>& theirs = torch_values.f32(slot.update);
+      REQUIRE(theirs.size() == ours.size());
+      INFO(s.graph.tensor(slot.param).name);
+      // The parameter row, then each state row, on its own scale.
+      for (std::size_t row = 0; row * p < ours.size(); ++row) {
+        INFO("row " << row);
+        const std::vector<float> a(theirs.begin() + static_cast<std::ptrdiff_t>(row * p), theirs.begin() + static_cast<std::ptrdiff_t>((row + 1) * p));
+        const std::vector<float> b(ours.begin() + static_cast<std::ptrdiff_t>(row * p), ours.begin() + static_cast<std::ptrdiff_t>((row + 1) * p));
+        CHECK(relative_difference(a, b) <= peer::kGradientRelativeBound);
+      }
+      CHECK(theirs != s.values.f32(slot.param));  // the parameter moved
+    }
+  }
+}
+
+TEST_CASE("torch-cpu's training steps follow the cpu backend's loss curve, each step a pure function of its inputs",
+          "[torch][training][unit]") {
+  for (const auto& [name, s] : training_cases()) {
+    INFO(name);
+    auto torch_backend = peer::make_backend();
+    cpu::CpuBackend cpu_backend;
+    TensorValues torch_inputs = s.values, cpu_inputs = s.values;
+    std::vector<double> torch_loss, cpu_loss;
+    for (int step = 0; step < 2; ++step) {
+      torch_backend->run(s.graph, torch_inputs, once());
+      torch_loss.push_back(torch_backend->computed_outputs()->f32(s.training.loss).at(0));
+      workloads::training::advance_step(s.training, *torch_backend->computed_outputs(), torch_inputs);
+      cpu_backend.run(s.graph, cpu_inputs, once());
+      cpu_loss.push_back(cpu_backend.outputs().f32(s.training.loss).at(0));
+      workloads::training::advance_step(s.training, cpu_backend.outputs(), cpu_inputs);
+    }
+    CHECK(torch_loss[1] != torch_loss[0]);  // the second step saw the first step's update
+    for (std::size_t k = 0; k < 2; ++k) {
+      INFO("step " << k + 1);
+      CHECK(torch_loss[k] == Approx(cpu_loss[k]).epsilon(1e-5));
+    }
+    // Running the first step's inputs again gives the first step's loss: no state survives a run.
+    torch_backend->run(s.graph, s.values, once());
+    CHECK(torch_backend->computed_outputs()->f32(s.training.loss).at(0) == torch_loss[0]);
+  }
+}
+
+TEST_CASE("torch-cpu's training checks catch a wrong gradient, update or activation", "[torch][training][unit]") {
+  const auto cases = training_cases();
+  const workloads::Instance& s = cases.at(1).second;  // the GAT: gradients through softmax and the block mask
+  auto torch_backend = peer::make_backend();
+  torch_backend->run(s.graph, s.values, once());
+  const TensorValues& computed = *torch_backend->computed_outputs();
+  const peer::TrainingStepPlan plan = peer::plan_training_step(s.graph, "test");
+  REQUIRE(plan.parameters.size() == s.training.parameters.size());
+  const peer::PhaseCheck clean = peer::check_gradients(s.graph, plan, s.values, computed);
+  INFO(clean.detail);
+  REQUIRE(clean.ok);
+
+  for (const peer::TrainedParameter& p : plan.parameters) {
+    const std::string name = s.graph.tensor(p.param).name;
+    INFO(name);
+    // A gradient 1% too large: far outside the 2^-12 bound.
+    TensorValues scaled = computed;
+    for (float& g : scaled.mutable_f32(p.grad)) g *= 1.01f;
+    const peer::PhaseCheck check = peer::check_gradients(s.graph, plan, s.values, scaled);
+    CHECK_FALSE(check.ok);
+    CHECK_THAT(check.detail, Catch::Contains(name));
+  }
+  // One element of one gradient replaced by its negation.
+  {
+    TensorValues flipped = computed;
+    std::vector<float>& g = flipped.mutable_f32(plan.parameters.front().grad);
+    const auto largest = std::max_element(g.begin(), g.end(), [](float a, float b) { return std::fabs(a) < std::fabs(b); });
+    *largest = -*largest;
+    CHECK_FALSE(peer::check_gradients(s.graph, plan, s.values, flipped).ok);
+  }
+  // An update that skipped the step, and a forward output off by one part in 10^3.
+  std::vector<std::size_t> steps;
+  for (const peer::TrainedParameter& p : plan.parameters) steps.push_back(p.step_op);
+  CHECK(peer::check_ops(s.graph, steps, s.values, computed, "updates").ok);
+  TensorValues stale = computed;
+  const Op& first_step = s.graph.ops[steps.front()];
+  const std::vector<float>& param = s.values.f32(first_step.input);
+  std::copy(param.begin(), param.end(), stale.mutable_f32(first_step.output).begin());
+  const peer::PhaseCheck stale_check = peer::check_ops(s.graph, steps, s.values, stale, "updates");
+  CHECK_FALSE(stale_check.ok);
+  CHECK_THAT(stale_check.detail, Catch::Contains(first_step.name));
+  TensorValues drifted = computed;
+  const Op& matmul = s.graph.ops[plan.forward_ops.front()];
+  for (float& v : drifted.mutable_f32(matmul.output)) v *= 1.001f;
+  CHECK_FALSE(peer::check_ops(s.graph, {plan.forward_ops.front()}, s.values, drifted, "forward ops").ok);
+}
+
+TEST_CASE("torch-cpu refuses a training graph it cannot record, naming the op", "[torch][training][unit]") {
+  auto cases = training_cases();
+  workloads::Instance& s = cases.at(0).second;
+  OpGraph graph = s.graph;
+  // A forward op turned into a transposed matmul: a backward kind autograd computes itself.
+  for (Op& op : graph.ops)
+    if (op.kind == OpKind::matmul && op.phase == OpPhase::forward) {
+      op.transpose_weight = true;
+      CHECK_THROWS_WITH(peer::make_backend()->run(graph, s.values, once()), Catch::Contains("'" + op.name + "'") && Catch::Contains("transposed"));
+      break;
+    }
+  // A missing parameter value names the op that reads it.
+  TensorValues missing = s.values;
+  const TensorId param = s.training.parameters.front().param;
+  missing.set_f32(param, {1.0f});
+  CHECK_THROWS_WITH(peer::make_backend()->run(s.graph, missing, once()), Catch::Contains(s.graph.tensor(param).name));
 }

@@ -1,0 +1,101 @@
+#include "kernels/torch/autograd_ops.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace tilesim::kernels::torch_peer {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kLog2 = 0.69314718055994530942;
+
+[[noreturn]] void refuse(const Op& op, const std::string& what) {
+  throw std::invalid_argument("torch-cpu backend: op '" + op.name + "': " + what);
+}
+
+at::Tensor rows(const at::Tensor& t, std::int64_t r, std::int64_t c) { return t.reshape({r, c}); }
+
+// PyG's scatter(src, index, 0, dim_size=n, reduce=...): a fresh zeros output, the index broadcast over the
+// features (a view), then scatter_add_ (sum) or scatter_reduce_ (mean, amax) without the zeros' values.
+at::Tensor scatter(const Op& op, const at::Tensor& src, const at::Tensor& index) {
+  const OpShape& s = op.shape;
+  const at::Tensor x = rows(src, s.num_inputs, s.num_features);
+  const at::Tensor wide = index.view({-1, 1}).expand({s.num_inputs, s.num_features});
+  at::Tensor out = at::zeros({s.num_outputs, s.num_features}, x.options());
+  if (op.kind == OpKind::scatter_add) return out.scatter_add_(0, wide, x);
+  return out.scatter_reduce_(0, wide, x, op.kind == OpKind::scatter_mean ? "mean" : "amax", /*include_self=*/false);
+}
+
+at::Tensor unary(const Op& op, const at::Tensor& x) {
+  switch (op.unary) {
+    case UnaryFn::relu: return at::relu(x);
+    case UnaryFn::leaky_relu: return at::leaky_relu(x, op.scalar);
+    case UnaryFn::shifted_softplus: return at::softplus(x, 1, 20).sub(kLog2);  // PyG's ShiftedSoftplus
+    case UnaryFn::exp: return at::exp(x);
+    case UnaryFn::scale: return x.mul(static_cast<double>(op.scalar));  // GIN's (1 + eps) * x
+    // GCN's deg.pow(-0.5) with the infinities of zero degrees masked to 0.
+    case UnaryFn::rsqrt_or_zero: return x.pow(-0.5).masked_fill(x <= 0, 0);
+    case UnaryFn::reciprocal_or_zero: return x.reciprocal().masked_fill(x == 0, 0);
+    case UnaryFn::cosine_cutoff:  // SchNet's 0.5 (cos(pi d / c) + 1), zero from the cutoff on
+      return x.mul(kPi / static_cast<double>(op.scalar)).cos().add(1.0).mul(0.5).masked_fill(x >= op.scalar, 0);
+  }
+  refuse(op, "unknown unary function");
+}
+
+// `other` [other_rows, groups] broadcast against x [rows, groups, features / groups].
+at::Tensor binary(const Op& op, const at::Tensor& input, const at::Tensor& other) {
+  const OpShape& s = op.shape;
+  const std::int64_t per_group = s.num_features / s.other_groups;
+  const at::Tensor x = input.reshape({s.num_inputs, s.other_groups, per_group});
+  const at::Tensor o = other.reshape({s.other_rows, s.other_groups, 1});
+  at::Tensor out;
+  switch (op.binary) {
+    case BinaryFn::add: out = at::add(x, o); break;
+    case BinaryFn::subtract: out = at::sub(x, o); break;
+    case BinaryFn::multiply: out = at::mul(x, o); break;
+    case BinaryFn::divide: out = at::div(x, o); break;
+    case BinaryFn::equal: out = at::eq(x, o).to(x.scalar_type()); break;
+  }
+  return out.reshape({s.num_inputs, s.num_features});
+}
+
+}  // namespace
+
+at::Tensor record_op(const Op& op, const OperandTensors& given) {
+  OperandTensors o = given;
+  if (op.detach)
+    for (at::Tensor* t : {&o.input, &o.weight, &o.bias})
+      if (t->defined()) *t = t->detach();
+  const OpShape& s = op.shape;
+  switch (op.kind) {
+    case OpKind::gather: return rows(o.input, s.num_inputs, s.num_features).index_select(0, o.indices);
+    case OpKind::scatter_add:
+    case OpKind::scatter_mean:
+    case OpKind::scatter_max: return scatter(op, o.input, o.indices);
+    case OpKind::degree_count: {  // PyG's utils.degree: zeros(N).scatter_add_(0, index, ones(E))
+      at::Tensor out = at::zeros({s.num_outputs}, at::TensorOptions().dtype(at::kFloat));
+      return out.scatter_add_(0, o.indices, at::ones({s.num_inputs}, out.options())).view({s.num_outputs, 1});
+    }
+    case OpKind::matmul: {
+      if (op.transpose_input || op.transpose_weight) refuse(op, "a transposed matmul is a backward op, which autograd computes");
+      const at::Tensor x = rows(o.input, s.num_inputs, s.num_features);
+      const at::Tensor w = rows(o.weight, s.num_features, s.out_features);
+      // torch.nn.Linear: addmm with the bias, mm without.
+      return op.bias >= 0 ? at::addmm(o.bias.reshape({s.out_features}), x, w) : at::mm(x, w);
+    }
+    case OpKind::unary: return unary(op, o.input);
+    case OpKind::binary: return binary(op, o.input, o.weight);
+    default: break;
+  }
+  refuse(op, to_string(op.kind) + " is not a forward op the peer records through autograd");
+}
+
+at::Tensor record_loss(const Op& op, const OperandTensors& o) {
+  if (op.kind != OpKind::loss) refuse(op, "not a loss op");
+  const at::Tensor x = rows(o.input, op.shape.num_inputs, op.shape.num_features);
+  return op.loss == LossFn::cross_entropy
+             ? at::cross_entropy_loss(x, o.indices, {}, at::Reduction::Mean, /*ignore_index=*/-100, /*label_smoothing=*/0.0)
+             : at::mse_loss(x, rows(o.weight, op.shape.num_inputs, op.shape.num_features), at::Reduction::Mean);
+}
+
+}  // namespace tilesim::kernels::torch_peer

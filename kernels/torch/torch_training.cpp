@@ -1,0 +1,306 @@
+// The torch-cpu peer's training step through libtorch's autograd and torch::optim (torch_training.hpp).
+#include "kernels/torch/torch_training.hpp"
+
+#include <ATen/ATen.h>
+#include <c10/util/string_utils.h>
+#include <torch/optim/adam.h>
+#include <torch/optim/sgd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/timing.hpp"
+#include "kernels/torch/autograd_ops.hpp"
+#include "kernels/torch/training_checks.hpp"
+#include "kernels/torch/training_graph.hpp"
+
+namespace tilesim::kernels::torch_peer {
+namespace {
+
+const std::string kWho = "torch-cpu backend";
+
+std::vector<float> to_vector(const at::Tensor& t) {
+  const at::Tensor c = t.detach().contiguous();
+  const float* p = c.data_ptr<float>();
+  return std::vector<float>(p, p + c.numel());
+}
+
+// The key torch::optim keeps a parameter's state under (its TensorImpl's address, as Optimizer does).
+std::string state_key(const at::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
+
+// Runs `call` for `op`, turning an ATen failure into an error that names the op.
+template <class F>
+auto naming(const Op& op, F&& call) {
+  try {
+    return call();
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(kWho + ": op '" + op.name + "': " + e.what_without_backtrace());
+  }
+}
+
+class TrainingStep {
+ public:
+  TrainingStep(const OpGraph& graph, const TrainingStepPlan& plan, const TensorValues& inputs)
+      : graph_(graph), plan_(plan), inputs_(inputs) {
+    std::vector<torch::optim::OptimizerParamGroup> adam_groups, sgd_groups;
+    for (const TrainedParameter& p : plan.parameters) {
+      const Op& step = graph.ops[p.step_op];
+      // An owned copy: the optimizer updates it in place, and each repeat starts again from the input.
+      at::Tensor leaf = wrap(step, p.param).clone();
+      leaf.set_requires_grad(true);
+      values_[p.param] = leaf;
+      params_.push_back(leaf);
+      const OptimizerSpec& o = step.optimizer;
+      if (o.kind == OptimizerSpec::Kind::adam) {
+        auto options = std::make_unique<torch::optim::AdamOptions>(o.lr);
+        options->betas(std::make_tuple(o.beta1, o.beta2)).eps(o.eps).weight_decay(o.weight_decay);
+        adam_groups.emplace_back(std::vector<at::Tensor>{leaf}, std::move(options));
+      } else {
+        auto options = std::make_unique<torch::optim::SGDOptions>(o.lr);
+        options->momentum(o.momentum).weight_decay(o.weight_decay);
+        sgd_groups.emplace_back(std::vector<at::Tensor>{leaf}, std::move(options));
+      }
+    }
+    // One optimizer per kind, a parameter group per update op (each with its own op's settings).
+    if (!adam_groups.empty()) adam_ = std::make_unique<torch::optim::Adam>(std::move(adam_groups));
+    if (!sgd_groups.empty()) sgd_ = std::make_unique<torch::optim::SGD>(std::move(sgd_groups), torch::optim::SGDOptions(0));
+  }
+
+  std::string optimizer_name() const {
+    return std::string("torch::optim::") + (adam_ && sgd_ ? "Adam + SGD" : adam_ ? "Adam" : "SGD");
+  }
+
+  // The parameters and optimizer state back to the step's inputs, gradients cleared (set to None, as
+  // zero_grad(set_to_none=True) leaves them). Not timed.
+  void restore() {
+    at::NoGradGuard no_grad;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      const TrainedParameter& p = plan_.parameters[i];
+      const Op& step = graph_.ops[p.step_op];
+      params_[i].copy_(wrap(step, p.param));
+      params_[i].mutable_grad() = at::Tensor();
+      const at::Tensor& leaf = params_[i];
+      auto row = [&](std::int64_t r) { return wrap(step, p.state).select(0, r).reshape(leaf.sizes()).clone(); };
+      if (step.optimizer.kind == OptimizerSpec::Kind::adam) {
+        // torch's Adam counts the step before updating: the state after t - 1 steps gives step t.
+        const double t = inputs_.f32(step.aux).at(0);
+        if (!(t >= 1) || t != std::floor(t)) throw std::invalid_argument(kWho + ": op '" + step.name + "': Adam's step number " + std::to_string(t) + " is not a whole number >= 1");
+        auto state = std::make_unique<torch::optim::AdamParamState>();
+        state->step(static_cast<std::int64_t>(t) - 1);
+        state->exp_avg(row(0));
+        state->exp_avg_sq(row(1));
+        adam_->state()[state_key(leaf)] = std::move(state);
+      } else if (step.optimizer.momentum != 0) {
+        // Zeros before the first step: mu * 0 + g equals the clone of g torch makes when it has no buffer.
+        auto state = std::make_unique<torch::optim::SGDParamState>();
+        state->momentum_buffer(row(0));
+        sgd_->state()[state_key(leaf)] = std::move(state);
+      }
+    }
+  }
+
+  void forward() {
+    for (std::size_t k : plan_.forward_ops) {
+      const Op& op = graph_.ops[k];
+      values_[op.output] = naming(op, [&] { return record_op(op, operands(op)); });
+    }
+  }
+
+  void loss() {
+    const Op& op = graph_.ops[plan_.loss_op];
+    loss_ = naming(op, [&] { return record_loss(op, operands(op)); });
+  }
+
+  void backward() {
+    naming(graph_.ops[plan_.loss_op], [&] {
+      loss_.backward();
+      return 0;
+    });
+  }
+
+  // The gradient ops on autograd's gradients, then the updates.
+  void optimizer() {
+    at::NoGradGuard no_grad;
+    for (std::size_t i = 0; i < params_.size(); ++i) values_[plan_.parameters[i].grad] = gradient(i);
+    for (std::size_t k : plan_.gradient_ops) {
+      const Op& op = graph_.ops[k];
+      values_[op.output] = naming(op, [&] { return record_op(op, operands(op)); });
+    }
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      const Op& step = graph_.ops[plan_.parameters[i].step_op];
+      params_[i].mutable_grad() = values_.at(step.weight).reshape(params_[i].sizes());
+    }
+    if (adam_) adam_->step();
+    if (sgd_) sgd_->step();
+  }
+
+  // After backward: the forward outputs, the loss and autograd's gradients.
+  void capture_activations(TensorValues& out) const {
+    for (std::size_t k : plan_.forward_ops) out.set_f32(graph_.ops[k].output, to_vector(values_.at(graph_.ops[k].output)));
+    out.set_f32(graph_.ops[plan_.loss_op].output, to_vector(loss_));
+    for (std::size_t i = 0; i < params_.size(); ++i) out.set_f32(plan_.parameters[i].grad, to_vector(gradient(i)));
+  }
+
+  // After the update: the gradient ops' outputs and each update [1 + S, P]: the parameter, then its state.
+  void capture_updates(TensorValues& out) {
+    for (std::size_t k : plan_.gradient_ops) out.set_f32(graph_.ops[k].output, to_vector(values_.at(graph_.ops[k].output)));
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      const Op& step = graph_.ops[plan_.parameters[i].step_op];
+      std::vector<float> update = to_vector(params_[i]);
+      auto append = [&](const at::Tensor& t) {
+        const std::vector<float> v = to_vector(t);
+        update.insert(update.end(), v.begin(), v.end());
+      };
+      const std::string key = state_key(params_[i]);
+      if (step.optimizer.kind == OptimizerSpec::Kind::adam) {
+        const auto& s = static_cast<const torch::optim::AdamParamState&>(*adam_->state().at(key));
+        append(s.exp_avg());
+        append(s.exp_avg_sq());
+      } else if (step.optimizer.momentum != 0) {
+        append(static_cast<const torch::optim::SGDParamState&>(*sgd_->state().at(key)).momentum_buffer());
+      }
+      out.set_f32(step.output, std::move(update));
+    }
+  }
+
+ private:
+  // A graph input as a tensor of its graph shape, wrapped without a copy (int32 indices and labels
+  // become an int64 copy, once, as PyG's edge_index and targets are int64).
+  at::Tensor wrap(const Op& op, TensorId id) {
+    auto it = wrapped_.find(id);
+    if (it != wrapped_.end()) return it->second;
+    const TensorInfo& info = graph_.tensor(id);
+    if (!inputs_.has(id))
+      throw std::invalid_argument(kWho + ": op '" + op.name + "': no values for its operand '" + info.name + "'");
+    at::Tensor t;
+    if (info.dtype == DType::int32) {
+      const auto& v = inputs_.i32(id);
+      if (static_cast<std::int64_t>(v.size()) != info.elements()) mismatch(op, info, v.size());
+      t = at::from_blob(const_cast<std::int32_t*>(v.data()), info.shape, at::TensorOptions().dtype(at::kInt)).to(at::kLong);
+    } else {
+      const auto& v = inputs_.f32(id);
+      if (static_cast<std::int64_t>(v.size()) != info.elements()) mismatch(op, info, v.size());
+      t = at::from_blob(const_cast<float*>(v.data()), info.shape, at::TensorOptions().dtype(at::kFloat));
+    }
+    return wrapped_[id] = t;
+  }
+
+  [[noreturn]] static void mismatch(const Op& op, const TensorInfo& info, std::size_t found) {
+    throw std::invalid_argument(kWho + ": op '" + op.name + "': its operand '" + info.name + "' has " + std::to_string(found) +
+                                " values, expected " + std::to_string(info.elements()));
+  }
+
+  at::Tensor tensor(const Op& op, TensorId id) {
+    if (id < 0) return at::Tensor();
+    auto it = values_.find(id);
+    return it != values_.end() ? it->second : wrap(op, id);
+  }
+
+  OperandTensors operands(const Op& op) {
+    return {tensor(op, op.input), tensor(op, op.indices), tensor(op, op.weight), tensor(op, op.bias)};
+  }
+
+  at::Tensor gradient(std::size_t i) const {
+    const at::Tensor& g = params_[i].grad();
+    if (!g.defined())
+      throw std::invalid_argument(kWho + ": op '" + graph_.ops[plan_.parameters[i].step_op].name +
+                                  "': autograd gave its parameter no gradient (it does not reach the loss through recorded ops)");
+    return g;
+  }
+
+  const OpGraph& graph_;
+  const TrainingStepPlan& plan_;
+  const TensorValues& inputs_;
+  std::map<TensorId, at::Tensor> wrapped_;  // graph inputs, wrapped once
+  std::map<TensorId, at::Tensor> values_;   // the parameters, this repeat's forward outputs and gradients
+  std::vector<at::Tensor> params_;
+  std::unique_ptr<torch::optim::Adam> adam_;
+  std::unique_ptr<torch::optim::SGD> sgd_;
+  at::Tensor loss_;
+};
+
+// A row standing for a whole phase: its time, the FLOPs and minimum bytes of the graph's ops of that
+// phase (what the same work costs in the graph's terms; autograd's own kernels differ in detail) and
+// its check.
+OpResult phase_row(const std::string& name, OpPhase phase, const OpGraph& graph, const cpu::TimingStats& stats, const PhaseCheck& check) {
+  OpResult row;
+  row.op = name;
+  row.phase = phase;
+  for (const Op& op : graph.ops)
+    if (op.phase == phase) {
+      row.flops += op.flops();
+      row.min_bytes += op.min_bytes();
+    }
+  row.time_s = stats.median_s;
+  row.bytes_by_level = {{"dram_min_bytes", row.min_bytes}};
+  row.timing = stats.to_json();
+  row.verified = check.ok;
+  row.verification = check.detail;
+  return row;
+}
+
+}  // namespace
+
+void run_training_step(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options, BackendResult& result,
+                       TensorValues& outputs) {
+  if (options.warmup < 0 || options.repeats < 1)
+    throw std::invalid_argument(kWho + ": warm-up must be >= 0 and repeats >= 1");
+  for (const Op& op : graph.ops)
+    if (op.dtype != DType::float32)
+      throw std::invalid_argument(kWho + ": op '" + op.name + "': dtype " + to_string(op.dtype) + " is not implemented");
+  const TrainingStepPlan plan = plan_training_step(graph, kWho);
+  TrainingStep step(graph, plan, inputs);
+  outputs = TensorValues{};
+
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+  std::vector<double> forward_s, loss_s, backward_s, optimizer_s;
+  const int calls = options.warmup + options.repeats;
+  for (int call = 0; call < calls; ++call) {
+    step.restore();
+    const auto t0 = Clock::now();
+    step.forward();
+    const auto t1 = Clock::now();
+    step.loss();
+    const auto t2 = Clock::now();
+    step.backward();
+    const auto t3 = Clock::now();
+    if (call + 1 == calls) step.capture_activations(outputs);  // before the update, outside the timed phases
+    const auto t4 = Clock::now();
+    step.optimizer();
+    const auto t5 = Clock::now();
+    if (call < options.warmup) continue;
+    forward_s.push_back(seconds(t0, t1));
+    loss_s.push_back(seconds(t1, t2));
+    backward_s.push_back(seconds(t2, t3));
+    optimizer_s.push_back(seconds(t4, t5));
+  }
+  step.capture_updates(outputs);
+
+  std::vector<std::size_t> optimizer_ops = plan.gradient_ops;
+  for (const TrainedParameter& p : plan.parameters) optimizer_ops.push_back(p.step_op);
+  std::sort(optimizer_ops.begin(), optimizer_ops.end());
+  const Op& loss_op = graph.ops[plan.loss_op];
+  const std::vector<OpResult> rows = {
+      phase_row("torch.forward", OpPhase::forward, graph, cpu::summarise(forward_s, options.warmup),
+                check_ops(graph, plan.forward_ops, inputs, outputs, "forward ops")),
+      phase_row("torch.loss (" + to_string(loss_op.loss) + ")", OpPhase::loss, graph, cpu::summarise(loss_s, options.warmup),
+                check_ops(graph, {plan.loss_op}, inputs, outputs, "loss op")),
+      phase_row("torch.backward (autograd)", OpPhase::backward, graph, cpu::summarise(backward_s, options.warmup),
+                check_gradients(graph, plan, inputs, outputs)),
+      phase_row("torch.optimizer (" + step.optimizer_name() + ")", OpPhase::optimizer, graph,
+                cpu::summarise(optimizer_s, options.warmup),
+                check_ops(graph, optimizer_ops, inputs, outputs, "optimizer-phase ops (torch's updates given its own gradients)"))};
+  for (const OpResult& row : rows) {
+    result.time_s += row.time_s;
+    result.ops.push_back(row);
+  }
+}
+
+}  // namespace tilesim::kernels::torch_peer

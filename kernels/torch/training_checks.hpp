@@ -1,0 +1,46 @@
+#pragma once
+// The checks of a training step the torch-cpu peer ran with autograd and torch::optim, on the values it
+// computed (no libtorch here, so tests can hand these checks altered values):
+//  - every op torch ran itself (forward ops, the loss, the gradient ops, the optimizer updates) against
+//    the reference, from the operands torch computed (reference::verify, its stated float32 bounds);
+//  - every parameter's autograd gradient against the graph's own gradient of it, which the reference
+//    evaluates by running the graph's loss_grad and backward ops from torch's forward values.
+// The second check makes autograd an oracle for the lowered backward pass, and the lowered pass one for
+// autograd: each computes the same derivative by an independent route.
+#include <string>
+
+#include "ir/tensor_values.hpp"
+#include "kernels/torch/training_graph.hpp"
+
+namespace tilesim::kernels::torch_peer {
+
+// Autograd and the graph's backward ops add the same products in different orders and groupings (a
+// weight's gradient is one matmul in autograd, per-consumer partial sums accumulated in the graph), so
+// an element-wise bound would need the magnitudes of every intermediate term, which neither side keeps.
+// The bound is relative to the gradient's largest magnitude instead: each element within
+// kGradientRelativeBound * max|reference gradient of that parameter|. A float32 sum of n terms is within
+// about n * 2^-24 of the sum of its terms' magnitudes in the worst case and sqrt(n) * 2^-24 typically;
+// the sums of a GNN step run over up to ~10^5 edges or rows, several chained. Measured on the five
+// training examples (3 steps each), the largest difference is 1.3e-5 of the largest magnitude (GIN,
+// whose nearly saturated softmax rows torch's float32 log-softmax backward rounds), most are below
+// 10^-6; 2^-12 (2.4e-4) leaves a margin of more than 10 over that, while a gradient off by a factor
+// (a term missing, doubled or scaled) by more than 2.4e-4 of its scale fails.
+inline constexpr double kGradientRelativeBound = 0x1p-12;
+
+struct PhaseCheck {
+  bool ok = true;
+  std::string detail;  // what was checked and how it came out; the failures by name
+};
+
+// Each op of `ops` (indices into graph.ops) verified against the reference, operands from `computed`
+// where it holds them, else from `inputs`. `what` names the ops in the text ("forward ops").
+PhaseCheck check_ops(const OpGraph& graph, const std::vector<std::size_t>& ops, const TensorValues& inputs,
+                     const TensorValues& computed, const std::string& what);
+
+// Each parameter's gradient in `computed` (at plan.parameters[i].grad, as autograd left it) against the
+// graph's gradient tensor evaluated by the reference: plan.replaced_ops run through reference::compute
+// from `inputs` and torch's forward outputs in `computed`. Within kGradientRelativeBound, above.
+PhaseCheck check_gradients(const OpGraph& graph, const TrainingStepPlan& plan, const TensorValues& inputs,
+                           const TensorValues& computed);
+
+}  // namespace tilesim::kernels::torch_peer

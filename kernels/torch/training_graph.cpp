@@ -1,0 +1,99 @@
+#include "kernels/torch/training_graph.hpp"
+
+#include <map>
+#include <stdexcept>
+
+namespace tilesim::kernels::torch_peer {
+namespace {
+
+[[noreturn]] void refuse(const std::string& who, const Op& op, const std::string& what) {
+  throw std::invalid_argument(who + ": op '" + op.name + "': " + what);
+}
+
+// The forward kinds the peer records through autograd (autograd_ops.cpp).
+bool recordable(const Op& op) {
+  switch (op.kind) {
+    case OpKind::gather:
+    case OpKind::scatter_add:
+    case OpKind::scatter_mean:
+    case OpKind::scatter_max:
+    case OpKind::degree_count:
+    case OpKind::unary:
+    case OpKind::binary: return true;
+    case OpKind::matmul: return !op.transpose_input && !op.transpose_weight;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool is_training_graph(const OpGraph& graph) {
+  for (const Op& op : graph.ops)
+    if (is_training_kind(op.kind)) return true;
+  return false;
+}
+
+TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who) {
+  TrainingStepPlan plan;
+  std::map<TensorId, std::size_t> producer;  // output tensor -> the op writing it
+  bool has_loss = false;
+  for (std::size_t k = 0; k < graph.ops.size(); ++k) {
+    const Op& op = graph.ops[k];
+    producer[op.output] = k;
+    if (op.kind == OpKind::loss) {
+      if (has_loss) refuse(who, op, "a second loss op; a training step has one");
+      plan.loss_op = k;
+      has_loss = true;
+    } else if (op.kind == OpKind::loss_grad || op.phase == OpPhase::backward) {
+      plan.replaced_ops.push_back(k);
+    } else if (op.kind == OpKind::optimizer_step) {
+      TrainedParameter p;
+      p.step_op = k;
+      p.param = op.input;
+      p.state = op.bias;
+      if (producer.count(op.input) != 0) refuse(who, op, "its parameter is computed by another op, not a graph input autograd can treat as a leaf");
+      if (op.optimizer.kind == OptimizerSpec::Kind::adam && op.aux < 0) refuse(who, op, "Adam without its step-number tensor");
+      plan.parameters.push_back(p);
+    } else if (op.phase == OpPhase::optimizer) {
+      plan.gradient_ops.push_back(k);
+    } else if (op.phase == OpPhase::forward) {
+      if (!recordable(op))
+        refuse(who, op, to_string(op.kind) + (op.kind == OpKind::matmul ? " (transposed)" : "") +
+                            " in the forward pass, which the peer does not record through autograd");
+      plan.forward_ops.push_back(k);
+    } else {
+      refuse(who, op, "a " + to_string(op.kind) + " op in phase " + to_string(op.phase) + ", which a training step does not hold");
+    }
+  }
+  if (!has_loss) throw std::invalid_argument(who + ": a training step without a loss op");
+
+  // Each update's gradient operand, traced back through the gradient ops (which read one gradient and
+  // otherwise graph inputs, such as the block mask) to the tensor the backward pass produced.
+  auto is_replaced = [&](TensorId t) {
+    auto it = producer.find(t);
+    return it != producer.end() && (graph.ops[it->second].phase == OpPhase::backward || graph.ops[it->second].kind == OpKind::loss_grad);
+  };
+  for (TrainedParameter& p : plan.parameters) {
+    TensorId t = graph.ops[p.step_op].weight;
+    while (!is_replaced(t)) {
+      auto it = producer.find(t);
+      if (it == producer.end()) refuse(who, graph.ops[p.step_op], "its gradient is a graph input, not the backward pass's output");
+      const Op& g = graph.ops[it->second];
+      if (g.kind == OpKind::optimizer_step || g.phase != OpPhase::optimizer)
+        refuse(who, g, "an op between a gradient and its update that is not a gradient op of the optimizer phase");
+      TensorId next = -1;
+      int produced_operands = 0;
+      for (TensorId operand : {g.input, g.weight, g.bias})
+        if (operand >= 0 && producer.count(operand) != 0) {
+          next = operand;
+          ++produced_operands;
+        }
+      if (produced_operands != 1) refuse(who, g, "a gradient op must read exactly one gradient (and otherwise graph inputs)");
+      t = next;
+    }
+    p.grad = t;
+  }
+  return plan;
+}
+
+}  // namespace tilesim::kernels::torch_peer
