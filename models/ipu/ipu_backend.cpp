@@ -151,7 +151,8 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
       if (operands.input) write_pieces(engine, program.input, *operands.input, program.input_width);
       write_pieces(engine, program.indices, indices, 1);
       if (operands.weight) write_pieces(engine, program.weight, *operands.weight, 1);
-      if (operands.bias) write_pieces(engine, program.bias, *operands.bias, 1);
+      if (operands.bias) write_pieces(engine, program.bias, *operands.bias, program.bias_width);
+      if (operands.aux) write_pieces(engine, program.aux, *operands.aux, 1);
     }
     const sim::RunStats stats = engine.run(options.trace_path.empty() ? nullptr : &trace);
 
