@@ -1,5 +1,5 @@
-// The simulated IPU on the op kinds a training step adds: transposed matmuls, unary_grad and
-// optimizer_step. Each runs functionally on small and odd shapes and its
+// The simulated IPU on the op kinds a training step adds: transposed matmuls, unary_grad,
+// optimizer_step, sum_to, loss and loss_grad. Each runs functionally on small and odd shapes and its
 // output must pass the reference's verification and equal the CPU kernels' within the reference's
 // bound; cycles must be positive and grow with the work; the planner's estimate must track the
 // simulated cycles and bound the program's memory; timing-only runs give the functional cycles.
@@ -19,6 +19,7 @@
 #include "models/ipu/machine/training_codelet_costs.hpp"
 #include "models/ipu/planning/linear_layout.hpp"
 #include "models/ipu/planning/plan.hpp"
+#include "models/ipu/planning/training_plan.hpp"
 #include "models/ipu/programs/op_program.hpp"
 #include "models/ipu/programs/tensor_io.hpp"
 #include "ipu_test_support.hpp"
@@ -46,6 +47,15 @@ struct Problem {
     std::int64_t n = 1;
     for (auto d : shape) n *= d;
     values.set_f32(id, normal_values(n, seed));
+    return id;
+  }
+  TensorId labels(std::int64_t rows, std::int64_t classes, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int32_t> uni(0, static_cast<std::int32_t>(classes - 1));
+    std::vector<std::int32_t> v(static_cast<std::size_t>(rows));
+    for (auto& x : v) x = uni(rng);
+    const TensorId id = graph.add_tensor({"labels", {rows}, DType::int32});
+    values.set_i32(id, std::move(v));
     return id;
   }
   const Op& op() const { return graph.ops.front(); }
@@ -153,6 +163,28 @@ Problem optimizer_problem(OptimizerSpec spec, std::int64_t rows, std::int64_t co
   return p;
 }
 
+Problem sum_to_problem(std::int64_t rows, std::int64_t cols, std::int64_t other_rows, std::int64_t groups) {
+  Problem p;
+  Op op = make_op(OpKind::sum_to, {rows, cols});
+  op.shape.other_rows = other_rows;
+  op.shape.other_groups = groups;
+  op.input = p.input("x", {rows, cols}, 31);
+  p.graph.add_op(op);
+  return p;
+}
+
+Problem loss_problem(OpKind kind, LossFn fn, std::int64_t rows, std::int64_t classes) {
+  Problem p;
+  Op op = make_op(kind, {rows, classes});
+  op.phase = OpPhase::loss;
+  op.loss = fn;
+  op.input = p.input("logits", {rows, classes}, 41);
+  if (fn == LossFn::cross_entropy) op.indices = p.labels(rows, classes, 42);
+  else op.weight = p.input("targets", {rows, classes}, 43);
+  p.graph.add_op(op);
+  return p;
+}
+
 OptimizerSpec sgd(double momentum, double weight_decay) {
   OptimizerSpec s;
   s.kind = OptimizerSpec::Kind::sgd;
@@ -190,6 +222,15 @@ TEST_CASE("training codelet costs add up the poplibs vertices they are composed 
   CHECK(optimizer_worker_cycles(adam(0), 1000, c) > optimizer_worker_cycles(adam(0), 100, c));
   CHECK(transpose_worker_cycles(0, c) == 0);
   CHECK(transpose_worker_cycles(12, c) == c.transpose_prologue_worker_cycles + 12 * c.transpose_worker_cycles_per_element);
+  for (bool gradient : {false, true}) {
+    INFO("gradient " << gradient);
+    CHECK(cross_entropy_rows_worker_cycles(0, 7, gradient, c) == 0);
+    CHECK(cross_entropy_rows_worker_cycles(4, 7, gradient, c) > cross_entropy_rows_worker_cycles(2, 7, gradient, c));
+    CHECK(cross_entropy_rows_worker_cycles(2, 40, gradient, c) > cross_entropy_rows_worker_cycles(2, 7, gradient, c));
+    CHECK(mse_worker_cycles(100, gradient, c) > mse_worker_cycles(10, gradient, c));
+  }
+  // The loss needs its log once per row; the gradient scales every element.
+  CHECK(cross_entropy_rows_worker_cycles(1, 64, true, c) > cross_entropy_rows_worker_cycles(1, 64, false, c));
 }
 
 TEST_CASE("transposed matmuls equal x^T g and g W^T for every split, on the IPU and the CPU", "[ipu][training][unit]") {
@@ -283,6 +324,64 @@ TEST_CASE("optimizer_step updates parameters and state as torch.optim does, over
   }
 }
 
+TEST_CASE("sum_to sums rows and columns across tiles, in one or two stages", "[ipu][training][unit]") {
+  struct Case {
+    std::int64_t rows, cols, other_rows, groups;
+  };
+  for (const Case& k : {Case{2708, 16, 1, 16}, Case{7, 3, 1, 3}, Case{1, 5, 1, 5}, Case{300, 8, 1, 2}, Case{13264, 1, 13264, 1},
+                        Case{500, 12, 500, 3}, Case{41, 1433, 41, 1}, Case{3, 4, 1, 1}, Case{100000, 4, 1, 4}}) {
+    INFO("[" << k.rows << ", " << k.cols << "] to [" << k.other_rows << ", " << k.groups << "]");
+    const Problem p = sum_to_problem(k.rows, k.cols, k.other_rows, k.groups);
+    const Ran ran = run_and_compare(p);
+    // Written out directly: each output the sum of the elements broadcast from it.
+    const auto& x = p.values.f32(p.op().input);
+    std::vector<double> want(static_cast<std::size_t>(k.other_rows * k.groups), 0.0);
+    for (std::int64_t r = 0; r < k.rows; ++r)
+      for (std::int64_t c = 0; c < k.cols; ++c)
+        want[static_cast<std::size_t>((k.other_rows == 1 ? 0 : r) * k.groups + c / (k.cols / k.groups))] +=
+            x[static_cast<std::size_t>(r * k.cols + c)];
+    for (std::size_t i = 0; i < want.size(); ++i) CHECK(std::abs(ran.out[i] - want[i]) <= 1e-4 * (1 + std::abs(want[i])));
+    check_plan_tracks_program(p, *ran.result.ops[0].cycles, 0.2);
+  }
+  // A column sum over every tile is summed in groups first: no tile receives all 1472 partials.
+  const Problem wide = sum_to_problem(100000, 4, 1, 4);
+  const LinearLayout in = linear_layout(400000, 4, bow());
+  const auto schedule = plan_reduction(sum_to_partials(wide.op(), in), linear_layout(4, 4, bow()), false, bow());
+  CHECK(schedule.two_stages());
+  CHECK(schedule.fan_in < in.tiles_used);
+  // A row sum whose rows lie within tiles needs no groups.
+  const Problem rows = sum_to_problem(13264, 16, 13264, 1);
+  CHECK_FALSE(plan_reduction(sum_to_partials(rows.op(), linear_layout(13264 * 16, 4, bow())), linear_layout(13264, 4, bow()), false, bow())
+                  .two_stages());
+}
+
+TEST_CASE("cross entropy and mse losses and their gradients on row blocks and in place", "[ipu][training][unit]") {
+  struct Case {
+    LossFn fn;
+    std::int64_t rows, classes;
+  };
+  for (const Case& k : {Case{LossFn::cross_entropy, 141, 7}, Case{LossFn::cross_entropy, 1, 1}, Case{LossFn::cross_entropy, 3001, 40},
+                        Case{LossFn::cross_entropy, 2, 9}, Case{LossFn::mse, 50, 3}, Case{LossFn::mse, 1, 1}, Case{LossFn::mse, 4000, 7}}) {
+    for (OpKind kind : {OpKind::loss, OpKind::loss_grad}) {
+      INFO(to_string(kind) << " " << to_string(k.fn) << " [" << k.rows << ", " << k.classes << "]");
+      const Problem p = loss_problem(kind, k.fn, k.rows, k.classes);
+      const Ran ran = run_and_compare(p);
+      if (kind == OpKind::loss) {
+        REQUIRE(ran.out.size() == 1);
+        CHECK(ran.out[0] >= 0);
+      } else if (k.fn == LossFn::cross_entropy) {
+        // Each row of softmax minus one-hot sums to zero.
+        for (std::int64_t r = 0; r < k.rows; ++r) {
+          double sum = 0;
+          for (std::int64_t c = 0; c < k.classes; ++c) sum += ran.out[static_cast<std::size_t>(r * k.classes + c)];
+          CHECK(std::abs(sum) <= 1e-6);
+        }
+      }
+      check_plan_tracks_program(p, *ran.result.ops[0].cycles, 0.2);
+    }
+  }
+}
+
 TEST_CASE("training op cycles grow with the work", "[ipu][training][unit]") {
   auto cycles = [](const Problem& p) { return simulate_op_timing(p.op(), p.op().indices >= 0 ? p.values.i32(p.op().indices) : std::vector<std::int32_t>{}, bow()).stats.total_cycles; };
   CHECK(cycles(matmul_problem(4096, 2708, 16, true, false)) > cycles(matmul_problem(512, 2708, 16, true, false)));
@@ -291,4 +390,11 @@ TEST_CASE("training op cycles grow with the work", "[ipu][training][unit]") {
   CHECK(cycles(unary_grad_problem(UnaryFn::exp, 20000, 16)) > cycles(unary_grad_problem(UnaryFn::relu, 20000, 16)));
   CHECK(cycles(optimizer_problem(adam(0), 100000, 16)) > cycles(optimizer_problem(adam(0), 1000, 16)));
   CHECK(cycles(optimizer_problem(adam(0), 100000, 16)) > cycles(optimizer_problem(sgd(0, 0), 100000, 16)));
+  CHECK(cycles(sum_to_problem(200000, 16, 1, 16)) > cycles(sum_to_problem(2000, 16, 1, 16)));
+  CHECK(cycles(sum_to_problem(200000, 16, 200000, 1)) > cycles(sum_to_problem(2000, 16, 2000, 1)));
+  for (LossFn fn : {LossFn::cross_entropy, LossFn::mse})
+    for (OpKind kind : {OpKind::loss, OpKind::loss_grad}) {
+      INFO(to_string(kind) << " " << to_string(fn));
+      CHECK(cycles(loss_problem(kind, fn, 50000, 40)) > cycles(loss_problem(kind, fn, 500, 40)));
+    }
 }

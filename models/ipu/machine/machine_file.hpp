@@ -62,8 +62,10 @@ struct CodeletCosts {
   // prologue + per vector of elementwise_elements_per_vector floats.
   std::int64_t scaled_add_prologue_worker_cycles = 0;
   std::int64_t scaled_add_worker_cycles_per_vector = 0;
-  // Elementwise functions Adam uses (UnaryOp1D, per vector).
+  // Elementwise functions the loss, softmax and Adam use (UnaryOp1D / BinaryOp1D, per vector).
   std::int64_t unary_sqrt_worker_cycles_per_vector = 0;
+  std::int64_t unary_log_worker_cycles_per_vector = 0;
+  std::int64_t binary_maximum_worker_cycles_per_vector = 0;
   // Transposing a block on a tile (poplin's Transpose2d, before an AMP vertex reads a transposed
   // operand): prologue + per element.
   std::int64_t transpose_prologue_worker_cycles = 0;

@@ -43,4 +43,26 @@ sim::Cycles transpose_worker_cycles(std::int64_t elements, const CodeletCosts& c
   return c.transpose_prologue_worker_cycles + elements * c.transpose_worker_cycles_per_element;
 }
 
+sim::Cycles cross_entropy_rows_worker_cycles(std::int64_t rows, std::int64_t classes, bool gradient, const CodeletCosts& c) {
+  if (rows <= 0) return 0;
+  const std::int64_t add = c.binary_add_subtract_multiply_worker_cycles_per_vector;
+  // max, x - max, exp, sum: each a pass over the row's vectors.
+  std::int64_t per_row = vectors(classes, c) * (c.binary_maximum_worker_cycles_per_vector + add +
+                                                unary_worker_cycles_per_vector(UnaryFn::exp, c) + add);
+  if (gradient) {
+    // 1 / (sum M) once per row, the scale of every exponential, the one-hot subtract.
+    per_row += unary_worker_cycles_per_vector(UnaryFn::reciprocal_or_zero, c) + vectors(classes, c) * add + add;
+  } else {
+    // log of the sum once per row, then the label's term added to the tile's partial loss.
+    per_row += c.unary_log_worker_cycles_per_vector + add;
+  }
+  return c.unary_transcendental_prologue_worker_cycles + rows * per_row;
+}
+
+sim::Cycles mse_worker_cycles(std::int64_t elements, bool gradient, const CodeletCosts& c) {
+  if (elements <= 0) return 0;
+  const std::int64_t add = c.binary_add_subtract_multiply_worker_cycles_per_vector;
+  return pass(c.binary_prologue_worker_cycles, gradient ? 2 * add : 3 * add, elements, c);
+}
+
 }  // namespace tilesim::ipu

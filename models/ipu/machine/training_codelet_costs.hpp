@@ -1,6 +1,6 @@
 #pragma once
 // Worker-cycle costs of the codelets a training step adds (the backward's derivatives and transposes,
-// the optimizers' updates), composed from the machine file's constants the way poplibs and
+// the loss, the optimizers' updates), composed from the machine file's constants the way poplibs and
 // PopART build these ops out of popops vertices. Pure functions, like codelet_costs.hpp; where a cost is
 // a composition made by tilesim (no single poplibs estimator covers it), the comment says which
 // vertices it adds up.
@@ -30,5 +30,15 @@ sim::Cycles optimizer_worker_cycles(const OptimizerSpec& spec, std::int64_t elem
 
 // Transposing `elements` floats of a block on one worker (poplin's Transpose2d, the worker's share).
 sim::Cycles transpose_worker_cycles(std::int64_t elements, const CodeletCosts& c);
+
+// Cross entropy over `rows` whole rows of `classes` logits on one worker: per row a max pass
+// (MAXIMUM), x - max, exp and their sum (SUBTRACT, EXPONENT, ADD), then the log of the sum and the
+// label's term (LOGARITHM, ADD); the gradient instead scales the exponentials by 1 / (sum M)
+// (INVERSE, MULTIPLY) and subtracts the one-hot label.
+sim::Cycles cross_entropy_rows_worker_cycles(std::int64_t rows, std::int64_t classes, bool gradient, const CodeletCosts& c);
+
+// Mean squared error over `elements` on one worker: x - t, its square and the running sum
+// (SUBTRACT, MULTIPLY, ADD); the gradient 2 (x - t) / n (SUBTRACT, MULTIPLY).
+sim::Cycles mse_worker_cycles(std::int64_t elements, bool gradient, const CodeletCosts& c);
 
 }  // namespace tilesim::ipu

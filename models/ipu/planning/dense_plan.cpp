@@ -301,8 +301,13 @@ OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, con
     }
     case OpKind::segment_matmul:
       return plan_segment_matmul(op, offsets.empty() ? equal_offsets(op) : offsets, machine);
-    case OpKind::optimizer_step: {
-      const OpPlan p = plan_optimizer_step(op, machine);
+    case OpKind::optimizer_step:
+    case OpKind::sum_to:
+    case OpKind::loss:
+    case OpKind::loss_grad: {
+      const OpPlan p = op.kind == OpKind::optimizer_step ? plan_optimizer_step(op, machine)
+                       : op.kind == OpKind::sum_to       ? plan_sum_to(op, machine)
+                                                         : plan_loss(op, machine);
       if (p.estimated_peak_tile_bytes > machine.chip.sram_bytes_per_tile) {
         throw_does_not_fit(op, machine, "the linear layout over " + std::to_string(p.tiles_used) + " tiles",
                            p.estimated_peak_tile_bytes);

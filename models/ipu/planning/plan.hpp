@@ -18,7 +18,7 @@
 //                   the machine proportional to its FLOPs), all running in the same supersteps;
 //   unary, binary,
 //   unary_grad:     the linear layout itself: every tile computes the elements it holds;
-//   the training step's optimizer_step: planning/training_plan.hpp.
+//   the training step's optimizer_step, sum_to, loss and loss_grad: planning/training_plan.hpp.
 #include <cstdint>
 #include <string>
 #include <vector>

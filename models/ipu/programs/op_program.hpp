@@ -9,8 +9,8 @@
 // segment_matmul, unary, binary and the training kinds) read every value operand from the linear
 // layout; the gather's table and the scatters' messages, when they are graph inputs, start in the
 // plan's layout (PopART allocates a graph input for its consumer, the hydronet benchmarks' setting),
-// as does an optimizer's state (kept beside its parameter, as PopTorch maps it), and indices are
-// always graph inputs written where the plan wants them.
+// as does an optimizer's state (kept beside its parameter, as PopTorch maps it), and indices (labels
+// too) are always graph inputs written where the plan wants them.
 #include <cstdint>
 #include <vector>
 
@@ -54,8 +54,11 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
                                const IpuMachine& machine);
 // unary, binary and unary_grad, in the linear layout.
 OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
-// The training step's optimizer_step (planning/training_plan.hpp says what it does).
+// The training step's optimizer_step, sum_to, and loss and loss_grad (planning/training_plan.hpp says
+// what each does).
 OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
+OpProgram build_sum_to_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
+OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
 // Tiles of a split, numbered tile(i, s, h) = (i * S + s) * H + h (see planning/plan.hpp).
 struct TileGrid {
   std::int64_t row_blocks = 1, column_blocks = 1;
