@@ -65,7 +65,10 @@ std::string format_losses(const std::vector<backends::BackendSpec>& specs, const
     out << specs[b].name() << ": median step " << std::setprecision(4) << runs[b].summary["median_step_time_s"].get<double>() * 1e3
         << " ms; last step forward " << last["forward_s"].get<double>() * 1e3 << " ms, loss " << last["loss_s"].get<double>() * 1e3
         << " ms, backward " << last["backward_s"].get<double>() * 1e3 << " ms, optimizer " << last["optimizer_s"].get<double>() * 1e3
-        << " ms" << (runs[b].all_steps_verified ? "" : "; SOME STEPS NOT VERIFIED") << "\n";
+        << " ms";
+    if (const auto& ratio = runs[b].summary["backward_to_forward"]; ratio.is_number())
+      out << "; backward/forward " << std::setprecision(3) << ratio.get<double>() << "x";
+    out << (runs[b].all_steps_verified ? "" : "; SOME STEPS NOT VERIFIED") << "\n";
   }
   return out.str();
 }
@@ -84,11 +87,17 @@ int run_command(const RunArgs& args) {
   if (args.steps && *args.steps < 1) throw InputError("", "--steps", "an integer >= 1", std::to_string(*args.steps));
   const std::int64_t steps = training ? args.steps.value_or(workload.model->train->steps) : 0;
   if (training) {
+    // Which families run training steps is theirs to say (FamilyInfo::runs_training_steps).
+    std::string trainers, forward_only;
+    for (const auto* f : backends::all_families()) {
+      std::string& list = f->info().runs_training_steps ? trainers : forward_only;
+      list += (list.empty() ? "" : ", ") + f->info().family;
+    }
     for (const auto& s : specs)
       if (!s.descriptor->info().runs_training_steps)
         throw InputError(args.workload, "train",
-                         "backends that run training steps (--backends cpu; the ipu, torch-cpu, gpu-model and cuda "
-                         "backends run forward passes only so far)",
+                         "backends that run training steps (" + trainers + "; " + forward_only +
+                             " run forward passes only so far)",
                          s.name() + " in --backends");
   }
 
