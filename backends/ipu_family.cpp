@@ -32,6 +32,9 @@ FamilyInfo ipu_info() {
   i.unchecked_verified = "timing-only";
   i.roofline_machine_family = "ipu";
   i.roofline_machine_form = "ipu:NAME_OR_FILE";
+  // The whole step as one program per step: forward, loss, backward and optimizer ops on the tiles,
+  // with the step's live tensors checked against the SRAM (models/ipu/planning/step_memory.hpp).
+  i.runs_training_steps = true;
   return i;
 }
 

@@ -199,6 +199,10 @@ struct OpGraph {
   std::vector<TensorInfo> tensors;
   std::vector<Op> ops;
   std::vector<OpGroup> groups;
+  // A training step whose backward recomputes the forward activations it reads instead of keeping them
+  // (the workload's "train": {"recompute": true}): a backend with little memory trades cycles for it
+  // (the simulated IPU); one that keeps every tensor anyway ignores it.
+  bool recompute_activations = false;
 
   TensorId add_tensor(TensorInfo info);
   // Adds a gather or scatter_* op with fresh input, index and output tensors named after it.

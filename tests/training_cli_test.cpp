@@ -1,6 +1,9 @@
 // `tilesim run` on a training workload: the loss of every step in report.json and on the terminal, the
-// step split by phase, --steps, the GPU model's modeled steps beside the CPU's, and backends that do not
-// run training steps refused before any work.
+// step split by phase, --steps, the GPU model's modeled steps beside the CPU's, the simulated IPU's
+// steps beside the CPU's (their loss curves agreeing) or refused when they do not fit, and --steps
+// misused.
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 
 #include <catch2/catch.hpp>
@@ -38,13 +41,9 @@ TEST_CASE("run: a GCN training workload on the CPU reports a falling loss for ev
   CHECK(backward_row);
 }
 
-TEST_CASE("run: training refuses backends that do not run it, and --steps without a train section", "[training][cli]") {
+TEST_CASE("run: --steps without a train section, and --steps 0", "[training][cli]") {
   TempDir dir("train-cli-bad");
-  auto r = run_tilesim("run workloads/examples/gcn_cora_train.json --backends cpu,ipu:bow --out " + dir.path("o"), dir.dir());
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Contains("ipu:bow") && Contains("training"));
-  CHECK_FALSE(std::ifstream(dir.path("o/report.json")).good());
-  r = run_tilesim("run workloads/examples/gcn_cora.json --backends cpu --steps 3 --out " + dir.path("o"), dir.dir());
+  auto r = run_tilesim("run workloads/examples/gcn_cora.json --backends cpu --steps 3 --out " + dir.path("o"), dir.dir());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("--steps") || Contains("train"));
   r = run_tilesim("run workloads/examples/gcn_cora_train.json --backends cpu --steps 0 --out " + dir.path("o"), dir.dir());
@@ -102,4 +101,57 @@ TEST_CASE("run: the GPU model predicts every op of a training step beside the CP
   CHECK(report["loss_agreement"][0]["compared_steps"] == 0);
   CHECK(report["loss_agreement"][0]["first_step_equal"].is_null());
   CHECK_THAT(r.out + r.err, Contains("gpu-model:a100-40gb: median step"));
+}
+
+TEST_CASE("run: a GCN training step on the simulated IPU and the CPU, the loss curves agreeing", "[training][cli]") {
+  TempDir dir("train-cli-ipu");
+  const auto r = run_tilesim("run workloads/examples/gcn_cora_train.json --backends ipu,cpu --steps 3 --warmup 0 --repeats 1 --out " +
+                                 dir.path("out"),
+                             dir.dir());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("ipu:bow: median step") && Contains("backward/forward"));
+  const json report = json::parse(tilesim_test::slurp(dir.path("out/report.json")));
+  REQUIRE(report["results"].size() == 2);
+  const json& ipu = report["results"][0];
+  const json& cpu = report["results"][1];
+  CHECK(ipu["backend"] == "ipu:bow");
+  REQUIRE(ipu["training"]["loss"].size() == 3);
+  CHECK(ipu["training"]["all_steps_verified"] == true);
+  CHECK(ipu["training"]["loss"][2].get<double>() < ipu["training"]["loss"][0].get<double>());
+  for (int s = 0; s < 3; ++s) {
+    const double a = ipu["training"]["loss"][s].get<double>(), b = cpu["training"]["loss"][s].get<double>();
+    CHECK(std::abs(a - b) <= 1e-4 * std::max(1.0, std::abs(a)));
+  }
+  REQUIRE(report["loss_agreement"].size() == 1);
+  CHECK(report["loss_agreement"][0]["every_step_equal"] == true);
+  // The step's split by phase and the backward-to-forward ratio, in simulated time.
+  CHECK(ipu["training"]["last_step"]["backward_s"].get<double>() > 0);
+  CHECK(ipu["training"]["last_step"]["optimizer_s"].get<double>() > 0);
+  CHECK(ipu["training"]["backward_to_forward"].get<double>() > 0);
+  // The SRAM with the step's live tensors, per op and at the busiest one.
+  CHECK(ipu["host"]["peak_tile_bytes_with_live_tensors"].get<std::int64_t>() > 0);
+  CHECK(ipu["host"]["peak_tile_bytes_with_live_tensors"].get<std::int64_t>() <= ipu["host"]["sram_bytes_per_tile"].get<std::int64_t>());
+  for (const json& row : ipu["ops"]) CHECK(row["plan"]["tile_bytes_with_live_tensors"].get<std::int64_t>() >= row["plan"]["live_tile_bytes"].get<std::int64_t>());
+}
+
+TEST_CASE("run: a training step too large for one IPU exits 3 naming recompute", "[training][cli]") {
+  TempDir dir("train-cli-ipu-big");
+  // A 4-layer GAT whose forward ops each fit, but not with every layer's messages kept for the backward.
+  json model = json::array();
+  for (int l = 1; l <= 4; ++l)
+    model.push_back({{"layer", "gat"}, {"name", "conv" + std::to_string(l)}, {"out", l == 1 ? 8 : l == 4 ? 4 : 32},
+                     {"heads", l == 1 ? 4 : 1}, {"activation", "relu"}});
+  const json w = {{"name", "deep_gat"},
+                  {"seed", 1},
+                  {"graph", {{"generator", "erdos_renyi"}, {"num_nodes", 20000}, {"num_edges", 700000}}},
+                  {"num_features", 32},
+                  {"model", model},
+                  {"train", {{"task", "node"}, {"loss", "cross_entropy"}, {"optimizer", {{"kind", "adam"}}}}}};
+  tilesim_test::write_text(dir.path("w.json"), w.dump());
+  const auto r = run_tilesim("run " + dir.path("w.json") + " --backends ipu:bow --out " + dir.path("o"), dir.dir());
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.err, Contains("training step") && Contains("\"recompute\": true") && Contains("smaller batch") &&
+                        Contains("ipu:bow-2000"));
+  CHECK_FALSE(std::ifstream(dir.path("o/report.json")).good());
 }

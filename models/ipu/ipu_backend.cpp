@@ -7,6 +7,7 @@
 #include "ir/operands.hpp"
 #include "ir/reference/reference.hpp"
 #include "models/ipu/planning/plan.hpp"
+#include "models/ipu/planning/step_memory.hpp"
 #include "models/ipu/programs/op_program.hpp"
 #include "models/ipu/programs/static_index_program.hpp"
 #include "models/ipu/programs/tensor_io.hpp"
@@ -94,22 +95,40 @@ bool IpuBackend::compiled_indices(const OpGraph& graph, const Op& op) const {
          graph.tensor(op.indices).known_at_compile_time;
 }
 
-void IpuBackend::prepare(const OpGraph& graph) {
+std::vector<OpPlan> IpuBackend::plan_graph(const OpGraph& graph, const TensorValues* inputs,
+                                           std::vector<std::int64_t>& op_tile_bytes) const {
   std::vector<bool> written(graph.tensors.size(), false);
   const std::vector<std::ptrdiff_t> last_reader = last_readers(graph);
+  std::vector<OpPlan> plans;
+  op_tile_bytes.clear();
   for (const Op& op : graph.ops) {
+    const IpuMachine machine = machine_for(op, written, last_reader, machine_);
     if (compiled_indices(graph, op)) {
       // What any index set needs; the indices' own partials are checked when the program is built.
-      const std::int64_t need = static_index_min_tile_bytes(op, machine_);
-      if (need > machine_.chip.sram_bytes_per_tile) {
-        throw_does_not_fit(op, machine_, "indices compiled into the exchange, operands in the linear layout", need);
+      const std::int64_t need = static_index_min_tile_bytes(op, machine);
+      if (need > machine.chip.sram_bytes_per_tile) {
+        throw_does_not_fit(op, machine, "indices compiled into the exchange, operands in the linear layout", need);
       }
+      plans.push_back(static_index_plan(op, machine));
+      op_tile_bytes.push_back(need);
     } else {
-      plan_op(op, machine_for(op, written, last_reader, machine_));
+      // With the op's index tensor when there are values (a segment_matmul follows its offsets).
+      const bool has_indices = inputs != nullptr && op.indices >= 0;
+      plans.push_back(has_indices ? plan_op(op, inputs->i32(op.indices), machine) : plan_op(op, machine));
+      op_tile_bytes.push_back(plans.back().estimated_peak_tile_bytes);
     }
     written[static_cast<std::size_t>(op.output)] = true;
   }
+  return plans;
 }
+
+StepMemory IpuBackend::plan_memory(const OpGraph& graph) const {
+  std::vector<std::int64_t> op_tile_bytes;
+  plan_graph(graph, nullptr, op_tile_bytes);
+  return step_memory(graph, op_tile_bytes, machine_);
+}
+
+void IpuBackend::prepare(const OpGraph& graph) { check_step_memory(graph, plan_memory(graph), machine_); }
 
 BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) {
   sim::Engine& engine = engine_for(machine_);
@@ -121,26 +140,31 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
   result.backend = name_;
   result.kind = ResultKind::simulated;
   result.machine = machine_.chip.name;
-  sim::Cycles total_cycles = 0;
+  sim::Cycles total_cycles = 0, recompute_cycles = 0;
   double engine_wall_s = 0, host_wall_s = 0;
+
+  // Every op planned first: the step's memory (live tensors beside each op) must fit before any runs.
+  std::vector<std::int64_t> op_tile_bytes;
+  const std::vector<OpPlan> plans = plan_graph(graph, &inputs, op_tile_bytes);
+  const StepMemory memory = step_memory(graph, op_tile_bytes, machine_);
+  check_step_memory(graph, memory, machine_);
 
   std::vector<bool> written(graph.tensors.size(), false);
   const std::vector<std::ptrdiff_t> last_reader = last_readers(graph);
   for (const Op& op : graph.ops) {
     const auto t0 = Clock::now();
+    const auto k = static_cast<std::size_t>(&op - graph.ops.data());
     // Operands: graph inputs from the caller, earlier ops' outputs from this run (functional mode).
     // Timing-only runs need only the index tensors, which shape the programs.
     const auto& indices = op.indices >= 0 ? inputs.i32(op.indices) : no_indices();
     const IpuMachine machine = machine_for(op, written, last_reader, machine_);
-    OpPlan plan;
+    const OpPlan& plan = plans[k];
     OpProgram program;
     if (compiled_indices(graph, op)) {
-      plan = static_index_plan(op, machine);
-      const bool messages_read_later = last_reader[static_cast<std::size_t>(op.input)] > &op - graph.ops.data();
+      const bool messages_read_later = last_reader[static_cast<std::size_t>(op.input)] > static_cast<std::ptrdiff_t>(k);
       program = op.kind == OpKind::gather ? build_static_gather_program(op, indices, machine)
                                           : build_static_scatter_program(op, indices, machine, messages_read_later);
     } else {
-      plan = plan_op(op, indices, machine);
       program = build_op_program(op, plan, indices, machine);
     }
     load_op(engine, program, op, machine, mode);
@@ -151,7 +175,8 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
       if (operands.input) write_pieces(engine, program.input, *operands.input, program.input_width);
       write_pieces(engine, program.indices, indices, 1);
       if (operands.weight) write_pieces(engine, program.weight, *operands.weight, 1);
-      if (operands.bias) write_pieces(engine, program.bias, *operands.bias, 1);
+      if (operands.bias) write_pieces(engine, program.bias, *operands.bias, program.bias_width);
+      if (operands.aux) write_pieces(engine, program.aux, *operands.aux, 1);
     }
     const sim::RunStats stats = engine.run(options.trace_path.empty() ? nullptr : &trace);
 
@@ -168,6 +193,8 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
                           {"exchange_bytes", stats.exchange_bytes_received}};
     row.plan = plan.to_json();
     row.plan["simulated"] = stats.to_json();
+    row.plan["live_tile_bytes"] = memory.ops[k].live_tile_bytes;
+    row.plan["tile_bytes_with_live_tensors"] = memory.ops[k].total();
     if (mode == sim::Mode::functional) {
       std::vector<float> out(static_cast<std::size_t>(op.output_rows() * op.output_cols()));
       read_pieces(engine, program.output, out, program.output_width);
@@ -178,6 +205,18 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
     } else {
       row.verification = "not checked: timing-only run moves no bytes";
     }
+    // Recomputation: the forward ops re-run just before this one cost their cycles again, here.
+    nlohmann::json recomputed = nlohmann::json::array();
+    for (std::size_t r = 0; r < memory.recomputed.size(); ++r) {
+      if (memory.recomputed_before[r] != k) continue;
+      const OpResult& first_run = result.ops.at(memory.recomputed[r]);
+      recomputed.push_back({{"op", first_run.op}, {"cycles", *first_run.cycles}});
+      *row.cycles += *first_run.cycles;
+      row.time_s += first_run.time_s;
+      recompute_cycles += *first_run.cycles;
+      total_cycles += *first_run.cycles;
+    }
+    if (!recomputed.empty()) row.plan["recomputed_before_this_op"] = recomputed;
     written[static_cast<std::size_t>(op.output)] = true;
     total_cycles += stats.total_cycles;
     engine_wall_s += stats.wall_s;
@@ -192,7 +231,14 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
                  {"wall_s", host_wall_s},
                  {"simulated_cycles_per_s", host_wall_s > 0 ? static_cast<double>(total_cycles) / host_wall_s : 0.0},
                  {"tile_clock_hz", machine_.chip.clock_hz},
-                 {"machine_file", machine_.file}};
+                 {"machine_file", machine_.file},
+                 // The SRAM of the busiest op with every tensor live across it (planning/step_memory.hpp).
+                 {"peak_tile_bytes_with_live_tensors", memory.peak_tile_bytes()},
+                 {"peak_tile_bytes_at_op", graph.ops.empty() ? std::string() : graph.ops[memory.peak_op].name},
+                 {"sram_bytes_per_tile", machine_.chip.sram_bytes_per_tile},
+                 {"recompute", {{"enabled", graph.recompute_activations},
+                                {"ops_recomputed", memory.recomputed.size()},
+                                {"cycles", recompute_cycles}}}};
   if (!options.trace_path.empty()) trace.write(options.trace_path);
   return result;
 }

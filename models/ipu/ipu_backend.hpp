@@ -10,11 +10,16 @@
 // the sum of its ops' cycles. Per-op rows carry cycles, compute/sync/exchange cycles, exchange bytes
 // and the SRAM peak; the trace (RunOptions::trace_path) holds every superstep of every op on one
 // timeline. An op no plan fits, or whose program overflows a tile, is a tilesim::PlanError (exit 3)
-// naming the tile, the bytes needed and there, and the next step.
+// naming the tile, the bytes needed and there, and the next step; so is an op whose plan fits but not
+// beside the tensors live across it (planning/step_memory.hpp: a training step's activations,
+// parameters, gradients and optimizer state), checked before any op runs. A training step runs as its
+// graph, once per step (models/ipu/README.md, "Training steps"); with OpGraph::recompute_activations the
+// forward ops the backward re-runs add their cycles to the backward op they precede.
 #include <string>
 
 #include "models/ipu/machine/machine_file.hpp"
 #include "models/ipu/planning/plan.hpp"
+#include "models/ipu/planning/step_memory.hpp"
 #include "results/backend.hpp"
 #include "sim/engine.hpp"
 
@@ -29,7 +34,11 @@ class IpuBackend : public Backend {
  public:
   IpuBackend(IpuMachine machine, std::string name, IndexMode index_mode = IndexMode::dynamic);
   std::string name() const override { return name_; }
+  // Plans every op and checks the step's memory (planning/step_memory.hpp): tilesim::PlanError (exit 3)
+  // when an op, or an op with the tensors live across it, does not fit.
   void prepare(const OpGraph& graph) override;
+  // The SRAM each op of `graph` needs with the tensors live across it, and what recomputation re-runs.
+  StepMemory plan_memory(const OpGraph& graph) const;
   BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) override;
   // Outputs of the last functional run, by output tensor (empty in timing-only mode).
   const TensorValues& outputs() const { return outputs_; }
@@ -39,6 +48,8 @@ class IpuBackend : public Backend {
 
  private:
   bool compiled_indices(const OpGraph& graph, const Op& op) const;
+  // Each op's plan (with its index tensor from `inputs` when given) and own peak tile bytes.
+  std::vector<OpPlan> plan_graph(const OpGraph& graph, const TensorValues* inputs, std::vector<std::int64_t>& op_tile_bytes) const;
 
   IpuMachine machine_;
   std::string name_;

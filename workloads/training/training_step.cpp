@@ -105,6 +105,7 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
   first = g.ops.size();
   TrainingLayout layout;
   layout.steps = spec.steps;
+  g.recompute_activations = spec.recompute;
   layout.loss = g.add_op(loss);
   Op loss_grad = loss;
   loss_grad.name = "loss.grad";

@@ -47,9 +47,7 @@ bool unary_is_transcendental(UnaryFn fn) {
   return true;
 }
 
-namespace {
-
-std::int64_t unary_cycles_per_vector(UnaryFn fn, const CodeletCosts& c) {
+sim::Cycles unary_worker_cycles_per_vector(UnaryFn fn, const CodeletCosts& c) {
   switch (fn) {
     case UnaryFn::relu: return c.unary_relu_worker_cycles_per_vector;
     case UnaryFn::leaky_relu: return c.unary_leaky_relu_worker_cycles_per_vector;
@@ -63,12 +61,10 @@ std::int64_t unary_cycles_per_vector(UnaryFn fn, const CodeletCosts& c) {
   return c.unary_cosine_cutoff_worker_cycles_per_vector;
 }
 
-}  // namespace
-
 sim::Cycles unary_worker_cycles(UnaryFn fn, std::int64_t elements, const CodeletCosts& c) {
   const std::int64_t prologue =
       unary_is_transcendental(fn) ? c.unary_transcendental_prologue_worker_cycles : c.unary_prologue_worker_cycles;
-  return prologue + ceil_div(elements, c.elementwise_elements_per_vector) * unary_cycles_per_vector(fn, c);
+  return prologue + ceil_div(elements, c.elementwise_elements_per_vector) * unary_worker_cycles_per_vector(fn, c);
 }
 
 sim::Cycles binary_worker_cycles(BinaryFn fn, std::int64_t elements, const CodeletCosts& c) {

@@ -49,6 +49,8 @@ sim::Cycles reduce_worker_cycles(std::int64_t output_elements, std::int64_t part
 // (exp, shifted softplus, cosine cutoff, rsqrt, reciprocal) pay the larger prologue.
 sim::Cycles unary_worker_cycles(UnaryFn fn, std::int64_t elements, const CodeletCosts& c);
 bool unary_is_transcendental(UnaryFn fn);
+// The per-vector part of unary_worker_cycles: one vector of elementwise_elements_per_vector results of `fn`.
+sim::Cycles unary_worker_cycles_per_vector(UnaryFn fn, const CodeletCosts& c);
 
 // popops BinaryOp1D on one worker: `elements` float32 results of `fn` (a broadcast operand costs the
 // same per element: BroadcastVectorInner/Scalar vertices run the same loop).

@@ -222,6 +222,13 @@ IpuMachine parse_resolved(const MachineDocument& resolved) {
   k.binary_divide_worker_cycles_per_vector = c.integer("binary_divide_worker_cycles_per_vector", 0, kMaxCycles);
   k.amp_vertex_fixed_cycles = c.integer("amp_vertex_fixed_cycles", 0, kMaxCycles);
   k.amp_float32_flops_per_tile_cycle = c.integer("amp_float32_flops_per_tile_cycle", 1, 1 << 20);
+  k.scaled_add_prologue_worker_cycles = c.integer("scaled_add_prologue_worker_cycles", 0, kMaxCycles);
+  k.scaled_add_worker_cycles_per_vector = c.integer("scaled_add_worker_cycles_per_vector", 0, kMaxCycles);
+  k.unary_sqrt_worker_cycles_per_vector = c.integer("unary_sqrt_worker_cycles_per_vector", 0, kMaxCycles);
+  k.unary_log_worker_cycles_per_vector = c.integer("unary_log_worker_cycles_per_vector", 0, kMaxCycles);
+  k.binary_maximum_worker_cycles_per_vector = c.integer("binary_maximum_worker_cycles_per_vector", 0, kMaxCycles);
+  k.transpose_prologue_worker_cycles = c.integer("transpose_prologue_worker_cycles", 0, kMaxCycles);
+  k.transpose_worker_cycles_per_element = c.integer("transpose_worker_cycles_per_element", 0, kMaxCycles);
   c.finish();
 
   FigureReader p(root.object("planner"), m.provenance);

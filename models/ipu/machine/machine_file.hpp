@@ -58,6 +58,18 @@ struct CodeletCosts {
   // AMP (matmul) vertex: tile cycles = fixed + flops / rate (float32 operands and partials).
   std::int64_t amp_vertex_fixed_cycles = 0;
   std::int64_t amp_float32_flops_per_tile_cycle = 0;
+  // What a training step adds. ScaledAdd (popops scaledAddTo / aXPlusbY, the optimizers' updates):
+  // prologue + per vector of elementwise_elements_per_vector floats.
+  std::int64_t scaled_add_prologue_worker_cycles = 0;
+  std::int64_t scaled_add_worker_cycles_per_vector = 0;
+  // Elementwise functions the loss, softmax and Adam use (UnaryOp1D / BinaryOp1D, per vector).
+  std::int64_t unary_sqrt_worker_cycles_per_vector = 0;
+  std::int64_t unary_log_worker_cycles_per_vector = 0;
+  std::int64_t binary_maximum_worker_cycles_per_vector = 0;
+  // Transposing a block on a tile (poplin's Transpose2d, before an AMP vertex reads a transposed
+  // operand): prologue + per element.
+  std::int64_t transpose_prologue_worker_cycles = 0;
+  std::int64_t transpose_worker_cycles_per_element = 0;
 };
 
 struct PlannerSettings {

@@ -8,11 +8,13 @@
 #include "common/error.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/machine/training_codelet_costs.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/planning/linear_layout.hpp"
 #include "models/ipu/planning/phase_estimate.hpp"
 #include "models/ipu/planning/plan.hpp"
 #include "models/ipu/planning/system_estimate.hpp"
+#include "models/ipu/planning/training_plan.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
@@ -48,7 +50,8 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
   p.rows_per_block = l.elements_per_tile;
   p.columns_per_block = 1;
   p.tiles_used = l.tiles_used;
-  std::int64_t bytes = 2 * aligned(l.elements_per_tile * kValueBytes);
+  // Input and output, and unary_grad's gradient, which has the input's layout.
+  std::int64_t bytes = (op.kind == OpKind::unary_grad ? 3 : 2) * aligned(l.elements_per_tile * kValueBytes);
   if (op.kind == OpKind::binary) {
     // The tile's rows of `other` (or its one row), received unless `other` has the input's shape.
     const std::int64_t other_elements = op.shape.other_rows * op.shape.other_groups;
@@ -62,12 +65,19 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
     }
   }
   const auto& c = m.codelets;
-  const sim::Cycles compute =
-      op.kind == OpKind::unary
-          ? spread_vertex_estimate(l.elements_per_tile, m, [&](std::int64_t n) { return unary_worker_cycles(op.unary, n, c); })
-          : spread_vertex_estimate(l.elements_per_tile, m, [&](std::int64_t n) { return binary_worker_cycles(op.binary, n, c); });
-  add_phase(p, "compute: " + std::string(op.kind == OpKind::unary ? "UnaryOp " + to_string(op.unary) : "BinaryOp " + to_string(op.binary)),
-            compute_phase_estimate(compute, m));
+  // The busiest tile holds a full share, or everything when the tensor fits on one tile.
+  const std::int64_t busiest = std::min(l.elements_per_tile, elements);
+  const sim::Cycles compute = spread_vertex_estimate(busiest, m, [&](std::int64_t n) {
+    switch (op.kind) {
+      case OpKind::unary: return unary_worker_cycles(op.unary, n, c);
+      case OpKind::unary_grad: return unary_grad_worker_cycles(op.unary, n, c);
+      default: return binary_worker_cycles(op.binary, n, c);
+    }
+  });
+  const std::string codelet = op.kind == OpKind::binary ? "BinaryOp " + to_string(op.binary)
+                              : op.kind == OpKind::unary_grad ? "UnaryGrad " + to_string(op.unary)
+                                                              : "UnaryOp " + to_string(op.unary);
+  add_phase(p, "compute: " + codelet, compute_phase_estimate(compute, m));
   // No sync after it: nothing is exchanged after the compute (sim/program.hpp).
   add_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
@@ -165,7 +175,7 @@ OpPlan plan_segment_matmul(const Op& op, const std::vector<std::int32_t>& offset
 }  // namespace
 
 OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, const Split& split,
-                       std::int64_t tiles, const IpuMachine& m) {
+                       std::int64_t tiles, const IpuMachine& m, MatmulTranspose transpose) {
   if (split.row_blocks < 1 || split.column_blocks < 1 || split.k_blocks < 1) {
     throw std::logic_error("estimate_matmul: split factors must be positive");
   }
@@ -196,12 +206,22 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   add_phase(p, "exchange: input, weight (and bias) blocks to the tiles",
             exchange_phase_estimate(x_linear + w_linear + bias_linear, x_block + w_block + bias_block, m),
             PhaseTraffic::linear_layout);
-  // 2: the AMP vertex on every tile.
-  // The AMP vertex occupies the whole tile: its cost function gives tile cycles.
-  add_phase(p, "compute: AMP matmul", compute_phase_estimate(amp_matmul_tile_cycles(mb, kb, nb, c), m));
+  // 2: the AMP vertex on every tile (it occupies the whole tile: its cost function gives tile cycles),
+  // after the transposes of a transposed operand's block (multi-worker vertices, before it).
+  sim::Cycles transposes = 0;
+  auto transpose_block = [&](std::int64_t elements) {
+    return spread_vertex_estimate(elements, m, [&](std::int64_t n) { return transpose_worker_cycles(n, c); });
+  };
+  if (transpose.input) transposes += transpose_block(mb * kb);
+  if (transpose.weight) transposes += transpose_block(kb * nb);
+  add_phase(p, transposes > 0 ? "compute: transpose blocks, AMP matmul" : "compute: AMP matmul",
+            compute_phase_estimate(transposes + amp_matmul_tile_cycles(mb, kb, nb, c), m));
   add_phase(p, "sync", m.chip.sync_cycles);
   std::int64_t bytes = aligned(x_block) + aligned(w_block) + aligned(part) + aligned(x_linear) + aligned(w_linear) +
                        aligned(out_linear) + (bias ? aligned(bias_block) + aligned(bias_linear) : 0);
+  // The block as it arrived (stored transposed) beside the transposed copy the AMP vertex reads.
+  if (transpose.input) bytes += aligned(x_block);
+  if (transpose.weight) bytes += aligned(w_block);
   const std::int64_t final_bytes = (K > 1 ? chunk : mb) * nb * kValueBytes;
   if (K > 1 || bias) {
     if (K > 1) {
@@ -224,7 +244,7 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
 }
 
 bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, std::int64_t tiles,
-                 const IpuMachine& m, OpPlan& best, OpPlan& smallest) {
+                 const IpuMachine& m, OpPlan& best, OpPlan& smallest, MatmulTranspose transpose) {
   const std::int64_t sram = m.chip.sram_bytes_per_tile;
   const auto budget = static_cast<std::int64_t>(m.planner.memory_fraction * static_cast<double>(sram));
   const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / kValueBytes);
@@ -237,7 +257,7 @@ bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool 
     for (std::int64_t h : powers_of_two_up_to(std::min(ceil_div(cols, grain), tiles / s))) {
       for (std::int64_t k : powers_of_two_up_to(std::min(inner, tiles / (s * h)))) {
         if (s * h * k > tiles) continue;
-        const OpPlan p = estimate_matmul(rows, inner, cols, bias, {s, h, 1, k}, tiles, m);
+        const OpPlan p = estimate_matmul(rows, inner, cols, bias, {s, h, 1, k}, tiles, m, transpose);
         if (!have_any || p.estimated_peak_tile_bytes < smallest.estimated_peak_tile_bytes) smallest = p;
         have_any = true;
         if (p.estimated_peak_tile_bytes <= budget && (!have_budget || better(best, p))) {
@@ -258,7 +278,8 @@ bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool 
 OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, const IpuMachine& machine) {
   switch (op.kind) {
     case OpKind::unary:
-    case OpKind::binary: {
+    case OpKind::binary:
+    case OpKind::unary_grad: {
       OpPlan p = plan_elementwise(op, machine);
       if (p.estimated_peak_tile_bytes > machine.chip.sram_bytes_per_tile) {
         throw_does_not_fit(op, machine, "the linear layout over " + std::to_string(p.tiles_used) + " tiles",
@@ -269,7 +290,7 @@ OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, con
     case OpKind::matmul: {
       OpPlan best, smallest;
       if (!plan_matmul(op.shape.num_inputs, op.shape.num_features, op.shape.out_features, op.bias >= 0,
-                       machine.chip.num_tiles, machine, best, smallest)) {
+                       machine.chip.num_tiles, machine, best, smallest, {op.transpose_input, op.transpose_weight})) {
         throw_does_not_fit(op, machine,
                            std::to_string(smallest.split.row_blocks) + " row blocks x " +
                                std::to_string(smallest.split.column_blocks) + " column blocks x " +
@@ -280,6 +301,19 @@ OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, con
     }
     case OpKind::segment_matmul:
       return plan_segment_matmul(op, offsets.empty() ? equal_offsets(op) : offsets, machine);
+    case OpKind::optimizer_step:
+    case OpKind::sum_to:
+    case OpKind::loss:
+    case OpKind::loss_grad: {
+      const OpPlan p = op.kind == OpKind::optimizer_step ? plan_optimizer_step(op, machine)
+                       : op.kind == OpKind::sum_to       ? plan_sum_to(op, machine)
+                                                         : plan_loss(op, machine);
+      if (p.estimated_peak_tile_bytes > machine.chip.sram_bytes_per_tile) {
+        throw_does_not_fit(op, machine, "the linear layout over " + std::to_string(p.tiles_used) + " tiles",
+                           p.estimated_peak_tile_bytes);
+      }
+      return p;
+    }
     default: break;
   }
   throw std::logic_error("plan_dense_op: " + to_string(op.kind) + " is planned by the gather/scatter planner");

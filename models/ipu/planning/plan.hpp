@@ -16,7 +16,9 @@
 //                   products of each output block are summed by a reduction;
 //   segment_matmul: one matmul plan per non-empty segment, each on its own range of tiles (a share of
 //                   the machine proportional to its FLOPs), all running in the same supersteps;
-//   unary, binary:  the linear layout itself: every tile computes the elements it holds.
+//   unary, binary,
+//   unary_grad:     the linear layout itself: every tile computes the elements it holds;
+//   the training step's optimizer_step, sum_to, loss and loss_grad: planning/training_plan.hpp.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -96,13 +98,23 @@ OpPlan plan_op(const Op& op, const IpuMachine& machine);
 // program knows its segment sizes, as it knows its indices' count); other kinds ignore `indices`.
 OpPlan plan_op(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine);
 
+// Which operands of a matmul are stored transposed (a training step's backward: x^T @ g reads its input
+// stored [inner, rows], g @ W^T its weight stored [cols, inner]). The operands move as the stored
+// rectangles of their blocks, the same bytes as untransposed; each tile then transposes its block
+// (poplin's Transpose2d, the re-layout poplibs does before a weight-update or input-gradient
+// convolution) before the AMP vertex reads it: the transposes' cycles and one more block of SRAM.
+struct MatmulTranspose {
+  bool input = false;
+  bool weight = false;
+};
+
 // Dense ops (dense_plan.cpp). A matmul of rows x inner @ inner x cols (+ bias) on `tiles` tiles, for a
 // given split (normalised) or the best split; plan_matmul returns false when no split fits the SRAM,
 // leaving in `smallest` the plan needing the least memory.
 OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, const Split& split,
-                       std::int64_t tiles, const IpuMachine& machine);
+                       std::int64_t tiles, const IpuMachine& machine, MatmulTranspose transpose = {});
 bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, std::int64_t tiles,
-                 const IpuMachine& machine, OpPlan& best, OpPlan& smallest);
+                 const IpuMachine& machine, OpPlan& best, OpPlan& smallest, MatmulTranspose transpose = {});
 OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, const IpuMachine& machine);
 
 // The PlanError for an op no plan fits: names the op, the tile, the bytes it needs and has, and the next step.

@@ -1,8 +1,9 @@
-// unary and binary elementwise ops as BSP programs, mapped where their operands live: the input and
-// the output share the linear layout, so each tile computes the elements it holds and nothing moves,
-// except a binary's `other` when it is not the input's shape (a per-row scalar, a per-head value, a
-// bias row): the piece of `other` each tile's rows need is broadcast to it first (one transfer per
-// piece, to every tile needing it), in a superstep of its own before the compute.
+// unary, binary and unary_grad elementwise ops as BSP programs, mapped where their operands live: the
+// input and the output share the linear layout, so each tile computes the elements it holds and nothing
+// moves, except a binary's `other` when it is not the input's shape (a per-row scalar, a per-head value,
+// a bias row): the piece of `other` each tile's rows need is broadcast to it first (one transfer per
+// piece, to every tile needing it), in a superstep of its own before the compute. unary_grad's gradient
+// has the input's shape, so it is read where it lives, like a same-shape `other`.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -10,8 +11,10 @@
 #include <vector>
 
 #include "ir/reference/reference.hpp"
+#include "ir/reference/training_reference.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/machine/training_codelet_costs.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
@@ -24,6 +27,11 @@ namespace {
 // checked against the reference, and a correctly rounded result passes any bound it states.
 float apply_unary(UnaryFn fn, float scalar, float x) {
   return static_cast<float>(reference::unary_exact(fn, scalar, x));
+}
+
+// g * f'(x) as the reference defines it, in double, rounded once.
+float apply_unary_grad(UnaryFn fn, float scalar, float x, float g) {
+  return static_cast<float>(static_cast<double>(g) * reference::training::unary_derivative(fn, scalar, x));
 }
 
 float apply_binary(BinaryFn fn, float a, float b) {
@@ -90,8 +98,19 @@ sim::Vertex elementwise_vertex(const Op& op, const std::string& codelet, Range r
   v.codelet = codelet;
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles = worker_split_cycles(n, machine.chip.worker_contexts, [&](std::int64_t k) {
+    if (op.kind == OpKind::unary_grad) return unary_grad_worker_cycles(op.unary, k, costs);
     return binary ? binary_worker_cycles(op.binary, k, costs) : unary_worker_cycles(op.unary, k, costs);
   });
+  if (op.kind == OpKind::unary_grad) {
+    v.buffers = {{in, 0}, {other, 0}, {out, 0}};
+    v.execute = [n, fn = op.unary, scalar = op.scalar](const sim::VertexContext& ctx) {
+      const auto* x = ctx.as<const float>(0);
+      const auto* g = ctx.as<const float>(1);
+      auto* y = ctx.as<float>(2);
+      for (std::int64_t e = 0; e < n; ++e) y[e] = apply_unary_grad(fn, scalar, x[e], g[e]);
+    };
+    return v;
+  }
   if (!binary) {
     v.buffers = {{in, 0}, {out, 0}};
     v.execute = [n, fn = op.unary, scalar = op.scalar](const sim::VertexContext& ctx) {
@@ -129,18 +148,25 @@ OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuM
   out.input_width = 1;
   out.output_width = 1;
 
-  const bool binary = op.kind == OpKind::binary;
+  const bool binary = op.kind == OpKind::binary, grad = op.kind == OpKind::unary_grad;
   sim::Superstep operands{"operands", {"none", {}}, {"broadcast operand to the tiles that need it", {}}};
-  const OtherOperand other = binary ? place_other(op, layout, machine, out, operands.exchange) : OtherOperand{};
-  sim::Superstep compute{"compute", {binary ? "BinaryOp " + to_string(op.binary) : "UnaryOp " + to_string(op.unary), {}},
-                         {"none", {}}};
+  OtherOperand other;
+  if (binary) other = place_other(op, layout, machine, out, operands.exchange);
+  if (grad) {
+    other.buffer = add_linear_buffers(out.program, "grad (linear)", layout, kValueBytes, &out.weight);
+    for (std::int64_t t = 0; t < layout.tiles_used; ++t) other.first.push_back(layout.tile_range(t).begin);
+  }
+  const std::string codelet = binary ? "BinaryOp " + to_string(op.binary)
+                                     : (grad ? "UnaryGrad " : "UnaryOp ") + to_string(op.unary);
+  sim::Superstep compute{"compute", {codelet, {}}, {"none", {}}};
   for (std::int64_t t = 0; t < layout.tiles_used; ++t) {
     const Range r = layout.tile_range(t);
     const auto ts = static_cast<std::size_t>(t);
     compute.compute.vertices.push_back({static_cast<sim::TileId>(t),
                                         elementwise_vertex(op, compute.compute.name, r, machine, in_buf[ts], out_buf[ts],
-                                                           binary ? other.buffer[ts] : -1, binary ? other.first[ts] : 0)});
-    out.sram_read_bytes += r.size() * kValueBytes * (binary ? 2 : 1);
+                                                           binary || grad ? other.buffer[ts] : -1,
+                                                           binary || grad ? other.first[ts] : 0)});
+    out.sram_read_bytes += r.size() * kValueBytes * (binary || grad ? 2 : 1);
     out.sram_write_bytes += r.size() * kValueBytes;
   }
   if (!operands.exchange.transfers.empty()) out.program.steps.push_back(std::move(operands));

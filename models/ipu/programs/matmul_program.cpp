@@ -9,6 +9,8 @@
 //             or with K = 1 the bias is added in place (a BinaryOp);
 // and the finished blocks go back to the linear layout in the last exchange. A segment_matmul runs one
 // such matmul per non-empty segment on its own range of tiles, all in the same supersteps.
+// A transposed operand (planning/plan.hpp, MatmulTranspose) moves as the stored rectangle of each block;
+// each tile transposes its copy (a Transpose vertex in the amp compute set, before the AMP vertex).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -16,6 +18,7 @@
 
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/machine/training_codelet_costs.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
@@ -26,7 +29,8 @@ namespace {
 
 // The tensors every part reads from and writes to, in the linear layout.
 struct LinearOperands {
-  std::int64_t inner = 0, cols = 0;  // K, N
+  std::int64_t rows = 0, inner = 0, cols = 0;  // M, K, N
+  MatmulTranspose transpose;          // operands stored transposed (input [K, M], weight [N, K])
   LinearLayout x, w, bias, out;
   std::vector<sim::BufferId> x_buf, w_buf, bias_buf, out_buf;
 };
@@ -62,6 +66,7 @@ struct MatmulPartProgram {
 
   void place_input_blocks();
   void place_weight_blocks();
+  void add_transpose(sim::TileId t, sim::BufferId stored, sim::BufferId block, std::int64_t stored_rows, std::int64_t stored_cols);
   void add_output_block(std::int64_t s, std::int64_t h);
   void add_amp_vertex(std::int64_t s, std::int64_t h, std::int64_t k, Range rs, Range ch);
   std::vector<sim::BufferId> place_bias(std::int64_t s, std::int64_t h, Range rs, Range ch);
@@ -101,13 +106,26 @@ void MatmulPartProgram::place_input_blocks() {
     const Range rs = block(part.rows, part.rows_per_block, s);
     for (std::int64_t k = 0; k < K; ++k) {
       const Range kk = block(lin.inner, part.k_per_block, k);
-      std::vector<sim::BufferId> copies;
+      std::vector<sim::BufferId> received;
       for (std::int64_t h = 0; h < H; ++h) {
         x_blk[at(s, h, k)] = steps.out.program.add_buffer("input block", tile(s, h, k), rs.size() * kk.size() * kValueBytes);
-        if (h > 0) copies.push_back(x_blk[at(s, h, k)]);
+        if (!lin.transpose.input) {
+          received.push_back(x_blk[at(s, h, k)]);
+          continue;
+        }
+        // Stored [K, M]: the block arrives as its [kk, rs] rectangle and is transposed on the tile.
+        const auto stored = steps.out.program.add_buffer("input block (stored transposed)", tile(s, h, k), rs.size() * kk.size() * kValueBytes);
+        received.push_back(stored);
+        add_transpose(tile(s, h, k), stored, x_blk[at(s, h, k)], kk.size(), rs.size());
       }
-      broadcast_from_linear(steps.operands.exchange, {x_blk[at(s, 0, k)], part.row_begin + rs.begin, rs.size(), kk.begin, kk.size()},
-                            copies, lin.inner, lin.x, lin.x_buf, kValueBytes);
+      const std::vector<sim::BufferId> copies(received.begin() + 1, received.end());
+      if (lin.transpose.input) {
+        broadcast_from_linear(steps.operands.exchange, {received.front(), kk.begin, kk.size(), part.row_begin + rs.begin, rs.size()},
+                              copies, lin.rows, lin.x, lin.x_buf, kValueBytes);
+      } else {
+        broadcast_from_linear(steps.operands.exchange, {received.front(), part.row_begin + rs.begin, rs.size(), kk.begin, kk.size()},
+                              copies, lin.inner, lin.x, lin.x_buf, kValueBytes);
+      }
     }
   }
 }
@@ -119,16 +137,48 @@ void MatmulPartProgram::place_weight_blocks() {
     const Range ch = block(lin.cols, part.columns_per_block, h);
     for (std::int64_t k = 0; k < K; ++k) {
       const Range kk = block(lin.inner, part.k_per_block, k);
-      std::vector<sim::BufferId> copies;
+      std::vector<sim::BufferId> received;
       for (std::int64_t s = 0; s < S; ++s) {
         w_blk[at(s, h, k)] = steps.out.program.add_buffer("weight block", tile(s, h, k), kk.size() * ch.size() * kValueBytes);
-        if (s > 0) copies.push_back(w_blk[at(s, h, k)]);
+        if (!lin.transpose.weight) {
+          received.push_back(w_blk[at(s, h, k)]);
+          continue;
+        }
+        // Stored [N, K]: the block arrives as its [ch, kk] rectangle and is transposed on the tile.
+        const auto stored = steps.out.program.add_buffer("weight block (stored transposed)", tile(s, h, k), kk.size() * ch.size() * kValueBytes);
+        received.push_back(stored);
+        add_transpose(tile(s, h, k), stored, w_blk[at(s, h, k)], ch.size(), kk.size());
       }
-      broadcast_from_linear(steps.operands.exchange,
-                            {w_blk[at(0, h, k)], part.segment * lin.inner + kk.begin, kk.size(), ch.begin, ch.size()},
-                            copies, lin.cols, lin.w, lin.w_buf, kValueBytes);
+      const std::vector<sim::BufferId> copies(received.begin() + 1, received.end());
+      if (lin.transpose.weight) {
+        broadcast_from_linear(steps.operands.exchange, {received.front(), ch.begin, ch.size(), kk.begin, kk.size()}, copies,
+                              lin.inner, lin.w, lin.w_buf, kValueBytes);
+      } else {
+        broadcast_from_linear(steps.operands.exchange,
+                              {received.front(), part.segment * lin.inner + kk.begin, kk.size(), ch.begin, ch.size()},
+                              copies, lin.cols, lin.w, lin.w_buf, kValueBytes);
+      }
     }
   }
+}
+
+// A Transpose vertex on tile t: `block` (stored_cols x stored_rows) from `stored` (stored_rows x
+// stored_cols), its workers sharing the elements. It joins the amp compute set ahead of the tile's AMP
+// vertex, which the engine runs after it.
+void MatmulPartProgram::add_transpose(sim::TileId t, sim::BufferId stored, sim::BufferId block, std::int64_t stored_rows,
+                                      std::int64_t stored_cols) {
+  sim::Vertex v = spread_vertex("Transpose", stored_rows * stored_cols, m,
+                                [&](std::int64_t n) { return transpose_worker_cycles(n, costs); });
+  v.buffers = {{stored, 0}, {block, 0}};
+  v.execute = [r = stored_rows, c = stored_cols](const sim::VertexContext& ctx) {
+    const auto* src = ctx.as<const float>(0);
+    auto* dst = ctx.as<float>(1);
+    for (std::int64_t i = 0; i < r; ++i)
+      for (std::int64_t j = 0; j < c; ++j) dst[j * r + i] = src[i * c + j];
+  };
+  steps.out.sram_read_bytes += stored_rows * stored_cols * kValueBytes;
+  steps.out.sram_write_bytes += stored_rows * stored_cols * kValueBytes;
+  steps.amp.compute.vertices.push_back({t, std::move(v)});
 }
 
 // Output block (s, h): the AMP vertex on each of its K tiles, then (with a bias or K > 1) its
@@ -298,8 +348,10 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   sim::Program& prog = out.program;
   prog.name = op.name;
   LinearOperands lin;
+  lin.rows = M;
   lin.inner = K;
   lin.cols = N;
+  lin.transpose = {!segmented && op.transpose_input, !segmented && op.transpose_weight};
   lin.x = linear_layout(M * K, kValueBytes, machine);
   lin.w = linear_layout(segments * K * N, kValueBytes, machine);
   lin.out = linear_layout(M * N, kValueBytes, machine);

@@ -15,12 +15,12 @@ OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<s
     case OpKind::matmul:
     case OpKind::segment_matmul: return build_matmul_program(op, plan, indices, machine);
     case OpKind::unary:
-    case OpKind::binary: return build_elementwise_program(op, plan, machine);
-    case OpKind::unary_grad:
-    case OpKind::sum_to:
+    case OpKind::binary:
+    case OpKind::unary_grad: return build_elementwise_program(op, plan, machine);
+    case OpKind::sum_to: return build_sum_to_program(op, plan, machine);
     case OpKind::loss:
-    case OpKind::loss_grad:
-    case OpKind::optimizer_step: break;  // plan_op rejects them first (require_forward_op)
+    case OpKind::loss_grad: return build_loss_program(op, plan, machine);
+    case OpKind::optimizer_step: return build_optimizer_program(op, plan, machine);
   }
   throw std::logic_error("build_op_program: unknown op kind");
 }

@@ -6,10 +6,11 @@
 // The layout contract between ops: every tensor an op writes ends in the linear layout
 // (planning/linear_layout.hpp: flat elements in equal contiguous ranges over the tiles), and an op reading it
 // starts from there, paying the exchange into its plan's layout. The dense ops (matmul,
-// segment_matmul, unary, binary) read every value operand from the linear layout; the gather's table
-// and the scatters' messages, when they are graph inputs, start in the plan's layout (PopART
-// allocates a graph input for its consumer, the hydronet benchmarks' setting), and indices are
-// always graph inputs written where the plan wants them.
+// segment_matmul, unary, binary and the training kinds) read every value operand from the linear
+// layout; the gather's table and the scatters' messages, when they are graph inputs, start in the
+// plan's layout (PopART allocates a graph input for its consumer, the hydronet benchmarks' setting),
+// as does an optimizer's state (kept beside its parameter, as PopTorch maps it), and indices (labels
+// too) are always graph inputs written where the plan wants them.
 #include <cstdint>
 #include <vector>
 
@@ -34,7 +35,9 @@ struct OpProgram {
   std::int64_t input_width = 0;      // width the input pieces index: num_features, or 1 when flat (linear layout)
   std::vector<TensorPiece> indices;  // none for a segment_matmul: its offsets shape the program itself
   std::vector<TensorPiece> weight;   // matmul/segment_matmul weight, binary's `other`: flat (linear layout)
-  std::vector<TensorPiece> bias;     // matmul bias: flat (linear layout)
+  std::vector<TensorPiece> bias;     // matmul bias: flat (linear layout); optimizer_step's state [S, P]
+  std::int64_t bias_width = 1;       // width the bias pieces index: 1 (flat), or P for the optimizer state
+  std::vector<TensorPiece> aux;      // optimizer_step (adam): the step number, flat
   std::vector<TensorPiece> output;   // every output element in exactly one piece
   std::int64_t output_width = 0;     // width the output pieces index: num_features, or 1 when flat (linear layout)
   std::int64_t sram_read_bytes = 0;  // bytes the vertices read from tile memory
@@ -49,8 +52,13 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
 // matmul (plan from plan_op) and segment_matmul (plan from plan_op with the offsets, which `offsets` must be).
 OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& offsets,
                                const IpuMachine& machine);
-// unary and binary, in the linear layout.
+// unary, binary and unary_grad, in the linear layout.
 OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
+// The training step's optimizer_step, sum_to, and loss and loss_grad (planning/training_plan.hpp says
+// what each does).
+OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
+OpProgram build_sum_to_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
+OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
 // Tiles of a split, numbered tile(i, s, h) = (i * S + s) * H + h (see planning/plan.hpp).
 struct TileGrid {
   std::int64_t row_blocks = 1, column_blocks = 1;

@@ -1,0 +1,182 @@
+#include "models/ipu/planning/training_plan.hpp"
+
+#include <algorithm>
+
+#include "common/integer_math.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/machine/training_codelet_costs.hpp"
+#include "models/ipu/planning/phase_estimate.hpp"
+#include "models/ipu/planning/system_estimate.hpp"
+#include "sim/program.hpp"
+
+namespace tilesim::ipu {
+
+namespace {
+
+std::int64_t aligned(std::int64_t bytes) { return sim::align_buffer_offset(bytes); }
+
+void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, PhaseTraffic traffic = PhaseTraffic::none) {
+  if (cycles == 0) return;
+  p.phases.push_back({name, cycles, traffic});
+  p.estimated_cycles += cycles;
+  p.objective_cycles += cycles;
+}
+
+// A plan over the linear layout of `elements` (its fields as plan_elementwise fills them).
+OpPlan linear_plan(const Op& op, std::int64_t elements, const IpuMachine& m) {
+  OpPlan p;
+  p.kind = op.kind;
+  const LinearLayout l = linear_layout(elements, kValueBytes, m);
+  p.rows = op.shape.num_inputs;
+  p.rows_per_block = l.elements_per_tile;
+  p.columns_per_block = 1;
+  p.tiles_used = l.tiles_used;
+  return p;
+}
+
+void add_loop_control(OpPlan& p, const IpuMachine& m) {
+  if (m.planner.repeat_loop_control_cycles == 0) return;
+  add_phase(p, "compute: repeat loop control", m.planner.repeat_loop_control_cycles);
+  add_phase(p, "sync", m.chip.sync_cycles);
+}
+
+}  // namespace
+
+std::vector<PartialSlice> sum_to_partials(const Op& op, const LinearLayout& in) {
+  const std::int64_t F = op.shape.num_features, G = op.shape.other_groups, per_group = F / G;
+  const bool row_sums = op.shape.other_rows != 1 || op.shape.num_inputs == 1;
+  std::vector<PartialSlice> partials;
+  for (std::int64_t t = 0; t < in.tiles_used; ++t) {
+    const Range r = in.tile_range(t);
+    Range outputs;
+    if (row_sums) {
+      // Output r * G + g sums flat elements [(r * G + g) * per_group, ... + per_group).
+      outputs = {r.begin / per_group, ceil_div(r.end, per_group)};
+    } else if (r.size() >= F || r.begin % F + r.size() > F) {
+      outputs = {0, G};
+    } else {
+      outputs = {(r.begin % F) / per_group, ((r.end - 1) % F) / per_group + 1};
+    }
+    partials.push_back({t, outputs});
+  }
+  return partials;
+}
+
+sim::Cycles partial_sum_worker_cycles(std::int64_t outputs_per_worker, std::int64_t outputs, std::int64_t elements,
+                                      const CodeletCosts& c) {
+  if (outputs_per_worker <= 0) return 0;
+  return reduce_worker_cycles(outputs_per_worker, ceil_div(elements, outputs), c);
+}
+
+RowBlocks loss_row_blocks(std::int64_t rows, const IpuMachine& machine) {
+  RowBlocks b;
+  b.rows = rows;
+  b.rows_per_tile = ceil_div(rows, std::min<std::int64_t>(rows, machine.chip.num_tiles));
+  b.tiles = ceil_div(rows, b.rows_per_tile);
+  return b;
+}
+
+std::vector<PartialSlice> loss_partials(const Op& op, const IpuMachine& machine) {
+  const std::int64_t tiles = op.loss == LossFn::cross_entropy
+                                 ? loss_row_blocks(op.shape.num_inputs, machine).tiles
+                                 : linear_layout(op.shape.num_inputs * op.shape.num_features, kValueBytes, machine).tiles_used;
+  std::vector<PartialSlice> partials;
+  for (std::int64_t t = 0; t < tiles; ++t) partials.push_back({t, {0, 1}});
+  return partials;
+}
+
+OpPlan plan_optimizer_step(const Op& op, const IpuMachine& m) {
+  const std::int64_t P = op.shape.num_inputs * op.shape.num_features, S = op.optimizer.state_rows();
+  OpPlan p = linear_plan(op, P, m);
+  const std::int64_t n = std::min(p.rows_per_block, P);  // the busiest tile's elements: tile 0's
+  const bool adam = op.optimizer.kind == OptimizerSpec::Kind::adam;
+  if (adam && p.tiles_used > 1) {
+    // Adam's step number, on tile 0, to every other tile the parameter spans.
+    add_phase(p, "sync", m.chip.sync_cycles);
+    add_phase(p, "exchange: step number to the parameter's tiles", exchange_phase_estimate(kValueBytes, kValueBytes, m),
+              PhaseTraffic::linear_layout);
+  }
+  const sim::Cycles update =
+      spread_vertex_estimate(n, m, [&](std::int64_t k) { return optimizer_worker_cycles(op.optimizer, k, m.codelets); });
+  add_phase(p, "compute: " + to_string(op.optimizer.kind) + " update (ScaledAdd and elementwise vertices)",
+            compute_phase_estimate(update, m));
+  add_loop_control(p, m);
+  add_cross_chip_estimate(p, m);
+  // Parameter, gradient, state rows and the output rows (parameter and state), and Adam's step number.
+  p.estimated_peak_tile_bytes = 2 * aligned(n * kValueBytes) + aligned(S * n * kValueBytes) + aligned((1 + S) * n * kValueBytes) +
+                                (adam ? 2 * aligned(kValueBytes) : 0);
+  return p;
+}
+
+OpPlan plan_sum_to(const Op& op, const IpuMachine& m) {
+  const LinearLayout in = linear_layout(op.shape.num_inputs * op.shape.num_features, kValueBytes, m);
+  const LinearLayout out = linear_layout(op.shape.other_rows * op.shape.other_groups, kValueBytes, m);
+  OpPlan p = linear_plan(op, in.elements, m);
+  const std::vector<PartialSlice> partials = sum_to_partials(op, in);
+  sim::Cycles busiest = 0;
+  std::int64_t partial_bytes = 0;
+  for (const auto& s : partials) {
+    const std::int64_t k = s.outputs.size(), elements = in.tile_range(s.tile).size();
+    busiest = std::max(busiest, spread_vertex_estimate(k, m, [&](std::int64_t kw) {
+                         return partial_sum_worker_cycles(kw, k, elements, m.codelets);
+                       }));
+    partial_bytes = std::max(partial_bytes, aligned(k * kValueBytes));
+  }
+  add_phase(p, "compute: Reduce (partial sums on each tile)", compute_phase_estimate(busiest, m));
+  const ReductionSchedule schedule = plan_reduction(partials, out, false, m);
+  const std::int64_t reduction_bytes = add_reduction_estimate(p, schedule, false, m);
+  add_loop_control(p, m);
+  add_cross_chip_estimate(p, m);
+  p.estimated_peak_tile_bytes = aligned(in.elements_per_tile * kValueBytes) + partial_bytes + reduction_bytes;
+  return p;
+}
+
+OpPlan plan_loss(const Op& op, const IpuMachine& m) {
+  const std::int64_t M = op.shape.num_inputs, C = op.shape.num_features;
+  const LinearLayout in = linear_layout(M * C, kValueBytes, m);
+  const std::int64_t in_bytes = aligned(in.elements_per_tile * kValueBytes);
+  const bool gradient = op.kind == OpKind::loss_grad;
+  OpPlan p = linear_plan(op, M * C, m);
+  std::int64_t bytes = 0;
+  if (op.loss == LossFn::mse) {
+    // Predictions and targets share the linear layout: everything happens where they lie.
+    const sim::Cycles work = spread_vertex_estimate(std::min(in.elements_per_tile, M * C), m, [&](std::int64_t k) {
+      return mse_worker_cycles(k, gradient, m.codelets);
+    });
+    add_phase(p, gradient ? "compute: mse gradient" : "compute: squared errors (partial sums)", compute_phase_estimate(work, m));
+    bytes = (gradient ? 3 : 2) * in_bytes;
+  } else {
+    const RowBlocks rows = loss_row_blocks(M, m);
+    const std::int64_t block_bytes = rows.rows_per_tile * C * kValueBytes;
+    p.rows_per_block = rows.rows_per_tile;
+    p.columns_per_block = C;
+    p.tiles_used = std::max(in.tiles_used, rows.tiles);
+    add_phase(p, "sync", m.chip.sync_cycles);
+    add_phase(p, "exchange: logits' rows to row blocks", exchange_phase_estimate(in.elements_per_tile * kValueBytes, block_bytes, m),
+              PhaseTraffic::linear_layout);
+    const sim::Cycles work = spread_vertex_estimate(rows.rows_per_tile, m, [&](std::int64_t r) {
+      return cross_entropy_rows_worker_cycles(r, C, gradient, m.codelets);
+    });
+    add_phase(p, gradient ? "compute: softmax minus one-hot, over M" : "compute: row losses (partial sums)",
+              compute_phase_estimate(work, m));
+    // Logits (linear and row block) and labels; the gradient's block and its linear output.
+    bytes = in_bytes + aligned(block_bytes) + aligned(rows.rows_per_tile * kIndexBytes);
+    if (gradient) {
+      add_phase(p, "sync", m.chip.sync_cycles);
+      add_phase(p, "exchange: gradient to linear layout", exchange_phase_estimate(block_bytes, in.elements_per_tile * kValueBytes, m),
+                PhaseTraffic::linear_layout);
+      bytes += aligned(block_bytes) + in_bytes;
+    }
+  }
+  if (!gradient) {
+    const ReductionSchedule schedule = plan_reduction(loss_partials(op, m), linear_layout(1, kValueBytes, m), true, m);
+    bytes += aligned(kValueBytes) + add_reduction_estimate(p, schedule, true, m);
+  }
+  add_loop_control(p, m);
+  add_cross_chip_estimate(p, m);
+  p.estimated_peak_tile_bytes = bytes;
+  return p;
+}
+
+}  // namespace tilesim::ipu

@@ -1,0 +1,112 @@
+// optimizer_step as a BSP program: every tile of the parameter's linear layout updates the elements it
+// holds, reading its gradient (the same layout: the gradient is an earlier op's output of P elements)
+// and its optimizer state, which lives beside the parameter (PopTorch maps each state tensor like its
+// parameter, so no exchange brings it), and writing the updated parameter and state rows in place of
+// the output's pieces. Adam first broadcasts its step number from tile 0 to the other tiles.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/machine/training_codelet_costs.hpp"
+#include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/programs/linear_buffers.hpp"
+#include "models/ipu/programs/op_program.hpp"
+
+namespace tilesim::ipu {
+
+namespace {
+
+// torch.optim's update of n elements (ir/op_graph.hpp, OptimizerSpec), per element in double from the
+// float32 operands and rounded once, as the reference computes it: p, g, the S state rows (n apart) in;
+// the parameter row, then the state rows (n apart) out.
+void update(const OptimizerSpec& spec, double t, std::int64_t n, const float* p, const float* g, const float* state, float* out) {
+  const double wd = spec.weight_decay, lr = spec.lr;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double pi = p[i], gi = static_cast<double>(g[i]) + wd * pi;
+    if (spec.kind == OptimizerSpec::Kind::sgd) {
+      if (spec.momentum == 0) {
+        out[i] = static_cast<float>(pi - lr * gi);
+        continue;
+      }
+      const double b = spec.momentum * state[i] + gi;
+      out[i] = static_cast<float>(pi - lr * b);
+      out[n + i] = static_cast<float>(b);
+      continue;
+    }
+    const double m = spec.beta1 * state[i] + (1 - spec.beta1) * gi;
+    const double v = spec.beta2 * state[n + i] + (1 - spec.beta2) * gi * gi;
+    const double bc1 = 1 - std::pow(spec.beta1, t), bc2 = 1 - std::pow(spec.beta2, t);
+    out[i] = static_cast<float>(pi - (lr / bc1) * m / (std::sqrt(v) / std::sqrt(bc2) + spec.eps));
+    out[n + i] = static_cast<float>(m);
+    out[2 * n + i] = static_cast<float>(v);
+  }
+}
+
+}  // namespace
+
+OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMachine& machine) {
+  (void)plan;  // the parameter's linear layout is the plan
+  const std::int64_t P = op.shape.num_inputs * op.shape.num_features, S = op.optimizer.state_rows();
+  const bool adam = op.optimizer.kind == OptimizerSpec::Kind::adam;
+  const LinearLayout layout = linear_layout(P, kValueBytes, machine);
+  OpProgram out;
+  out.program.name = op.name;
+  const auto param = add_linear_buffers(out.program, "parameter (linear)", layout, kValueBytes, &out.input);
+  const auto grad = add_linear_buffers(out.program, "gradient (linear)", layout, kValueBytes, &out.weight);
+  out.input_width = 1;
+  out.bias_width = P;
+  out.output_width = P;
+
+  sim::Superstep operands{"operands", {"none", {}}, {"step number to the parameter's tiles", {}}};
+  std::vector<sim::BufferId> step(static_cast<std::size_t>(layout.tiles_used), -1);
+  if (adam) {
+    step[0] = out.program.add_buffer("step number", 0, kValueBytes);
+    out.aux.push_back({step[0], 0, 1, 0, 1});
+    std::vector<sim::BufferRef> copies;
+    for (std::int64_t t = 1; t < layout.tiles_used; ++t) {
+      step[static_cast<std::size_t>(t)] = out.program.add_buffer("step number (copy)", static_cast<sim::TileId>(t), kValueBytes);
+      copies.push_back({step[static_cast<std::size_t>(t)], 0});
+    }
+    if (!copies.empty()) operands.exchange.transfers.push_back({{step[0], 0}, kValueBytes, copies});
+  }
+
+  sim::Superstep compute{"update", {to_string(op.optimizer.kind) + " update", {}}, {"none", {}}};
+  for (std::int64_t t = 0; t < layout.tiles_used; ++t) {
+    const Range r = layout.tile_range(t);
+    const auto ts = static_cast<std::size_t>(t);
+    const auto tile = static_cast<sim::TileId>(t);
+    const std::int64_t n = r.size();
+    sim::BufferId state = -1;
+    if (S > 0) {
+      state = out.program.add_buffer("optimizer state (beside the parameter)", tile, S * n * kValueBytes);
+      out.bias.push_back({state, 0, S, r.begin, n});
+    }
+    const auto result = out.program.add_buffer("updated parameter and state", tile, (1 + S) * n * kValueBytes);
+    out.output.push_back({result, 0, 1 + S, r.begin, n});
+    sim::Vertex v;
+    v.codelet = compute.compute.name;
+    v.supervisor_cycles = machine.codelets.supervisor_cycles;
+    v.worker_cycles = worker_split_cycles(n, machine.chip.worker_contexts, [&](std::int64_t k) {
+      return optimizer_worker_cycles(op.optimizer, k, machine.codelets);
+    });
+    v.buffers = {{param[ts], 0}, {grad[ts], 0}, {result, 0}};
+    if (S > 0) v.buffers.push_back({state, 0});
+    if (adam) v.buffers.push_back({step[ts], 0});
+    v.execute = [spec = op.optimizer, n, S, adam](const sim::VertexContext& ctx) {
+      const float* st = S > 0 ? ctx.as<const float>(3) : nullptr;
+      const double t = adam ? static_cast<double>(ctx.as<const float>(S > 0 ? 4 : 3)[0]) : 0.0;
+      update(spec, t, n, ctx.as<const float>(0), ctx.as<const float>(1), st, ctx.as<float>(2));
+    };
+    compute.compute.vertices.push_back({tile, std::move(v)});
+    out.sram_read_bytes += (2 + S) * n * kValueBytes;
+    out.sram_write_bytes += (1 + S) * n * kValueBytes;
+  }
+  if (!operands.exchange.transfers.empty()) out.program.steps.push_back(std::move(operands));
+  out.program.steps.push_back(std::move(compute));
+  append_loop_control(out.program, machine);
+  return out;
+}
+
+}  // namespace tilesim::ipu
