@@ -90,7 +90,9 @@ class TrainingStep {
       if (step.optimizer.kind == OptimizerSpec::Kind::adam) {
         // torch's Adam counts the step before updating: the state after t - 1 steps gives step t.
         const double t = inputs_.f32(step.aux).at(0);
-        if (!(t >= 1) || t != std::floor(t)) throw std::invalid_argument(kWho + ": op '" + step.name + "': Adam's step number " + std::to_string(t) + " is not a whole number >= 1");
+        if (!(t >= 1) || t != std::floor(t))
+          throw std::invalid_argument(kWho + ": op '" + step.name + "': Adam's step number " + std::to_string(t) +
+                                      " is not a whole number >= 1");
         auto state = std::make_unique<torch::optim::AdamParamState>();
         state->step(static_cast<std::int64_t>(t) - 1);
         state->exp_avg(row(0));

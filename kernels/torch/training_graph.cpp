@@ -51,8 +51,10 @@ TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who
       p.step_op = k;
       p.param = op.input;
       p.state = op.bias;
-      if (producer.count(op.input) != 0) refuse(who, op, "its parameter is computed by another op, not a graph input autograd can treat as a leaf");
+      if (producer.count(op.input) != 0)
+        refuse(who, op, "its parameter is computed by another op, not a graph input autograd can treat as a leaf");
       if (op.optimizer.kind == OptimizerSpec::Kind::adam && op.aux < 0) refuse(who, op, "Adam without its step-number tensor");
+      if (op.optimizer.state_rows() > 0 && op.bias < 0) refuse(who, op, "its optimizer keeps state, but the op reads none");
       plan.parameters.push_back(p);
     } else if (op.phase == OpPhase::optimizer) {
       plan.gradient_ops.push_back(k);
