@@ -82,7 +82,10 @@ std::string format_losses(const std::vector<backends::BackendSpec>& specs, const
     out << specs[b].name() << ": median step " << std::setprecision(4) << runs[b].summary["median_step_time_s"].get<double>() * 1e3
         << " ms; last step forward " << last["forward_s"].get<double>() * 1e3 << " ms, loss " << last["loss_s"].get<double>() * 1e3
         << " ms, backward " << last["backward_s"].get<double>() * 1e3 << " ms, optimizer " << last["optimizer_s"].get<double>() * 1e3
-        << " ms" << (runs[b].all_steps_verified ? "" : "; SOME STEPS NOT VERIFIED") << "\n";
+        << " ms";
+    if (const auto& ratio = runs[b].summary["backward_to_forward"]; ratio.is_number())
+      out << "; backward/forward " << std::setprecision(3) << ratio.get<double>() << "x";
+    out << (runs[b].all_steps_verified ? "" : "; SOME STEPS NOT VERIFIED") << "\n";
   }
   return out.str();
 }
