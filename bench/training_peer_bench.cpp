@@ -1,9 +1,10 @@
 // A training step of each shipped training example (workloads/examples/*_train.json) on tilesim's CPU
 // kernels beside the torch-cpu peer (libtorch autograd and torch::optim), in one process on the same
 // data: the peer table's "train_step" rows (peer_table.hpp) give each example's speed-up and their
-// median. Each iteration is one step, timed as `tilesim run` times it (the step's measured op and
-// phase times, one call each: BackendResult::time_s, so verification is not counted), and the next
-// iteration starts from that step's updated parameters, as a training run does. Run just these with
+// median. Each iteration is one step, timed as `tilesim run` times it (BackendResult::time_s: the
+// step's op and phase times, each the median of the timed calls after the warm-up ones, so neither
+// verification nor cold first calls count), and the next iteration starts from that step's updated
+// parameters, as a training run does. Run just these with
 // --benchmark_filter=peer/train_step/.
 #include <benchmark/benchmark.h>
 
@@ -50,9 +51,7 @@ void train_step(benchmark::State& state, const std::string& name, const std::str
     }
     backend = std::make_unique<kernels::cpu::CpuBackend>();
   }
-  RunOptions options;
-  options.warmup = 0;
-  options.repeats = 1;
+  const RunOptions options;  // tilesim run's defaults: warm-up calls, then the median of the timed calls
   TensorValues values = inst.values;
   double step_bytes = 0;
   for (const Op& op : inst.graph.ops) step_bytes += static_cast<double>(op.min_bytes());
