@@ -96,8 +96,9 @@ bool is_training_kind(OpKind kind) {
 void require_forward_op(const Op& op, const std::string& who) {
   if (is_training_kind(op.kind))
     throw std::invalid_argument(who + ": op '" + op.name + "': " + to_string(op.kind) + " is a training-step op, which this backend does not run yet");
-  if (op.kind == OpKind::matmul && (op.transpose_input || op.transpose_weight))
-    throw std::invalid_argument(who + ": op '" + op.name + "': a transposed matmul (a training step's backward), which this backend does not run yet");
+  if ((op.kind == OpKind::matmul || op.kind == OpKind::segment_matmul) && (op.transpose_input || op.transpose_weight))
+    throw std::invalid_argument(who + ": op '" + op.name + "': a transposed " + to_string(op.kind) +
+                                " (a training step's backward), which this backend does not run yet");
 }
 
 bool is_indexed(OpKind kind) { return kind == OpKind::gather || kind == OpKind::degree_count || is_scatter(kind); }
@@ -176,6 +177,7 @@ std::int64_t Op::output_rows() const {
     case OpKind::sum_to: return shape.other_rows;
     case OpKind::loss: return 1;
     case OpKind::optimizer_step: return 1 + optimizer.state_rows();
+    case OpKind::segment_matmul: return transpose_input ? shape.num_segments * shape.num_features : shape.num_inputs;
     default: return shape.num_inputs;
   }
 }
@@ -238,8 +240,8 @@ std::int64_t Op::min_bytes_read() const {
     case OpKind::scatter_max: return num_indices() * index_bytes + m * k * value_bytes;
     case OpKind::degree_count: return num_indices() * index_bytes;
     case OpKind::matmul: return (m * k + k * n + (bias >= 0 ? n : 0)) * value_bytes;
-    case OpKind::segment_matmul:
-      return (m * k + shape.num_segments * k * n) * value_bytes + (shape.num_segments + 1) * index_bytes;
+    case OpKind::segment_matmul:  // transpose_input: the weight operand is the gradient [M, N]
+      return (m * k + (transpose_input ? m * n : shape.num_segments * k * n)) * value_bytes + (shape.num_segments + 1) * index_bytes;
     case OpKind::unary: return m * k * value_bytes;
     case OpKind::binary: return (m * k + shape.other_rows * shape.other_groups) * value_bytes;
     case OpKind::unary_grad: return 2 * m * k * value_bytes;
@@ -328,9 +330,12 @@ TensorId OpGraph::add_op(Op op) {
     case OpKind::segment_matmul:
       positive(s.out_features, "out_features");
       positive(s.num_segments, "num_segments");
+      if (op.transpose_input && op.transpose_weight) bad_op(op, "transposes both operands, a form segment_matmul does not have");
       expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
       expect(op.indices, "offsets", {s.num_segments + 1}, DType::int32);
-      expect(op.weight, "weight", {s.num_segments, s.num_features, s.out_features}, op.dtype);
+      if (op.transpose_input) expect(op.weight, "grad", {s.num_inputs, s.out_features}, op.dtype);
+      else if (op.transpose_weight) expect(op.weight, "weight", {s.num_segments, s.out_features, s.num_features}, op.dtype);
+      else expect(op.weight, "weight", {s.num_segments, s.num_features, s.out_features}, op.dtype);
       break;
     case OpKind::unary: expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype); break;
     case OpKind::binary:

@@ -125,6 +125,15 @@ std::string to_string(OpPhase phase);
 // matmul with transpose_input reads input stored as [num_features, num_inputs] (x^T @ g, a weight's
 // gradient) and with transpose_weight reads weight stored as [out_features, num_features] (g @ W^T, an
 // input's gradient); M, K and N, FLOPs and bytes are those of the product either way.
+// segment_matmul's backward (pyg_lib's autograd) has two transposed forms, with S = num_segments and the
+// same offsets [S + 1] over the M rows:
+//  transpose_weight: input [M, K] (the gradient of the forward's output), weight the forward's weight
+//                    read transposed, stored [S, N, K] (the forward's [S, K', N'] with K' = N, N' = K),
+//                    out [M, N]: rows of segment s times weight[s]^T (g_s @ W_s^T, the input's gradient)
+//  transpose_input:  input [M, K] (the forward's input), weight [M, N] (the gradient of the forward's
+//                    output), out [S * K, N] row-major, i.e. [S, K, N]: out[s] = input_s^T @ weight_s over
+//                    the rows of segment s (the weight's gradient; zero for an empty segment)
+// FLOPs are 2*M*K*N in all three forms; bytes every operand read once and the output written once.
 // and for the training kinds:
 //  unary_grad:     input (the forward op's input) and weight (the gradient of its output) [M, F], out [M, F]
 //  sum_to:         input [M, F], out [other_rows, other_groups] (other_rows 1 or M, other_groups divides F)
@@ -156,8 +165,10 @@ struct Op {
   UnaryFn unary = UnaryFn::relu;     // unary only
   BinaryFn binary = BinaryFn::add;   // binary only
   float scalar = 0;                  // unary leaky_relu slope, scale factor, cosine cutoff
-  bool transpose_input = false;      // matmul: input stored [num_features, num_inputs]
-  bool transpose_weight = false;     // matmul: weight stored [out_features, num_features]
+  bool transpose_input = false;      // matmul: input stored [num_features, num_inputs]; segment_matmul:
+                                     // out[s] = input_s^T @ weight_s (see above)
+  bool transpose_weight = false;     // matmul: weight stored [out_features, num_features]; segment_matmul:
+                                     // weight stored [num_segments, out_features, num_features]
   LossFn loss = LossFn::cross_entropy;  // loss, loss_grad
   OptimizerSpec optimizer;           // optimizer_step
   TensorId aux = -1;                 // optimizer_step (adam): the step number t as a [1, 1] float
@@ -192,7 +203,7 @@ struct OpGroup {
 };
 
 // For backends that run forward graphs only: throws std::invalid_argument "<who>: op 'NAME': ..." for a
-// training kind or a transposed matmul, so such an op fails loudly instead of being run as a plain one.
+// training kind or a transposed matmul or segment_matmul, so such an op fails loudly instead of being run as a plain one.
 void require_forward_op(const Op& op, const std::string& who);
 
 struct OpGraph {

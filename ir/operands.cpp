@@ -86,7 +86,10 @@ void check_operands(const Op& op, const Operands& o, const std::string& who) {
       break;
     case OpKind::segment_matmul: {
       expect_size(op, who, o.input, "input", m * k, times(m, k));
-      expect_size(op, who, o.weight, "weight", s.num_segments * k * n, std::to_string(s.num_segments) + " x " + times(k, n));
+      if (op.transpose_input) expect_size(op, who, o.weight, "grad", m * n, times(m, n));
+      else
+        expect_size(op, who, o.weight, "weight", s.num_segments * k * n,
+                    std::to_string(s.num_segments) + " x " + (op.transpose_weight ? times(n, k) : times(k, n)));
       expect_size(op, who, o.indices, "offsets", s.num_segments + 1, "[num_segments + 1]");
       const std::vector<std::int32_t>& off = *o.indices;
       if (off.front() != 0) bad(op, who, "offsets[0] = " + std::to_string(off.front()) + ", expected 0");

@@ -17,7 +17,8 @@ namespace tilesim {
 struct Operands {
   const std::vector<float>* input = nullptr;           // gather table, scatter src, dense left operand (null for degree_count)
   const std::vector<std::int32_t>* indices = nullptr;  // gather/scatter/degree_count indices; segment_matmul offsets
-  const std::vector<float>* weight = nullptr;          // matmul [K, N], segment_matmul [S, K, N]; binary's `other`
+  const std::vector<float>* weight = nullptr;          // matmul [K, N], segment_matmul [S, K, N] ([S, N, K]
+                                                       // transposed, the grad [M, N] with transpose_input); binary's `other`
   const std::vector<float>* bias = nullptr;            // matmul [N] when op.bias >= 0; optimizer_step's state
   const std::vector<float>* aux = nullptr;             // optimizer_step (adam): the step number [1, 1]
 };

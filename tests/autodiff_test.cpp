@@ -62,10 +62,9 @@ Op loss_op(LossFn fn, const OpGraph& g, TensorId x, TensorId labels_or_targets, 
 
 // A model of `layers` over 4 input features; node task (cross entropy over every node) or graph task
 // (add-pool by molecule, then mse), differentiated with respect to every weight and bias.
-Model build(const std::vector<LayerSpec>& layers, bool graph_task) {
+Model build(const std::vector<LayerSpec>& layers, bool graph_task, const graphs::EdgeList& edges = two_molecules()) {
   Model m;
   std::vector<InputFill> fills;
-  const graphs::EdgeList edges = two_molecules();
   Lowering l(m.graph, fills, edges, 3);
   TensorId y = lower_model(l, layers, 4);
   const std::int64_t width = m.graph.tensor(y).shape.at(1);
@@ -104,8 +103,8 @@ double evaluate(const Model& m, TensorValues& values, std::size_t end) {
   return loss;
 }
 
-void check_gradients(const std::vector<LayerSpec>& layers, bool graph_task) {
-  Model m = build(layers, graph_task);
+Model check_gradients(const std::vector<LayerSpec>& layers, bool graph_task, const graphs::EdgeList& edges = two_molecules()) {
+  Model m = build(layers, graph_task, edges);
   TensorValues values = m.values;
   evaluate(m, values, m.graph.ops.size());
   for (const Op& op : m.graph.ops) {
@@ -132,6 +131,7 @@ void check_gradients(const std::vector<LayerSpec>& layers, bool graph_task) {
     }
   }
   CHECK(checked >= 3);
+  return m;
 }
 
 LayerSpec layer(LayerKind kind, const std::string& name, std::int64_t out) {
@@ -172,7 +172,7 @@ TEST_CASE("backward ops of SchNet with add-pool and mse equal finite differences
   check_gradients({s}, true);
 }
 
-TEST_CASE("backward groups are named after their layers, and rgcn's is refused by name", "[training][autodiff][unit]") {
+TEST_CASE("backward groups are named after their layers", "[training][autodiff][unit]") {
   LayerSpec a = layer(LayerKind::gcn, "conv1", 6);
   Model m = build({a, layer(LayerKind::gcn, "conv2", 3)}, false);
   std::vector<std::string> backward_groups;
@@ -181,7 +181,68 @@ TEST_CASE("backward groups are named after their layers, and rgcn's is refused b
   CHECK(backward_groups == std::vector<std::string>{"conv2.grad", "conv1.grad"});
   for (std::size_t k = m.forward_end; k < m.graph.ops.size(); ++k) CHECK(m.graph.ops[k].phase == OpPhase::backward);
   CHECK(m.graph.ops.back().grad_of.rfind("conv1.", 0) == 0);
-  LayerSpec r = layer(LayerKind::rgcn, "rgcn1", 3);
-  r.num_relations = 2;
-  REQUIRE_THROWS_WITH(build({r}, false), Catch::Contains("segment_matmul") && Catch::Contains("not lowered"));
+}
+
+TEST_CASE("backward ops of RGCN (segment_matmul, with an empty relation) equal finite differences", "[training][autodiff][unit]") {
+  // Three relations over the two molecules' 22 edges, relation 1 given to none: its weight's gradient is 0.
+  graphs::EdgeList edges = two_molecules();
+  edges.num_relations = 3;
+  for (std::size_t e = 0; e < edges.src.size(); ++e) edges.edge_type.push_back(e % 3 == 1 ? 2 : 0);
+  LayerSpec a = layer(LayerKind::rgcn, "rgcn1", 5);
+  a.activation = UnaryFn::relu;
+  const Model m = check_gradients({a, layer(LayerKind::rgcn, "rgcn2", 3)}, false, edges);
+  std::size_t input_grads = 0, weight_grads = 0;
+  for (const Op& op : m.graph.ops) {
+    if (op.kind != OpKind::segment_matmul || op.phase != OpPhase::backward) continue;
+    CHECK(op.shape.num_segments == 3);
+    if (op.transpose_weight) {
+      ++input_grads;
+      CHECK(op.name == op.grad_of + ".grad.input");
+    }
+    if (op.transpose_input) {
+      ++weight_grads;
+      CHECK(op.name == op.grad_of + ".grad.weight");
+      CHECK(op.output_rows() == 3 * op.shape.num_features);
+    }
+  }
+  CHECK(input_grads == 1);  // rgcn1's x_j is the features, which need no gradient
+  CHECK(weight_grads == 2);
+  // The empty relation's weight gradient is exactly zero; the others' are not.
+  TensorValues values = m.values;
+  for (const Op& op : m.graph.ops) values.set_f32(op.output, reference::compute(op, values));
+  for (const auto& [param, grad_tensor] : m.grads) {
+    if (m.graph.tensor(param).shape.size() != 3) continue;
+    const std::vector<float>& grad = values.f32(grad_tensor);
+    const std::size_t block = grad.size() / 3;
+    INFO(m.graph.tensor(param).name);
+    for (std::size_t i = 0; i < block; ++i) CHECK(grad[block + i] == 0.0f);
+    CHECK(std::any_of(grad.begin(), grad.begin() + static_cast<std::ptrdiff_t>(block), [](float v) { return v != 0.0f; }));
+  }
+}
+
+TEST_CASE("a transposed segment_matmul is refused by the forward-only paths and its backward is not lowered", "[training][autodiff][unit]") {
+  OpGraph g;
+  const TensorId x = g.add_tensor({"x", {4, 2}, DType::float32});
+  const TensorId off = g.add_tensor({"offsets", {3}, DType::int32});
+  const TensorId gr = g.add_tensor({"g", {4, 3}, DType::float32});
+  Op op;
+  op.name = "w_grad";
+  op.kind = OpKind::segment_matmul;
+  op.input = x;
+  op.indices = off;
+  op.weight = gr;
+  op.transpose_input = true;
+  op.shape.num_inputs = 4;
+  op.shape.num_features = 2;
+  op.shape.out_features = 3;
+  op.shape.num_segments = 2;
+  const TensorId out = g.add_op(op);
+  CHECK(g.tensor(out).shape == std::vector<std::int64_t>{4, 3});
+  const Op& added = g.ops.back();
+  CHECK(added.flops() == 2.0 * 4 * 2 * 3);
+  CHECK(added.min_bytes_read() == (4 * 2 + 4 * 3) * 4 + 3 * 4);
+  CHECK(added.min_bytes_written() == 2 * 2 * 3 * 4);
+  REQUIRE_THROWS_WITH(require_forward_op(added, "test"), Catch::Contains("transposed segment_matmul"));
+  const std::set<TensorId> params{x};
+  REQUIRE_THROWS_WITH(training::append_backward(g, 1, out, out, params), Catch::Contains("not lowered"));
 }

@@ -200,3 +200,50 @@ TEST_CASE("cuda optimizer body: SGD (plain and momentum) and Adam over two steps
     CHECK(params != p);
   }
 }
+
+TEST_CASE("cuda segment_matmul backward bodies: both transposed forms within the reference's bounds, an empty segment 0",
+          "[kernels][cuda][training][unit]") {
+  std::mt19937 rng(21);
+  // Segments of 9, 0, 1 and 13 rows; the forward's x [23, 6] @ W [4, 6, 5].
+  const std::vector<std::int32_t> offsets{0, 9, 9, 10, 23};
+  const std::int64_t rows = 23, depth = 6, cols = 5, segments = 4;
+  const std::vector<float> x = random_values(static_cast<std::size_t>(rows * depth), rng);
+  const std::vector<float> w = random_values(static_cast<std::size_t>(segments * depth * cols), rng);
+  const std::vector<float> g = random_values(static_cast<std::size_t>(rows * cols), rng);
+  Case c;
+  const TensorId off = c.i32("offsets", offsets);
+  const TensorId xt = c.f32("x", {rows, depth}, x), wt = c.f32("w", {segments, depth, cols}, w), gt = c.f32("g", {rows, cols}, g);
+  // The input's gradient: g [23, 5] @ W_s^T -> [23, 6].
+  Op gi = op_of(OpKind::segment_matmul, rows, cols);
+  gi.input = gt;
+  gi.indices = off;
+  gi.weight = wt;
+  gi.transpose_weight = true;
+  gi.shape.out_features = depth;
+  gi.shape.num_segments = segments;
+  const Op gi_added = c.add(gi);
+  for (const auto& grid : grids_for(rows * depth)) {
+    auto out = nan_output(gi_added);
+    cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
+      cuda::segment_matmul_transposed_weight_body(t, g.data(), rows, cols, offsets.data(), segments, w.data(), depth, out.data());
+    });
+    expect_verified(gi_added, c.values, out);
+  }
+  // The weight's gradient: x_s^T @ g_s -> [4 * 6, 5].
+  Op gw = op_of(OpKind::segment_matmul, rows, depth);
+  gw.input = xt;
+  gw.indices = off;
+  gw.weight = gt;
+  gw.transpose_input = true;
+  gw.shape.out_features = cols;
+  gw.shape.num_segments = segments;
+  const Op gw_added = c.add(gw);
+  for (const auto& grid : grids_for(segments * depth * cols)) {
+    auto out = nan_output(gw_added);
+    cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
+      cuda::segment_matmul_transposed_input_body(t, x.data(), depth, offsets.data(), segments, g.data(), cols, out.data());
+    });
+    expect_verified(gw_added, c.values, out);
+    for (std::int64_t i = depth * cols; i < 2 * depth * cols; ++i) CHECK(out[static_cast<std::size_t>(i)] == 0.0f);
+  }
+}

@@ -865,6 +865,12 @@ OneOp make_training_op(Op op) {
       op.input = op.transpose_input ? f32({s.num_features, s.num_inputs}) : f32({s.num_inputs, s.num_features});
       op.weight = op.transpose_weight ? f32({s.out_features, s.num_features}) : f32({s.num_features, s.out_features});
       break;
+    case OpKind::segment_matmul:  // the backward forms (ir/op_graph.hpp)
+      op.input = f32({s.num_inputs, s.num_features});
+      op.indices = g.graph.add_tensor({"offsets", {s.num_segments + 1}, DType::int32});
+      op.weight = op.transpose_input ? f32({s.num_inputs, s.out_features}) : f32({s.num_segments, s.out_features, s.num_features});
+      op.phase = OpPhase::backward;
+      break;
     case OpKind::unary_grad:
       op.input = f32({s.num_inputs, s.num_features});
       op.weight = f32({s.num_inputs, s.num_features});
@@ -1058,6 +1064,37 @@ TEST_CASE("a transposed matmul costs what the plain matmul of the same M, K and 
           CHECK(pt.call != pp.call);  // it says which product of the backward it is
         }
       }
+    }
+  }
+}
+
+TEST_CASE("segment_matmul's backward: the input's gradient is the forward's grouped GEMM, the weight's a GEMM per segment",
+          "[gpu][model][training][unit]") {
+  for (const auto& name : shipped_gpu_machines()) {
+    const GpuMachine m = load_gpu_machine(name);
+    const std::int64_t rows = 32768, k = 64, n = 16, segments = 4;
+    INFO(name);
+    const auto forward = make_op(OpKind::segment_matmul, dense(rows, k, n, segments));
+    Op input_grad = training_op(OpKind::segment_matmul, rows, k);
+    input_grad.shape.out_features = n;
+    input_grad.shape.num_segments = segments;
+    input_grad.transpose_weight = true;
+    Op weight_grad = input_grad;
+    weight_grad.transpose_weight = false;
+    weight_grad.transpose_input = true;
+    const auto gi = make_training_op(input_grad), gw = make_training_op(weight_grad);
+    for (GpuMode mode : {GpuMode::kernel, GpuMode::eager}) {
+      const auto pf = predict_op(forward.op(), m, mode), pi = predict_op(gi.op(), m, mode), pw = predict_op(gw.op(), m, mode);
+      CHECK(pi.time_s == pf.time_s);
+      CHECK(pi.kernels.size() == pf.kernels.size());
+      CHECK(pi.call != pf.call);
+      CHECK(pw.flops == pf.flops);
+      std::size_t gemms = 0;
+      for (const auto& kern : pw.kernels) gemms += kern.name == "gemm" ? 1 : 0;
+      CHECK(gemms == static_cast<std::size_t>(segments));
+      REQUIRE(!pw.kernels.empty());
+      CHECK(pw.kernels.back().name == "stack");
+      CHECK(pw.time_s > 0);
     }
   }
 }

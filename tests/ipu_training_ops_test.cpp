@@ -398,3 +398,29 @@ TEST_CASE("training op cycles grow with the work", "[ipu][training][unit]") {
       CHECK(cycles(loss_problem(kind, fn, 50000, 40)) > cycles(loss_problem(kind, fn, 500, 40)));
     }
 }
+
+TEST_CASE("ipu: segment_matmul's transposed (backward) forms are refused by name, not planned as the forward",
+          "[ipu][training][unit]") {
+  OpGraph g;
+  const TensorId x = g.add_tensor({"x", {6, 4}, DType::float32});
+  const TensorId off = g.add_tensor({"offsets", {3}, DType::int32});
+  const TensorId gr = g.add_tensor({"g", {6, 3}, DType::float32});
+  Op op;
+  op.name = "message.grad.weight";
+  op.kind = OpKind::segment_matmul;
+  op.input = x;
+  op.indices = off;
+  op.weight = gr;
+  op.transpose_input = true;
+  op.shape.num_inputs = 6;
+  op.shape.num_features = 4;
+  op.shape.out_features = 3;
+  op.shape.num_segments = 2;
+  g.add_op(op);
+  CHECK_THROWS_WITH(plan_dense_op(g.ops.back(), {0, 2, 6}, bow()),
+                    Catch::Contains("'message.grad.weight'") && Catch::Contains("transposed segment_matmul"));
+  // The forward form of the same sizes still plans.
+  Op fwd = op;
+  fwd.transpose_input = false;
+  CHECK(plan_dense_op(fwd, {0, 2, 6}, bow()).tiles_used > 0);
+}

@@ -278,6 +278,79 @@ TEST_CASE("a transposed matmul equals the plain one on the transposed operands",
   CHECK_THROWS_AS(c.graph.add_op(bad), std::invalid_argument);
 }
 
+TEST_CASE("segment_matmul's backward forms equal per-segment products, an empty segment's weight gradient 0", "[reference][training][unit]") {
+  Case c;
+  // Segments of 3, 0 and 4 rows; forward X [7, 4] @ W [3, 4, 2] -> [7, 2].
+  const std::int64_t m = 7, k = 4, n = 2, segs = 3;
+  const std::vector<std::int32_t> offsets{0, 3, 3, 7};
+  const std::vector<float> x = grid_values(static_cast<std::size_t>(m * k), 41), w = grid_values(static_cast<std::size_t>(segs * k * n), 42),
+                           g = grid_values(static_cast<std::size_t>(m * n), 43);
+  const TensorId off = c.i32("offsets", offsets);
+  const TensorId x_t = c.f32("x", {m, k}, x), w_t = c.f32("w", {segs, k, n}, w), g_t = c.f32("g", {m, n}, g);
+  const auto at = [](const std::vector<float>& v, std::int64_t i) { return static_cast<double>(v[static_cast<std::size_t>(i)]); };
+  const auto segment_of = [&](std::int64_t r) {
+    std::int64_t s = 0;
+    while (offsets[static_cast<std::size_t>(s + 1)] <= r) ++s;
+    return s;
+  };
+  // The input's gradient g_s @ W_s^T: input g [7, 2], weight W read as [3, 2, 4], out [7, 4].
+  Op gi = make("grad.input", OpKind::segment_matmul, m, n);
+  gi.input = g_t;
+  gi.indices = off;
+  gi.weight = w_t;
+  gi.transpose_weight = true;
+  gi.shape.out_features = k;
+  gi.shape.num_segments = segs;
+  const Op gi_added = c.add(gi);
+  CHECK(c.graph.tensor(gi_added.output).shape == std::vector<std::int64_t>{m, k});
+  CHECK(gi_added.flops() == 2.0 * m * k * n);
+  CHECK(gi_added.min_bytes() == (m * n + segs * k * n + m * k) * 4 + (segs + 1) * 4);
+  const std::vector<float> gx = compute(gi_added, c.values);
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t p = 0; p < k; ++p) {
+      double want = 0;
+      for (std::int64_t j = 0; j < n; ++j) want += at(g, r * n + j) * at(w, segment_of(r) * k * n + p * n + j);
+      CHECK(static_cast<double>(gx[static_cast<std::size_t>(r * k + p)]) == Approx(want).epsilon(1e-6));
+    }
+  CHECK(reference::verify(gi_added, c.values, gx).ok);
+  // The weight's gradient x_s^T @ g_s: out [3 * 4, 2], the empty segment's block zero.
+  Op gw = make("grad.weight", OpKind::segment_matmul, m, k);
+  gw.input = x_t;
+  gw.indices = off;
+  gw.weight = g_t;
+  gw.transpose_input = true;
+  gw.shape.out_features = n;
+  gw.shape.num_segments = segs;
+  const Op gw_added = c.add(gw);
+  CHECK(c.graph.tensor(gw_added.output).shape == std::vector<std::int64_t>{segs * k, n});
+  CHECK(gw_added.flops() == 2.0 * m * k * n);
+  CHECK(gw_added.min_bytes() == (m * k + m * n + segs * k * n) * 4 + (segs + 1) * 4);
+  const std::vector<float> gwv = compute(gw_added, c.values);
+  REQUIRE(gwv.size() == static_cast<std::size_t>(segs * k * n));
+  for (std::int64_t s = 0; s < segs; ++s)
+    for (std::int64_t p = 0; p < k; ++p)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (std::int64_t r = offsets[static_cast<std::size_t>(s)]; r < offsets[static_cast<std::size_t>(s + 1)]; ++r)
+          want += at(x, r * k + p) * at(g, r * n + j);
+        CHECK(static_cast<double>(gwv[static_cast<std::size_t>((s * k + p) * n + j)]) == Approx(want).epsilon(1e-6));
+        if (s == 1) CHECK(gwv[static_cast<std::size_t>((s * k + p) * n + j)] == 0.0f);
+      }
+  CHECK(reference::verify(gw_added, c.values, gwv).ok);
+  // Segment 0's and segment 2's blocks swapped fail, as does anything in the empty segment's.
+  std::vector<float> swapped = gwv;
+  std::swap_ranges(swapped.begin(), swapped.begin() + k * n, swapped.begin() + 2 * k * n);
+  CHECK_FALSE(reference::verify(gw_added, c.values, swapped).ok);
+  std::vector<float> leak = gwv;
+  leak[static_cast<std::size_t>(k * n)] = 1e-3f;
+  CHECK_FALSE(reference::verify(gw_added, c.values, leak).ok);
+  // The stored shapes are checked: the weight's gradient given the weight instead of the gradient.
+  Op bad = gw;
+  bad.name = "bad";
+  bad.weight = w_t;
+  CHECK_THROWS_AS(c.graph.add_op(bad), std::invalid_argument);
+}
+
 TEST_CASE("a measured backend that runs forward graphs only refuses a training op by name", "[reference][training][unit]") {
   Case c;
   const TensorId x = c.f32("x", {2, 2}, {0, 1, 2, 3});

@@ -279,3 +279,46 @@ TEST_CASE("train: transposed matmuls on the CPU equal the reference", "[training
     CHECK(cpu.outputs().f32(g.ops[0].output) == reference::compute(g.ops[0], v));
   }
 }
+
+TEST_CASE("train: segment_matmul's backward forms on the CPU equal the reference", "[training][kernels][unit]") {
+  // A 40-row segment (one SGEMM), an empty one and a 5-row one (the row loop); odd sizes throughout.
+  const std::vector<std::int32_t> offsets{0, 40, 40, 45};
+  const std::int64_t m = 45, k = 5, n = 3, segs = 3;
+  for (int variant = 0; variant < 2; ++variant) {
+    const bool weight_grad = variant == 1;
+    OpGraph g;
+    // input's gradient: input [m, n] (the output's gradient), weight [segs, k, n] read transposed, out [m, k];
+    // weight's gradient: input [m, k], weight [m, n] (the gradient), out [segs * k, n].
+    const TensorId a = g.add_tensor({"a", {m, weight_grad ? k : n}});
+    const TensorId off = g.add_tensor({"offsets", {segs + 1}, DType::int32});
+    const TensorId b = g.add_tensor({"b", weight_grad ? std::vector<std::int64_t>{m, n} : std::vector<std::int64_t>{segs, k, n}});
+    Op op;
+    op.name = weight_grad ? "mm.grad.weight" : "mm.grad.input";
+    op.kind = OpKind::segment_matmul;
+    op.input = a;
+    op.indices = off;
+    op.weight = b;
+    op.transpose_input = weight_grad;
+    op.transpose_weight = !weight_grad;
+    op.shape.num_inputs = m;
+    op.shape.num_features = weight_grad ? k : n;
+    op.shape.out_features = weight_grad ? n : k;
+    op.shape.num_segments = segs;
+    g.add_op(op);
+    TensorValues v;
+    std::vector<float> av(static_cast<std::size_t>(g.tensor(a).elements())), bv(static_cast<std::size_t>(g.tensor(b).elements()));
+    for (std::size_t i = 0; i < av.size(); ++i) av[i] = static_cast<float>((i * 37) % 11) - 5.0f;
+    for (std::size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<float>((i * 13) % 7) - 3.0f;
+    v.set_f32(a, av);
+    v.set_i32(off, offsets);
+    v.set_f32(b, bv);
+    kernels::cpu::CpuBackend cpu;
+    const BackendResult r = cpu.run(g, v, RunOptions{});
+    INFO(op.name << ": " << r.ops.at(0).verification);
+    CHECK(r.ops.at(0).verified.value_or(false));
+    const std::vector<float>& got = cpu.outputs().f32(g.ops[0].output);
+    CHECK(got == reference::compute(g.ops[0], v));  // small integers: every order of sums is exact
+    if (weight_grad)
+      for (std::int64_t i = k * n; i < 2 * k * n; ++i) CHECK(got[static_cast<std::size_t>(i)] == 0.0f);
+  }
+}

@@ -151,20 +151,56 @@ OpExpectation segment_matmul(const Op& op, const Operands& o) {
   const std::vector<float>& a = need(op, o.input, "input");
   const std::vector<float>& w = need(op, o.weight, "weight");
   const std::vector<Index>& offsets = need(op, o.indices, "offsets");
-  if (static_cast<std::int64_t>(a.size()) != m * k || static_cast<std::int64_t>(w.size()) != segments * k * n ||
+  if (static_cast<std::int64_t>(a.size()) != m * k ||
+      static_cast<std::int64_t>(w.size()) != (op.transpose_input ? m * n : segments * k * n) ||
       static_cast<std::int64_t>(offsets.size()) != segments + 1)
     throw std::invalid_argument("reference: op '" + op.name + "': segment_matmul operands do not match its shape");
   if (offsets.front() != 0 || offsets.back() != m)
     throw std::invalid_argument("reference: op '" + op.name + "': offsets must run from 0 to num_inputs " + std::to_string(m));
-  OpExpectation e;
-  e.value.assign(sz(m * n), 0.0);
-  e.bound.assign(sz(m * n), 0.0);
-  for (std::int64_t s = 0; s < segments; ++s) {
+  for (std::int64_t s = 0; s < segments; ++s)
     if (offsets[sz(s + 1)] < offsets[sz(s)])
       throw std::invalid_argument("reference: op '" + op.name + "': offsets decrease at " + std::to_string(s + 1));
-    dot_rows(a, w.data() + s * k * n, k, n, offsets[sz(s)], offsets[sz(s + 1)], nullptr, e);
+  OpExpectation e;
+  if (op.transpose_input) {  // out[s] = a_s^T @ g_s: K x N dot products of length M_s down the segment's rows
+    e.value.assign(sz(segments * k * n), 0.0);
+    e.bound.assign(e.value.size(), 0.0);
+#pragma omp parallel for schedule(static) if (m * k * n > (1 << 20))
+    for (std::int64_t s = 0; s < segments; ++s) {
+      const std::int64_t begin = offsets[sz(s)], end = offsets[sz(s + 1)];
+      std::vector<double> sum(sz(k * n), 0.0), abs_sum(sz(k * n), 0.0);
+      for (std::int64_t r = begin; r < end; ++r)
+        for (std::int64_t p = 0; p < k; ++p) {
+          const double a_rp = a[sz(r * k + p)];
+          for (std::int64_t j = 0; j < n; ++j) {
+            const double term = a_rp * w[sz(r * n + j)];
+            sum[sz(p * n + j)] += term;
+            abs_sum[sz(p * n + j)] += std::fabs(term);
+          }
+        }
+      for (std::int64_t el = 0; el < k * n; ++el) {
+        e.value[sz(s * k * n + el)] = sum[sz(el)];
+        e.bound[sz(s * k * n + el)] = static_cast<double>(end - begin + 1) * (kU32 + kU64) * abs_sum[sz(el)] + kTinyAbs;
+      }
+    }
+    e.rule = "each element within (rows + 1) * 2^-24 * sum|products| for its segment's rows, input transposed "
+             "(an empty segment's exactly 0)";
+    return e;
   }
-  e.rule = "each element within (k + 1) * 2^-24 * sum|products| with its segment's weight";
+  e.value.assign(sz(m * n), 0.0);
+  e.bound.assign(sz(m * n), 0.0);
+  std::vector<float> w_t;  // transpose_weight: each segment's [n, k] read as [k, n]
+  if (op.transpose_weight) {
+    w_t.resize(w.size());
+    for (std::int64_t s = 0; s < segments; ++s) {
+      const std::vector<float> block(w.begin() + s * k * n, w.begin() + (s + 1) * k * n);
+      const std::vector<float> t = transposed(block, n, k);
+      std::copy(t.begin(), t.end(), w_t.begin() + s * k * n);
+    }
+  }
+  const float* wd = op.transpose_weight ? w_t.data() : w.data();
+  for (std::int64_t s = 0; s < segments; ++s) dot_rows(a, wd + s * k * n, k, n, offsets[sz(s)], offsets[sz(s + 1)], nullptr, e);
+  e.rule = std::string("each element within (k + 1) * 2^-24 * sum|products| with its segment's weight") +
+           (op.transpose_weight ? ", weight transposed" : "");
   return e;
 }
 

@@ -10,7 +10,8 @@
 //                             additions, Jeannerod & Rump 2013), plus the double reference's n 2^-53 sum|terms|
 //   scatter_mean              that bound / n, plus 2u |mean| (a divide, or a multiply by a rounded 1/n)
 //   matmul, segment_matmul    (k + 1) u sum|a_ip b_pj| (+|bias|) for k products (dot products in any order,
-//                             with or without FMA), plus the double reference's error
+//                             with or without FMA), plus the double reference's error; segment_matmul
+//                             with transpose_input (a weight's gradient) the same with k the segment's rows
 //   unary, binary             see unary_bound_text / the .cpp: one rounding (u |v|) for the correctly
 //                             rounded ones (multiply, add, scale, leaky_relu), 2u for divide and
 //                             reciprocal, a stated few-ulp bound for the library functions exp, softplus,

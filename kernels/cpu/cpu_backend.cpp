@@ -53,6 +53,16 @@ void run_op(const Op& op, const Operands& o, float* out) {
                  op.bias >= 0 ? o.bias->data() : nullptr, out);
       return;
     case OpKind::segment_matmul:
+      if (op.transpose_input) {
+        segment_matmul_transposed_input_f32(o.input->data(), o.indices->data(), s.num_segments, o.weight->data(), s.num_features,
+                                            s.out_features, out);
+        return;
+      }
+      if (op.transpose_weight) {
+        segment_matmul_transposed_weight_f32(o.input->data(), o.indices->data(), s.num_segments, o.weight->data(), s.num_features,
+                                             s.out_features, out);
+        return;
+      }
       segment_matmul_f32(o.input->data(), o.indices->data(), s.num_segments, o.weight->data(), s.num_features, s.out_features, out);
       return;
     case OpKind::unary: unary_f32(op.unary, op.scalar, o.input->data(), s.num_inputs * s.num_features, out); return;

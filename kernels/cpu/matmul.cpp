@@ -90,6 +90,62 @@ void segment_matmul_f32(const float* a, const std::int32_t* offsets, std::int64_
   }
 }
 
+void segment_matmul_transposed_weight_f32(const float* a, const std::int32_t* offsets, std::int64_t num_segments,
+                                          const float* weights, std::int64_t k, std::int64_t n, float* c) {
+  std::int64_t small_rows = 0;
+  for (std::int64_t s = 0; s < num_segments; ++s) {
+    const std::int64_t begin = offsets[s], rows = offsets[s + 1] - offsets[s];
+    if (rows >= kSegmentBlasMinRows) matmul_transposed_f32(a + begin * k, false, weights + s * k * n, true, rows, k, n, c + begin * n);
+    else small_rows += rows;
+  }
+  if (small_rows == 0) return;
+  // The small segments' rows as in segment_matmul_f32: c[r, j] = a[r, :] . w[j, :], both rows contiguous.
+  const std::int64_t m = offsets[num_segments];
+  const int threads = parallel::threads_for(4 * small_rows * (k + n) + 4 * k * n);
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (std::int64_t r = 0; r < m; ++r) {
+    const std::int64_t s = std::upper_bound(offsets, offsets + num_segments + 1, static_cast<std::int32_t>(r)) - offsets - 1;
+    if (offsets[s + 1] - offsets[s] >= kSegmentBlasMinRows) continue;
+    const float* w = weights + s * k * n;
+    const float* ar = a + r * k;
+    float* cr = c + r * n;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float* wj = w + j * k;
+      float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+      for (std::int64_t p = 0; p < k; ++p) sum += ar[p] * wj[p];
+      cr[j] = sum;
+    }
+  }
+}
+
+void segment_matmul_transposed_input_f32(const float* a, const std::int32_t* offsets, std::int64_t num_segments, const float* g,
+                                         std::int64_t k, std::int64_t n, float* c) {
+  std::int64_t small_rows = 0;
+  for (std::int64_t s = 0; s < num_segments; ++s) {
+    const std::int64_t begin = offsets[s], rows = offsets[s + 1] - offsets[s];
+    if (rows >= kSegmentBlasMinRows) matmul_transposed_f32(a + begin * k, true, g + begin * n, false, k, rows, n, c + s * k * n);
+    else small_rows += rows;
+  }
+  // The small (and empty) segments' blocks, one block row c[s, p, :] = sum over the segment's rows r of
+  // a[r, p] * g[r, :] per iteration, split over threads.
+  const int threads = parallel::threads_for(4 * small_rows * (k + n) + 4 * num_segments * k * n);
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (std::int64_t sp = 0; sp < num_segments * k; ++sp) {
+    const std::int64_t s = sp / k, p = sp % k;
+    const std::int64_t begin = offsets[s], end = offsets[s + 1];
+    if (end - begin >= kSegmentBlasMinRows) continue;
+    float* cp = c + sp * n;
+    std::fill_n(cp, n, 0.0f);
+    for (std::int64_t r = begin; r < end; ++r) {
+      const float arp = a[r * k + p];
+      const float* gr = g + r * n;
+#pragma omp simd
+      for (std::int64_t j = 0; j < n; ++j) cp[j] += arp * gr[j];
+    }
+  }
+}
+
 int blas_threads() { return openblas_get_num_threads(); }
 
 std::string blas_description() {

@@ -23,6 +23,15 @@ void segment_matmul_f32(const float* a, const std::int32_t* offsets, std::int64_
                         std::int64_t k, std::int64_t n, float* c);
 constexpr std::int64_t kSegmentBlasMinRows = 32;
 
+// segment_matmul's backward forms (pyg_lib's autograd), on the same offsets and blocking:
+// the input's gradient: rows of a [m x k] times weights[s] stored [n x k], read transposed (g_s @ W_s^T);
+void segment_matmul_transposed_weight_f32(const float* a, const std::int32_t* offsets, std::int64_t num_segments,
+                                          const float* weights, std::int64_t k, std::int64_t n, float* c);
+// the weight's gradient: c[s] (k x n) = a_s^T @ g_s over the rows of segment s, a [m x k], g [m x n],
+// c [num_segments x k x n]; an empty segment's block is zeros.
+void segment_matmul_transposed_input_f32(const float* a, const std::int32_t* offsets, std::int64_t num_segments, const float* g,
+                                         std::int64_t k, std::int64_t n, float* c);
+
 // OpenBLAS keeps its own thread pool: matmul_f32 sets it to the OpenMP thread count the other kernels use
 // on first call (and when that count changes), so every kernel works on the same cores.
 int blas_threads();

@@ -124,6 +124,15 @@ class CudaBackend : public Backend {
           launch_matmul(in, d_weight.as<float>(), s.num_inputs, s.num_features, s.out_features, o.bias ? d_bias.as<float>() : nullptr, out, nullptr);
           break;
         case OpKind::segment_matmul:
+          if (op.transpose_input) {
+            launch_segment_matmul_transposed_input(in, s.num_features, idx, s.num_segments, d_weight.as<float>(), s.out_features, out, nullptr);
+            break;
+          }
+          if (op.transpose_weight) {
+            launch_segment_matmul_transposed_weight(in, s.num_inputs, s.num_features, idx, s.num_segments, d_weight.as<float>(), s.out_features,
+                                                    out, nullptr);
+            break;
+          }
           launch_segment_matmul(in, s.num_inputs, s.num_features, idx, s.num_segments, d_weight.as<float>(), s.out_features, out, nullptr);
           break;
         case OpKind::unary: launch_unary(op.unary, op.scalar, in, s.num_inputs * s.num_features, out, nullptr); break;

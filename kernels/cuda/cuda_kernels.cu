@@ -56,6 +56,14 @@ __global__ void segment_matmul_kernel(const float* in, std::int64_t rows, std::i
                                       std::int64_t segments, const float* weight, std::int64_t cols, float* out) {
   segment_matmul_body(this_thread(), in, rows, depth, offsets, segments, weight, cols, out);
 }
+__global__ void segment_matmul_transposed_weight_kernel(const float* in, std::int64_t rows, std::int64_t depth, const std::int32_t* offsets,
+                                                        std::int64_t segments, const float* weight, std::int64_t cols, float* out) {
+  segment_matmul_transposed_weight_body(this_thread(), in, rows, depth, offsets, segments, weight, cols, out);
+}
+__global__ void segment_matmul_transposed_input_kernel(const float* in, std::int64_t depth, const std::int32_t* offsets,
+                                                       std::int64_t segments, const float* g, std::int64_t cols, float* out) {
+  segment_matmul_transposed_input_body(this_thread(), in, depth, offsets, segments, g, cols, out);
+}
 __global__ void unary_grad_kernel(UnaryFn fn, float scalar, const float* x, const float* g, std::int64_t n, float* out) {
   unary_grad_body(this_thread(), fn, scalar, x, g, n, out);
 }
@@ -175,6 +183,18 @@ void launch_matmul_transposed(const float* a, bool a_transposed, const float* b,
                   static_cast<int>(m), static_cast<int>(k), &alpha, b, static_cast<int>(b_transposed ? k : n), a,
                   static_cast<int>(a_transposed ? m : k), &beta, c, static_cast<int>(n));
   if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS: cublasSgemm failed with status " + std::to_string(status));
+}
+
+void launch_segment_matmul_transposed_weight(const float* in, std::int64_t rows, std::int64_t depth, const std::int32_t* offsets,
+                                             std::int64_t segments, const float* weight, std::int64_t cols, float* out, void* stream) {
+  launch("segment_matmul_transposed_weight", rows * cols, stream, segment_matmul_transposed_weight_kernel, in, rows, depth, offsets, segments,
+         weight, cols, out);
+}
+
+void launch_segment_matmul_transposed_input(const float* in, std::int64_t depth, const std::int32_t* offsets, std::int64_t segments,
+                                            const float* g, std::int64_t cols, float* out, void* stream) {
+  launch("segment_matmul_transposed_input", segments * depth * cols, stream, segment_matmul_transposed_input_kernel, in, depth, offsets,
+         segments, g, cols, out);
 }
 
 void launch_unary_grad(UnaryFn fn, float scalar, const float* x, const float* g, std::int64_t count, float* out, void* stream) {

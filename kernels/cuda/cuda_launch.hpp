@@ -46,6 +46,13 @@ void launch_segment_matmul(const float* in, std::int64_t rows, std::int64_t dept
 // (cuBLAS reads it transposed; no bias).
 void launch_matmul_transposed(const float* a, bool a_transposed, const float* b, bool b_transposed, std::int64_t m, std::int64_t k,
                               std::int64_t n, float* c, void* stream);
+// segment_matmul's backward forms: the input's gradient, out[rows, cols] = in[rows, depth] @ weight[s]^T
+// with weight stored [segments, cols, depth]; the weight's gradient, out[segments * depth, cols] =
+// in_s^T @ g_s per segment (g [rows, cols]).
+void launch_segment_matmul_transposed_weight(const float* in, std::int64_t rows, std::int64_t depth, const std::int32_t* offsets,
+                                             std::int64_t segments, const float* weight, std::int64_t cols, float* out, void* stream);
+void launch_segment_matmul_transposed_input(const float* in, std::int64_t depth, const std::int32_t* offsets, std::int64_t segments,
+                                            const float* g, std::int64_t cols, float* out, void* stream);
 void launch_unary_grad(UnaryFn fn, float scalar, const float* x, const float* g, std::int64_t count, float* out, void* stream);
 // Sums over more than kSumToChunkRows rows go through `partial` (sum_to_chunks(rows) * features floats).
 void launch_sum_to(const float* x, std::int64_t rows, std::int64_t features, std::int64_t other_rows, std::int64_t groups, float* partial,

@@ -42,6 +42,41 @@ TILESIM_HD inline void unary_grad_body(const ThreadIndex& t, UnaryFn fn, float s
   for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = unary_grad_value(fn, x[e], g[e], scalar);
 }
 
+// segment_matmul's input gradient (transpose_weight), one output element per item: out[r, c] =
+// sum_k in[r, k] weight[s(r), c, k], the forward's weight [S, depth', cols'] read transposed (stored
+// [segments, cols, depth]). Consecutive threads take consecutive columns: a warp broadcasts one input row
+// and reads its weight rows strided; a kernel for correctness, not pyg_lib's grouped GEMM.
+TILESIM_HD inline void segment_matmul_transposed_weight_body(const ThreadIndex& t, const float* in, std::int64_t rows, std::int64_t depth,
+                                                             const std::int32_t* offsets, std::int64_t segments, const float* weight,
+                                                             std::int64_t cols, float* out) {
+  const std::int64_t items = rows * cols;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t r = e / cols, c = e - r * cols;
+    const float* w = weight + (segment_of(offsets, segments, r) * cols + c) * depth;
+    const float* x = in + r * depth;
+    float acc = 0.0f;
+    for (std::int64_t k = 0; k < depth; ++k) acc += x[k] * w[k];
+    out[e] = acc;
+  }
+}
+
+// segment_matmul's weight gradient (transpose_input), one output element per item: out[s, p, c] = sum
+// over the rows r of segment s of in[r, p] g[r, c] (in [rows, depth], g [rows, cols], out [segments *
+// depth, cols]); an empty segment's elements are 0. Consecutive threads take consecutive columns, so a
+// warp reads a row of g coalesced and broadcasts in[r, p].
+TILESIM_HD inline void segment_matmul_transposed_input_body(const ThreadIndex& t, const float* in, std::int64_t depth,
+                                                            const std::int32_t* offsets, std::int64_t segments, const float* g,
+                                                            std::int64_t cols, float* out) {
+  const std::int64_t items = segments * depth * cols;
+  for (std::int64_t e = t.global(); e < items; e += t.stride()) {
+    const std::int64_t sp = e / cols, c = e - sp * cols;
+    const std::int64_t s = sp / depth, p = sp - s * depth;
+    float acc = 0.0f;
+    for (std::int64_t r = offsets[s]; r < offsets[s + 1]; ++r) acc += in[r * depth + p] * g[r * cols + c];
+    out[e] = acc;
+  }
+}
+
 // sum_to, one output element per item: x [rows, features] summed to [other_rows, groups] (other_rows 1:
 // over every row; other_rows == rows: within each row), each group `features / groups` columns wide.
 TILESIM_HD inline void sum_to_body(const ThreadIndex& t, const float* x, std::int64_t rows, std::int64_t features, std::int64_t other_rows,

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tilesim::kernels::torch_peer {
 namespace {
@@ -82,6 +83,22 @@ at::Tensor record_op(const Op& op, const OperandTensors& given) {
       const at::Tensor w = rows(o.weight, s.num_features, s.out_features);
       // torch.nn.Linear: addmm with the bias, mm without.
       return op.bias >= 0 ? at::addmm(o.bias.reshape({s.out_features}), x, w) : at::mm(x, w);
+    }
+    case OpKind::segment_matmul: {
+      if (op.transpose_input || op.transpose_weight) refuse(op, "a transposed segment_matmul is a backward op, which autograd computes");
+      // pyg_lib's segment_matmul: each segment's rows times its weight, the products concatenated. Its
+      // autograd function differentiates to segment_matmul(g, ptr, W^T) and x_s^T @ g_s per segment; the
+      // mm and narrow/cat backwards here compute the same products (an empty segment's weight gradient
+      // the zeros of a [K, 0] @ [0, N] product). The offsets stay on the host, as pyg_lib reads ptr.
+      const at::Tensor x = rows(o.input, s.num_inputs, s.num_features);
+      const at::Tensor w = o.weight.reshape({s.num_segments, s.num_features, s.out_features});
+      const at::Tensor ptr = o.indices.to(at::kLong).contiguous();
+      const std::int64_t* off = ptr.data_ptr<std::int64_t>();
+      std::vector<at::Tensor> parts;
+      parts.reserve(static_cast<std::size_t>(s.num_segments));
+      for (std::int64_t seg = 0; seg < s.num_segments; ++seg)
+        parts.push_back(at::mm(x.narrow(0, off[seg], off[seg + 1] - off[seg]), w.select(0, seg)));
+      return at::cat(parts, 0);
     }
     case OpKind::unary: return unary(op, o.input);
     case OpKind::binary: return binary(op, o.input, o.weight);

@@ -17,7 +17,7 @@ struct OperandTensors {
 };
 
 // out = the op's value, recorded by autograd when an operand requires grad. Forward kinds (gather, the
-// scatter family, degree_count, untransposed matmul, unary, binary); an op marked `detach` reads its
+// scatter family, degree_count, untransposed matmul and segment_matmul, unary, binary); an op marked `detach` reads its
 // operands detached (PyG's softmax takes the max of src.detach()). Throws std::invalid_argument naming
 // the op for another kind.
 at::Tensor record_op(const Op& op, const OperandTensors& operands);

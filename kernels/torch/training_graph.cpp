@@ -20,7 +20,8 @@ bool recordable(const Op& op) {
     case OpKind::degree_count:
     case OpKind::unary:
     case OpKind::binary: return true;
-    case OpKind::matmul: return !op.transpose_input && !op.transpose_weight;
+    case OpKind::matmul:
+    case OpKind::segment_matmul: return !op.transpose_input && !op.transpose_weight;
     default: return false;
   }
 }
@@ -60,7 +61,7 @@ TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who
       plan.gradient_ops.push_back(k);
     } else if (op.phase == OpPhase::forward) {
       if (!recordable(op))
-        refuse(who, op, to_string(op.kind) + (op.kind == OpKind::matmul ? " (transposed)" : "") +
+        refuse(who, op, to_string(op.kind) + (op.kind == OpKind::matmul || op.kind == OpKind::segment_matmul ? " (transposed)" : "") +
                             " in the forward pass, which the peer does not record through autograd");
       plan.forward_ops.push_back(k);
     } else {

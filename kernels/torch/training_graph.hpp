@@ -35,7 +35,7 @@ bool is_training_graph(const OpGraph& graph);
 
 // The plan of a training step. Throws std::invalid_argument "<who>: op 'NAME': ..." for a graph the
 // peer cannot run this way: no loss or more than one, a forward op of a kind autograd is not given here
-// (a training kind, a transposed matmul, segment_matmul), an optimizer_step whose parameter is another
+// (a training kind, a transposed matmul or segment_matmul), an optimizer_step whose parameter is another
 // op's output, or a gradient op that does not read exactly one gradient.
 TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who);
 

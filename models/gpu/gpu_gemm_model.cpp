@@ -64,12 +64,59 @@ HostSide model_matmul(const Op& op, const GpuMachine& m, GpuPrediction& p) {
   return {m.eager.aten_call_s, true};
 }
 
-HostSide model_segment_matmul(const Op& op, const GpuMachine& m, GpuPrediction& p) {
+namespace {
+
+// segment_matmul's weight gradient as pyg_lib's autograd (csrc/ops/autograd/matmul_kernel.cpp) computes
+// it: size_from_ptr(ptr).cpu() (a kernel, then a copy the host waits for), input^T and grad split into
+// views, one torch::matmul per segment (a cuBLAS GEMM [K, M_s] @ [M_s, N] with the input transposed),
+// and at::stack of the products (one copy kernel). Rows are taken as evenly spread over the segments.
+HostSide model_segment_weight_grad(const Op& op, const GpuMachine& m, GpuPrediction& p) {
   const double rows = static_cast<double>(op.shape.num_inputs), depth = static_cast<double>(op.shape.num_features),
                cols = static_cast<double>(op.shape.out_features), segments = static_cast<double>(op.shape.num_segments);
   const double value_bytes = static_cast<double>(dtype_bytes(op.dtype));
   const double index_bytes = static_cast<double>(m.index_bytes);
-  p.call = "pyg_lib.ops.segment_matmul";
+  p.call = "pyg_lib segment_matmul backward (x_s^T @ grad_s per segment, torch.stack)";
+  p.flops = op.flops();
+  const double filled = std::min(segments, rows);
+  const double seg_rows = std::max(1.0, rows / filled);
+  const double output_bytes = segments * depth * cols * value_bytes;
+  p.footprint_bytes = (rows * depth + rows * cols) * value_bytes + 2.0 * output_bytes + (segments + 1.0) * index_bytes;
+  p.l2_hit_fraction = l2_hit_fraction(p.footprint_bytes, static_cast<double>(m.l2_bytes));
+  KernelList ks(m, p.l2_hit_fraction);
+  ks.add("size_from_ptr", (2.0 * segments + 1.0) * index_bytes, {});
+  ks.add("sizes_to_host", 0.0, {{"pcie", segments * index_bytes / m.pcie_bytes_per_s}});
+  const double tile_rows = std::min(static_cast<double>(m.gemm.cublas_tile_rows), depth);
+  const double tile_cols = std::min(static_cast<double>(m.gemm.cublas_tile_cols), cols);
+  const double tiles = std::ceil(depth / tile_rows) * std::ceil(cols / tile_cols);
+  const double splits = split_k_factor(tiles, seg_rows, m);
+  const double gemm_output_bytes = depth * cols * value_bytes;
+  const double gemm_traffic = (seg_rows * depth + seg_rows * cols) * value_bytes + splits * gemm_output_bytes;
+  const double gemm_compute = gemm_compute_s(tiles * splits, tile_rows, tile_cols, seg_rows / splits, op.dtype, m);
+  for (std::int64_t s = 0; s < static_cast<std::int64_t>(filled); ++s) {
+    ks.add("gemm", gemm_traffic, {{"compute", gemm_compute}});
+    if (splits > 1) ks.add("splitk_reduce", (splits + 1.0) * gemm_output_bytes, {});
+  }
+  // An empty segment's [K, 0] @ [0, N] product is a zero fill, no GEMM.
+  for (std::int64_t s = static_cast<std::int64_t>(filled); s < op.shape.num_segments; ++s) ks.add("fill", gemm_output_bytes, {});
+  ks.add("stack", 2.0 * output_bytes, {});
+  ks.finish(p);
+  // The sizes' copy waits for the GPU, so the host's calls (one matmul per segment, the split views,
+  // the stack) add to the kernels instead of hiding behind them.
+  return {m.eager.segment_matmul_call_s + (segments + 1.0) * m.eager.aten_call_s, false};
+}
+
+}  // namespace
+
+HostSide model_segment_matmul(const Op& op, const GpuMachine& m, GpuPrediction& p) {
+  if (op.transpose_input) return model_segment_weight_grad(op, m, p);
+  const double rows = static_cast<double>(op.shape.num_inputs), depth = static_cast<double>(op.shape.num_features),
+               cols = static_cast<double>(op.shape.out_features), segments = static_cast<double>(op.shape.num_segments);
+  const double value_bytes = static_cast<double>(dtype_bytes(op.dtype));
+  const double index_bytes = static_cast<double>(m.index_bytes);
+  // The input's gradient is pyg_lib's segment_matmul(grad, ptr, W.transpose(-2, -1)): the same call and
+  // grouped GEMM, its weight operand a transposed view (taken to cost what the plain layout does, as
+  // for cuBLAS's transposed operands in model_matmul).
+  p.call = op.transpose_weight ? "pyg_lib.ops.segment_matmul (grad @ W^T: autograd's input gradient)" : "pyg_lib.ops.segment_matmul";
   p.flops = op.flops();
   const double operand_bytes = (rows * depth + segments * depth * cols + rows * cols) * value_bytes;
   // pyg-lib's argument block: leading dimensions and pointers of A, B, C (6 int64) and a GemmCoord

@@ -91,6 +91,9 @@ std::map<std::size_t, ForeachStep> foreach_steps(const OpGraph& graph);
 // and the kinds of a training step, as autograd and torch.optim launch them (gpu_training_model.cpp,
 // gpu_optimizer_model.cpp; models/gpu/README.md, "Training steps"):
 //   transposed matmul  torch.mm with a transposed operand: the same GEMM as matmul
+//   segment_matmul, transposed  pyg_lib's autograd: the input's gradient segment_matmul(grad, ptr, W^T)
+//                   (the forward's kernels); the weight's gradient size_from_ptr(ptr).cpu(), one cuBLAS
+//                   GEMM x_s^T @ grad_s per segment (a fill for an empty one) and a torch.stack copy
 //   unary_grad      the backward kernels of each forward call of the function (threshold_backward, ...)
 //   sum_to          one ATen sum (reduce kernel) down to the broadcast shape
 //   loss            cross_entropy: log_softmax, nll_loss; mse: mse_loss, mean

@@ -219,7 +219,8 @@ json training_workload(json graph, std::int64_t features, json model, json train
 }
 
 // A GCN on a node task with a training mask, a two-head GAT whose attention gradients go through the
-// block mask (both Adam), and a graph task on a molecules batch with a mean pool and SGD with momentum.
+// block mask (both Adam), a graph task on a molecules batch with a mean pool and SGD with momentum, and
+// an RGCN over three relations (segment_matmul, Adam).
 // Adam's first step moves each element by about lr * g / |g| however small g is, so a gradient element
 // at rounding level would step the two backends apart; the weight decay keeps g + wd p away from zero.
 std::vector<std::pair<std::string, workloads::Instance>> training_cases() {
@@ -242,7 +243,14 @@ std::vector<std::pair<std::string, workloads::Instance>> training_cases() {
                          json::array({{{"layer", "gin"}, {"name", "g1"}, {"out", 6}, {"activation", "relu"}},
                                       {{"layer", "sage"}, {"name", "s2"}, {"out", 3}}}),
                          {{"task", "graph"}, {"loss", "mse"}, {"pool", "mean"},
-                          {"optimizer", {{"kind", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}, {"weight_decay", 1e-3}}}})}};
+                          {"optimizer", {{"kind", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}, {"weight_decay", 1e-3}}}})},
+      // RGCN: segment_matmul recorded per segment, its weight's and input's gradients from autograd checked
+      // against the graph's transposed segment_matmuls.
+      {"rgcn",
+       training_workload({{"generator", "erdos_renyi"}, {"num_nodes", 30}, {"num_edges", 110}, {"num_relations", 3}}, 5,
+                         json::array({{{"layer", "rgcn"}, {"name", "r1"}, {"out", 6}, {"activation", "relu"}},
+                                      {{"layer", "rgcn"}, {"name", "r2"}, {"out", 4}}}),
+                         {{"task", "node"}, {"loss", "cross_entropy"}, {"optimizer", {{"kind", "adam"}, {"lr", 0.01}, {"weight_decay", 5e-4}}}})}};
   std::vector<std::pair<std::string, workloads::Instance>> out;
   for (const auto& [name, doc] : docs) out.emplace_back(name, workloads::instantiate(workloads::parse_workload(doc, name + ".json")));
   return out;

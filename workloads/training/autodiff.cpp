@@ -150,6 +150,28 @@ void Backward::differentiate(const Op& f, TensorId g) {
       }
       return;
     }
+    case OpKind::segment_matmul: {  // pyg_lib's autograd: segment_matmul(g, offsets, W^T) and x_s^T @ g_s
+      if (f.transpose_input || f.transpose_weight) break;
+      if (needs(f.input)) {  // g_s @ W_s^T, the same W read transposed
+        Op op = reading(OpKind::segment_matmul, g);
+        op.indices = f.indices;
+        op.weight = f.weight;
+        op.transpose_weight = true;
+        op.shape.out_features = s.num_features;
+        op.shape.num_segments = s.num_segments;
+        accumulate(f, f.input, emit(f, op, ".input"));
+      }
+      if (needs(f.weight)) {  // x_s^T @ g_s per segment, [S * K, N] (zero for an empty segment)
+        Op op = reading(OpKind::segment_matmul, f.input);
+        op.indices = f.indices;
+        op.weight = g;
+        op.transpose_input = true;
+        op.shape.out_features = s.out_features;
+        op.shape.num_segments = s.num_segments;
+        accumulate(f, f.weight, emit(f, op, ".weight"));
+      }
+      return;  // offsets: no gradient
+    }
     case OpKind::unary:
       if (needs(f.input)) {
         Op op = reading(OpKind::unary_grad, f.input);
@@ -188,7 +210,7 @@ void Backward::differentiate(const Op& f, TensorId g) {
     default: break;
   }
   throw std::invalid_argument("training: the backward of op '" + f.name + "' (" + to_string(f.kind) +
-                              (f.kind == OpKind::segment_matmul ? ", rgcn's per-relation weights" : "") + ") is not lowered yet");
+                              (f.transpose_input || f.transpose_weight ? ", transposed" : "") + ") is not lowered yet");
 }
 
 }  // namespace

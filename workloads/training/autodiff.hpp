@@ -15,8 +15,10 @@ namespace tilesim::workloads::training {
 // forward tensor `output` (same shape). Returns the gradient tensor of every tensor of `requires_grad`
 // that `output` depends on. Backward ops have phase backward, `grad_of` their forward op and names
 // "<forward op>.grad[.<operand>]"; each layer's backward ops form a group "<layer>.grad". Throws
-// std::invalid_argument for a forward op whose backward is not lowered (segment_matmul, a transposed
-// matmul, a training kind).
+// std::invalid_argument for a forward op whose backward is not lowered (a transposed matmul or
+// segment_matmul, a training kind). segment_matmul's backward is pyg_lib's: the input's gradient a
+// segment_matmul of the output's gradient with the weight transposed, the weight's gradient a
+// segment_matmul with transpose_input (x_s^T @ g_s per segment); the offsets get none.
 std::map<TensorId, TensorId> append_backward(OpGraph& graph, std::size_t forward_end, TensorId output, TensorId output_grad,
                                              const std::set<TensorId>& requires_grad);
 

@@ -300,6 +300,13 @@ OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, con
       return best;
     }
     case OpKind::segment_matmul:
+      // segment_matmul's backward forms (transpose_weight: the input's gradient; transpose_input: the
+      // weight's gradient x_s^T @ g_s) have no plan or program yet: refused by name rather than planned
+      // (and run) as the forward product; a bad-input error (exit 2), as for a workload a backend cannot run.
+      if (op.transpose_input || op.transpose_weight)
+        throw InputError("simulated IPU: op '" + op.name + "': a transposed segment_matmul (segment_matmul's backward, " +
+                                    (op.transpose_input ? "the weight's gradient" : "the input's gradient") +
+                                    ") is not planned on the IPU yet");
       return plan_segment_matmul(op, offsets.empty() ? equal_offsets(op) : offsets, machine);
     case OpKind::optimizer_step:
     case OpKind::sum_to:
