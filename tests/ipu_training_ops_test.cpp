@@ -399,28 +399,36 @@ TEST_CASE("training op cycles grow with the work", "[ipu][training][unit]") {
     }
 }
 
-TEST_CASE("ipu: segment_matmul's transposed (backward) forms are refused by name, not planned as the forward",
+TEST_CASE("segment_matmul's backward forms per segment, with an empty and a one-row segment, on the IPU and the CPU",
           "[ipu][training][unit]") {
-  OpGraph g;
-  const TensorId x = g.add_tensor({"x", {6, 4}, DType::float32});
-  const TensorId off = g.add_tensor({"offsets", {3}, DType::int32});
-  const TensorId gr = g.add_tensor({"g", {6, 3}, DType::float32});
-  Op op;
-  op.name = "message.grad.weight";
-  op.kind = OpKind::segment_matmul;
-  op.input = x;
-  op.indices = off;
-  op.weight = gr;
-  op.transpose_input = true;
-  op.shape.num_inputs = 6;
-  op.shape.num_features = 4;
-  op.shape.out_features = 3;
-  op.shape.num_segments = 2;
-  g.add_op(op);
-  CHECK_THROWS_WITH(plan_dense_op(g.ops.back(), {0, 2, 6}, bow()),
-                    Catch::Contains("'message.grad.weight'") && Catch::Contains("transposed segment_matmul"));
-  // The forward form of the same sizes still plans.
-  Op fwd = op;
-  fwd.transpose_input = false;
-  CHECK(plan_dense_op(fwd, {0, 2, 6}, bow()).tiles_used > 0);
+  // 4 segments over 45 rows: 30 rows, none, 1 row, 14 rows.
+  const std::vector<std::int32_t> offsets = {0, 30, 30, 31, 45};
+  const std::int64_t M = 45, S = 4;
+  struct Shape {
+    std::int64_t K, N;
+  };
+  for (const Shape& sh : {Shape{6, 5}, Shape{33, 2}, Shape{1, 17}}) {
+    for (const bool weight_gradient : {false, true}) {
+      INFO("K " << sh.K << " N " << sh.N << (weight_gradient ? " weight's gradient" : " input's gradient"));
+      Problem p;
+      Op op = make_op(OpKind::segment_matmul, {M, sh.K, 0, sh.N, S});
+      op.input = p.input("x", {M, sh.K}, 3);
+      op.indices = p.graph.add_tensor({"offsets", {S + 1}, DType::int32});
+      p.values.set_i32(op.indices, offsets);
+      if (weight_gradient) {
+        op.transpose_input = true;  // x_s^T @ g_s -> [S * K, N]
+        op.weight = p.input("g", {M, sh.N}, 4);
+      } else {
+        op.transpose_weight = true;  // g_s @ W_s^T, W stored [S, N, K]
+        op.weight = p.input("w", {S, sh.N, sh.K}, 5);
+      }
+      p.graph.add_op(op);
+      const Ran ran = run_and_compare(p);
+      if (weight_gradient) {
+        // The empty segment's block is exactly zero.
+        for (std::int64_t e = sh.K * sh.N; e < 2 * sh.K * sh.N; ++e) CHECK(ran.out[static_cast<std::size_t>(e)] == 0.0f);
+      }
+      check_plan_tracks_program(p, *ran.result.ops[0].cycles, 0.25);
+    }
+  }
 }

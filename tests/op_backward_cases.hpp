@@ -140,6 +140,14 @@ inline std::vector<OpBackwardCase> op_backward_cases() {
     const TensorId bias = b.param("bias", {2}, distinct_values(2, 5));
     out.push_back(b.finish(L::matmul("matmul", b.graph(), x, w, bias)));
   }
+  {
+    // RGCN's per-relation weights: 3 segments over 6 rows, the middle one empty.
+    Builder b("segment_matmul");
+    const TensorId x = b.param("x", {6, 3}, distinct_values(18, 9));
+    const TensorId offsets = b.indices("offsets", {0, 2, 2, 6});
+    const TensorId w = b.param("w", {3, 3, 2}, distinct_values(18, 10));
+    out.push_back(b.finish(L::segment_matmul("segment_matmul", b.graph(), x, offsets, w)));
+  }
   struct UnaryCase {
     UnaryFn fn;
     float scalar;

@@ -9,6 +9,7 @@
 
 #include "ir/op_graph.hpp"
 #include "ir/operands.hpp"
+#include "ir/reference/compare.hpp"
 #include "ir/reference/reference.hpp"
 #include "tests/graph_case.hpp"
 #include "ir/reference/training_reference.hpp"
@@ -373,4 +374,43 @@ TEST_CASE("a measured backend that runs forward graphs only refuses a training o
     CHECK_THAT(e.what(), Catch::Contains("head.loss") && Catch::Contains("training-step op"));
   }
   CHECK_FALSE(ran);
+}
+
+TEST_CASE("compare_through_operands: Adam's first update of a gradient near eps, apart as each side's gradient makes it",
+          "[reference][training][unit]") {
+  // Two backends' gradients of one parameter, differing by rounding; the first element's gradient is
+  // near Adam's eps (as when weight decay nearly cancels it), so its update g / (|g| + eps) moves by a
+  // good part of lr between the two, far beyond any bound on the update alone.
+  Case c;
+  const TensorId p = c.f32("p", {1, 2}, {0.5f, -0.25f});
+  const TensorId state = c.f32("state", {2, 2}, {0, 0, 0, 0});
+  const TensorId step = c.f32("step", {1, 1}, {1});
+  const TensorId g = c.graph.add_tensor({"g", {1, 2}, DType::float32});  // formed by an earlier op
+  Op op = make("adam", OpKind::optimizer_step, 1, 2);
+  op.optimizer.kind = OptimizerSpec::Kind::adam;
+  op.optimizer.lr = 0.01;
+  op.input = p;
+  op.weight = g;
+  op.bias = state;
+  op.aux = step;
+  const Op added = c.add(op);
+  TensorValues a_side, b_side;
+  a_side.set_f32(g, {1.0e-8f, 0.125f});
+  b_side.set_f32(g, {1.3e-8f, 0.125f});
+  TensorValues with_a = c.values, with_b = c.values;
+  with_a.set_f32(g, a_side.f32(g));
+  with_b.set_f32(g, b_side.f32(g));
+  const std::vector<float> out_a = compute(added, with_a), out_b = compute(added, with_b);
+  REQUIRE(std::fabs(out_a[0] - out_b[0]) > 1e-4);  // about lr * (0.57 - 0.50)
+  // A bound from one side's operands alone cannot explain it; the two sides' exact updates do.
+  CHECK_FALSE(reference::compare_outputs(added, c.values, a_side, out_a, out_b).equal);
+  const auto through = reference::compare_through_operands(added, c.values, a_side, b_side, out_a, out_b);
+  INFO(through.detail);
+  CHECK(through.equal);
+  // An output off by more than its operands explain still fails.
+  std::vector<float> wrong = out_b;
+  wrong[1] += 1e-3f;
+  const auto off = reference::compare_through_operands(added, c.values, a_side, b_side, out_a, wrong);
+  CHECK_FALSE(off.equal);
+  CHECK_THAT(off.detail, Catch::Contains("beyond what their operands explain") && Catch::Contains("column 1"));
 }

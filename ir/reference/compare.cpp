@@ -52,4 +52,35 @@ Agreement compare_outputs(const Op& op, const TensorValues& inputs, const Tensor
   return compare_outputs(op, resolve_operands(op, inputs, produced), a, b);
 }
 
+Agreement compare_through_operands(const Op& op, const TensorValues& inputs, const TensorValues& produced_a,
+                                   const TensorValues& produced_b, const std::vector<float>& a, const std::vector<float>& b) {
+  Agreement r;
+  const OpExpectation ea = expect(op, resolve_operands(op, inputs, produced_a));
+  const OpExpectation eb = expect(op, resolve_operands(op, inputs, produced_b));
+  if (a.size() != b.size() || ea.value.size() != a.size() || eb.value.size() != a.size()) {
+    r.detail = "output sizes differ: " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " elements, the op " +
+               std::to_string(ea.value.size());
+    return r;
+  }
+  auto bound = [](const OpExpectation& e, std::size_t i) { return e.bound.empty() ? 0.0 : e.bound[i]; };
+  const std::size_t cols = static_cast<std::size_t>(std::max<std::int64_t>(1, op.output_cols()));
+  std::int64_t mismatches = 0;
+  std::string first;
+  for (std::size_t e = 0; e < a.size(); ++e) {
+    const double d = std::fabs(static_cast<double>(a[e]) - static_cast<double>(b[e]));
+    if (!std::isnan(d)) r.max_abs_difference = std::max(r.max_abs_difference, d);
+    const double allowed = std::fabs(ea.value[e] - eb.value[e]) + bound(ea, e) + bound(eb, e);
+    const bool same = a[e] == b[e] || (std::isnan(a[e]) && std::isnan(b[e])) || d <= allowed;
+    if (!same && mismatches++ == 0) {
+      first = "first difference at row " + std::to_string(e / cols) + ", column " + std::to_string(e % cols) + ": " +
+              std::to_string(a[e]) + " vs " + std::to_string(b[e]) + " (exact values from each side's operands " +
+              std::to_string(ea.value[e]) + " and " + std::to_string(eb.value[e]) + ")";
+    }
+  }
+  r.equal = mismatches == 0;
+  r.detail = r.equal ? "apart by no more than the exact values from each backend's own operands, plus both bounds"
+                     : std::to_string(mismatches) + " elements differ beyond what their operands explain; " + first;
+  return r;
+}
+
 }  // namespace tilesim::reference

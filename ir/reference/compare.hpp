@@ -30,4 +30,14 @@ Agreement compare_outputs(const Op& op, const TensorValues& inputs, const std::v
 Agreement compare_outputs(const Op& op, const TensorValues& inputs, const TensorValues& produced, const std::vector<float>& a,
                           const std::vector<float>& b);
 
+// A chained op whose operands both backends formed (`produced_a`, `produced_b`, graph inputs from
+// `inputs`): the reference evaluated on each backend's own operands says how far apart their operands'
+// rounding puts the exact outputs, so the outputs agree when, element by element,
+//   |a - b| <= |exact(a's operands) - exact(b's operands)| + bound_a + bound_b.
+// This holds for ops that amplify small operand differences (Adam's first update of a gradient near
+// its eps moves by up to lr whatever the rounding), where a tolerance on the output's magnitude would
+// not; each side's own output was verified against its own operands already.
+Agreement compare_through_operands(const Op& op, const TensorValues& inputs, const TensorValues& produced_a,
+                                   const TensorValues& produced_b, const std::vector<float>& a, const std::vector<float>& b);
+
 }  // namespace tilesim::reference

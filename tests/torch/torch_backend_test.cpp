@@ -440,7 +440,7 @@ TEST_CASE("torch-cpu refuses a training graph it cannot record, naming the op", 
 
 TEST_CASE("each op kind's backward agrees with libtorch's autograd (tests/op_backward_cases.hpp)", "[torch][training][unit]") {
   const auto cases = tilesim_test::op_backward_cases();
-  REQUIRE(cases.size() == 29);
+  REQUIRE(cases.size() == 30);
   for (const auto& c : cases) {
     INFO(c.name);
     auto torch_backend = peer::make_backend();

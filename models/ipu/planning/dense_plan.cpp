@@ -93,8 +93,15 @@ std::vector<std::int32_t> equal_offsets(const Op& op) {
   return offsets;
 }
 
+// The forward and both backward forms (ir/op_graph.hpp): each non-empty segment is one matmul on its
+// own tiles. Forward and transpose_weight (the input's gradient, g_s @ W_s^T): the segment's rows times
+// its K x N (or stored N x K) weight block. transpose_input (the weight's gradient, x_s^T @ g_s): a
+// K x N product whose inner dimension is the segment's rows, its input block stored transposed; an
+// empty segment's K x N block is zero, filled on a tile after the parts' (programs/matmul_program.cpp).
 OpPlan plan_segment_matmul(const Op& op, const std::vector<std::int32_t>& offsets, const IpuMachine& m) {
   const std::int64_t S = op.shape.num_segments, K = op.shape.num_features, N = op.shape.out_features;
+  const bool weight_gradient = op.transpose_input;
+  const MatmulTranspose transpose{op.transpose_input, op.transpose_weight};
   const std::int64_t T = m.chip.num_tiles;
   if (static_cast<std::int64_t>(offsets.size()) != S + 1) {
     throw std::invalid_argument("segment_matmul '" + op.name + "': expected " + std::to_string(S + 1) + " offsets, found " +
@@ -128,7 +135,8 @@ OpPlan plan_segment_matmul(const Op& op, const std::vector<std::int32_t>& offset
       next_tile += tiles;
     }
     OpPlan best, smallest;
-    if (!plan_matmul(rows, K, N, false, tiles, m, best, smallest)) {
+    const std::int64_t product_rows = weight_gradient ? K : rows, product_inner = weight_gradient ? rows : K;
+    if (!plan_matmul(product_rows, product_inner, N, false, tiles, m, best, smallest, transpose)) {
       throw_does_not_fit(op, m,
                          "segment " + std::to_string(s) + " on " + std::to_string(tiles) + " tiles: " +
                              std::to_string(smallest.split.row_blocks) + " row blocks x " +
@@ -167,6 +175,11 @@ OpPlan plan_segment_matmul(const Op& op, const std::vector<std::int32_t>& offset
     p.rows_per_block = slowest_plan->rows_per_block;
     p.columns_per_block = slowest_plan->columns_per_block;
     p.k_per_block = slowest_plan->k_per_block;
+  }
+  // The weight's gradient of an empty segment: a zero K x N block on one tile.
+  if (weight_gradient && static_cast<std::int64_t>(nonempty.size()) < S) {
+    peak = std::max(peak, K * N * kValueBytes);
+    p.tiles_used = std::max<std::int64_t>(p.tiles_used, std::min<std::int64_t>(T, next_tile + 1));
   }
   p.estimated_peak_tile_bytes = peak;
   return p;
@@ -300,13 +313,6 @@ OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, con
       return best;
     }
     case OpKind::segment_matmul:
-      // segment_matmul's backward forms (transpose_weight: the input's gradient; transpose_input: the
-      // weight's gradient x_s^T @ g_s) have no plan or program yet: refused by name rather than planned
-      // (and run) as the forward product; a bad-input error (exit 2), as for a workload a backend cannot run.
-      if (op.transpose_input || op.transpose_weight)
-        throw InputError("simulated IPU: op '" + op.name + "': a transposed segment_matmul (segment_matmul's backward, " +
-                                    (op.transpose_input ? "the weight's gradient" : "the input's gradient") +
-                                    ") is not planned on the IPU yet");
       return plan_segment_matmul(op, offsets.empty() ? equal_offsets(op) : offsets, machine);
     case OpKind::optimizer_step:
     case OpKind::sum_to:

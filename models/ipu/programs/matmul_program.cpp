@@ -8,7 +8,11 @@
 //   reduce (K > 1 or bias): chunk q is summed on tile (s, h, q) with the bias added (a Reduce vertex),
 //             or with K = 1 the bias is added in place (a BinaryOp);
 // and the finished blocks go back to the linear layout in the last exchange. A segment_matmul runs one
-// such matmul per non-empty segment on its own range of tiles, all in the same supersteps.
+// such matmul per non-empty segment on its own range of tiles, all in the same supersteps; its backward
+// forms (ir/op_graph.hpp) too: transpose_weight reads segment s's weight block from the stored [S, N, K]
+// weight, and transpose_input (the weight's gradient) makes a K x N product per segment whose inner
+// dimension is the segment's rows, its input block stored transposed (x_s, [rows, K]) and its weight
+// operand the segment's rows of g, with a zero block filled for an empty segment.
 // A transposed operand (planning/plan.hpp, MatmulTranspose) moves as the stored rectangle of each block;
 // each tile transposes its copy (a Transpose vertex in the amp compute set, before the AMP vertex).
 #include <algorithm>
@@ -31,6 +35,7 @@ namespace {
 struct LinearOperands {
   std::int64_t rows = 0, inner = 0, cols = 0;  // M, K, N
   MatmulTranspose transpose;          // operands stored transposed (input [K, M], weight [N, K])
+  bool segment_weight_gradient = false;  // segment_matmul's transpose_input form (per part: K x rows_s x N)
   LinearLayout x, w, bias, out;
   std::vector<sim::BufferId> x_buf, w_buf, bias_buf, out_buf;
 };
@@ -81,6 +86,9 @@ struct MatmulPartProgram {
   MatmulSteps steps;
   const std::int64_t S, H, K;  // the part's split
   const std::int64_t W;        // worker contexts
+  // The part's product: R x I times I x N (the segment's rows x K, or K x the segment's rows for a
+  // segment_matmul's weight gradient), and the first row of its output in the op's output.
+  const std::int64_t R, I, out_row_begin;
   std::vector<sim::BufferId> x_blk, w_blk, partial;  // by (s, h, k)
 };
 
@@ -96,6 +104,9 @@ MatmulPartProgram::MatmulPartProgram(const MatmulPart& part, bool bias, const Li
       H(part.split.column_blocks),
       K(part.split.k_blocks),
       W(m.chip.worker_contexts),
+      R(lin.segment_weight_gradient ? lin.inner : part.rows),
+      I(lin.segment_weight_gradient ? part.rows : lin.inner),
+      out_row_begin(lin.segment_weight_gradient ? part.segment * lin.inner : part.row_begin),
       x_blk(static_cast<std::size_t>(S * H * K), -1),
       w_blk(static_cast<std::size_t>(S * H * K), -1),
       partial(static_cast<std::size_t>(S * H * K), -1) {}
@@ -103,9 +114,9 @@ MatmulPartProgram::MatmulPartProgram(const MatmulPart& part, bool bias, const Li
 // Input block (s, k) on tiles (s, h, k) for every h: one broadcast from the linear layout.
 void MatmulPartProgram::place_input_blocks() {
   for (std::int64_t s = 0; s < S; ++s) {
-    const Range rs = block(part.rows, part.rows_per_block, s);
+    const Range rs = block(R, part.rows_per_block, s);
     for (std::int64_t k = 0; k < K; ++k) {
-      const Range kk = block(lin.inner, part.k_per_block, k);
+      const Range kk = block(I, part.k_per_block, k);
       std::vector<sim::BufferId> received;
       for (std::int64_t h = 0; h < H; ++h) {
         x_blk[at(s, h, k)] = steps.out.program.add_buffer("input block", tile(s, h, k), rs.size() * kk.size() * kValueBytes);
@@ -119,7 +130,11 @@ void MatmulPartProgram::place_input_blocks() {
         add_transpose(tile(s, h, k), stored, x_blk[at(s, h, k)], kk.size(), rs.size());
       }
       const std::vector<sim::BufferId> copies(received.begin() + 1, received.end());
-      if (lin.transpose.input) {
+      if (lin.segment_weight_gradient) {
+        // x_s^T: the block is rows kk of the segment and columns rs of x [M, K].
+        broadcast_from_linear(steps.operands.exchange, {received.front(), part.row_begin + kk.begin, kk.size(), rs.begin, rs.size()},
+                              copies, lin.inner, lin.x, lin.x_buf, kValueBytes);
+      } else if (lin.transpose.input) {
         broadcast_from_linear(steps.operands.exchange, {received.front(), kk.begin, kk.size(), part.row_begin + rs.begin, rs.size()},
                               copies, lin.rows, lin.x, lin.x_buf, kValueBytes);
       } else {
@@ -136,7 +151,7 @@ void MatmulPartProgram::place_weight_blocks() {
   for (std::int64_t h = 0; h < H; ++h) {
     const Range ch = block(lin.cols, part.columns_per_block, h);
     for (std::int64_t k = 0; k < K; ++k) {
-      const Range kk = block(lin.inner, part.k_per_block, k);
+      const Range kk = block(I, part.k_per_block, k);
       std::vector<sim::BufferId> received;
       for (std::int64_t s = 0; s < S; ++s) {
         w_blk[at(s, h, k)] = steps.out.program.add_buffer("weight block", tile(s, h, k), kk.size() * ch.size() * kValueBytes);
@@ -151,8 +166,13 @@ void MatmulPartProgram::place_weight_blocks() {
       }
       const std::vector<sim::BufferId> copies(received.begin() + 1, received.end());
       if (lin.transpose.weight) {
-        broadcast_from_linear(steps.operands.exchange, {received.front(), ch.begin, ch.size(), kk.begin, kk.size()}, copies,
-                              lin.inner, lin.w, lin.w_buf, kValueBytes);
+        // Stored [N, K], or a segment's [N, K] block of the stored [S, N, K] weight.
+        broadcast_from_linear(steps.operands.exchange, {received.front(), part.segment * lin.cols + ch.begin, ch.size(), kk.begin, kk.size()},
+                              copies, lin.inner, lin.w, lin.w_buf, kValueBytes);
+      } else if (lin.segment_weight_gradient) {
+        // g_s: rows kk of the segment of g [M, N].
+        broadcast_from_linear(steps.operands.exchange, {received.front(), part.row_begin + kk.begin, kk.size(), ch.begin, ch.size()},
+                              copies, lin.cols, lin.w, lin.w_buf, kValueBytes);
       } else {
         broadcast_from_linear(steps.operands.exchange,
                               {received.front(), part.segment * lin.inner + kk.begin, kk.size(), ch.begin, ch.size()},
@@ -185,13 +205,13 @@ void MatmulPartProgram::add_transpose(sim::TileId t, sim::BufferId stored, sim::
 // finishing: the bias added in place (K = 1), or row chunk q of the K partial products summed, with
 // the bias, on tile (s, h, q).
 void MatmulPartProgram::add_output_block(std::int64_t s, std::int64_t h) {
-  const Range rs = block(part.rows, part.rows_per_block, s);
+  const Range rs = block(R, part.rows_per_block, s);
   const Range ch = block(lin.cols, part.columns_per_block, h);
   for (std::int64_t k = 0; k < K; ++k) add_amp_vertex(s, h, k, rs, ch);
   const std::vector<sim::BufferId> bias_blk = bias ? place_bias(s, h, rs, ch) : std::vector<sim::BufferId>{};
   if (K == 1) {
     if (bias) add_bias_vertex(s, h, rs, ch, bias_blk.front());
-    steps.finished.push_back({partial[at(s, h, 0)], part.row_begin + rs.begin, rs.size(), ch.begin, ch.size()});
+    steps.finished.push_back({partial[at(s, h, 0)], out_row_begin + rs.begin, rs.size(), ch.begin, ch.size()});
     return;
   }
   const std::int64_t chunk = ceil_div(rs.size(), K);
@@ -204,7 +224,7 @@ void MatmulPartProgram::add_output_block(std::int64_t s, std::int64_t h) {
 }
 
 void MatmulPartProgram::add_amp_vertex(std::int64_t s, std::int64_t h, std::int64_t k, Range rs, Range ch) {
-  const Range kk = block(lin.inner, part.k_per_block, k);
+  const Range kk = block(I, part.k_per_block, k);
   const auto t = tile(s, h, k);
   const auto p = steps.out.program.add_buffer(K == 1 ? "out" : "partial products", t, rs.size() * ch.size() * kValueBytes);
   partial[at(s, h, k)] = p;
@@ -277,7 +297,7 @@ void MatmulPartProgram::add_reduction(std::int64_t s, std::int64_t h, std::int64
         {{partial[at(s, h, k)], chunk.begin * ch.size() * kValueBytes}, piece_bytes, {{received, slot * piece_bytes}}});
   }
   const auto result = steps.out.program.add_buffer("out", owner, piece_bytes);
-  steps.finished.push_back({result, part.row_begin + rs.begin + chunk.begin, chunk.size(), ch.begin, ch.size()});
+  steps.finished.push_back({result, out_row_begin + rs.begin + chunk.begin, chunk.size(), ch.begin, ch.size()});
   const std::int64_t partials = K + (bias ? 1 : 0);
   sim::Vertex v = spread_vertex("Reduce", chunk.size() * ch.size(), m,
                                 [&](std::int64_t n) { return reduce_worker_cycles(n, partials, costs); });
@@ -332,6 +352,28 @@ std::vector<MatmulPart> program_parts(const Op& op, const OpPlan& plan, const st
   return {whole};
 }
 
+// The weight's gradient of each empty segment: a zero K x N block (a Fill vertex in the amp compute
+// set) on the tile after the parts' (the plan's choice, planning/dense_plan.cpp), to the linear layout
+// with the other finished blocks.
+void add_empty_segment_zeros(const Op& op, const std::vector<MatmulPart>& parts, const std::vector<std::int32_t>& offsets,
+                             const LinearOperands& lin, const IpuMachine& m, OpProgram& out, sim::Superstep& amp,
+                             std::vector<TensorPiece>& finished) {
+  std::int64_t after_parts = 0;
+  for (const auto& p : parts) after_parts = std::max(after_parts, p.first_tile + p.tiles);
+  const auto t = static_cast<sim::TileId>(std::min<std::int64_t>(m.chip.num_tiles - 1, after_parts));
+  for (std::int64_t s = 0; s < op.shape.num_segments; ++s) {
+    if (offsets[static_cast<std::size_t>(s + 1)] > offsets[static_cast<std::size_t>(s)]) continue;
+    const std::int64_t elements = lin.inner * lin.cols;
+    const auto zeros = out.program.add_buffer("zero block (empty segment)", t, elements * kValueBytes);
+    sim::Vertex v = spread_vertex("Fill", elements, m, [&](std::int64_t n) { return fill_worker_cycles(n * kValueBytes, m.codelets); });
+    v.buffers = {{zeros, 0}};
+    v.execute = [elements](const sim::VertexContext& ctx) { std::fill(ctx.as<float>(0), ctx.as<float>(0) + elements, 0.0f); };
+    out.sram_write_bytes += elements * kValueBytes;
+    amp.compute.vertices.push_back({t, std::move(v)});
+    finished.push_back({zeros, s * lin.inner, lin.inner, 0, lin.cols});
+  }
+}
+
 }  // namespace
 
 OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& offsets,
@@ -351,10 +393,12 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   lin.rows = M;
   lin.inner = K;
   lin.cols = N;
-  lin.transpose = {!segmented && op.transpose_input, !segmented && op.transpose_weight};
+  lin.segment_weight_gradient = segmented && op.transpose_input;
+  lin.transpose = {op.transpose_input, op.transpose_weight};
   lin.x = linear_layout(M * K, kValueBytes, machine);
-  lin.w = linear_layout(segments * K * N, kValueBytes, machine);
-  lin.out = linear_layout(M * N, kValueBytes, machine);
+  // A segment_matmul's weight gradient reads g [M, N] as its weight operand and writes [S * K, N].
+  lin.w = linear_layout(lin.segment_weight_gradient ? M * N : segments * K * N, kValueBytes, machine);
+  lin.out = linear_layout(lin.segment_weight_gradient ? segments * K * N : M * N, kValueBytes, machine);
   lin.x_buf = add_linear_buffers(prog, "input (linear)", lin.x, kValueBytes, &out.input);
   lin.w_buf = add_linear_buffers(prog, "weight (linear)", lin.w, kValueBytes, &out.weight);
   if (bias) {
@@ -366,6 +410,7 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   sim::Superstep reduce{"reduce", {"Reduce", {}}, {"none", {}}};
   std::vector<TensorPiece> finished;
   for (const auto& p : parts) add_part(p, bias, lin, machine, {out, operands, amp, reduce, finished});
+  if (lin.segment_weight_gradient) add_empty_segment_zeros(op, parts, offsets, lin, machine, out, amp, finished);
 
   std::vector<TensorPiece> linear_pieces;
   lin.out_buf = add_linear_buffers(prog, "out (linear)", lin.out, kValueBytes, &linear_pieces);
