@@ -25,7 +25,7 @@ namespace {
 using namespace tilesim;
 
 const char* const kExamples[] = {"gcn_cora_train", "gat_cora_train", "sage_pubmed_train", "gin_molecules_train",
-                                 "schnet_qm9_train"};
+                                 "schnet_qm9_train", "rgcn_train"};
 
 // Each example lowered and instantiated once per process; both backends start from these values.
 const workloads::Instance& instance(const std::string& example) {
