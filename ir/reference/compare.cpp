@@ -8,6 +8,33 @@
 
 namespace tilesim::reference {
 
+namespace {
+
+// Element by element: `same(e, d)` says whether element e, |a - b| = d apart, agrees; counts the
+// elements that do not ("N elements differ<how>; first difference ...", `why(e)` adding to the first's
+// text). Sizes must match.
+template <class Same, class Why>
+Agreement count_mismatches(const Op& op, const std::vector<float>& a, const std::vector<float>& b, Same same, Why why,
+                           const std::string& how) {
+  Agreement r;
+  const std::size_t cols = static_cast<std::size_t>(std::max<std::int64_t>(1, op.output_cols()));
+  std::int64_t mismatches = 0;
+  std::string first;
+  for (std::size_t e = 0; e < a.size(); ++e) {
+    const double d = std::fabs(static_cast<double>(a[e]) - static_cast<double>(b[e]));
+    if (!std::isnan(d)) r.max_abs_difference = std::max(r.max_abs_difference, d);
+    if (!same(e, d) && mismatches++ == 0) {
+      first = "first difference at row " + std::to_string(e / cols) + ", column " + std::to_string(e % cols) + ": " +
+              std::to_string(a[e]) + " vs " + std::to_string(b[e]) + why(e);
+    }
+  }
+  r.equal = mismatches == 0;
+  if (!r.equal) r.detail = std::to_string(mismatches) + " elements differ" + how + "; " + first;
+  return r;
+}
+
+}  // namespace
+
 Agreement compare_outputs(const Op& op, const Operands& operands, const std::vector<float>& a, const std::vector<float>& b) {
   Agreement r;
   if (a.size() != b.size()) {
@@ -24,22 +51,14 @@ Agreement compare_outputs(const Op& op, const Operands& operands, const std::vec
       return r;
     }
   }
-  const std::size_t cols = static_cast<std::size_t>(std::max<std::int64_t>(1, op.output_cols()));
-  std::int64_t mismatches = 0;
-  std::string first;
-  for (std::size_t e = 0; e < a.size(); ++e) {
-    const double d = std::fabs(static_cast<double>(a[e]) - static_cast<double>(b[e]));
-    if (!std::isnan(d)) r.max_abs_difference = std::max(r.max_abs_difference, d);
-    const bool same = bitwise ? std::memcmp(&a[e], &b[e], sizeof(float)) == 0
-                              : a[e] == b[e] || (std::isnan(a[e]) && std::isnan(b[e])) || d <= 2.0 * bound[e];
-    if (!same && mismatches++ == 0) {
-      first = "first difference at row " + std::to_string(e / cols) + ", column " + std::to_string(e % cols) + ": " +
-              std::to_string(a[e]) + " vs " + std::to_string(b[e]);
-    }
-  }
-  r.equal = mismatches == 0;
-  r.detail = r.equal ? (bitwise ? "bitwise equal" : "equal within twice the reference's float32 bound")
-                     : std::to_string(mismatches) + " elements differ; " + first;
+  r = count_mismatches(
+      op, a, b,
+      [&](std::size_t e, double d) {
+        return bitwise ? std::memcmp(&a[e], &b[e], sizeof(float)) == 0
+                       : a[e] == b[e] || (std::isnan(a[e]) && std::isnan(b[e])) || d <= 2.0 * bound[e];
+      },
+      [](std::size_t) { return std::string(); }, "");
+  if (r.equal) r.detail = bitwise ? "bitwise equal" : "equal within twice the reference's float32 bound";
   return r;
 }
 
@@ -63,23 +82,17 @@ Agreement compare_through_operands(const Op& op, const TensorValues& inputs, con
     return r;
   }
   auto bound = [](const OpExpectation& e, std::size_t i) { return e.bound.empty() ? 0.0 : e.bound[i]; };
-  const std::size_t cols = static_cast<std::size_t>(std::max<std::int64_t>(1, op.output_cols()));
-  std::int64_t mismatches = 0;
-  std::string first;
-  for (std::size_t e = 0; e < a.size(); ++e) {
-    const double d = std::fabs(static_cast<double>(a[e]) - static_cast<double>(b[e]));
-    if (!std::isnan(d)) r.max_abs_difference = std::max(r.max_abs_difference, d);
-    const double allowed = std::fabs(ea.value[e] - eb.value[e]) + bound(ea, e) + bound(eb, e);
-    const bool same = a[e] == b[e] || (std::isnan(a[e]) && std::isnan(b[e])) || d <= allowed;
-    if (!same && mismatches++ == 0) {
-      first = "first difference at row " + std::to_string(e / cols) + ", column " + std::to_string(e % cols) + ": " +
-              std::to_string(a[e]) + " vs " + std::to_string(b[e]) + " (exact values from each side's operands " +
-              std::to_string(ea.value[e]) + " and " + std::to_string(eb.value[e]) + ")";
-    }
-  }
-  r.equal = mismatches == 0;
-  r.detail = r.equal ? "apart by no more than the exact values from each backend's own operands, plus both bounds"
-                     : std::to_string(mismatches) + " elements differ beyond what their operands explain; " + first;
+  r = count_mismatches(
+      op, a, b,
+      [&](std::size_t e, double d) {
+        const double allowed = std::fabs(ea.value[e] - eb.value[e]) + bound(ea, e) + bound(eb, e);
+        return a[e] == b[e] || (std::isnan(a[e]) && std::isnan(b[e])) || d <= allowed;
+      },
+      [&](std::size_t e) {
+        return " (exact values from each side's operands " + std::to_string(ea.value[e]) + " and " + std::to_string(eb.value[e]) + ")";
+      },
+      " beyond what their operands explain");
+  if (r.equal) r.detail = "apart by no more than the exact values from each backend's own operands, plus both bounds";
   return r;
 }
 
