@@ -14,6 +14,7 @@
 #include "kernels/cuda/emulate.hpp"
 #include "kernels/cuda/training_bodies.hpp"
 #include "tests/random_inputs.hpp"
+#include "workloads/layers/layers.hpp"
 
 using namespace tilesim;
 namespace cuda = tilesim::kernels::cuda;
@@ -214,14 +215,7 @@ TEST_CASE("cuda segment_matmul backward bodies: both transposed forms within the
   const TensorId off = c.i32("offsets", offsets);
   const TensorId xt = c.f32("x", {rows, depth}, x), wt = c.f32("w", {segments, depth, cols}, w), gt = c.f32("g", {rows, cols}, g);
   // The input's gradient: g [23, 5] @ W_s^T -> [23, 6].
-  Op gi = op_of(OpKind::segment_matmul, rows, cols);
-  gi.input = gt;
-  gi.indices = off;
-  gi.weight = wt;
-  gi.transpose_weight = true;
-  gi.shape.out_features = depth;
-  gi.shape.num_segments = segments;
-  const Op gi_added = c.add(gi);
+  const Op gi_added = c.add(workloads::layers::segment_matmul_input_grad("op", c.graph, gt, off, wt));
   for (const auto& grid : grids_for(rows * depth)) {
     auto out = nan_output(gi_added);
     cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
@@ -230,14 +224,7 @@ TEST_CASE("cuda segment_matmul backward bodies: both transposed forms within the
     expect_verified(gi_added, c.values, out);
   }
   // The weight's gradient: x_s^T @ g_s -> [4 * 6, 5].
-  Op gw = op_of(OpKind::segment_matmul, rows, depth);
-  gw.input = xt;
-  gw.indices = off;
-  gw.weight = gt;
-  gw.transpose_input = true;
-  gw.shape.out_features = cols;
-  gw.shape.num_segments = segments;
-  const Op gw_added = c.add(gw);
+  const Op gw_added = c.add(workloads::layers::segment_matmul_weight_grad("op", c.graph, xt, off, gt));
   for (const auto& grid : grids_for(segments * depth * cols)) {
     auto out = nan_output(gw_added);
     cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {

@@ -25,24 +25,10 @@
 using namespace tilesim;
 using namespace tilesim::ipu;
 using tilesim_test::bow;
+using tilesim_test::normal_values;
+using tilesim_test::uniform_indices;
 
 namespace {
-
-std::vector<float> normal_values(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = normal(rng);
-  return v;
-}
-
-std::vector<std::int32_t> uniform_indices(std::int64_t n, std::int64_t range, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::int32_t> uni(0, static_cast<std::int32_t>(range - 1));
-  std::vector<std::int32_t> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = uni(rng);
-  return v;
-}
 
 // A graph of ops over tensors, with the values of its graph inputs.
 struct Problem {

@@ -13,6 +13,23 @@
 
 namespace tilesim_test {
 
+// n standard-normal values, and n indices uniform in [0, range), each from a generator seeded with `seed`.
+inline std::vector<float> normal_values(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = normal(rng);
+  return v;
+}
+
+inline std::vector<std::int32_t> uniform_indices(std::int64_t n, std::int64_t range, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::int32_t> uni(0, static_cast<std::int32_t>(range - 1));
+  std::vector<std::int32_t> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = uni(rng);
+  return v;
+}
+
 inline const tilesim::ipu::IpuMachine& bow() {
   static const tilesim::ipu::IpuMachine m = tilesim::ipu::load_ipu_machine("bow");
   return m;

@@ -23,20 +23,15 @@
 #include "models/ipu/programs/op_program.hpp"
 #include "models/ipu/programs/tensor_io.hpp"
 #include "ipu_test_support.hpp"
+#include "workloads/layers/layers.hpp"
 
 using namespace tilesim;
 using namespace tilesim::ipu;
 using tilesim_test::bow;
+using tilesim_test::normal_values;
+using tilesim_test::uniform_indices;
 
 namespace {
-
-std::vector<float> normal_values(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal;
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = normal(rng);
-  return v;
-}
 
 // One op over graph inputs, with their values.
 struct Problem {
@@ -50,12 +45,8 @@ struct Problem {
     return id;
   }
   TensorId labels(std::int64_t rows, std::int64_t classes, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<std::int32_t> uni(0, static_cast<std::int32_t>(classes - 1));
-    std::vector<std::int32_t> v(static_cast<std::size_t>(rows));
-    for (auto& x : v) x = uni(rng);
     const TensorId id = graph.add_tensor({"labels", {rows}, DType::int32});
-    values.set_i32(id, std::move(v));
+    values.set_i32(id, tilesim_test::uniform_indices(rows, classes, seed));
     return id;
   }
   const Op& op() const { return graph.ops.front(); }
@@ -411,18 +402,12 @@ TEST_CASE("segment_matmul's backward forms per segment, with an empty and a one-
     for (const bool weight_gradient : {false, true}) {
       INFO("K " << sh.K << " N " << sh.N << (weight_gradient ? " weight's gradient" : " input's gradient"));
       Problem p;
-      Op op = make_op(OpKind::segment_matmul, {M, sh.K, 0, sh.N, S});
-      op.input = p.input("x", {M, sh.K}, 3);
-      op.indices = p.graph.add_tensor({"offsets", {S + 1}, DType::int32});
-      p.values.set_i32(op.indices, offsets);
-      if (weight_gradient) {
-        op.transpose_input = true;  // x_s^T @ g_s -> [S * K, N]
-        op.weight = p.input("g", {M, sh.N}, 4);
-      } else {
-        op.transpose_weight = true;  // g_s @ W_s^T, W stored [S, N, K]
-        op.weight = p.input("w", {S, sh.N, sh.K}, 5);
-      }
-      p.graph.add_op(op);
+      const TensorId x = p.input("x", {M, sh.K}, 3);
+      const TensorId off = p.graph.add_tensor({"offsets", {S + 1}, DType::int32});
+      p.values.set_i32(off, offsets);
+      namespace layers = workloads::layers;
+      p.graph.add_op(weight_gradient ? layers::segment_matmul_weight_grad("op", p.graph, x, off, p.input("g", {M, sh.N}, 4))  // [S * K, N]
+                                     : layers::segment_matmul_input_grad("op", p.graph, x, off, p.input("w", {S, sh.N, sh.K}, 5)));
       const Ran ran = run_and_compare(p);
       if (weight_gradient) {
         // The empty segment's block is exactly zero.

@@ -15,6 +15,7 @@
 #include "ir/reference/training_reference.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/run_ops.hpp"
+#include "workloads/layers/layers.hpp"
 
 using namespace tilesim;
 
@@ -295,14 +296,7 @@ TEST_CASE("segment_matmul's backward forms equal per-segment products, an empty 
     return s;
   };
   // The input's gradient g_s @ W_s^T: input g [7, 2], weight W read as [3, 2, 4], out [7, 4].
-  Op gi = make("grad.input", OpKind::segment_matmul, m, n);
-  gi.input = g_t;
-  gi.indices = off;
-  gi.weight = w_t;
-  gi.transpose_weight = true;
-  gi.shape.out_features = k;
-  gi.shape.num_segments = segs;
-  const Op gi_added = c.add(gi);
+  const Op gi_added = c.add(workloads::layers::segment_matmul_input_grad("grad.input", c.graph, g_t, off, w_t));
   CHECK(c.graph.tensor(gi_added.output).shape == std::vector<std::int64_t>{m, k});
   CHECK(gi_added.flops() == 2.0 * m * k * n);
   CHECK(gi_added.min_bytes() == (m * n + segs * k * n + m * k) * 4 + (segs + 1) * 4);
@@ -315,14 +309,7 @@ TEST_CASE("segment_matmul's backward forms equal per-segment products, an empty 
     }
   CHECK(reference::verify(gi_added, c.values, gx).ok);
   // The weight's gradient x_s^T @ g_s: out [3 * 4, 2], the empty segment's block zero.
-  Op gw = make("grad.weight", OpKind::segment_matmul, m, k);
-  gw.input = x_t;
-  gw.indices = off;
-  gw.weight = g_t;
-  gw.transpose_input = true;
-  gw.shape.out_features = n;
-  gw.shape.num_segments = segs;
-  const Op gw_added = c.add(gw);
+  const Op gw_added = c.add(workloads::layers::segment_matmul_weight_grad("grad.weight", c.graph, x_t, off, g_t));
   CHECK(c.graph.tensor(gw_added.output).shape == std::vector<std::int64_t>{segs * k, n});
   CHECK(gw_added.flops() == 2.0 * m * k * n);
   CHECK(gw_added.min_bytes() == (m * k + m * n + segs * k * n) * 4 + (segs + 1) * 4);
@@ -346,7 +333,7 @@ TEST_CASE("segment_matmul's backward forms equal per-segment products, an empty 
   leak[static_cast<std::size_t>(k * n)] = 1e-3f;
   CHECK_FALSE(reference::verify(gw_added, c.values, leak).ok);
   // The stored shapes are checked: the weight's gradient given the weight instead of the gradient.
-  Op bad = gw;
+  Op bad = gw_added;
   bad.name = "bad";
   bad.weight = w_t;
   CHECK_THROWS_AS(c.graph.add_op(bad), std::invalid_argument);

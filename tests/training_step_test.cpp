@@ -15,6 +15,7 @@
 #include "kernels/cpu/cpu_backend.hpp"
 #include "test_support.hpp"
 #include "workloads/workload.hpp"
+#include "workloads/layers/layers.hpp"
 
 using namespace tilesim;
 using namespace tilesim::workloads;
@@ -292,18 +293,8 @@ TEST_CASE("train: segment_matmul's backward forms on the CPU equal the reference
     const TensorId a = g.add_tensor({"a", {m, weight_grad ? k : n}});
     const TensorId off = g.add_tensor({"offsets", {segs + 1}, DType::int32});
     const TensorId b = g.add_tensor({"b", weight_grad ? std::vector<std::int64_t>{m, n} : std::vector<std::int64_t>{segs, k, n}});
-    Op op;
-    op.name = weight_grad ? "mm.grad.weight" : "mm.grad.input";
-    op.kind = OpKind::segment_matmul;
-    op.input = a;
-    op.indices = off;
-    op.weight = b;
-    op.transpose_input = weight_grad;
-    op.transpose_weight = !weight_grad;
-    op.shape.num_inputs = m;
-    op.shape.num_features = weight_grad ? k : n;
-    op.shape.out_features = weight_grad ? n : k;
-    op.shape.num_segments = segs;
+    const Op op = weight_grad ? workloads::layers::segment_matmul_weight_grad("mm.grad.weight", g, a, off, b)
+                              : workloads::layers::segment_matmul_input_grad("mm.grad.input", g, a, off, b);
     g.add_op(op);
     TensorValues v;
     std::vector<float> av(static_cast<std::size_t>(g.tensor(a).elements())), bv(static_cast<std::size_t>(g.tensor(b).elements()));

@@ -59,64 +59,76 @@ void matmul_transposed_f32(const float* a, bool a_transposed, const float* b, bo
               k_int, 1.0f, a, a_transposed ? m_int : k_int, b, b_transposed ? k_int : n_int, 0.0f, c, n_int);
 }
 
-void segment_matmul_f32(const float* a, const std::int32_t* offsets, std::int64_t num_segments, const float* weights,
-                        std::int64_t k, std::int64_t n, float* c) {
+namespace {
+
+// The segments of a segment_matmul over M = offsets[S] rows: `large(s, begin, rows)` for each segment of
+// at least kSegmentBlasMinRows rows (one SGEMM each), then `small_row(s, r)` for every row of the
+// smaller segments, split over threads in one loop (no per-call allocation): each row finds its segment
+// by binary search over the offsets and skips the rows SGEMM did.
+template <class Large, class SmallRow>
+void by_segment(const std::int32_t* offsets, std::int64_t num_segments, std::int64_t k, std::int64_t n, Large large,
+                SmallRow small_row) {
   std::int64_t small_rows = 0;
   for (std::int64_t s = 0; s < num_segments; ++s) {
     const std::int64_t begin = offsets[s], rows = offsets[s + 1] - offsets[s];
-    if (rows >= kSegmentBlasMinRows) matmul_f32(a + begin * k, weights + s * k * n, rows, k, n, nullptr, c + begin * n);
+    if (rows >= kSegmentBlasMinRows) large(s, begin, rows);
     else small_rows += rows;
   }
   if (small_rows == 0) return;
-  // The small segments' rows, split over threads in one loop (no per-call allocation): each row finds its
-  // segment by binary search over the offsets and skips rows SGEMM did. c[r, :] = sum over p of
-  // a[r, p] * w[p, :], the inner loop over n vectorised.
   const std::int64_t m = offsets[num_segments];
   const int threads = parallel::threads_for(4 * small_rows * (k + n) + 4 * k * n);
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
   for (std::int64_t r = 0; r < m; ++r) {
     const std::int64_t s = std::upper_bound(offsets, offsets + num_segments + 1, static_cast<std::int32_t>(r)) - offsets - 1;
     if (offsets[s + 1] - offsets[s] >= kSegmentBlasMinRows) continue;
-    const float* w = weights + s * k * n;
-    const float* ar = a + r * k;
-    float* cr = c + r * n;
-    std::fill_n(cr, n, 0.0f);
-    for (std::int64_t p = 0; p < k; ++p) {
-      const float ap = ar[p];
-      const float* wp = w + p * n;
-#pragma omp simd
-      for (std::int64_t j = 0; j < n; ++j) cr[j] += ap * wp[j];
-    }
+    small_row(s, r);
   }
+}
+
+}  // namespace
+
+void segment_matmul_f32(const float* a, const std::int32_t* offsets, std::int64_t num_segments, const float* weights,
+                        std::int64_t k, std::int64_t n, float* c) {
+  by_segment(
+      offsets, num_segments, k, n,
+      [&](std::int64_t s, std::int64_t begin, std::int64_t rows) {
+        matmul_f32(a + begin * k, weights + s * k * n, rows, k, n, nullptr, c + begin * n);
+      },
+      // c[r, :] = sum over p of a[r, p] * w[p, :], the inner loop over n vectorised.
+      [&](std::int64_t s, std::int64_t r) {
+        const float* w = weights + s * k * n;
+        const float* ar = a + r * k;
+        float* cr = c + r * n;
+        std::fill_n(cr, n, 0.0f);
+        for (std::int64_t p = 0; p < k; ++p) {
+          const float ap = ar[p];
+          const float* wp = w + p * n;
+#pragma omp simd
+          for (std::int64_t j = 0; j < n; ++j) cr[j] += ap * wp[j];
+        }
+      });
 }
 
 void segment_matmul_transposed_weight_f32(const float* a, const std::int32_t* offsets, std::int64_t num_segments,
                                           const float* weights, std::int64_t k, std::int64_t n, float* c) {
-  std::int64_t small_rows = 0;
-  for (std::int64_t s = 0; s < num_segments; ++s) {
-    const std::int64_t begin = offsets[s], rows = offsets[s + 1] - offsets[s];
-    if (rows >= kSegmentBlasMinRows) matmul_transposed_f32(a + begin * k, false, weights + s * k * n, true, rows, k, n, c + begin * n);
-    else small_rows += rows;
-  }
-  if (small_rows == 0) return;
-  // The small segments' rows as in segment_matmul_f32: c[r, j] = a[r, :] . w[j, :], both rows contiguous.
-  const std::int64_t m = offsets[num_segments];
-  const int threads = parallel::threads_for(4 * small_rows * (k + n) + 4 * k * n);
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (std::int64_t r = 0; r < m; ++r) {
-    const std::int64_t s = std::upper_bound(offsets, offsets + num_segments + 1, static_cast<std::int32_t>(r)) - offsets - 1;
-    if (offsets[s + 1] - offsets[s] >= kSegmentBlasMinRows) continue;
-    const float* w = weights + s * k * n;
-    const float* ar = a + r * k;
-    float* cr = c + r * n;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const float* wj = w + j * k;
-      float sum = 0.0f;
+  by_segment(
+      offsets, num_segments, k, n,
+      [&](std::int64_t s, std::int64_t begin, std::int64_t rows) {
+        matmul_transposed_f32(a + begin * k, false, weights + s * k * n, true, rows, k, n, c + begin * n);
+      },
+      // c[r, j] = a[r, :] . w[j, :], both rows contiguous.
+      [&](std::int64_t s, std::int64_t r) {
+        const float* w = weights + s * k * n;
+        const float* ar = a + r * k;
+        float* cr = c + r * n;
+        for (std::int64_t j = 0; j < n; ++j) {
+          const float* wj = w + j * k;
+          float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
-      for (std::int64_t p = 0; p < k; ++p) sum += ar[p] * wj[p];
-      cr[j] = sum;
-    }
-  }
+          for (std::int64_t p = 0; p < k; ++p) sum += ar[p] * wj[p];
+          cr[j] = sum;
+        }
+      });
 }
 
 void segment_matmul_transposed_input_f32(const float* a, const std::int32_t* offsets, std::int64_t num_segments, const float* g,

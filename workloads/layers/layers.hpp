@@ -121,6 +121,11 @@ Op degree_count(const std::string& name, const OpGraph& g, TensorId indices, std
 Op unary(const std::string& name, const OpGraph& g, UnaryFn fn, TensorId x, float scalar = 0);
 Op binary(const std::string& name, const OpGraph& g, BinaryFn fn, TensorId x, TensorId other);
 Op segment_matmul(const std::string& name, const OpGraph& g, TensorId x, TensorId offsets, TensorId weight);
+// segment_matmul's backward forms (ir/op_graph.hpp), as pyg_lib's autograd computes them: the input's
+// gradient g_s @ W_s^T from `grad` [M, N] and the forward's weight [S, K, N] (out [M, K]), and the
+// weight's gradient x_s^T @ g_s from the forward's input x [M, K] and `grad` [M, N] (out [S * K, N]).
+Op segment_matmul_input_grad(const std::string& name, const OpGraph& g, TensorId grad, TensorId offsets, TensorId weight);
+Op segment_matmul_weight_grad(const std::string& name, const OpGraph& g, TensorId x, TensorId offsets, TensorId grad);
 
 // Pieces several layers share, each adding its ops to the lowering with names prefixed by `p`:
 // message passing with a per-edge weight (GCN's norm, GAT's attention, CFConv's filter): the sum over

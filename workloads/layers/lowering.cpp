@@ -271,6 +271,26 @@ Op segment_matmul(const std::string& name, const OpGraph& g, TensorId x, TensorI
   return op;
 }
 
+Op segment_matmul_input_grad(const std::string& name, const OpGraph& g, TensorId grad, TensorId offsets, TensorId weight) {
+  Op op = op_reading(name, OpKind::segment_matmul, g, grad);
+  op.indices = offsets;
+  op.weight = weight;
+  op.transpose_weight = true;
+  op.shape.num_segments = shape_of(g, weight).at(0);
+  op.shape.out_features = shape_of(g, weight).at(1);
+  return op;
+}
+
+Op segment_matmul_weight_grad(const std::string& name, const OpGraph& g, TensorId x, TensorId offsets, TensorId grad) {
+  Op op = op_reading(name, OpKind::segment_matmul, g, x);
+  op.indices = offsets;
+  op.weight = grad;
+  op.transpose_input = true;
+  op.shape.num_segments = shape_of(g, offsets).at(0) - 1;
+  op.shape.out_features = shape_of(g, grad).at(1);
+  return op;
+}
+
 TensorId weighted_aggregate(Lowering& l, const std::string& p, TensorId h, const EdgeTensors& e, TensorId edge_weight) {
   OpGraph& g = l.graph();
   const TensorId h_j = l.op(gather(p + "gather_src", g, h, e.src));

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "workloads/layers/layers.hpp"
+
 namespace tilesim::workloads::training {
 namespace {
 
@@ -152,24 +154,10 @@ void Backward::differentiate(const Op& f, TensorId g) {
     }
     case OpKind::segment_matmul: {  // pyg_lib's autograd: segment_matmul(g, offsets, W^T) and x_s^T @ g_s
       if (f.transpose_input || f.transpose_weight) break;
-      if (needs(f.input)) {  // g_s @ W_s^T, the same W read transposed
-        Op op = reading(OpKind::segment_matmul, g);
-        op.indices = f.indices;
-        op.weight = f.weight;
-        op.transpose_weight = true;
-        op.shape.out_features = s.num_features;
-        op.shape.num_segments = s.num_segments;
-        accumulate(f, f.input, emit(f, op, ".input"));
-      }
-      if (needs(f.weight)) {  // x_s^T @ g_s per segment, [S * K, N] (zero for an empty segment)
-        Op op = reading(OpKind::segment_matmul, f.input);
-        op.indices = f.indices;
-        op.weight = g;
-        op.transpose_input = true;
-        op.shape.out_features = s.out_features;
-        op.shape.num_segments = s.num_segments;
-        accumulate(f, f.weight, emit(f, op, ".weight"));
-      }
+      if (needs(f.input))  // g_s @ W_s^T, the same W read transposed
+        accumulate(f, f.input, emit(f, layers::segment_matmul_input_grad("", g_, g, f.indices, f.weight), ".input"));
+      if (needs(f.weight))  // x_s^T @ g_s per segment, [S * K, N] (zero for an empty segment)
+        accumulate(f, f.weight, emit(f, layers::segment_matmul_weight_grad("", g_, f.input, f.indices, g), ".weight"));
       return;  // offsets: no gradient
     }
     case OpKind::unary:
