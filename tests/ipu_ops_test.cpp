@@ -25,28 +25,11 @@
 using namespace tilesim;
 using namespace tilesim::ipu;
 using tilesim_test::bow;
-using tilesim_test::normal_values;
 using tilesim_test::uniform_indices;
 
 namespace {
 
-// A graph of ops over tensors, with the values of its graph inputs.
-struct Problem {
-  OpGraph graph;
-  TensorValues values;
-  TensorId add_input(const std::string& name, std::vector<std::int64_t> shape, std::uint64_t seed) {
-    const TensorId id = graph.add_tensor({name, shape, DType::float32});
-    std::int64_t n = 1;
-    for (auto d : shape) n *= d;
-    values.set_f32(id, normal_values(n, seed));
-    return id;
-  }
-  TensorId add_indices(const std::string& name, std::vector<std::int32_t> idx) {
-    const TensorId id = graph.add_tensor({name, {static_cast<std::int64_t>(idx.size())}, DType::int32});
-    values.set_i32(id, std::move(idx));
-    return id;
-  }
-};
+using Problem = tilesim_test::GraphProblem;
 
 Op make_op(const std::string& name, OpKind kind, OpShape shape) {
   Op op;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "ir/op_graph.hpp"
@@ -29,6 +30,25 @@ inline std::vector<std::int32_t> uniform_indices(std::int64_t n, std::int64_t ra
   for (auto& x : v) x = uni(rng);
   return v;
 }
+
+// A graph of ops over tensors, with the values of its graph inputs (standard-normal floats by seed).
+struct GraphProblem {
+  tilesim::OpGraph graph;
+  tilesim::TensorValues values;
+  tilesim::TensorId add_input(const std::string& name, std::vector<std::int64_t> shape, std::uint64_t seed) {
+    const tilesim::TensorId id = graph.add_tensor({name, shape, tilesim::DType::float32});
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    values.set_f32(id, normal_values(n, seed));
+    return id;
+  }
+  tilesim::TensorId add_indices(const std::string& name, std::vector<std::int32_t> idx) {
+    const tilesim::TensorId id = graph.add_tensor({name, {static_cast<std::int64_t>(idx.size())}, tilesim::DType::int32});
+    values.set_i32(id, std::move(idx));
+    return id;
+  }
+  const tilesim::Op& op() const { return graph.ops.front(); }
+};
 
 inline const tilesim::ipu::IpuMachine& bow() {
   static const tilesim::ipu::IpuMachine m = tilesim::ipu::load_ipu_machine("bow");

@@ -28,29 +28,11 @@
 using namespace tilesim;
 using namespace tilesim::ipu;
 using tilesim_test::bow;
-using tilesim_test::normal_values;
 using tilesim_test::uniform_indices;
 
 namespace {
 
-// One op over graph inputs, with their values.
-struct Problem {
-  OpGraph graph;
-  TensorValues values;
-  TensorId input(const std::string& name, std::vector<std::int64_t> shape, std::uint64_t seed) {
-    const TensorId id = graph.add_tensor({name, shape, DType::float32});
-    std::int64_t n = 1;
-    for (auto d : shape) n *= d;
-    values.set_f32(id, normal_values(n, seed));
-    return id;
-  }
-  TensorId labels(std::int64_t rows, std::int64_t classes, std::uint64_t seed) {
-    const TensorId id = graph.add_tensor({"labels", {rows}, DType::int32});
-    values.set_i32(id, tilesim_test::uniform_indices(rows, classes, seed));
-    return id;
-  }
-  const Op& op() const { return graph.ops.front(); }
-};
+using Problem = tilesim_test::GraphProblem;
 
 Op make_op(OpKind kind, OpShape shape) {
   Op op;
@@ -110,8 +92,8 @@ Problem matmul_problem(std::int64_t M, std::int64_t K, std::int64_t N, bool tran
   Op op = make_op(OpKind::matmul, {M, K, 0, N});
   op.transpose_input = transpose_input;
   op.transpose_weight = transpose_weight;
-  op.input = transpose_input ? p.input("x", {K, M}, 1) : p.input("x", {M, K}, 1);
-  op.weight = transpose_weight ? p.input("w", {N, K}, 2) : p.input("w", {K, N}, 2);
+  op.input = transpose_input ? p.add_input("x", {K, M}, 1) : p.add_input("x", {M, K}, 1);
+  op.weight = transpose_weight ? p.add_input("w", {N, K}, 2) : p.add_input("w", {K, N}, 2);
   p.graph.add_op(op);
   return p;
 }
@@ -119,8 +101,8 @@ Problem matmul_problem(std::int64_t M, std::int64_t K, std::int64_t N, bool tran
 Problem unary_grad_problem(UnaryFn fn, std::int64_t rows, std::int64_t cols) {
   Problem p;
   Op op = make_op(OpKind::unary_grad, {rows, cols});
-  op.input = p.input("x", {rows, cols}, 11);
-  op.weight = p.input("grad", {rows, cols}, 12);
+  op.input = p.add_input("x", {rows, cols}, 11);
+  op.weight = p.add_input("grad", {rows, cols}, 12);
   auto& x = p.values.mutable_f32(op.input);
   if (fn == UnaryFn::cosine_cutoff || fn == UnaryFn::rsqrt_or_zero)
     for (auto& v : x) v = std::abs(v) * 4.0f;  // distances and degrees, some beyond the cutoff
@@ -136,10 +118,10 @@ Problem optimizer_problem(OptimizerSpec spec, std::int64_t rows, std::int64_t co
   Op op = make_op(OpKind::optimizer_step, {rows, cols});
   op.phase = OpPhase::optimizer;
   op.optimizer = spec;
-  op.input = p.input("param", {rows, cols}, 21);
-  op.weight = p.input("grad", {rows, cols}, 22);
+  op.input = p.add_input("param", {rows, cols}, 21);
+  op.weight = p.add_input("grad", {rows, cols}, 22);
   if (spec.state_rows() > 0) {
-    op.bias = p.input("state", {spec.state_rows(), rows * cols}, 23);
+    op.bias = p.add_input("state", {spec.state_rows(), rows * cols}, 23);
     // Adam's second moment is a running mean of squares: never negative.
     if (spec.kind == OptimizerSpec::Kind::adam) {
       auto& s = p.values.mutable_f32(op.bias);
@@ -159,7 +141,7 @@ Problem sum_to_problem(std::int64_t rows, std::int64_t cols, std::int64_t other_
   Op op = make_op(OpKind::sum_to, {rows, cols});
   op.shape.other_rows = other_rows;
   op.shape.other_groups = groups;
-  op.input = p.input("x", {rows, cols}, 31);
+  op.input = p.add_input("x", {rows, cols}, 31);
   p.graph.add_op(op);
   return p;
 }
@@ -169,9 +151,9 @@ Problem loss_problem(OpKind kind, LossFn fn, std::int64_t rows, std::int64_t cla
   Op op = make_op(kind, {rows, classes});
   op.phase = OpPhase::loss;
   op.loss = fn;
-  op.input = p.input("logits", {rows, classes}, 41);
-  if (fn == LossFn::cross_entropy) op.indices = p.labels(rows, classes, 42);
-  else op.weight = p.input("targets", {rows, classes}, 43);
+  op.input = p.add_input("logits", {rows, classes}, 41);
+  if (fn == LossFn::cross_entropy) op.indices = p.add_indices("labels", uniform_indices(rows, classes, 42));
+  else op.weight = p.add_input("targets", {rows, classes}, 43);
   p.graph.add_op(op);
   return p;
 }
@@ -402,12 +384,12 @@ TEST_CASE("segment_matmul's backward forms per segment, with an empty and a one-
     for (const bool weight_gradient : {false, true}) {
       INFO("K " << sh.K << " N " << sh.N << (weight_gradient ? " weight's gradient" : " input's gradient"));
       Problem p;
-      const TensorId x = p.input("x", {M, sh.K}, 3);
+      const TensorId x = p.add_input("x", {M, sh.K}, 3);
       const TensorId off = p.graph.add_tensor({"offsets", {S + 1}, DType::int32});
       p.values.set_i32(off, offsets);
       namespace layers = workloads::layers;
-      p.graph.add_op(weight_gradient ? layers::segment_matmul_weight_grad("op", p.graph, x, off, p.input("g", {M, sh.N}, 4))  // [S * K, N]
-                                     : layers::segment_matmul_input_grad("op", p.graph, x, off, p.input("w", {S, sh.N, sh.K}, 5)));
+      p.graph.add_op(weight_gradient ? layers::segment_matmul_weight_grad("op", p.graph, x, off, p.add_input("g", {M, sh.N}, 4))  // [S * K, N]
+                                     : layers::segment_matmul_input_grad("op", p.graph, x, off, p.add_input("w", {S, sh.N, sh.K}, 5)));
       const Ran ran = run_and_compare(p);
       if (weight_gradient) {
         // The empty segment's block is exactly zero.
