@@ -21,6 +21,7 @@ struct RunArgs {
   int warmup = defaults::warmup_calls;
   int repeats = defaults::timed_calls;
   std::optional<std::int64_t> steps;  // training workloads: overrides train.steps
+  std::optional<std::int64_t> batches;  // workloads with a loader: overrides loader.batches (default one epoch)
 };
 
 struct ValidateArgs {
@@ -94,7 +95,17 @@ struct PlacementArgs {
   bool json = false;
 };
 
+// tilesim fit (docs/workload-format.md, "Mini-batches"): the largest batch of a loader workload whose
+// inference and training steps fit the simulated IPU.
+struct FitArgs {
+  std::string workload;
+  std::string backend = "ipu:bow";
+  std::int64_t sample_batches = 4;  // batches made per candidate; the largest decides its fixed shape
+  bool json = false;
+};
+
 int run_command(const RunArgs& args);
+int fit_command(const FitArgs& args);
 int placement_command(const PlacementArgs& args);
 int sweep_command(const SweepArgs& args);
 int host_calibrate_command(const HostCalibrateArgs& args);

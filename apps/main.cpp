@@ -42,6 +42,9 @@ static int dispatch(int argc, char** argv) {
   run_cmd->add_option("--repeats", run.repeats, "Timed calls of measured backends (median reported)")->capture_default_str();
   std::int64_t steps = 0;
   auto* steps_opt = run_cmd->add_option("--steps", steps, "Training workloads: steps to run (overrides the workload's train.steps)");
+  std::int64_t batches = 0;
+  auto* batches_opt = run_cmd->add_option("--batches", batches,
+                                          "Workloads with a loader: batches to run, one step each (overrides loader.batches; default one epoch)");
 
   bool machines_json = false;
   auto* machines_cmd = app.add_subcommand("machines", "List the machine files and their key figures");
@@ -128,6 +131,15 @@ static int dispatch(int argc, char** argv) {
   report_cmd->add_option("--target", report.targets, "Backend or hydronet reference (repeatable)");
   report_cmd->add_option("--ops", report.ops, "Comma-separated ops (default: every op of the results)");
 
+  FitArgs fit;
+  auto* fit_cmd = app.add_subcommand(
+      "fit", "The largest batch of a mini-batch workload whose inference and training steps fit the simulated IPU's tiles");
+  fit_cmd->add_option("workload", fit.workload, "Workload JSON file with a \"loader\" (docs/workload-format.md)")->required();
+  fit_cmd->add_option("--backend", fit.backend, "The simulated IPU: ipu:bow, ipu:bow-2000, ipu:mk2, ... or ipu:FILE")->capture_default_str();
+  fit_cmd->add_option("--sample-batches", fit.sample_batches,
+                      "Batches made per candidate size; the largest sets its fixed shape")->capture_default_str();
+  fit_cmd->add_flag("--json", fit.json, "Print the answer as JSON");
+
   PlacementArgs placement;
   std::uint64_t placement_seed = 0;
   auto* placement_cmd = app.add_subcommand(
@@ -152,9 +164,11 @@ static int dispatch(int argc, char** argv) {
     return static_cast<int>(ExitCode::bad_input);
   }
 
+  if (*fit_cmd) return fit_command(fit);
   if (*run_cmd) {
     if (*seed_opt) run.seed = seed;
     if (*steps_opt) run.steps = steps;
+    if (*batches_opt) run.batches = batches;
     return run_command(run);
   }
   if (*machines_cmd) return machines_command(machines_json);

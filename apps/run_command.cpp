@@ -10,7 +10,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "apps/agreement.hpp"
 #include "apps/commands.hpp"
+#include "apps/minibatch_run.hpp"
 #include "apps/report_writer.hpp"
 #include "apps/training_run.hpp"
 #include "backends/registry.hpp"
@@ -36,23 +38,6 @@ std::string trace_path_for(const std::string& path, const backends::BackendSpec&
   std::filesystem::path p(path);
   std::string tag = std::filesystem::path(spec.machine).stem().string();
   return (p.parent_path() / (p.stem().string() + "." + tag + p.extension().string())).string();
-}
-
-// Two outputs' largest difference, unequal until a tolerance says otherwise (for an op neither backend
-// holds the operands of, so the reference's bound cannot be computed).
-reference::Agreement difference_only(const std::vector<float>& a, const std::vector<float>& b) {
-  reference::Agreement r;
-  if (a.size() != b.size()) {
-    r.max_abs_difference = INFINITY;
-    r.detail = "outputs of different sizes";
-    return r;
-  }
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double d = std::fabs(static_cast<double>(a[i]) - b[i]);
-    if (d > r.max_abs_difference || std::isnan(d)) r.max_abs_difference = d;
-  }
-  r.detail = "operands held by neither backend (a gradient autograd computed): no reference bound";
-  return r;
 }
 
 void check_writable(const std::string& path, const std::string& what) {
@@ -99,6 +84,11 @@ int run_command(const RunArgs& args) {
   workloads::Workload workload = workloads::load_workload(args.workload);
   if (args.seed) workload.seed = *args.seed;
   const bool training = workload.model && workload.model->train;
+  const bool loader = workload.model && workload.model->loader;
+  if (args.batches && !loader)
+    throw InputError(args.workload, "loader", "a \"loader\" section for --batches to apply to", "a workload without one");
+  if (args.steps && loader)
+    throw InputError("", "--steps", "--batches for a workload with a loader (one step per batch)", "--steps " + std::to_string(*args.steps));
   if (args.steps && !training)
     throw InputError(args.workload, "train", "a \"train\" section for --steps to apply to", "a workload without one");
   if (args.steps && *args.steps < 1) throw InputError("", "--steps", "an integer >= 1", std::to_string(*args.steps));
@@ -132,6 +122,8 @@ int run_command(const RunArgs& args) {
   const std::string report_path = (std::filesystem::path(out_dir) / "report.json").string();
   if (!args.trace.empty()) check_writable(args.trace, "the trace (--trace)");
 
+  if (loader) return run_minibatch(args, workload, specs, backends, report_path);
+
   // Plan first: a workload that does not fit fails before any input is generated. The workload is
   // lowered once; its graph is planned here and then filled with inputs.
   workloads::Lowered lowered = workloads::lower(workload);
@@ -155,73 +147,13 @@ int run_command(const RunArgs& args) {
     }
   }
 
-  // Cross-backend agreement: every pair of backends that computed outputs, op by op. An op that reads
-  // only graph inputs sees identical operands on both backends, so both lie within the reference's bound
-  // ("bound"). An op fed by earlier ops' outputs (the ops of a GNN layer) sees each backend's own
-  // operands, which may differ by rounding; each backend's output was verified against its own operands
-  // already, and the two are compared against the bound computed from backend a's operands (b's when a
-  // did not form them all); failing that, when both formed the operands, against the reference evaluated
-  // on each side's own operands (reference::compare_through_operands); failing that within a relative
-  // tolerance of the output's largest magnitude ("chained").
-  constexpr double chained_relative_tolerance = 1e-4;
-  std::vector<bool> is_output(instance.graph.tensors.size(), false);
-  for (const Op& op : instance.graph.ops) is_output[static_cast<std::size_t>(op.output)] = true;
-  auto chained = [&](const Op& op) {
-    for (TensorId t : {op.input, op.indices, op.weight, op.bias, op.aux})
-      if (t >= 0 && is_output[static_cast<std::size_t>(t)]) return true;
-    return false;
-  };
-  // Whether a backend's computed values hold every operand of an op that another op produces. Not so
-  // for a gradient torch-cpu's autograd computed: the graph's intermediate backward tensors it stands
-  // for were never formed.
-  auto holds_operands = [&](const Op& op, const TensorValues& values) {
-    for (TensorId t : {op.input, op.indices, op.weight, op.bias, op.aux})
-      if (t >= 0 && is_output[static_cast<std::size_t>(t)] && !values.has(t)) return false;
-    return true;
-  };
-  nlohmann::json agreements = nlohmann::json::array();
+  // Cross-backend agreement, op by op (apps/agreement.hpp); a training run compares its first steps,
+  // which every backend runs on the same inputs.
+  std::vector<OutputsOf> computed;
+  for (std::size_t b = 0; b < backends.size(); ++b)
+    computed.push_back({specs[b].name(), training ? &training_runs[b].first_step_outputs : backends[b]->computed_outputs()});
   bool all_agree = true;
-  for (std::size_t a = 0; a < backends.size(); ++a) {
-    for (std::size_t b = a + 1; b < backends.size(); ++b) {
-      // A training run's first step: every backend's first step reads the same inputs.
-      const TensorValues* oa = training ? &training_runs[a].first_step_outputs : backends[a]->computed_outputs();
-      const TensorValues* ob = training ? &training_runs[b].first_step_outputs : backends[b]->computed_outputs();
-      for (const Op& op : instance.graph.ops) {
-        if (!oa || !ob || !oa->has(op.output) || !ob->has(op.output)) continue;
-        const bool from_outputs = chained(op);
-        // A chained op's bound comes from the operands of a backend that holds them all (a first, else b);
-        // when neither does, only the relative tolerance below applies.
-        const TensorValues* operand_source = holds_operands(op, *oa) ? oa : holds_operands(op, *ob) ? ob : nullptr;
-        const std::vector<float>& va = oa->f32(op.output);
-        const std::vector<float>& vb = ob->f32(op.output);
-        reference::Agreement agreement;
-        if (!from_outputs) agreement = reference::compare_outputs(op, instance.values, va, vb);
-        else if (operand_source == oa) agreement = reference::compare_outputs(op, instance.values, *oa, va, vb);
-        else if (operand_source == ob) agreement = reference::compare_outputs(op, instance.values, *ob, vb, va);
-        else agreement = difference_only(va, vb);
-        // Both backends formed the operands: the reference on each side's own operands says how far apart
-        // the outputs may lie (an op that amplifies rounding, like Adam's first update, is judged by it).
-        if (from_outputs && !agreement.equal && holds_operands(op, *oa) && holds_operands(op, *ob))
-          agreement = reference::compare_through_operands(op, instance.values, *oa, *ob, va, vb);
-        if (from_outputs && !agreement.equal) {
-          double magnitude = 0;
-          for (float v : operand_source == ob ? vb : va) magnitude = std::max(magnitude, static_cast<double>(std::abs(v)));
-          if (agreement.max_abs_difference <= chained_relative_tolerance * std::max(1.0, magnitude)) {
-            agreement.equal = true;
-            agreement.detail = "within " + std::to_string(chained_relative_tolerance) +
-                               " of the output's largest magnitude (operands computed by each backend)";
-          }
-        }
-        all_agree = all_agree && agreement.equal;
-        agreements.push_back({{"op", op.name},
-                              {"backends", {specs[a].name(), specs[b].name()}},
-                              {"check", from_outputs ? "chained" : "bound"},
-                              {"outputs_equal", agreement.equal},
-                              {"max_abs_difference", agreement.max_abs_difference},
-                              {"detail", agreement.detail}});
-      }
-    }
-  }
+  const nlohmann::json agreements = op_agreements(instance.graph, instance.values, computed, all_agree);
 
   // Training: each pair of loss curves, step by step (training_run.hpp: the first step must agree; a
   // later difference is each backend's own rounding carried forward, reported beside the curves).

@@ -63,6 +63,9 @@ struct FamilyInfo {
   bool timing_only_applies = false; // --timing-only (and a sweep without verify) skips moving bytes
   bool writes_traces = false;       // --trace applies
   bool runs_training_steps = false; // runs the backward, loss and optimizer ops of a training step
+  // Runs programs compiled for fixed shapes (the IPU, as PopTorch compiles them): mini-batches are
+  // padded to one shape for it; the other families run each batch's exact shape.
+  bool fixed_shapes = false;
   std::string unchecked_verified;   // results.csv's verified for a row whose outputs were not checked
   std::string roofline_machine_family;  // the --machine FAMILY of `tilesim roofline` that applies to its rows ("" none)
   std::string roofline_machine_form;    // how that option names its machine ("ipu:NAME_OR_FILE"); "" for no own form

@@ -35,7 +35,8 @@ nlohmann::json describe(const BackendFamily& f, bool probe_devices) {
                       {"built", a.built},
                       {"optional", a.optional},
                       {"build", build_text(a)},
-                      {"training_steps", info.runs_training_steps}};
+                      {"training_steps", info.runs_training_steps},
+                      {"fixed_shapes", info.fixed_shapes}};
   bool available = a.built;
   if (a.needs_device && a.built) {
     if (probe_devices) {

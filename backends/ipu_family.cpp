@@ -35,6 +35,7 @@ FamilyInfo ipu_info() {
   // The whole step as one program per step: forward, loss, backward and optimizer ops on the tiles,
   // with the step's live tensors checked against the SRAM (models/ipu/planning/step_memory.hpp).
   i.runs_training_steps = true;
+  i.fixed_shapes = true;
   return i;
 }
 

@@ -50,6 +50,10 @@ Lowered lower(const Workload& workload) {
     out.plain_ops.emplace_back(i, out.graph.ops.size());
     out.graph.add_gather_scatter(spec.name, spec.kind, spec.dtype, spec.shape);
   }
+  if (workload.model && workload.model->loader)
+    throw InputError(workload.source_file, "loader",
+                     "a workload without a \"loader\" here (`tilesim run` runs a loader's mini-batches, one step each)",
+                     "a \"" + loaders::to_string(workload.model->loader->kind) + "\" loader");
   if (workload.model) {
     const graphs::EdgeList edges = graphs::build(workload.model->graph, workload.seed);
     layers::Lowering l(out.graph, out.fills, edges, workload.seed);

@@ -66,4 +66,31 @@ std::vector<float> uniform_reals(std::mt19937_64& engine, std::int64_t count, do
   return out;
 }
 
+KeyedStream::KeyedStream(std::uint64_t seed, const std::string& name) : base_(mix64(seed ^ mix64(name_hash(name)))) {}
+
+std::uint64_t KeyedStream::counter(std::uint64_t key, std::uint64_t position) const {
+  return mix64(base_ ^ mix64(mix64(key) + position));
+}
+
+void KeyedStream::standard_normal(std::uint64_t key, std::int64_t count, float* out) const {
+  constexpr double two_pi = 6.283185307179586476925;
+  for (std::int64_t i = 0; i < count; i += 2) {
+    // u1 in (0, 1]: the logarithm stays finite.
+    const double u1 = (static_cast<double>(counter(key, static_cast<std::uint64_t>(i)) >> 11) + 1.0) * 0x1.0p-53;
+    const double u2 = static_cast<double>(counter(key, static_cast<std::uint64_t>(i) + 1) >> 11) * 0x1.0p-53;
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    out[i] = static_cast<float>(r * std::cos(two_pi * u2));
+    if (i + 1 < count) out[i + 1] = static_cast<float>(r * std::sin(two_pi * u2));
+  }
+}
+
+std::int32_t KeyedStream::uniform_index(std::uint64_t key, std::int64_t range) const {
+  const auto r = static_cast<std::uint32_t>(range);
+  const std::uint32_t threshold = static_cast<std::uint32_t>(-r) % r;
+  for (std::uint64_t attempt = 0;; ++attempt) {
+    const std::uint64_t m = (counter(key, attempt) >> 32) * static_cast<std::uint64_t>(r);
+    if (static_cast<std::uint32_t>(m) >= threshold) return static_cast<std::int32_t>(m >> 32);
+  }
+}
+
 }  // namespace tilesim::workloads::streams

@@ -25,4 +25,20 @@ std::vector<std::int32_t> uniform_indices(std::mt19937_64& engine, std::int64_t 
 // Uniform floats in [low, high): low + (high - low) * unit, rounded to float.
 std::vector<float> uniform_reals(std::mt19937_64& engine, std::int64_t count, double low, double high);
 
+// Values keyed by an item (a node or a graph of a dataset) instead of drawn in sequence, so that the
+// same item gets the same values in whichever mini-batch it appears: each value is a SplitMix64 counter
+// (mix64 of the stream's base, the key and the value's position), with no engine state to seed.
+class KeyedStream {
+ public:
+  KeyedStream(std::uint64_t seed, const std::string& name);
+  // `count` standard normal float32 values of item `key` (Box-Muller on pairs of counters).
+  void standard_normal(std::uint64_t key, std::int64_t count, float* out) const;
+  // A uniform integer in [0, range) for item `key` (Lemire's multiply-and-reject); range <= 2^31 - 1.
+  std::int32_t uniform_index(std::uint64_t key, std::int64_t range) const;
+
+ private:
+  std::uint64_t counter(std::uint64_t key, std::uint64_t position) const;
+  std::uint64_t base_;
+};
+
 }  // namespace tilesim::workloads::streams

@@ -198,21 +198,44 @@ OpSpec read_op(const nlohmann::json& element, const std::string& file, const std
 // come from a dataset preset instead).
 ModelSpec read_model(ObjectReader& root) {
   const std::string& file = root.file();
-  if (!root.has("graph")) throw InputError(file, "graph", "a \"graph\" object for the \"model\" to run on", "none");
-  if (!root.has("model")) throw InputError(file, "model", "a \"model\" array of layers to run on the \"graph\"", "none");
   ModelSpec m;
-  const auto& graph = root.value("graph");
-  if (!graph.is_object()) throw InputError(file, "graph", "an object", describe_json(graph));
-  m.graph = graphs::parse_graph_spec(graph, file, "graph");
+  if (root.has("loader")) m.loader = loaders::parse_loader(root.value("loader"), file, "loader");
+  const bool dataset = m.loader && m.loader->kind == loaders::LoaderSpec::Kind::graphs;
+  if (!dataset && !root.has("graph")) throw InputError(file, "graph", "a \"graph\" object for the \"model\" to run on", "none");
+  if (!root.has("model")) throw InputError(file, "model", "a \"model\" array of layers to run on the \"graph\"", "none");
+  if (dataset) {
+    // The loader's dataset is the graph source.
+    if (root.has("graph"))
+      throw InputError(file, "graph", "no \"graph\" beside a \"graphs\" loader (its \"dataset\" is the graph source)",
+                       describe_json(root.value("graph")));
+  } else {
+    const auto& graph = root.value("graph");
+    if (!graph.is_object()) throw InputError(file, "graph", "an object", describe_json(graph));
+    m.graph = graphs::parse_graph_spec(graph, file, "graph");
+  }
+  const std::int64_t given_features = dataset ? loaders::dataset_num_features(m.loader->dataset->kind) : m.graph.num_features;
   if (root.has("num_features")) {
     m.num_features = read_size(root, "num_features");
-  } else if (m.graph.num_features > 0) {
-    m.num_features = m.graph.num_features;
+  } else if (given_features > 0) {
+    m.num_features = given_features;
   } else {
-    throw InputError(file, "num_features", "the node feature width (the graph source gives none)", "no \"num_features\"");
+    throw InputError(file, "num_features", std::string("the node feature width (the ") + (dataset ? "dataset" : "graph source") + " gives none)",
+                     "no \"num_features\"");
   }
   m.layers = layers::parse_model(root.value("model"), file, "model", m.num_features);
   if (root.has("train")) m.train = training::parse_train(root.value("train"), file, "train");
+  if (m.loader && m.train) {
+    // Each batch is one step: the loader decides how many.
+    if (root.value("train").contains("steps"))
+      throw InputError(file, "train.steps", "no \"steps\" beside a \"loader\" (one step per batch: \"loader.batches\" or --batches)",
+                       describe_json(root.value("train")["steps"]));
+    const bool graph_task = m.train->task == training::TrainSpec::Task::graph;
+    if (graph_task != dataset)
+      throw InputError(file, "train.task",
+                       dataset ? "\"graph\" for a \"graphs\" loader (its batches are graphs to classify or regress)"
+                               : "\"node\" for a \"" + loaders::to_string(m.loader->kind) + "\" loader (its batches are nodes of one graph)",
+                       describe_json(training::to_string(m.train->task)));
+  }
   return m;
 }
 
@@ -240,9 +263,14 @@ Workload parse_workload(const nlohmann::json& document, const std::string& file)
   const auto& ops = root.has("ops") ? root.array("ops") : no_ops;
   if (root.has("train") && !root.has("model"))
     throw InputError(file, "train", "a \"train\" section beside a \"model\" (it trains the model)", "no \"model\"");
-  if (root.has("model") || root.has("graph") || root.has("num_features")) w.model = read_model(root);
+  if (root.has("loader") && !root.has("model"))
+    throw InputError(file, "loader", "a \"loader\" section beside a \"model\" (it feeds the model batches)", "no \"model\"");
+  if (root.has("loader") && root.has("ops"))
+    throw InputError(file, "ops", "no \"ops\" beside a \"loader\" (a mini-batch workload runs its model only)",
+                     describe_json(root.value("ops")));
+  if (root.has("model") || root.has("graph") || root.has("num_features") || root.has("loader")) w.model = read_model(root);
   // Known keys, so that a misspelt one is reported with them listed.
-  for (const char* key : {"ops", "graph", "num_features", "model", "train"}) root.ignore(key);
+  for (const char* key : {"ops", "graph", "num_features", "model", "train", "loader"}) root.ignore(key);
   root.finish();
 
   const std::int64_t limit = memory_limit_bytes();
@@ -325,7 +353,8 @@ nlohmann::json to_json(const Workload& workload) {
   // A model-only workload has no "ops" (an empty array is not valid input), so its echo stays a workload.
   if (!workload.ops.empty() || !workload.model) echo["ops"] = ops;
   if (workload.model) {
-    echo["graph"] = graphs::to_json(workload.model->graph);
+    if (!workload.model->loader || workload.model->loader->kind != loaders::LoaderSpec::Kind::graphs)
+      echo["graph"] = graphs::to_json(workload.model->graph);
     echo["num_features"] = workload.model->num_features;
     nlohmann::json model = nlohmann::json::array();
     std::int64_t in = workload.model->num_features;
@@ -334,7 +363,11 @@ nlohmann::json to_json(const Workload& workload) {
       in = layers::output_width(layer, in);
     }
     echo["model"] = model;
-    if (workload.model->train) echo["train"] = training::to_json(*workload.model->train);
+    if (workload.model->train) {
+      echo["train"] = training::to_json(*workload.model->train);
+      if (workload.model->loader) echo["train"].erase("steps");  // one per batch
+    }
+    if (workload.model->loader) echo["loader"] = loaders::to_json(*workload.model->loader);
   }
   return echo;
 }

@@ -13,6 +13,7 @@
 #include "ir/tensor_values.hpp"
 #include "workloads/graphs/graph.hpp"
 #include "workloads/layers/layers.hpp"
+#include "workloads/loaders/loader_spec.hpp"
 #include "workloads/training/train_spec.hpp"
 #include "workloads/training/training_step.hpp"
 
@@ -50,6 +51,10 @@ struct ModelSpec {
   std::vector<layers::LayerSpec> layers;
   // "train": a training step (forward, loss, backward, optimizer) instead of the forward pass alone.
   std::optional<training::TrainSpec> train;
+  // "loader": mini-batches (sampled neighbourhoods, clusters, batches of small graphs), one step each,
+  // instead of the whole graph in one step. With a "graphs" loader its dataset is the graph source and
+  // `graph` stays empty.
+  std::optional<loaders::LoaderSpec> loader;
 };
 
 struct Workload {

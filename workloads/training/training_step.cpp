@@ -19,7 +19,7 @@ std::size_t sz(std::int64_t v) { return static_cast<std::size_t>(v); }
 
 // `count` distinct nodes of [0, n), ascending (the order x[train_mask] keeps): a partial Fisher-Yates
 // shuffle on the stream "train.mask", written out so that every standard library draws the same set.
-std::vector<std::int32_t> training_nodes(std::uint64_t seed, std::int64_t n, std::int64_t count) {
+std::vector<std::int32_t> draw_training_nodes(std::uint64_t seed, std::int64_t n, std::int64_t count) {
   std::vector<std::int32_t> order(sz(n));
   for (std::int64_t i = 0; i < n; ++i) order[sz(i)] = static_cast<std::int32_t>(i);
   auto engine = streams::named_engine(seed, "train.mask");
@@ -40,11 +40,20 @@ void add_group(OpGraph& g, const std::string& name, const std::string& kind, std
 // The optimizer views a parameter as [M, F]: a 1-D bias is one row.
 std::int64_t last_dim(const TensorInfo& t) { return t.shape.back(); }
 
+std::int64_t training_node_count(std::int64_t n, double train_fraction) {
+  return std::min(n, std::max<std::int64_t>(1, std::llround(train_fraction * static_cast<double>(n))));
+}
+
 }  // namespace
+
+std::vector<std::int32_t> training_nodes(std::uint64_t seed, std::int64_t n, double train_fraction) {
+  return draw_training_nodes(seed, n, training_node_count(n, train_fraction));
+}
 
 TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputFill>& fills,
                                    const std::vector<layers::LayerSpec>& model, std::int64_t num_features,
-                                   const TrainSpec& spec, std::uint64_t seed, const std::string& spec_path) {
+                                   const TrainSpec& spec, std::uint64_t seed, const std::string& spec_path,
+                                   const GivenReadout* given) {
   OpGraph& g = l.graph();
   const std::size_t first_fill = fills.size();
   const TensorId logits = layers::lower_model(l, model, num_features);
@@ -55,10 +64,15 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
   TensorId predictions = logits;
   std::vector<std::int32_t> rows;  // the loss rows' positions among the n (node) or graph rows drawn
   std::int64_t drawn_rows = n;
-  if (spec.task == TrainSpec::Task::node) {
-    const std::int64_t count = std::max<std::int64_t>(1, std::llround(spec.train_fraction * static_cast<double>(n)));
+  if (spec.task == TrainSpec::Task::node && given) {
+    // Always gathered, even when the rows are every node, so that a fixed-size batch keeps one shape.
+    const TensorId mask = l.given_i32("train.mask", given->rows);
+    predictions = l.op(layers::gather("readout.mask", g, logits, mask));
+    add_group(g, "readout", "mask", first, OpPhase::forward);
+  } else if (spec.task == TrainSpec::Task::node) {
+    const std::int64_t count = training_node_count(n, spec.train_fraction);
     if (count < n) {
-      rows = training_nodes(seed, n, count);
+      rows = draw_training_nodes(seed, n, count);
       const TensorId mask = l.given_i32("train.mask", rows);
       predictions = l.op(layers::gather("readout.mask", g, logits, mask));
       add_group(g, "readout", "mask", first, OpPhase::forward);
@@ -95,7 +109,22 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
       kept.insert(kept.end(), all.begin() + r * width, all.begin() + (r + 1) * width);
     return kept;
   };
-  if (spec.loss == LossFn::cross_entropy) {
+  if (given) {
+    if (given->keys.size() != sz(m) || (!given->weights.empty() && given->weights.size() != sz(m)))
+      throw std::logic_error("training: a given readout's keys or weights do not match its loss rows");
+    if (spec.loss == LossFn::cross_entropy) {
+      const streams::KeyedStream labels(seed, "train.labels");
+      std::vector<std::int32_t> y(sz(m));
+      for (std::size_t i = 0; i < y.size(); ++i) y[i] = labels.uniform_index(given->keys[i], c);
+      loss.indices = l.given_i32("train.labels", std::move(y));
+    } else {
+      const streams::KeyedStream targets(seed, "train.targets");
+      std::vector<float> t(sz(m * c));
+      for (std::size_t i = 0; i < given->keys.size(); ++i) targets.standard_normal(given->keys[i], c, t.data() + i * sz(c));
+      loss.weight = l.given_f32("train.targets", {m, c}, std::move(t));
+    }
+    if (!given->weights.empty()) loss.aux = l.given_f32("train.loss_weights", {m}, given->weights);
+  } else if (spec.loss == LossFn::cross_entropy) {
     auto engine = streams::named_engine(seed, "train.labels");
     loss.indices = l.given_i32("train.labels", pick(streams::uniform_indices(engine, drawn_rows, c), 1));
   } else {

@@ -33,6 +33,22 @@ struct TrainingLayout {
   bool active() const { return loss >= 0; }
 };
 
+// The loss rows of a mini-batch, given by its loader instead of drawn over the whole graph
+// (workloads/loaders/): for a node task the output rows the loss reads (the seed nodes of a sampled
+// neighbourhood, the training nodes of a cluster batch); for a graph task the pooled rows are the batch's
+// graphs. Each loss row's label or target is drawn for its key (the node or graph of the full dataset,
+// streams::KeyedStream), so an item has the same label in every batch. Weights, when given, are the
+// loss's row weights (0 for a padding row of a fixed-size batch, 1 otherwise).
+struct GivenReadout {
+  std::vector<std::int32_t> rows;   // node tasks: the rows of the model's output in the loss
+  std::vector<std::uint64_t> keys;  // one per loss row
+  std::vector<float> weights;       // empty, or one per loss row
+};
+
+// The nodes of a graph of n nodes in the training mask of `train_fraction` (round(fraction * n), at least
+// 1), ascending: the same set whether the whole graph is one step or mini-batches draw from it.
+std::vector<std::int32_t> training_nodes(std::uint64_t seed, std::int64_t n, double train_fraction);
+
 // Lowers `model` over node features "x" and the training step of `spec` on top. Trained parameters
 // are the model's uniform and block-diagonal inputs (weights, biases, attention vectors); a GAT
 // attention matrix of several heads has its gradient masked to the diagonal blocks, so that only the
@@ -40,7 +56,8 @@ struct TrainingLayout {
 // cannot carry (a graph task on a graph without a batch vector).
 TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<layers::InputFill>& fills,
                                    const std::vector<layers::LayerSpec>& model, std::int64_t num_features,
-                                   const TrainSpec& spec, std::uint64_t seed, const std::string& spec_path);
+                                   const TrainSpec& spec, std::uint64_t seed, const std::string& spec_path,
+                                   const GivenReadout* given = nullptr);
 
 // Moves the updated parameters, optimizer state and step number of a finished step (`outputs`, the
 // backend's computed tensors) into `inputs` for the next step.

@@ -1,0 +1,382 @@
+#include "apps/minibatch_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "apps/agreement.hpp"
+#include "apps/report_writer.hpp"
+#include "apps/training_run.hpp"
+#include "common/error.hpp"
+#include "common/tool_identity.hpp"
+#include "workloads/loaders/batch_lowering.hpp"
+#include "workloads/loaders/batch_source.hpp"
+
+namespace tilesim::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace loaders = workloads::loaders;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The trained parameters, optimizer state and step number of one backend, by tensor name, carried from
+// one batch's step to the next (each batch is its own op graph, so tensor ids may differ; names do not).
+class CarriedState {
+ public:
+  void apply(const OpGraph& graph, TensorValues& values) const {
+    if (by_name_.empty()) return;
+    for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
+      auto it = by_name_.find(graph.tensors[t].name);
+      if (it != by_name_.end()) values.mutable_f32(static_cast<TensorId>(t)) = it->second;
+    }
+  }
+  // `values`: the inputs the step ran on; advanced in place to the next step's.
+  void update(const workloads::training::TrainingLayout& layout, const OpGraph& graph, const TensorValues& outputs,
+              TensorValues& values) {
+    workloads::training::advance_step(layout, outputs, values);
+    for (const auto& slot : layout.parameters) {
+      by_name_[graph.tensor(slot.param).name] = values.f32(slot.param);
+      if (slot.state >= 0) by_name_[graph.tensor(slot.state).name] = values.f32(slot.state);
+    }
+    if (layout.step >= 0) by_name_[graph.tensor(layout.step).name] = values.f32(layout.step);
+  }
+
+ private:
+  std::map<std::string, std::vector<float>> by_name_;
+};
+
+// What one backend did over the run's batches.
+struct BackendRun {
+  bool fixed_shapes = false;
+  CarriedState state;
+  std::vector<double> step_s;
+  std::vector<std::optional<double>> loss;
+  nlohmann::json per_batch = nlohmann::json::array();
+  bool all_verified = true;
+  std::vector<std::int64_t> failed_batches;
+  std::int64_t peak_tile_bytes = -1;
+  std::string peak_tile_op;
+  BackendResult last;
+  double wall_s = 0;
+};
+
+struct Stats {
+  double min = 0, median = 0, max = 0, total = 0;
+};
+Stats stats_of(std::vector<double> v) {
+  Stats s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  s.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  for (double x : v) s.total += x;
+  return s;
+}
+nlohmann::json to_json(const Stats& s) { return {{"min", s.min}, {"median", s.median}, {"max", s.max}, {"total", s.total}}; }
+
+// What a batch carries of real work, summed over the run: the throughput's numerators.
+struct Work {
+  std::int64_t seed_nodes = 0, nodes = 0, edges = 0, graphs = 0, loss_rows = 0;
+  std::int64_t pad_nodes = 0, pad_edges = 0, pad_graphs = 0;
+};
+
+// The unit a loader's throughput is counted in: seed nodes (their predictions are what a neighbour
+// batch computes), nodes of the chosen clusters, or graphs.
+std::string throughput_unit(loaders::LoaderSpec::Kind kind) {
+  switch (kind) {
+    case loaders::LoaderSpec::Kind::neighbor: return "seed_nodes";
+    case loaders::LoaderSpec::Kind::cluster: return "nodes";
+    case loaders::LoaderSpec::Kind::graphs: return "graphs";
+  }
+  return "items";
+}
+double items(const Work& w, loaders::LoaderSpec::Kind kind) {
+  switch (kind) {
+    case loaders::LoaderSpec::Kind::neighbor: return static_cast<double>(w.seed_nodes);
+    case loaders::LoaderSpec::Kind::cluster: return static_cast<double>(w.nodes);
+    case loaders::LoaderSpec::Kind::graphs: return static_cast<double>(w.graphs);
+  }
+  return 0;
+}
+
+double share(std::int64_t pad, std::int64_t real) { return pad + real > 0 ? static_cast<double>(pad) / static_cast<double>(pad + real) : 0.0; }
+
+std::string si(double v) {
+  std::ostringstream s;
+  s << std::setprecision(3);
+  if (v >= 1e9) s << v / 1e9 << " G";
+  else if (v >= 1e6) s << v / 1e6 << " M";
+  else if (v >= 1e3) s << v / 1e3 << " k";
+  else s << v << " ";
+  return s.str();
+}
+
+}  // namespace
+
+int run_minibatch(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
+                  std::vector<std::unique_ptr<Backend>>& backends, const std::string& report_path) {
+  const bool training = workload.model->train.has_value();
+  if (args.batches && *args.batches < 1) throw InputError("", "--batches", "an integer >= 1", std::to_string(*args.batches));
+
+  // The loader's graph or dataset, then every batch of the run, each timed as the host makes it.
+  if (!args.json) std::cerr << "tilesim: building the loader's graph ..." << std::endl;
+  const loaders::BatchSource source(workload);
+  const std::int64_t count = source.batches_to_run(args.batches);
+  if (!args.json)
+    std::cerr << "tilesim: " << source.describe() << " (built in " << format_time(source.preprocess_s()) << "); running "
+              << count << " batch" << (count == 1 ? "" : "es") << std::endl;
+  std::vector<loaders::Batch> batches;
+  std::vector<double> sample_s;
+  batches.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t k = 0; k < count; ++k) {
+    const auto t0 = Clock::now();
+    batches.push_back(source.make(k));
+    sample_s.push_back(seconds_since(t0));
+  }
+
+  std::vector<BackendRun> runs(backends.size());
+  bool any_fixed = false, any_exact = false;
+  for (std::size_t b = 0; b < backends.size(); ++b) {
+    runs[b].fixed_shapes = specs[b].descriptor->info().fixed_shapes;
+    (runs[b].fixed_shapes ? any_fixed : any_exact) = true;
+  }
+  std::optional<loaders::PaddedShape> padded;
+  if (any_fixed) padded = loaders::padded_shape(source, batches);
+
+  RunOptions options;
+  options.timing_only = args.timing_only;
+  options.warmup = args.warmup;
+  options.repeats = args.repeats;
+  Work exact_work, padded_work;
+  nlohmann::json agreements = nlohmann::json::array();
+  bool all_agree = true;
+  const std::int64_t progress_every = std::max<std::int64_t>(1, count / 10);
+  for (std::int64_t k = 0; k < count; ++k) {
+    // The batch in each shape a backend needs; the same inputs on every backend of one shape.
+    std::optional<loaders::LoweredBatch> exact, fixed;
+    if (any_exact) exact = loaders::lower_batch(workload, source, k, batches[static_cast<std::size_t>(k)], std::nullopt);
+    if (any_fixed) fixed = loaders::lower_batch(workload, source, k, batches[static_cast<std::size_t>(k)], padded);
+    const auto count_work = [](const loaders::BatchShape& s, Work& w) {
+      w.seed_nodes += s.seed_nodes;
+      w.nodes += s.nodes;
+      w.edges += s.edges;
+      w.graphs += s.graphs;
+      w.loss_rows += s.loss_rows;
+      w.pad_nodes += s.padding.pad_nodes;
+      w.pad_edges += s.padding.pad_edges;
+      w.pad_graphs += s.padding.pad_graphs;
+    };
+    if (exact) count_work(exact->shape, exact_work);
+    if (fixed) count_work(fixed->shape, padded_work);
+    std::vector<OutputsOf> exact_outputs, fixed_outputs;
+    for (std::size_t b = 0; b < backends.size(); ++b) {
+      BackendRun& run = runs[b];
+      const workloads::Instance& instance = run.fixed_shapes ? fixed->instance : exact->instance;
+      const auto t0 = Clock::now();
+      // A fixed-shape program is planned (and checked against the tile memory) once; an exact-shape
+      // backend sees a new shape every batch.
+      if (!run.fixed_shapes || k == 0) backends[b]->prepare(instance.graph);
+      TensorValues values = instance.values;
+      run.state.apply(instance.graph, values);
+      BackendResult result = backends[b]->run(instance.graph, values, options);
+      const TensorValues* outputs = backends[b]->computed_outputs();
+      const bool has_loss = training && outputs && outputs->has(instance.training.loss);
+      std::optional<double> loss;
+      if (has_loss) loss = outputs->f32(instance.training.loss).at(0);
+      bool verified = true;
+      for (const OpResult& row : result.ops) verified = verified && row.verified.value_or(true);
+      if (!verified) run.failed_batches.push_back(k + 1);
+      run.all_verified = run.all_verified && verified;
+      if (k == 0) (run.fixed_shapes ? fixed_outputs : exact_outputs).push_back({specs[b].name(), outputs});
+      nlohmann::json entry = training ? phase_times(instance.graph, result) : nlohmann::json::object();
+      entry["batch"] = k + 1;
+      entry["time_s"] = result.time_s;
+      if (training) entry["loss"] = loss ? nlohmann::json(*loss) : nlohmann::json(nullptr);
+      entry["verified"] = verified;
+      if (result.host.contains("peak_tile_bytes_with_live_tensors")) {
+        const std::int64_t peak = result.host["peak_tile_bytes_with_live_tensors"].get<std::int64_t>();
+        entry["peak_tile_bytes"] = peak;
+        if (peak > run.peak_tile_bytes) {
+          run.peak_tile_bytes = peak;
+          run.peak_tile_op = result.host.value("peak_tile_bytes_at_op", std::string());
+        }
+      }
+      run.per_batch.push_back(entry);
+      run.step_s.push_back(result.time_s);
+      run.loss.push_back(loss);
+      if (has_loss && outputs) run.state.update(instance.training, instance.graph, *outputs, values);
+      run.last = std::move(result);
+      run.wall_s += seconds_since(t0);
+      // The first batch's ops, compared across the backends of one shape (same graph, same inputs).
+      if (k == 0 && b + 1 == backends.size()) {
+        if (exact_outputs.size() > 1) {
+          const nlohmann::json a = op_agreements(exact->instance.graph, exact->instance.values, exact_outputs, all_agree);
+          agreements.insert(agreements.end(), a.begin(), a.end());
+        }
+        if (fixed_outputs.size() > 1) {
+          const nlohmann::json a = op_agreements(fixed->instance.graph, fixed->instance.values, fixed_outputs, all_agree);
+          agreements.insert(agreements.end(), a.begin(), a.end());
+        }
+      }
+    }
+    if (!args.json && count > 1 && ((k + 1) % progress_every == 0 || k + 1 == count)) {
+      std::cerr << "tilesim:   batch " << k + 1 << "/" << count;
+      for (std::size_t b = 0; b < backends.size(); ++b) {
+        std::cerr << "  " << specs[b].name() << " " << format_time(runs[b].step_s.back());
+        if (runs[b].loss.back()) std::cerr << " loss " << std::setprecision(5) << *runs[b].loss.back();
+      }
+      std::cerr << std::endl;
+    }
+  }
+
+  // Loss curves, pair by pair: the first batch starts every backend from the same parameters, so its
+  // losses agree (padding is neutral); later ones follow each backend's own rounded updates.
+  constexpr double loss_relative_tolerance = 1e-4;
+  nlohmann::json loss_agreements = nlohmann::json::array();
+  std::string loss_notes;
+  if (training)
+    for (std::size_t a = 0; a < runs.size(); ++a)
+      for (std::size_t b = a + 1; b < runs.size(); ++b) {
+        const LossAgreement la = compare_losses(runs[a].loss, runs[b].loss, loss_relative_tolerance);
+        if (la.compared_steps == 0) continue;
+        all_agree = all_agree && la.first_step_equal;
+        loss_agreements.push_back({{"backends", {specs[a].name(), specs[b].name()}},
+                                   {"compared_batches", la.compared_steps},
+                                   {"first_batch_equal", la.first_step_equal},
+                                   {"every_batch_equal", la.every_step_equal},
+                                   {"first_batch_apart", la.first_step_apart},
+                                   {"max_abs_difference", la.max_abs_difference},
+                                   {"tolerance", "within " + std::to_string(loss_relative_tolerance) + " of max(1, |loss|)"}});
+        std::ostringstream note;
+        note << "loss " << specs[a].name() << " / " << specs[b].name() << ": ";
+        if (!la.first_step_equal) note << "DIFFER at batch 1 (same parameters) by " << la.max_abs_difference;
+        else if (la.every_step_equal) note << "agree at every batch (largest difference " << la.max_abs_difference << ")";
+        else note << "agree at batch 1, apart from batch " << la.first_step_apart << " (each follows its own rounded updates)";
+        loss_notes += note.str() + "\n";
+      }
+
+  // The summary per backend.
+  const Stats sampling = stats_of(sample_s);
+  const std::int64_t per_epoch = source.batches_per_epoch();
+  const auto kind = source.spec().kind;
+  const std::string unit = throughput_unit(kind);
+  nlohmann::json results = nlohmann::json::array();
+  std::ostringstream table;
+  table << "\n" << std::left << std::setw(26) << "backend" << std::right << std::setw(11) << "step min" << std::setw(11) << "median"
+        << std::setw(11) << "max" << std::setw(13) << "epoch" << std::setw(16) << unit + "/s" << std::setw(9) << "padding"
+        << std::setw(13) << "bound" << "\n";
+  for (std::size_t b = 0; b < runs.size(); ++b) {
+    const BackendRun& run = runs[b];
+    const Work& w = run.fixed_shapes ? padded_work : exact_work;
+    const Stats steps = stats_of(run.step_s);
+    const bool full_epoch = count >= per_epoch;
+    double epoch_s = 0;
+    for (std::int64_t k = 0; k < std::min(count, per_epoch); ++k) epoch_s += run.step_s[static_cast<std::size_t>(k)];
+    if (!full_epoch) epoch_s = steps.total / static_cast<double>(count) * static_cast<double>(per_epoch);
+    const double throughput = steps.total > 0 ? items(w, kind) / steps.total : 0;
+    const bool host_bound = sampling.total > steps.total;
+    nlohmann::json entry = run.last.to_json();
+    nlohmann::json mb;
+    mb["shape"] = run.fixed_shapes ? "fixed (every batch padded to one compiled shape)" : "exact (each batch's own shape)";
+    mb["batches"] = count;
+    mb["step_time_s"] = to_json(steps);
+    mb["epoch_time_s"] = epoch_s;
+    mb["epoch_time_from"] = full_epoch ? "the first epoch's batches" : "the mean step of " + std::to_string(count) + " of " +
+                                                                            std::to_string(per_epoch) + " batches, times the epoch's batches";
+    mb["throughput"] = {{"unit", unit + "_per_s"},
+                        {"value", throughput},
+                        {"nodes_per_s", steps.total > 0 ? static_cast<double>(w.nodes) / steps.total : 0},
+                        {"edges_per_s", steps.total > 0 ? static_cast<double>(w.edges) / steps.total : 0}};
+    if (kind == loaders::LoaderSpec::Kind::graphs) mb["throughput"]["graphs_per_s"] = throughput;
+    mb["real_work"] = {{"seed_nodes", w.seed_nodes}, {"nodes", w.nodes}, {"edges", w.edges}, {"graphs", w.graphs}, {"loss_rows", w.loss_rows}};
+    mb["padding"] = {{"nodes", w.pad_nodes}, {"edges", w.pad_edges}, {"graphs", w.pad_graphs},
+                     {"node_share", share(w.pad_nodes, w.nodes)}, {"edge_share", share(w.pad_edges, w.edges)}};
+    mb["host_vs_device"] = {
+        {"host_sampling_s", sampling.total},
+        {"device_s", steps.total},
+        {"serial_s", sampling.total + steps.total},
+        {"overlapped_s", std::max(sampling.total, steps.total)},
+        {"bound", host_bound ? "host" : "device"},
+        {"how", "serial: the host makes each batch, then the device runs it; overlapped: a loader worker makes the next "
+                "batch while the device runs this one (PyTorch DataLoader with num_workers > 0), so the slower side "
+                "bounds the run. Host time is measured on this host; device time is the backend's (" +
+                    to_string(run.last.kind) + ")"}};
+    if (run.peak_tile_bytes >= 0) mb["peak_tile_bytes"] = {{"bytes", run.peak_tile_bytes}, {"at_op", run.peak_tile_op}};
+    if (training) {
+      nlohmann::json losses = nlohmann::json::array();
+      for (const auto& l : run.loss) losses.push_back(l ? nlohmann::json(*l) : nlohmann::json(nullptr));
+      mb["loss"] = losses;
+    }
+    mb["all_batches_verified"] = run.all_verified;
+    mb["failed_batches"] = run.failed_batches;
+    mb["per_batch"] = run.per_batch;
+    mb["run_wall_s"] = run.wall_s;
+    entry["minibatch"] = mb;
+    if (auto machine = backends[b]->machine_provenance(); !machine.is_null()) entry["machine_provenance"] = machine;
+    results.push_back(entry);
+
+    std::ostringstream pad;
+    pad << std::fixed << std::setprecision(1) << 100.0 * share(w.pad_edges, w.edges) << "%";
+    table << std::left << std::setw(26) << specs[b].name() << std::right << std::setw(11) << format_time(steps.min) << std::setw(11)
+          << format_time(steps.median) << std::setw(11) << format_time(steps.max) << std::setw(13)
+          << format_time(epoch_s) + (full_epoch ? "" : "*") << std::setw(16) << si(throughput) << std::setw(9)
+          << (run.fixed_shapes ? pad.str() : "-") << std::setw(13) << (host_bound ? "host" : "device") << "\n";
+  }
+
+  nlohmann::json report;
+  report["tool"] = tool_identity();
+  report["workload"] = workloads::to_json(workload);
+  report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only}, {"warmup", args.warmup},
+                       {"repeats", args.repeats}, {"batches", count}};
+  nlohmann::json loader{{"description", source.describe()},
+                        {"batches_per_epoch", per_epoch},
+                        {"preprocess_s", source.preprocess_s()},
+                        {"sampling_s", to_json(sampling)},
+                        {"sampling_what", "measured on this host, one thread: each batch's neighbour sampling, cluster cut or "
+                                          "collation and relabelling (padding and input generation excluded)"}};
+  if (padded)
+    loader["fixed_shape"] = {{"num_nodes", padded->size.num_nodes},
+                             {"num_edges", padded->size.num_edges},
+                             {"num_graphs", padded->size.num_graphs},
+                             {"loss_rows", padded->loss_rows},
+                             {"from", padded->from_loader ? "the loader's fixed_size" : "the largest batch of the run (plus one padding node and graph)"}};
+  report["loader"] = loader;
+  report["results"] = results;
+  report["agreement"] = agreements;
+  if (training) report["loss_agreement"] = loss_agreements;
+  write_file_atomically(report_path, report.dump(2) + "\n");
+
+  bool all_verified = all_agree;
+  for (const auto& r : runs) all_verified = all_verified && r.all_verified;
+  if (args.json) {
+    std::cout << report.dump(2) << std::endl;
+  } else {
+    std::vector<BackendResult> last;
+    for (const auto& r : runs) last.push_back(r.last);
+    std::cout << "last batch:\n" << format_table(last);
+    std::cout << "\n" << source.describe() << "\nhost sampling per batch: median " << format_time(sampling.median) << ", max "
+              << format_time(sampling.max) << " (measured);";
+    if (padded)
+      std::cout << " fixed shape " << padded->size.num_nodes << " nodes, " << padded->size.num_edges << " edges"
+                << (padded->size.num_graphs ? ", " + std::to_string(padded->size.num_graphs) + " graphs" : std::string()) << " ("
+                << (padded->from_loader ? "loader's fixed_size" : "largest batch") << ")";
+    std::cout << table.str();
+    if (count < per_epoch) std::cout << "* epoch time estimated from " << count << " of " << per_epoch << " batches\n";
+    std::cout << loss_notes;
+    if (!agreements.empty() || !loss_agreements.empty())
+      std::cout << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
+    if (!all_verified) std::cout << "SOME BATCHES NOT VERIFIED (see report)\n";
+    std::cout << "report: " << report_path << "\n";
+  }
+  return all_verified ? 0 : static_cast<int>(ExitCode::internal_error);
+}
+
+}  // namespace tilesim::cli

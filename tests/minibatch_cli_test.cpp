@@ -1,0 +1,130 @@
+// `tilesim run` on workloads with a loader: every batch on the simulated IPU (padded to one shape) and
+// the CPU kernels (exact shapes), the first batch's losses agreeing, the report's throughput, padding,
+// host sampling and bound; padding versus packing on molecules; --batches; and the errors.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+using json = nlohmann::json;
+using Catch::Matchers::Contains;
+using tilesim_test::run_tilesim;
+using tilesim_test::TempDir;
+
+namespace {
+
+json neighbor_workload() {
+  return {{"name", "mb_cli"},
+          {"seed", 1},
+          {"graph", {{"preset", "cora"}}},
+          {"model", json::array({{{"layer", "sage"}, {"name", "conv1"}, {"out", 16}, {"activation", "relu"}},
+                                 {{"layer", "sage"}, {"name", "conv2"}, {"out", 7}}})},
+          {"train", {{"task", "node"}, {"loss", "cross_entropy"}, {"train_fraction", 0.1}, {"optimizer", {{"kind", "adam"}, {"lr", 0.01}}}}},
+          {"loader", {{"kind", "neighbor"}, {"batch_size", 64}, {"fanouts", {10, 5}}}}};
+}
+
+json molecules_workload(const std::string& packing) {
+  json loader = {{"kind", "graphs"},
+                 {"dataset", {{"kind", "qm9"}, {"num_graphs", 96}}},
+                 {"fixed_size", {{"num_nodes", 470}, {"num_edges", 13500}, {"num_graphs", 33}}},
+                 {"batches", 3}};
+  if (packing == "pad") loader["batch_size"] = 16;
+  else loader["packing"] = packing;
+  return {{"name", "mb_" + packing},
+          {"seed", 2},
+          {"model", json::array({{{"layer", "gin"}, {"name", "g1"}, {"out", 16}, {"activation", "relu"}},
+                                 {{"layer", "gin"}, {"name", "g2"}, {"out", 2}}})},
+          {"train", {{"task", "graph"}, {"loss", "cross_entropy"}, {"pool", "mean"}, {"optimizer", {{"kind", "adam"}, {"lr", 0.01}}}}},
+          {"loader", loader}};
+}
+
+}  // namespace
+
+TEST_CASE("run: a neighbour-sampled epoch on the simulated IPU and the CPU, padding neutral and reported", "[loader][cli]") {
+  TempDir dir("mb-cli");
+  const std::string w = dir.write("w.json", neighbor_workload().dump());
+  const auto r = run_tilesim("run " + w + " --backends ipu:bow,cpu --warmup 0 --repeats 1 --out " + dir.path("out"), dir.dir());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("outputs agree across backends"));
+  CHECK_THAT(r.out, Contains("seed_nodes/s"));
+  const json report = json::parse(tilesim_test::slurp(dir.path("out/report.json")));
+  const json& loader = report["loader"];
+  const std::int64_t batches = loader["batches_per_epoch"];
+  CHECK(batches == (271 + 63) / 64);  // 10% of Cora's 2,708 nodes, 64 seeds per batch
+  CHECK(report["options"]["batches"] == batches);  // one epoch by default
+  CHECK(loader["sampling_s"]["total"].get<double>() > 0);
+  CHECK(loader["fixed_shape"]["loss_rows"] == 64);
+  REQUIRE(report["results"].size() == 2);
+  const json& ipu = report["results"][0]["minibatch"];
+  const json& cpu = report["results"][1]["minibatch"];
+  for (const json* m : {&ipu, &cpu}) {
+    CHECK((*m)["batches"] == batches);
+    CHECK((*m)["per_batch"].size() == static_cast<std::size_t>(batches));
+    CHECK((*m)["all_batches_verified"] == true);
+    CHECK((*m)["step_time_s"]["min"].get<double>() <= (*m)["step_time_s"]["median"].get<double>());
+    CHECK((*m)["step_time_s"]["median"].get<double>() <= (*m)["step_time_s"]["max"].get<double>());
+    CHECK((*m)["throughput"]["unit"] == "seed_nodes_per_s");
+    CHECK((*m)["real_work"]["seed_nodes"] == 271);
+    CHECK((*m)["host_vs_device"]["overlapped_s"].get<double>() <= (*m)["host_vs_device"]["serial_s"].get<double>());
+    CHECK((*m)["loss"].size() == static_cast<std::size_t>(batches));
+  }
+  // The IPU's batches are padded to one shape (the last batch has fewer seeds); the CPU's are not.
+  CHECK(ipu["padding"]["edges"].get<std::int64_t>() > 0);
+  CHECK(ipu["padding"]["edge_share"].get<double>() > 0);
+  CHECK(cpu["padding"]["edges"] == 0);
+  CHECK(ipu["peak_tile_bytes"]["bytes"].get<std::int64_t>() > 0);
+  // Padding is neutral: the same first loss from the padded and the exact step.
+  REQUIRE(report["loss_agreement"].size() == 1);
+  CHECK(report["loss_agreement"][0]["first_batch_equal"] == true);
+  CHECK(ipu["loss"][0].get<double>() == Approx(cpu["loss"][0].get<double>()).epsilon(1e-4));
+}
+
+TEST_CASE("run: packing molecules wastes less of the fixed shape than padding batches of them", "[loader][cli]") {
+  TempDir dir("mb-pack");
+  json shares, graphs_per_s;
+  for (const std::string packing : {"pad", "lpfhp"}) {
+    const std::string w = dir.write(packing + ".json", molecules_workload(packing).dump());
+    const auto r = run_tilesim("run " + w + " --backends ipu:bow,cpu --warmup 0 --repeats 1 --out " + dir.path(packing), dir.dir());
+    INFO(packing << ": " << r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json report = json::parse(tilesim_test::slurp(dir.path(packing + "/report.json")));
+    const json& ipu = report["results"][0]["minibatch"];
+    CHECK(ipu["throughput"]["unit"] == "graphs_per_s");
+    CHECK(ipu["all_batches_verified"] == true);
+    CHECK(report["loss_agreement"][0]["first_batch_equal"] == true);
+    shares[packing] = ipu["padding"]["node_share"];
+    graphs_per_s[packing] = ipu["throughput"]["value"];
+  }
+  INFO("padding share " << shares.dump() << ", graphs/s " << graphs_per_s.dump());
+  CHECK(shares["lpfhp"].get<double>() < shares["pad"].get<double>());
+  CHECK(graphs_per_s["lpfhp"].get<double>() > graphs_per_s["pad"].get<double>());
+}
+
+TEST_CASE("run: --batches sets the batches of a loader, and is refused without one", "[loader][cli]") {
+  TempDir dir("mb-batches");
+  const std::string w = dir.write("w.json", neighbor_workload().dump());
+  auto r = run_tilesim("run " + w + " --backends cpu --batches 2 --warmup 0 --repeats 1 --out " + dir.path("out"), dir.dir());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json report = json::parse(tilesim_test::slurp(dir.path("out/report.json")));
+  CHECK(report["results"][0]["minibatch"]["batches"] == 2);
+  CHECK(report["results"][0]["minibatch"]["epoch_time_from"].get<std::string>().find("2 of 5") != std::string::npos);
+  r = run_tilesim("run workloads/examples/gcn_cora_train.json --backends cpu --batches 2 --out " + dir.path("o2"), dir.dir());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("loader"));
+  r = run_tilesim("run " + w + " --backends cpu --steps 2 --out " + dir.path("o3"), dir.dir());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--batches"));
+  r = run_tilesim("run " + w + " --backends cpu --batches 0 --out " + dir.path("o4"), dir.dir());
+  CHECK(r.exit_code == 2);
+}
+
+TEST_CASE("run: a loader's fixed size that a batch exceeds exits 2 naming loader.fixed_size", "[loader][cli]") {
+  TempDir dir("mb-small");
+  json w = molecules_workload("pad");
+  w["loader"]["fixed_size"] = {{"num_nodes", 100}, {"num_edges", 900}, {"num_graphs", 17}};
+  const auto r = run_tilesim("run " + dir.write("w.json", w.dump()) + " --backends ipu:bow --out " + dir.path("out"), dir.dir());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("loader.fixed_size"));
+}
