@@ -1,0 +1,285 @@
+// The host-side mini-batch loaders (workloads/loaders/): neighbor sampling and Cluster-GCN batches.
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "workloads/graphs/generators.hpp"
+#include "workloads/graphs/graph.hpp"
+#include "workloads/loaders/batch_order.hpp"
+#include "workloads/loaders/cluster_loader.hpp"
+#include "workloads/loaders/local_ids.hpp"
+#include "workloads/loaders/neighbor_sampler.hpp"
+
+using namespace tilesim::workloads;
+using namespace tilesim::workloads::loaders;
+
+namespace {
+
+using Edge = std::pair<std::int32_t, std::int32_t>;
+
+// 1000 nodes; node v has in-degree v % 37 from distinct sources (v + 1 + 17 j) mod 1000, no loops and no
+// repeated edges, so distinct sampled edges are distinct sources. A relation type per edge (j % 3).
+graphs::EdgeList varied_degree_graph() {
+  graphs::EdgeList g;
+  g.num_nodes = 1000;
+  g.num_relations = 3;
+  for (std::int32_t v = 0; v < 1000; ++v) {
+    for (std::int32_t j = 0; j < v % 37; ++j) {
+      g.src.push_back((v + 1 + 17 * j) % 1000);
+      g.dst.push_back(v);
+      g.edge_type.push_back(j % 3);
+    }
+  }
+  return g;
+}
+
+std::set<Edge> edge_set(const graphs::EdgeList& g) {
+  std::set<Edge> out;
+  for (std::size_t e = 0; e < g.src.size(); ++e) out.emplace(g.src[e], g.dst[e]);
+  return out;
+}
+
+std::vector<std::int64_t> in_degrees(const graphs::EdgeList& g) {
+  std::vector<std::int64_t> d(static_cast<std::size_t>(g.num_nodes), 0);
+  for (std::int32_t v : g.dst) ++d[static_cast<std::size_t>(v)];
+  return d;
+}
+
+// Sampled in-edges per local destination, as global sources.
+std::map<std::int32_t, std::vector<std::int32_t>> sources_by_destination(const Batch& b) {
+  std::map<std::int32_t, std::vector<std::int32_t>> out;
+  for (std::size_t e = 0; e < b.graph.src.size(); ++e) {
+    out[b.graph.dst[e]].push_back(b.global_nodes[static_cast<std::size_t>(b.graph.src[e])]);
+  }
+  return out;
+}
+
+// The local nodes known after the first hop: the seeds and the sources of the edges into them (hop 1's
+// edges come first and all end at a seed).
+std::int32_t nodes_after_first_hop(const Batch& b) {
+  std::int32_t n = static_cast<std::int32_t>(b.num_seed_nodes);
+  for (std::size_t e = 0; e < b.graph.src.size() && b.graph.dst[e] < b.num_seed_nodes; ++e) {
+    n = std::max(n, b.graph.src[e] + 1);
+  }
+  return n;
+}
+
+graphs::EdgeList random_graph(std::int64_t nodes, std::int64_t edges, std::uint64_t seed) {
+  return graphs::erdos_renyi({nodes, edges, false}, seed);
+}
+
+}  // namespace
+
+TEST_CASE("neighbor sampling keeps min(fanout, in-degree) distinct real in-edges of every frontier node", "[unit]") {
+  const graphs::EdgeList g = varied_degree_graph();
+  const NeighborIndex index = build_neighbor_index(g);
+  const auto degree = in_degrees(g);
+  const auto real = edge_set(g);
+  std::vector<std::int32_t> all(1000);
+  std::iota(all.begin(), all.end(), 0);
+  const auto seeds = seed_batches(all, 64, true, 7, 0).front();
+  const std::vector<std::int64_t> fanouts = {25, 10};
+  const Batch b = sample_neighbors(index, seeds, fanouts, false, batch_seed(7, 0, 0));
+
+  REQUIRE(b.num_seed_nodes == 64);
+  REQUIRE(b.graph.num_nodes == static_cast<std::int64_t>(b.global_nodes.size()));
+  CHECK(std::vector<std::int32_t>(b.global_nodes.begin(), b.global_nodes.begin() + 64) == seeds);
+  CHECK(std::set<std::int32_t>(b.global_nodes.begin(), b.global_nodes.end()).size() == b.global_nodes.size());
+  // Every sampled edge is an edge of the graph, with its relation type.
+  for (std::size_t e = 0; e < b.graph.src.size(); ++e) {
+    const std::int32_t s = b.global_nodes[static_cast<std::size_t>(b.graph.src[e])];
+    const std::int32_t d = b.global_nodes[static_cast<std::size_t>(b.graph.dst[e])];
+    REQUIRE(real.count({s, d}) == 1);
+    const std::int32_t j = static_cast<std::int32_t>(((s - d - 1) % 1000 + 1000) % 1000 / 17);
+    CHECK(b.graph.edge_type[e] == j % 3);
+  }
+  CHECK(b.graph.num_relations == 3);
+  // Nodes are numbered in order of first appearance: a new source is always the next id.
+  std::int32_t seen = 64;
+  for (std::int32_t s : b.graph.src) {
+    REQUIRE(s <= seen);
+    if (s == seen) ++seen;
+  }
+  CHECK(seen == b.graph.num_nodes);
+  // Hop 1 samples the seeds with fanout 25, hop 2 the nodes hop 1 found with fanout 10, none beyond.
+  const std::int32_t hop1_end = nodes_after_first_hop(b);
+  const auto sampled = sources_by_destination(b);
+  for (std::int32_t local = 0; local < b.graph.num_nodes; ++local) {
+    const std::int64_t d = degree[static_cast<std::size_t>(b.global_nodes[static_cast<std::size_t>(local)])];
+    const std::int64_t expected = local < 64 ? std::min<std::int64_t>(25, d) : local < hop1_end ? std::min<std::int64_t>(10, d) : 0;
+    const auto it = sampled.find(local);
+    const std::vector<std::int32_t> sources = it == sampled.end() ? std::vector<std::int32_t>{} : it->second;
+    INFO("local node " << local << ", in-degree " << d);
+    CHECK(static_cast<std::int64_t>(sources.size()) == expected);
+    CHECK(std::set<std::int32_t>(sources.begin(), sources.end()).size() == sources.size());
+  }
+}
+
+TEST_CASE("neighbor sampling with replacement draws fanout edges; -1 takes all; large fanouts sample distinct edges", "[unit]") {
+  // A star: node 0 has 500 in-edges, from 1..500; node 1 none.
+  graphs::EdgeList star;
+  star.num_nodes = 501;
+  for (std::int32_t v = 1; v <= 500; ++v) {
+    star.src.push_back(v);
+    star.dst.push_back(0);
+  }
+  const NeighborIndex index = build_neighbor_index(star);
+  CHECK(index.in_degree(0) == 500);
+  CHECK(index.edge_types.empty());
+
+  const Batch with_replacement = sample_neighbors(index, {0, 1}, {30}, true, 1);
+  CHECK(with_replacement.graph.num_edges() == 30);  // node 1 has no in-edge to draw
+  CHECK(std::all_of(with_replacement.graph.dst.begin(), with_replacement.graph.dst.end(), [](std::int32_t d) { return d == 0; }));
+  // Draws with replacement exceed the in-degree when asked to.
+  const Batch small = sample_neighbors(build_neighbor_index(varied_degree_graph()), {5}, {12}, true, 3);
+  CHECK(small.graph.num_edges() == 12);
+
+  const Batch all = sample_neighbors(index, {0}, {-1}, false, 1);
+  CHECK(all.graph.num_edges() == 500);
+  CHECK(all.graph.num_nodes == 501);
+
+  // Above 64 picks the partial Fisher-Yates path: still distinct, still the asked count.
+  for (std::int64_t fanout : {64, 65, 200, 499}) {
+    const Batch b = sample_neighbors(index, {0}, {fanout}, false, static_cast<std::uint64_t>(fanout));
+    INFO("fanout " << fanout);
+    CHECK(b.graph.num_edges() == fanout);
+    CHECK(b.graph.num_nodes == fanout + 1);
+    const auto s = sources_by_destination(b)[0];
+    CHECK(std::set<std::int32_t>(s.begin(), s.end()).size() == static_cast<std::size_t>(fanout));
+  }
+  // Fanout 0 samples nothing.
+  CHECK(sample_neighbors(index, {0}, {0, 5}, false, 1).graph.num_edges() == 0);
+}
+
+TEST_CASE("neighbor batches and seed batches are deterministic in their seeds", "[unit]") {
+  const NeighborIndex index = build_neighbor_index(varied_degree_graph());
+  std::vector<std::int32_t> input(600);
+  std::iota(input.begin(), input.end(), 100);
+
+  const auto epoch0 = seed_batches(input, 128, true, 11, 0);
+  CHECK(epoch0 == seed_batches(input, 128, true, 11, 0));
+  CHECK(epoch0 != seed_batches(input, 128, true, 11, 1));
+  CHECK(epoch0 != seed_batches(input, 128, true, 12, 0));
+  REQUIRE(epoch0.size() == 5);
+  CHECK(epoch0.back().size() == 600 - 4 * 128);
+  std::vector<std::int32_t> flat;
+  for (const auto& b : epoch0) flat.insert(flat.end(), b.begin(), b.end());
+  CHECK(flat != input);
+  std::sort(flat.begin(), flat.end());
+  CHECK(flat == input);
+  const auto in_order = seed_batches(input, 128, false, 11, 0);
+  CHECK(std::vector<std::int32_t>(in_order[1].begin(), in_order[1].end()) ==
+        std::vector<std::int32_t>(input.begin() + 128, input.begin() + 256));
+
+  const Batch a = sample_neighbors(index, epoch0[0], {25, 10}, false, batch_seed(11, 0, 0));
+  const Batch same = sample_neighbors(index, epoch0[0], {25, 10}, false, batch_seed(11, 0, 0));
+  const Batch other = sample_neighbors(index, epoch0[0], {25, 10}, false, batch_seed(11, 0, 1));
+  CHECK(a.global_nodes == same.global_nodes);
+  CHECK(a.graph.src == same.graph.src);
+  CHECK(a.graph.dst == same.graph.dst);
+  CHECK((a.global_nodes != other.global_nodes || a.graph.src != other.graph.src));
+  CHECK(batch_seed(11, 0, 1) != batch_seed(11, 1, 0));
+}
+
+TEST_CASE("sample_neighbors rejects seeds out of range, repeated seeds and fanouts below -1", "[unit]") {
+  const NeighborIndex index = build_neighbor_index(varied_degree_graph());
+  CHECK_THROWS_AS(sample_neighbors(index, {1000}, {5}, false, 1), std::invalid_argument);
+  CHECK_THROWS_AS(sample_neighbors(index, {-1}, {5}, false, 1), std::invalid_argument);
+  CHECK_THROWS_AS(sample_neighbors(index, {3, 4, 3}, {5}, false, 1), std::invalid_argument);
+  CHECK_THROWS_AS(sample_neighbors(index, {3}, {-2}, false, 1), std::invalid_argument);
+  CHECK_THROWS_AS(seed_batches({1, 2}, 0, false, 1, 0), std::invalid_argument);
+  // A throw leaves the thread's relabelling table clean for the next batch.
+  const Batch b = sample_neighbors(index, {3, 4}, {5}, false, 1);
+  CHECK(b.global_nodes.front() == 3);
+}
+
+TEST_CASE("local ids number nodes by first appearance, and two tables can be alive at once", "[unit]") {
+  LocalIds outer(100);
+  CHECK(outer.add(42) == 0);
+  CHECK(outer.add(7) == 1);
+  CHECK(outer.add(42) == 0);
+  {
+    LocalIds inner(100);  // the thread's table is taken: a private one
+    CHECK(inner.find(42) == LocalIds::absent);
+    CHECK(inner.add(42) == 0);
+  }
+  CHECK(outer.find(7) == 1);
+  CHECK(outer.take_nodes() == std::vector<std::int32_t>{42, 7});
+  CHECK(outer.find(42) == LocalIds::absent);
+}
+
+TEST_CASE("METIS clusters partition the nodes, and cluster batches keep exactly the edges inside their parts", "[unit]") {
+  graphs::EdgeList g = random_graph(3000, 24000, 5);
+  g.num_relations = 2;
+  for (std::size_t e = 0; e < g.src.size(); ++e) g.edge_type.push_back(static_cast<std::int32_t>(e % 2));
+  const Clustering c = cluster_graph(g, 20, 3);
+  REQUIRE(c.part_of_node.size() == 3000);
+  REQUIRE(c.nodes_of_part.size() == 20);
+  std::vector<int> times_seen(3000, 0);
+  for (std::size_t p = 0; p < c.nodes_of_part.size(); ++p) {
+    const auto& nodes = c.nodes_of_part[p];
+    CHECK(std::is_sorted(nodes.begin(), nodes.end()));
+    CHECK(!nodes.empty());
+    for (std::int32_t v : nodes) {
+      ++times_seen[static_cast<std::size_t>(v)];
+      CHECK(c.part_of_node[static_cast<std::size_t>(v)] == static_cast<std::int32_t>(p));
+    }
+  }
+  CHECK(std::all_of(times_seen.begin(), times_seen.end(), [](int t) { return t == 1; }));
+
+  const NeighborIndex index = build_neighbor_index(g);
+  const std::vector<std::int32_t> parts = {7, 2, 13};
+  const Batch b = cluster_batch(index, c, parts);
+  std::vector<std::int32_t> expected_nodes;
+  for (std::int32_t p : parts) {
+    expected_nodes.insert(expected_nodes.end(), c.nodes_of_part[static_cast<std::size_t>(p)].begin(),
+                          c.nodes_of_part[static_cast<std::size_t>(p)].end());
+  }
+  CHECK(b.global_nodes == expected_nodes);
+  CHECK(b.graph.num_nodes == static_cast<std::int64_t>(expected_nodes.size()));
+  CHECK(b.num_seed_nodes == 0);
+  const std::set<std::int32_t> chosen(parts.begin(), parts.end());
+  std::multiset<std::tuple<std::int32_t, std::int32_t, std::int32_t>> expected, got;
+  for (std::size_t e = 0; e < g.src.size(); ++e) {
+    if (chosen.count(c.part_of_node[static_cast<std::size_t>(g.src[e])]) && chosen.count(c.part_of_node[static_cast<std::size_t>(g.dst[e])])) {
+      expected.emplace(g.src[e], g.dst[e], g.edge_type[e]);
+    }
+  }
+  for (std::size_t e = 0; e < b.graph.src.size(); ++e) {
+    got.emplace(b.global_nodes[static_cast<std::size_t>(b.graph.src[e])], b.global_nodes[static_cast<std::size_t>(b.graph.dst[e])],
+                b.graph.edge_type[e]);
+  }
+  CHECK(got == expected);
+  CHECK(std::is_sorted(b.graph.dst.begin(), b.graph.dst.end()));
+  // Edges between the chosen clusters are kept: some cross from one part to another.
+  const std::int64_t first_part_size = static_cast<std::int64_t>(c.nodes_of_part[7].size());
+  CHECK(std::any_of(b.graph.src.begin(), b.graph.src.end(), [&](std::int32_t s) { return s >= first_part_size; }));
+
+  CHECK_THROWS_AS(cluster_batch(index, c, {20}), std::invalid_argument);
+  CHECK_THROWS_AS(cluster_batch(index, c, {1, 1}), std::invalid_argument);
+}
+
+TEST_CASE("cluster batches are a permutation of the parts, cut into groups, deterministic in the seed", "[unit]") {
+  const auto shuffled = cluster_batches(50, 8, true, 4, 2);
+  REQUIRE(shuffled.size() == 7);
+  CHECK(shuffled.back().size() == 2);
+  std::vector<std::int32_t> flat;
+  for (const auto& b : shuffled) flat.insert(flat.end(), b.begin(), b.end());
+  std::vector<std::int32_t> sorted = flat;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::int32_t> all(50);
+  std::iota(all.begin(), all.end(), 0);
+  CHECK(sorted == all);
+  CHECK(flat != all);
+  CHECK(shuffled == cluster_batches(50, 8, true, 4, 2));
+  CHECK(shuffled != cluster_batches(50, 8, true, 5, 2));
+  CHECK(shuffled != cluster_batches(50, 8, true, 4, 3));
+  CHECK(cluster_batches(50, 8, false, 4, 2).front() == std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7});
+}
