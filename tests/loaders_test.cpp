@@ -1,4 +1,5 @@
-// The host-side mini-batch loaders (workloads/loaders/): neighbor sampling and Cluster-GCN batches.
+// The host-side mini-batch loaders (workloads/loaders/): neighbor sampling, Cluster-GCN batches, small-graph
+// datasets and their collation.
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -14,6 +15,7 @@
 #include "workloads/graphs/graph.hpp"
 #include "workloads/loaders/batch_order.hpp"
 #include "workloads/loaders/cluster_loader.hpp"
+#include "workloads/loaders/graph_dataset.hpp"
 #include "workloads/loaders/local_ids.hpp"
 #include "workloads/loaders/neighbor_sampler.hpp"
 
@@ -73,6 +75,24 @@ std::int32_t nodes_after_first_hop(const Batch& b) {
 
 graphs::EdgeList random_graph(std::int64_t nodes, std::int64_t edges, std::uint64_t seed) {
   return graphs::erdos_renyi({nodes, edges, false}, seed);
+}
+
+DatasetSpec qm9_spec(std::int64_t num_graphs) {
+  DatasetSpec s;
+  s.kind = DatasetKind::qm9;
+  s.num_graphs = num_graphs;
+  return s;
+}
+
+// Graph g's edges in a collated batch, relative to its first node, in batch order.
+std::vector<Edge> edges_of_local_graph(const Batch& b, std::int32_t position) {
+  const auto& gon = b.graph.graph_of_node;
+  const auto first = static_cast<std::int32_t>(std::find(gon.begin(), gon.end(), position) - gon.begin());
+  std::vector<Edge> out;
+  for (std::size_t e = 0; e < b.graph.src.size(); ++e) {
+    if (gon[static_cast<std::size_t>(b.graph.dst[e])] == position) out.emplace_back(b.graph.src[e] - first, b.graph.dst[e] - first);
+  }
+  return out;
 }
 
 }  // namespace
@@ -282,4 +302,86 @@ TEST_CASE("cluster batches are a permutation of the parts, cut into groups, dete
   CHECK(shuffled != cluster_batches(50, 8, true, 5, 2));
   CHECK(shuffled != cluster_batches(50, 8, true, 4, 3));
   CHECK(cluster_batches(50, 8, false, 4, 2).front() == std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7});
+}
+
+TEST_CASE("qm9-like and water datasets draw their graph sizes from their distributions", "[unit]") {
+  const GraphDataset qm9 = make_dataset(qm9_spec(20000), 1);
+  REQUIRE(qm9.num_graphs() == 20000);
+  const auto [lo, hi] = std::minmax_element(qm9.nodes_per_graph.begin(), qm9.nodes_per_graph.end());
+  CHECK(*lo >= 3);
+  CHECK(*hi <= 29);
+  const double mean = std::accumulate(qm9.nodes_per_graph.begin(), qm9.nodes_per_graph.end(), 0.0) / 20000.0;
+  CHECK(mean == Approx(18.03).margin(0.1));  // the histogram's mean; s.d. 2.94 / sqrt(20000) = 0.02
+  CHECK(qm9.edges_of(0) == qm9.nodes_per_graph[0] * (qm9.nodes_per_graph[0] - 1));
+  CHECK(make_dataset(qm9_spec(100), 1).nodes_per_graph == make_dataset(qm9_spec(100), 1).nodes_per_graph);
+  CHECK(make_dataset(qm9_spec(100), 1).nodes_per_graph != make_dataset(qm9_spec(100), 2).nodes_per_graph);
+
+  DatasetSpec water;
+  water.kind = DatasetKind::water;
+  water.num_graphs = 5000;
+  water.knn = true;
+  water.k = 28;
+  const GraphDataset w = make_dataset(water, 1);
+  std::set<std::int32_t> sizes(w.nodes_per_graph.begin(), w.nodes_per_graph.end());
+  CHECK(*sizes.begin() == 9);
+  CHECK(*sizes.rbegin() == 90);
+  CHECK(sizes.size() == 28);  // every n in 3..30 drawn
+  CHECK(std::all_of(sizes.begin(), sizes.end(), [](std::int32_t n) { return n % 3 == 0; }));
+  const auto small = static_cast<std::int32_t>(std::find(w.nodes_per_graph.begin(), w.nodes_per_graph.end(), 9) - w.nodes_per_graph.begin());
+  CHECK(w.edges_of(small) == 9 * 8);  // k = 28 > n - 1: every other atom
+  const auto big = static_cast<std::int32_t>(std::find(w.nodes_per_graph.begin(), w.nodes_per_graph.end(), 90) - w.nodes_per_graph.begin());
+  CHECK(w.edges_of(big) == 90 * 28);
+
+  DatasetSpec bad = water;
+  bad.k = 0;
+  CHECK_THROWS_AS(make_dataset(bad, 1), std::invalid_argument);
+  bad = water;
+  bad.min_waters = 31;
+  CHECK_THROWS_AS(make_dataset(bad, 1), std::invalid_argument);
+}
+
+TEST_CASE("collate lays graphs out block-diagonally, and a graph is the same in every batch", "[unit]") {
+  DatasetSpec spec = qm9_spec(200);
+  for (bool knn : {false, true}) {
+    spec.knn = knn;
+    spec.k = 6;
+    const GraphDataset d = make_dataset(spec, 9);
+    const std::vector<std::int32_t> ids_a = {17, 3, 150, 42};
+    const std::vector<std::int32_t> ids_b = {42, 99, 17};
+    const Batch a = collate(d, ids_a);
+    const Batch b = collate(d, ids_b);
+    INFO("knn " << knn);
+    CHECK(a.graph_ids == ids_a);
+    CHECK(a.global_nodes.empty());
+    CHECK(a.num_seed_nodes == 0);
+    CHECK(a.graph.num_graphs == 4);
+    std::int64_t nodes = 0, edges = 0;
+    for (std::size_t i = 0; i < ids_a.size(); ++i) {
+      const std::int32_t n = d.nodes_per_graph[static_cast<std::size_t>(ids_a[i])];
+      for (std::int32_t v = 0; v < n; ++v) CHECK(a.graph.graph_of_node[static_cast<std::size_t>(nodes + v)] == static_cast<std::int32_t>(i));
+      nodes += n;
+      edges += d.edges_of(ids_a[i]);
+    }
+    CHECK(a.graph.num_nodes == nodes);
+    CHECK(a.graph.num_edges() == edges);
+    // Block-diagonal: both ends of every edge in one graph; no loops; ordered by destination.
+    for (std::size_t e = 0; e < a.graph.src.size(); ++e) {
+      CHECK(a.graph.graph_of_node[static_cast<std::size_t>(a.graph.src[e])] ==
+            a.graph.graph_of_node[static_cast<std::size_t>(a.graph.dst[e])]);
+      CHECK(a.graph.src[e] != a.graph.dst[e]);
+    }
+    CHECK(std::is_sorted(a.graph.dst.begin(), a.graph.dst.end()));
+    // Dataset graph 17 and 42 are identical wherever they land.
+    CHECK(edges_of_local_graph(a, 0) == edges_of_local_graph(b, 2));
+    CHECK(edges_of_local_graph(a, 3) == edges_of_local_graph(b, 0));
+    // kNN edges depend on the atoms' positions: graphs of one size still differ.
+    if (knn) CHECK(edges_of_local_graph(a, 0) != edges_of_local_graph(a, 1));
+  }
+  CHECK_THROWS_AS(collate(make_dataset(qm9_spec(5), 1), {5}), std::invalid_argument);
+  // Epoch order over the dataset.
+  const auto epoch = graph_batches(200, 64, true, 3, 0);
+  CHECK(epoch.size() == 4);
+  CHECK(epoch == graph_batches(200, 64, true, 3, 0));
+  CHECK(epoch != graph_batches(200, 64, true, 3, 1));
+  CHECK(graph_batches(200, 64, false, 3, 0)[3] == std::vector<std::int32_t>{192, 193, 194, 195, 196, 197, 198, 199});
 }
