@@ -1,5 +1,5 @@
 // The host-side mini-batch loaders (workloads/loaders/): neighbor sampling, Cluster-GCN batches, small-graph
-// datasets and their collation.
+// datasets and their collation, fixed-size padding and packing.
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -15,6 +15,7 @@
 #include "workloads/graphs/graph.hpp"
 #include "workloads/loaders/batch_order.hpp"
 #include "workloads/loaders/cluster_loader.hpp"
+#include "workloads/loaders/fixed_size.hpp"
 #include "workloads/loaders/graph_dataset.hpp"
 #include "workloads/loaders/local_ids.hpp"
 #include "workloads/loaders/neighbor_sampler.hpp"
@@ -93,6 +94,14 @@ std::vector<Edge> edges_of_local_graph(const Batch& b, std::int32_t position) {
     if (gon[static_cast<std::size_t>(b.graph.dst[e])] == position) out.emplace_back(b.graph.src[e] - first, b.graph.dst[e] - first);
   }
   return out;
+}
+
+double padding_share(const GraphDataset& d, const std::vector<std::vector<std::int32_t>>& packs, const FixedSize& size) {
+  std::int64_t real = 0;
+  for (const auto& pack : packs) {
+    for (std::int32_t g : pack) real += d.nodes_per_graph[static_cast<std::size_t>(g)];
+  }
+  return 1.0 - static_cast<double>(real) / static_cast<double>(size.num_nodes * static_cast<std::int64_t>(packs.size()));
 }
 
 }  // namespace
@@ -384,4 +393,137 @@ TEST_CASE("collate lays graphs out block-diagonally, and a graph is the same in 
   CHECK(epoch == graph_batches(200, 64, true, 3, 0));
   CHECK(epoch != graph_batches(200, 64, true, 3, 1));
   CHECK(graph_batches(200, 64, false, 3, 0)[3] == std::vector<std::int32_t>{192, 193, 194, 195, 196, 197, 198, 199});
+}
+
+TEST_CASE("pad_to_fixed_size pads to the exact size with padding edges on padding nodes only", "[unit]") {
+  const GraphDataset d = make_dataset(qm9_spec(50), 4);
+  const std::vector<std::int32_t> ids = {1, 2, 3, 4, 5};
+  Batch b = collate(d, ids);
+  const graphs::EdgeList real = b.graph;
+  const FixedSize size{real.num_nodes + 10, real.num_edges() + 23, 8};
+  const Padding p = pad_to_fixed_size(b, size);
+  CHECK(p.real_nodes == real.num_nodes);
+  CHECK(p.real_edges == real.num_edges());
+  CHECK(p.real_graphs == 5);
+  CHECK(p.pad_nodes == 10);
+  CHECK(p.pad_edges == 23);
+  CHECK(p.pad_graphs == 3);
+  CHECK(b.graph.num_nodes == size.num_nodes);
+  CHECK(b.graph.num_edges() == size.num_edges);
+  CHECK(b.graph.num_graphs == 8);
+  CHECK(b.graph.graph_of_node.size() == static_cast<std::size_t>(size.num_nodes));
+  CHECK(b.graph_ids == ids);
+  // The real part is untouched and comes first.
+  CHECK(std::equal(real.src.begin(), real.src.end(), b.graph.src.begin()));
+  CHECK(std::equal(real.graph_of_node.begin(), real.graph_of_node.end(), b.graph.graph_of_node.begin()));
+  // Padding graphs 5, 6, 7 get 4, 3, 3 nodes and 8, 8, 7 edges, each a self-loop on its graph's first node.
+  std::map<std::int32_t, std::int64_t> nodes_per_pad_graph;
+  for (auto v = static_cast<std::size_t>(real.num_nodes); v < b.graph.graph_of_node.size(); ++v) ++nodes_per_pad_graph[b.graph.graph_of_node[v]];
+  CHECK(nodes_per_pad_graph == std::map<std::int32_t, std::int64_t>{{5, 4}, {6, 3}, {7, 3}});
+  std::map<std::int32_t, std::int64_t> edges_per_pad_node;
+  for (auto e = static_cast<std::size_t>(real.num_edges()); e < b.graph.src.size(); ++e) {
+    CHECK(b.graph.src[e] >= real.num_nodes);
+    CHECK(b.graph.dst[e] == b.graph.src[e]);
+    ++edges_per_pad_node[b.graph.src[e]];
+  }
+  const auto first = static_cast<std::int32_t>(real.num_nodes);
+  CHECK(edges_per_pad_node == std::map<std::int32_t, std::int64_t>{{first, 8}, {first + 4, 8}, {first + 7, 7}});
+
+  // A node batch: one padding graph's worth of nodes, its edges on the first padding node, types kept parallel.
+  const NeighborIndex index = build_neighbor_index(varied_degree_graph());
+  Batch nb = sample_neighbors(index, {10, 20, 30}, {4, 4}, false, 2);
+  const std::int64_t nodes = nb.graph.num_nodes, edges = nb.graph.num_edges();
+  const Padding np = pad_to_fixed_size(nb, {nodes + 5, edges + 9, 0});
+  CHECK(np.pad_graphs == 0);
+  CHECK(nb.graph.num_nodes == nodes + 5);
+  CHECK(nb.graph.edge_type.size() == nb.graph.src.size());
+  CHECK(nb.global_nodes.size() == static_cast<std::size_t>(nodes));
+  for (auto e = static_cast<std::size_t>(edges); e < nb.graph.src.size(); ++e) {
+    CHECK(nb.graph.src[e] == nodes);
+    CHECK(nb.graph.dst[e] == nodes);
+  }
+}
+
+TEST_CASE("pad_to_fixed_size throws, leaving the batch as it was, when the batch does not fit", "[unit]") {
+  const GraphDataset d = make_dataset(qm9_spec(10), 4);
+  const Batch b = collate(d, {0, 1, 2});
+  const std::int64_t n = b.graph.num_nodes, e = b.graph.num_edges();
+  auto throws = [&](const FixedSize& size) {
+    Batch copy = b;
+    CHECK_THROWS_AS(pad_to_fixed_size(copy, size), std::invalid_argument);
+    CHECK(copy.graph.num_nodes == n);
+    CHECK(copy.graph.num_edges() == e);
+  };
+  throws({n - 1, e + 5, 4});   // too many nodes
+  throws({n + 5, e - 1, 4});   // too many edges
+  throws({n + 5, e + 5, 2});   // too many graphs
+  throws({n + 5, e + 5, 3});   // padding but no padding graph left
+  throws({n, e + 5, 4});       // padding edges, no padding node
+  throws({n + 2, e + 5, 6});   // three padding graphs, two padding nodes
+  throws({n + 5, e + 5, 0});   // graph batch without a graph count
+  Batch exact = b;
+  CHECK(pad_to_fixed_size(exact, {n, e, 3}).pad_graphs == 0);  // nothing to pad: fits as it is
+  Batch nodes_only = b;
+  CHECK(pad_to_fixed_size(nodes_only, {n + 4, e, 4}).pad_edges == 0);
+
+  const NeighborIndex index = build_neighbor_index(varied_degree_graph());
+  Batch nb = sample_neighbors(index, {10, 20}, {4}, false, 2);
+  const FixedSize no_pad_node{nb.graph.num_nodes, nb.graph.num_edges() + 1, 0};
+  CHECK_THROWS_AS(pad_to_fixed_size(nb, no_pad_node), std::invalid_argument);
+  CHECK_THROWS_AS(pad_to_fixed_size(nb, {nb.graph.num_nodes + 1, nb.graph.num_edges() + 1, 2}), std::invalid_argument);
+}
+
+TEST_CASE("lpfhp and stream packs fit their fixed size, hold every graph once, and lpfhp needs no more packs", "[unit]") {
+  // About 14 molecules a pack, edges never binding (28 = the largest molecule's edges per atom) and a
+  // spare graph slot or two: where longest-first pays. With a tight graph count or edge budget the
+  // sorted order leaves the small graphs to the last packs and stream can pack tighter (bench/sampler_bench.cpp).
+  const GraphDataset d = make_dataset(qm9_spec(4000), 21);
+  const FixedSize size{256, 256 * 28, 24};
+  const auto order = graph_batches(d.num_graphs(), d.num_graphs(), true, 21, 0).front();
+  const auto lpfhp = pack_lpfhp(d, order, size);
+  const auto stream = pack_stream(d, order, size);
+  for (const auto* packs : {&lpfhp, &stream}) {
+    std::vector<int> seen(4000, 0);
+    for (const auto& pack : *packs) {
+      std::int64_t nodes = 0, edges = 0;
+      for (std::int32_t g : pack) {
+        ++seen[static_cast<std::size_t>(g)];
+        nodes += d.nodes_per_graph[static_cast<std::size_t>(g)];
+        edges += d.edges_of(g);
+      }
+      REQUIRE(!pack.empty());
+      CHECK(nodes <= size.num_nodes - 1);
+      CHECK(edges <= size.num_edges - 1);
+      CHECK(static_cast<std::int64_t>(pack.size()) <= size.num_graphs - 1);
+    }
+    CHECK(std::all_of(seen.begin(), seen.end(), [](int s) { return s == 1; }));
+  }
+  // Stream keeps the given order.
+  std::vector<std::int32_t> flat;
+  for (const auto& pack : stream) flat.insert(flat.end(), pack.begin(), pack.end());
+  CHECK(flat == order);
+  INFO("lpfhp " << lpfhp.size() << " packs, " << 100 * padding_share(d, lpfhp, size) << "% padding nodes; stream "
+                << stream.size() << " packs, " << 100 * padding_share(d, stream, size) << "% padding nodes");
+  CHECK(lpfhp.size() <= stream.size());
+  CHECK(padding_share(d, lpfhp, size) < padding_share(d, stream, size));
+  // Every pack pads: the packers leave room for the padding graph and its nodes and edges.
+  for (std::size_t i = 0; i < lpfhp.size(); i += 17) {
+    Batch b = collate(d, lpfhp[i]);
+    CHECK_NOTHROW(pad_to_fixed_size(b, size));
+  }
+  Batch last = collate(d, stream.back());
+  CHECK_NOTHROW(pad_to_fixed_size(last, size));
+  CHECK(pack_lpfhp(d, order, size) == lpfhp);
+}
+
+TEST_CASE("packing rejects a graph that cannot fit a pack alone", "[unit]") {
+  const GraphDataset d = make_dataset(qm9_spec(100), 2);
+  const auto biggest = static_cast<std::int32_t>(std::max_element(d.nodes_per_graph.begin(), d.nodes_per_graph.end()) -
+                                                 d.nodes_per_graph.begin());
+  const std::int64_t n = d.nodes_per_graph[static_cast<std::size_t>(biggest)];
+  const FixedSize too_few_nodes{n, 100000, 2};  // n - 1 nodes for real graphs
+  CHECK_THROWS_AS(pack_lpfhp(d, {biggest}, too_few_nodes), std::invalid_argument);
+  CHECK_THROWS_AS(pack_stream(d, {biggest}, too_few_nodes), std::invalid_argument);
+  CHECK_THROWS_AS(pack_stream(d, {0}, FixedSize{1000, 100000, 1}), std::invalid_argument);
+  CHECK(pack_stream(d, {biggest}, FixedSize{n + 1, n * (n - 1) + 1, 2}).size() == 1);
 }

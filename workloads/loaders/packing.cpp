@@ -1,0 +1,142 @@
+// The packers of fixed_size.hpp: which dataset graphs share a fixed-size batch.
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "workloads/loaders/fixed_size.hpp"
+
+namespace tilesim::workloads::loaders {
+
+namespace {
+
+struct Fill {
+  std::int64_t nodes = 0, edges = 0, graphs = 0;
+};
+
+// The limits a pack's real graphs respect (fixed_size.hpp): room for the padding graphs, each with a
+// node and an edge, as PopTorch Geometric's samplers leave it.
+class Limits {
+ public:
+  explicit Limits(const FixedSize& size)
+      : nodes_(size.num_nodes - 1), edges_(size.num_edges - 1), graphs_(size.num_graphs - 1) {
+    if (size.num_graphs < 2) {
+      throw std::invalid_argument("packing needs num_graphs >= 2 (one graph is left for the padding), got " +
+                                  std::to_string(size.num_graphs));
+    }
+  }
+  bool fits(const Fill& pack, std::int64_t nodes, std::int64_t edges) const {
+    const std::int64_t graph_slots_left = graphs_ - (pack.graphs + 1);
+    const std::int64_t nodes_left = nodes_ - (pack.nodes + nodes);
+    const std::int64_t edges_left = edges_ - (pack.edges + edges);
+    return graph_slots_left >= 0 && nodes_left >= graph_slots_left && edges_left >= graph_slots_left;
+  }
+  std::int64_t node_room(const Fill& pack) const { return nodes_ - pack.nodes; }
+  bool full(const Fill& pack) const { return pack.graphs == graphs_; }
+
+ private:
+  std::int64_t nodes_, edges_, graphs_;
+};
+
+void check_fits_alone(const Limits& limits, const GraphDataset& dataset, std::int32_t g, const FixedSize& size) {
+  if (g < 0 || g >= dataset.num_graphs()) {
+    throw std::invalid_argument("graph " + std::to_string(g) + " is not in [0, " + std::to_string(dataset.num_graphs()) + ")");
+  }
+  if (!limits.fits(Fill{}, dataset.nodes_per_graph[static_cast<std::size_t>(g)], dataset.edges_of(g))) {
+    throw std::invalid_argument("graph " + std::to_string(g) + " (" +
+                                std::to_string(dataset.nodes_per_graph[static_cast<std::size_t>(g)]) + " nodes, " +
+                                std::to_string(dataset.edges_of(g)) + " edges) does not fit a batch of " +
+                                std::to_string(size.num_nodes) + " nodes, " + std::to_string(size.num_edges) +
+                                " edges and " + std::to_string(size.num_graphs) + " graphs with room for its padding");
+  }
+}
+
+void add(Fill& pack, std::int64_t nodes, std::int64_t edges) {
+  pack.nodes += nodes;
+  pack.edges += edges;
+  ++pack.graphs;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::int32_t>> pack_stream(const GraphDataset& dataset, const std::vector<std::int32_t>& order,
+                                                   const FixedSize& size) {
+  const Limits limits(size);
+  std::vector<std::vector<std::int32_t>> packs;
+  Fill current;
+  for (std::int32_t g : order) {
+    check_fits_alone(limits, dataset, g, size);
+    const std::int64_t nodes = dataset.nodes_per_graph[static_cast<std::size_t>(g)], edges = dataset.edges_of(g);
+    if (packs.empty() || !limits.fits(current, nodes, edges)) {
+      packs.emplace_back();
+      current = Fill{};
+    }
+    packs.back().push_back(g);
+    add(current, nodes, edges);
+  }
+  return packs;
+}
+
+std::vector<std::vector<std::int32_t>> pack_lpfhp(const GraphDataset& dataset, const std::vector<std::int32_t>& order,
+                                                  const FixedSize& size) {
+  const Limits limits(size);
+  for (std::int32_t g : order) check_fits_alone(limits, dataset, g, size);
+  // Longest first: the node-count histogram walked from its largest bin (a stable sort keeps the given
+  // order within a bin).
+  std::vector<std::int32_t> longest_first = order;
+  std::stable_sort(longest_first.begin(), longest_first.end(), [&](std::int32_t a, std::int32_t b) {
+    return dataset.nodes_per_graph[static_cast<std::size_t>(a)] > dataset.nodes_per_graph[static_cast<std::size_t>(b)];
+  });
+
+  std::vector<std::vector<std::int32_t>> packs;
+  std::vector<Fill> fills;
+  // Open packs by the nodes they have left, so the fullest that fits is found without scanning them
+  // all: by_room[r] lists the packs with r nodes left (position_in_room finds one in O(1)); open_rooms
+  // the r with any. Packs with every graph slot taken leave.
+  std::vector<std::vector<std::int32_t>> by_room(static_cast<std::size_t>(size.num_nodes));
+  std::vector<std::size_t> position_in_room;
+  std::set<std::int64_t> open_rooms;
+  auto enter = [&](std::int32_t pack) {
+    auto& room = by_room[static_cast<std::size_t>(limits.node_room(fills[static_cast<std::size_t>(pack)]))];
+    if (room.empty()) open_rooms.insert(limits.node_room(fills[static_cast<std::size_t>(pack)]));
+    position_in_room[static_cast<std::size_t>(pack)] = room.size();
+    room.push_back(pack);
+  };
+  auto leave = [&](std::int32_t pack) {
+    const std::int64_t r = limits.node_room(fills[static_cast<std::size_t>(pack)]);
+    auto& room = by_room[static_cast<std::size_t>(r)];
+    const std::size_t at = position_in_room[static_cast<std::size_t>(pack)];
+    room[at] = room.back();
+    position_in_room[static_cast<std::size_t>(room[at])] = at;
+    room.pop_back();
+    if (room.empty()) open_rooms.erase(r);
+  };
+
+  for (std::int32_t g : longest_first) {
+    const std::int64_t nodes = dataset.nodes_per_graph[static_cast<std::size_t>(g)], edges = dataset.edges_of(g);
+    std::int32_t chosen = -1;
+    for (auto r = open_rooms.lower_bound(nodes); r != open_rooms.end() && chosen < 0; ++r) {
+      for (std::int32_t pack : by_room[static_cast<std::size_t>(*r)]) {
+        if (limits.fits(fills[static_cast<std::size_t>(pack)], nodes, edges)) {
+          chosen = pack;
+          break;
+        }
+      }
+    }
+    if (chosen < 0) {
+      chosen = static_cast<std::int32_t>(packs.size());
+      packs.emplace_back();
+      fills.emplace_back();
+      position_in_room.push_back(0);
+    } else {
+      leave(chosen);
+    }
+    packs[static_cast<std::size_t>(chosen)].push_back(g);
+    add(fills[static_cast<std::size_t>(chosen)], nodes, edges);
+    if (!limits.full(fills[static_cast<std::size_t>(chosen)])) enter(chosen);
+  }
+  return packs;
+}
+
+}  // namespace tilesim::workloads::loaders
