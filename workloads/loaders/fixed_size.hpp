@@ -41,8 +41,9 @@ Padding pad_to_fixed_size(Batch& batch, const FixedSize& size);
 //   (num_nodes - 1 - nodes) >= (num_graphs - 1 - graphs) and (num_edges - 1 - edges) >= (num_graphs - 1 - graphs).
 //  - lpfhp: longest-pack-first histogram packing (Krell et al. 2021, "Efficient sequence packing
 //    without cross-contamination"), adapted to graphs: graphs taken by node count, largest first
-//    (ties in the given order), each into the fullest pack (fewest nodes left) that still fits it on
-//    all limits, a new pack otherwise; packs in the order they were opened;
+//    (ties in the given order), each into the fullest pack that still fits it on all limits (the
+//    least node room, nodes left beyond one per free graph slot; then the least edge room, alike), a
+//    new pack otherwise; packs in the order they were opened;
 //  - stream: the graphs in the order given, each pack closed when the next graph would not fit
 //    (PopTorch Geometric's StreamPackingSampler).
 // Which packs tighter depends on the size. lpfhp wins when a pack holds few graphs and its graph and

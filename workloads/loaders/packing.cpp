@@ -1,9 +1,10 @@
 // The packers of fixed_size.hpp: which dataset graphs share a fixed-size batch.
 #include <algorithm>
-#include <numeric>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "workloads/loaders/fixed_size.hpp"
 
@@ -15,8 +16,9 @@ struct Fill {
   std::int64_t nodes = 0, edges = 0, graphs = 0;
 };
 
-// The limits a pack's real graphs respect (fixed_size.hpp): room for the padding graphs, each with a
-// node and an edge, as PopTorch Geometric's samplers leave it.
+// The limits a pack's real graphs respect (fixed_size.hpp). With graphs of n_i nodes the padding
+// condition reads sum(n_i - 1) <= num_nodes - num_graphs, and likewise for edges: each graph takes
+// n_i - 1 of a pack's room, the padding node its slot no longer needs making up the other one.
 class Limits {
  public:
   explicit Limits(const FixedSize& size)
@@ -26,13 +28,12 @@ class Limits {
                                   std::to_string(size.num_graphs));
     }
   }
+  // Room left in nodes (edges): what the pack's real nodes may still grow by, less one per free graph slot.
+  std::int64_t node_room(const Fill& pack) const { return (nodes_ - pack.nodes) - (graphs_ - pack.graphs); }
+  std::int64_t edge_room(const Fill& pack) const { return (edges_ - pack.edges) - (graphs_ - pack.graphs); }
   bool fits(const Fill& pack, std::int64_t nodes, std::int64_t edges) const {
-    const std::int64_t graph_slots_left = graphs_ - (pack.graphs + 1);
-    const std::int64_t nodes_left = nodes_ - (pack.nodes + nodes);
-    const std::int64_t edges_left = edges_ - (pack.edges + edges);
-    return graph_slots_left >= 0 && nodes_left >= graph_slots_left && edges_left >= graph_slots_left;
+    return pack.graphs < graphs_ && node_room(pack) >= nodes - 1 && edge_room(pack) >= edges - 1;
   }
-  std::int64_t node_room(const Fill& pack) const { return nodes_ - pack.nodes; }
   bool full(const Fill& pack) const { return pack.graphs == graphs_; }
 
  private:
@@ -91,44 +92,37 @@ std::vector<std::vector<std::int32_t>> pack_lpfhp(const GraphDataset& dataset, c
 
   std::vector<std::vector<std::int32_t>> packs;
   std::vector<Fill> fills;
-  // Open packs by the nodes they have left, so the fullest that fits is found without scanning them
-  // all: by_room[r] lists the packs with r nodes left (position_in_room finds one in O(1)); open_rooms
-  // the r with any. Packs with every graph slot taken leave.
-  std::vector<std::vector<std::int32_t>> by_room(static_cast<std::size_t>(size.num_nodes));
-  std::vector<std::size_t> position_in_room;
+  // Open packs by their room, so the fullest that fits is found without trying them all:
+  // by_room[r] holds the packs with node room r ordered by edge room, open_rooms the r with any.
+  // Packs with every graph slot taken leave.
+  using ByEdgeRoom = std::set<std::pair<std::int64_t, std::int32_t>>;
+  std::vector<ByEdgeRoom> by_room(static_cast<std::size_t>(std::max<std::int64_t>(limits.node_room(Fill{}), 0) + 1));
   std::set<std::int64_t> open_rooms;
   auto enter = [&](std::int32_t pack) {
-    auto& room = by_room[static_cast<std::size_t>(limits.node_room(fills[static_cast<std::size_t>(pack)]))];
-    if (room.empty()) open_rooms.insert(limits.node_room(fills[static_cast<std::size_t>(pack)]));
-    position_in_room[static_cast<std::size_t>(pack)] = room.size();
-    room.push_back(pack);
+    const Fill& fill = fills[static_cast<std::size_t>(pack)];
+    by_room[static_cast<std::size_t>(limits.node_room(fill))].emplace(limits.edge_room(fill), pack);
+    open_rooms.insert(limits.node_room(fill));
   };
   auto leave = [&](std::int32_t pack) {
-    const std::int64_t r = limits.node_room(fills[static_cast<std::size_t>(pack)]);
-    auto& room = by_room[static_cast<std::size_t>(r)];
-    const std::size_t at = position_in_room[static_cast<std::size_t>(pack)];
-    room[at] = room.back();
-    position_in_room[static_cast<std::size_t>(room[at])] = at;
-    room.pop_back();
-    if (room.empty()) open_rooms.erase(r);
+    const Fill& fill = fills[static_cast<std::size_t>(pack)];
+    auto& room = by_room[static_cast<std::size_t>(limits.node_room(fill))];
+    room.erase({limits.edge_room(fill), pack});
+    if (room.empty()) open_rooms.erase(limits.node_room(fill));
   };
 
   for (std::int32_t g : longest_first) {
     const std::int64_t nodes = dataset.nodes_per_graph[static_cast<std::size_t>(g)], edges = dataset.edges_of(g);
     std::int32_t chosen = -1;
-    for (auto r = open_rooms.lower_bound(nodes); r != open_rooms.end() && chosen < 0; ++r) {
-      for (std::int32_t pack : by_room[static_cast<std::size_t>(*r)]) {
-        if (limits.fits(fills[static_cast<std::size_t>(pack)], nodes, edges)) {
-          chosen = pack;
-          break;
-        }
-      }
+    for (auto r = open_rooms.lower_bound(nodes - 1); r != open_rooms.end(); ++r) {
+      const ByEdgeRoom& room = by_room[static_cast<std::size_t>(*r)];
+      if (room.rbegin()->first < edges - 1) continue;  // none of these has the edges left
+      chosen = room.lower_bound({edges - 1, std::numeric_limits<std::int32_t>::min()})->second;
+      break;
     }
     if (chosen < 0) {
       chosen = static_cast<std::int32_t>(packs.size());
       packs.emplace_back();
       fills.emplace_back();
-      position_in_room.push_back(0);
     } else {
       leave(chosen);
     }
