@@ -108,46 +108,51 @@ EdgeList small_world(const SmallWorldParams& params, std::uint64_t seed) {
   return collect(first, Iterator(), params.num_nodes, params.num_nodes * (params.k / 2));
 }
 
+void append_molecule(EdgeList& out, std::int64_t num_atoms, MoleculeConnectivity connectivity, std::int64_t k,
+                     std::mt19937_64& engine) {
+  if (out.num_nodes + num_atoms > std::numeric_limits<std::int32_t>::max()) {
+    throw std::length_error("molecule batch exceeds 2^31 - 1 nodes");
+  }
+  const auto offset = static_cast<std::int32_t>(out.num_nodes);
+  std::vector<std::array<double, 3>> position(static_cast<std::size_t>(num_atoms));
+  for (auto& p : position) {
+    for (double& c : p) c = streams::unit(engine);
+  }
+  const std::int64_t neighbours =
+      connectivity == MoleculeConnectivity::complete ? num_atoms - 1 : std::min(k, num_atoms - 1);
+  std::vector<std::pair<double, std::int32_t>> by_distance;
+  for (std::int32_t i = 0; i < num_atoms; ++i) {
+    by_distance.clear();
+    for (std::int32_t j = 0; j < num_atoms; ++j) {
+      if (j == i) continue;
+      double d2 = 0;
+      for (int c = 0; c < 3; ++c) {
+        const double delta = position[static_cast<std::size_t>(i)][c] - position[static_cast<std::size_t>(j)][c];
+        d2 += delta * delta;
+      }
+      by_distance.emplace_back(connectivity == MoleculeConnectivity::complete ? 0.0 : d2, j);
+    }
+    // Complete graphs keep source order; kNN sorts by distance (ties by index) and keeps k.
+    std::stable_sort(by_distance.begin(), by_distance.end());
+    for (std::int64_t r = 0; r < neighbours; ++r) {
+      out.src.push_back(offset + by_distance[static_cast<std::size_t>(r)].second);
+      out.dst.push_back(offset + i);
+    }
+  }
+  out.num_nodes += num_atoms;
+  out.graph_of_node.insert(out.graph_of_node.end(), static_cast<std::size_t>(num_atoms),
+                           static_cast<std::int32_t>(out.num_graphs));
+  ++out.num_graphs;
+}
+
 EdgeList molecules(const MoleculeParams& params, std::uint64_t seed) {
   auto engine = graph_engine(seed, stream::generator);
   EdgeList out;
-  std::vector<std::array<double, 3>> position;
-  std::vector<std::pair<double, std::int32_t>> by_distance;
   for (std::int64_t g = 0; g < params.num_graphs; ++g) {
     const std::int64_t n =
         params.min_nodes + static_cast<std::int64_t>(bounded(engine, static_cast<std::uint64_t>(params.max_nodes - params.min_nodes + 1)));
-    if (out.num_nodes + n > std::numeric_limits<std::int32_t>::max()) {
-      throw std::length_error("molecule batch exceeds 2^31 - 1 nodes");
-    }
-    const auto offset = static_cast<std::int32_t>(out.num_nodes);
-    position.resize(static_cast<std::size_t>(n));
-    for (auto& p : position) {
-      for (double& c : p) c = streams::unit(engine);
-    }
-    const std::int64_t neighbours =
-        params.connectivity == MoleculeConnectivity::complete ? n - 1 : std::min(params.k, n - 1);
-    for (std::int32_t i = 0; i < n; ++i) {
-      by_distance.clear();
-      for (std::int32_t j = 0; j < n; ++j) {
-        if (j == i) continue;
-        double d2 = 0;
-        for (int c = 0; c < 3; ++c) {
-          const double delta = position[static_cast<std::size_t>(i)][c] - position[static_cast<std::size_t>(j)][c];
-          d2 += delta * delta;
-        }
-        by_distance.emplace_back(params.connectivity == MoleculeConnectivity::complete ? 0.0 : d2, j);
-      }
-      // Complete graphs keep source order; kNN sorts by distance (ties by index) and keeps k.
-      std::stable_sort(by_distance.begin(), by_distance.end());
-      for (std::int64_t r = 0; r < neighbours; ++r) {
-        out.src.push_back(offset + by_distance[static_cast<std::size_t>(r)].second);
-        out.dst.push_back(offset + i);
-      }
-    }
-    out.num_nodes += n;
-    out.graph_of_node.insert(out.graph_of_node.end(), static_cast<std::size_t>(n), static_cast<std::int32_t>(g));
+    append_molecule(out, n, params.connectivity, params.k, engine);
   }
-  out.num_graphs = params.num_graphs;
   return out;
 }
 

@@ -5,6 +5,7 @@
 // one; the power-law (Chung-Lu) and molecule generators are written here because Boost has none that
 // streams at the sizes of the dataset presets (124M edges).
 #include <cstdint>
+#include <random>
 #include <string>
 
 #include "workloads/graphs/graph.hpp"
@@ -67,6 +68,11 @@ struct MoleculeParams {
   std::int64_t k = 0;  // knn only
 };
 EdgeList molecules(const MoleculeParams& params, std::uint64_t seed);
+// One molecule of `num_atoms` atoms appended to `out` as graph out.num_graphs (its nodes after out's,
+// graph_of_node and num_graphs extended), its positions drawn from `engine`: the molecule generator's
+// step, shared with the dataset loaders (workloads/loaders/graph_dataset.hpp).
+void append_molecule(EdgeList& out, std::int64_t num_atoms, MoleculeConnectivity connectivity, std::int64_t k,
+                     std::mt19937_64& engine);
 
 // Chung-Lu power law with optional blocks (a degree-corrected stochastic block model): node weights
 // follow a rank power law w_r ~ (r + r0)^(-1/(exponent-1)), with r0 chosen so that the largest expected
