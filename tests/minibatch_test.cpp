@@ -175,7 +175,7 @@ TEST_CASE("loader: the same seed makes the same batches, and a node keeps its fe
   const Workload w = parse_workload(node_workload({{"kind", "neighbor"}, {"batch_size", 16}, {"fanouts", {4, 3}}}), "w.json");
   const loaders::BatchSource a(w), b(w);
   CHECK(a.batches_per_epoch() == (150 + 15) / 16);  // half of the 300 nodes train, 16 seeds per batch
-  for (std::int64_t k : {0, 3, a.batches_per_epoch()}) {  // the last: the second epoch's first batch
+  for (const std::int64_t k : std::vector<std::int64_t>{0, 3, a.batches_per_epoch()}) {  // the last: the second epoch's first batch
     const loaders::Batch x = a.make(k), y = b.make(k);
     CHECK(x.global_nodes == y.global_nodes);
     CHECK(x.graph.src == y.graph.src);

@@ -19,7 +19,7 @@ std::size_t sz(std::int64_t v) { return static_cast<std::size_t>(v); }
 // beyond the real ones pointing at row 0 with weight 0 (neighbour), or every row of the padded batch
 // weighted by whether it is a real training node (cluster).
 training::GivenReadout node_readout(const BatchSource& source, const Batch& batch, const BatchShape& shape,
-                                    const std::optional<PaddedShape>& padded, bool with_values) {
+                                    const std::optional<PaddedShape>& padded) {
   training::GivenReadout r;
   const auto key_of = [&](std::int64_t row) { return static_cast<std::uint64_t>(batch.global_nodes[sz(row)]); };
   if (source.spec().kind == LoaderSpec::Kind::neighbor) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "common/error.hpp"
+#include "workloads/loaders/batch_order.hpp"
 #include "workloads/training/training_step.hpp"
 #include "workloads/workload.hpp"
 
@@ -123,7 +124,7 @@ Batch BatchSource::make(std::int64_t k) const {
   switch (spec_.kind) {
     case LoaderSpec::Kind::neighbor:
       // Each batch samples from its own stream, so batch k is the same however many came before.
-      return sample_neighbors(*index_, m, spec_.fanouts, spec_.replace, seed_ ^ (0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(k + 1)));
+      return sample_neighbors(*index_, m, spec_.fanouts, spec_.replace, batch_seed(seed_, epoch, k % batches_per_epoch_));
     case LoaderSpec::Kind::cluster: return cluster_batch(*index_, *clustering_, m);
     case LoaderSpec::Kind::graphs: return collate(*dataset_, m);
   }
