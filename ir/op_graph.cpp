@@ -211,11 +211,12 @@ double Op::flops() const {
     case OpKind::unary_grad: return 2.0 * out;  // the derivative, then the multiply by grad
     case OpKind::sum_to: return m * k;
     // cross_entropy: max, subtract, exp, sum per element and a log, a subtract and the mean per row;
-    // mse: subtract, square, sum per element.
-    case OpKind::loss: return loss == LossFn::mse ? 3.0 * m * k : 4.0 * m * k + 3.0 * m;
+    // mse: subtract, square, sum per element. Row weights add a multiply and the weights' sum per row.
+    case OpKind::loss: return (loss == LossFn::mse ? 3.0 * m * k : 4.0 * m * k + 3.0 * m) + (aux >= 0 ? 2.0 * m : 0.0);
     // cross_entropy: the softmax again (max, subtract, exp, sum, divide) and the one-hot subtract and
-    // the mean's scale; mse: subtract and scale.
-    case OpKind::loss_grad: return loss == LossFn::mse ? 2.0 * m * k : 7.0 * m * k;
+    // the mean's scale; mse: subtract and scale. Row weights add the weights' sum and each row's
+    // w / sum (the per-element scale is there already).
+    case OpKind::loss_grad: return (loss == LossFn::mse ? 2.0 * m * k : 7.0 * m * k) + (aux >= 0 ? 2.0 * m : 0.0);
     case OpKind::optimizer_step: {
       // Per element: sgd 2 (+2 weight decay, +2 momentum); adam 13 (+2 weight decay): the two moment
       // updates (3 and 4), the denominator (sqrt, divide, add), the step (divide, multiply, subtract).
@@ -247,7 +248,8 @@ std::int64_t Op::min_bytes_read() const {
     case OpKind::unary_grad: return 2 * m * k * value_bytes;
     case OpKind::sum_to: return m * k * value_bytes;
     case OpKind::loss:
-    case OpKind::loss_grad: return m * k * value_bytes + (loss == LossFn::mse ? m * k * value_bytes : m * index_bytes);
+    case OpKind::loss_grad:
+      return m * k * value_bytes + (loss == LossFn::mse ? m * k * value_bytes : m * index_bytes) + (aux >= 0 ? m * value_bytes : 0);
     case OpKind::optimizer_step:
       return (2 + optimizer.state_rows()) * m * k * value_bytes + (aux >= 0 ? value_bytes : 0);
   }
@@ -356,6 +358,7 @@ TensorId OpGraph::add_op(Op op) {
       expect(op.input, "predictions", {s.num_inputs, s.num_features}, op.dtype);
       if (op.loss == LossFn::cross_entropy) expect(op.indices, "labels", {s.num_inputs}, DType::int32);
       else expect(op.weight, "targets", {s.num_inputs, s.num_features}, op.dtype);
+      if (op.aux >= 0) expect(op.aux, "row weights", {s.num_inputs}, DType::float32);
       break;
     case OpKind::optimizer_step: {
       const std::int64_t p = s.num_inputs * s.num_features;

@@ -81,6 +81,13 @@ std::string to_string(BinaryFn fn);
 //  cross_entropy: labels (int32, in `indices`) [M] in [0, C); mean over rows of logsumexp(x_r) - x_r[label]
 //                 (torch.nn.functional.cross_entropy on logits)
 //  mse:           targets (float, in `weight`) [M, C]; mean over all M*C elements of (x - t)^2 (mse_loss)
+// With per-row weights w (float [M], in `aux`, optional, each >= 0) the mean becomes a weighted one:
+//  cross_entropy: sum_r w_r ce_r / sum_r w_r       (F.cross_entropy(reduction='none') * w, summed, / sum(w))
+//  mse:           sum_r w_r sum_c (x - t)^2 / (C sum_r w_r)
+// and both the loss and its gradient are 0 when sum_r w_r = 0 (an all-padding batch). Weights 0 for
+// padding rows and 1 for real ones give a batch padded to a fixed shape (PopTorch's fixed-size batches
+// on the simulated IPU) exactly the loss and gradients of the unpadded batch (F.cross_entropy's
+// ignore_index). Without `aux` every row weighs 1, as above.
 enum class LossFn { cross_entropy, mse };
 std::string to_string(LossFn fn);
 std::optional<LossFn> loss_fn_from_string(const std::string& name);
@@ -137,7 +144,8 @@ std::string to_string(OpPhase phase);
 // and for the training kinds:
 //  unary_grad:     input (the forward op's input) and weight (the gradient of its output) [M, F], out [M, F]
 //  sum_to:         input [M, F], out [other_rows, other_groups] (other_rows 1 or M, other_groups divides F)
-//  loss:           input [M, C]; labels [M] (cross_entropy) or targets [M, C] (mse); out [1, 1]
+//  loss:           input [M, C]; labels [M] (cross_entropy) or targets [M, C] (mse); aux the row weights
+//                  [M] when set; out [1, 1]
 //  loss_grad:      the same operands, out [M, C]
 //  optimizer_step: input the parameter and weight its gradient, each P = M * F elements (a 1-D bias [F] is
 //                  M = 1); bias the state [S, P] when S = state_rows() > 0; aux the step [1, 1] (adam);
@@ -171,7 +179,8 @@ struct Op {
                                      // weight stored [num_segments, out_features, num_features]
   LossFn loss = LossFn::cross_entropy;  // loss, loss_grad
   OptimizerSpec optimizer;           // optimizer_step
-  TensorId aux = -1;                 // optimizer_step (adam): the step number t as a [1, 1] float
+  TensorId aux = -1;                 // optimizer_step (adam): the step number t as a [1, 1] float;
+                                     // loss, loss_grad: the optional row weights [M] (LossFn)
   OpPhase phase = OpPhase::forward;
   std::string grad_of;               // backward ops: the forward op whose gradient they compute
   bool detach = false;               // the output carries no gradient (PyG's softmax max: src.detach())

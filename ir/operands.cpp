@@ -1,5 +1,6 @@
 #include "ir/operands.hpp"
 
+#include <cmath>
 #include <stdexcept>
 #include <type_traits>
 
@@ -35,7 +36,7 @@ Operands resolve(const Op& op, const TensorValues& inputs, const TensorValues* p
                                                                                                  : "weight";
   o.weight = find<float>(op, op.weight, weight_role, inputs, produced);
   o.bias = find<float>(op, op.bias, op.kind == OpKind::optimizer_step ? "state" : "bias", inputs, produced);
-  o.aux = find<float>(op, op.aux, "step", inputs, produced);
+  o.aux = find<float>(op, op.aux, labels ? "row weights" : "step", inputs, produced);
   return o;
 }
 
@@ -125,6 +126,15 @@ void check_operands(const Op& op, const Operands& o, const std::string& who) {
         for (std::size_t i = 0; i < labels.size(); ++i)
           if (labels[i] < 0 || labels[i] >= k)
             bad(op, who, "labels[" + std::to_string(i) + "] = " + std::to_string(labels[i]) + " is outside [0, " + std::to_string(k) + ")");
+      }
+      if (op.aux >= 0) {
+        expect_size(op, who, o.aux, "row weights", m, "[" + std::to_string(m) + "]");
+        // A weight is a row's share of the mean: negative or infinite ones have no such meaning (and
+        // could cancel the weights' sum to 0 while rows still count).
+        const std::vector<float>& w = *o.aux;
+        for (std::size_t i = 0; i < w.size(); ++i)
+          if (!(w[i] >= 0) || std::isinf(w[i]))
+            bad(op, who, "row weights[" + std::to_string(i) + "] = " + std::to_string(w[i]) + ", expected a finite weight >= 0");
       }
       break;
     case OpKind::optimizer_step: {

@@ -20,7 +20,8 @@ struct Operands {
   const std::vector<float>* weight = nullptr;          // matmul [K, N], segment_matmul [S, K, N] ([S, N, K]
                                                        // transposed, the grad [M, N] with transpose_input); binary's `other`
   const std::vector<float>* bias = nullptr;            // matmul [N] when op.bias >= 0; optimizer_step's state
-  const std::vector<float>* aux = nullptr;             // optimizer_step (adam): the step number [1, 1]
+  const std::vector<float>* aux = nullptr;             // optimizer_step (adam): the step number [1, 1];
+                                                       // loss, loss_grad: the row weights [M] when op.aux >= 0
 };
 
 // Each operand from `produced` (outputs of earlier ops) when it holds the tensor, else from `inputs`.
@@ -30,8 +31,9 @@ Operands resolve_operands(const Op& op, const TensorValues& inputs, const Tensor
 Operands resolve_operands(const Op& op, const TensorValues& values);
 
 // Checks that each operand the op reads is present with the element count op.shape implies, that
-// indices lie in [0, op.index_range()), and that segment_matmul offsets run from 0 to num_inputs without
-// decreasing. Throws std::invalid_argument "<who>: op 'NAME': what was wrong" (who: e.g. "cpu backend").
+// indices lie in [0, op.index_range()), that segment_matmul offsets run from 0 to num_inputs without
+// decreasing, and that a loss's row weights are finite and >= 0. Throws std::invalid_argument
+// "<who>: op 'NAME': what was wrong" (who: e.g. "cpu backend").
 // Checked once per op, so kernels can trust their indices: a bad one would write outside the output.
 void check_operands(const Op& op, const Operands& operands, const std::string& who);
 

@@ -4,6 +4,7 @@
 // stated bounds. The kernels on a GPU, and cuBLAS's transposed products, need a device.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -45,6 +46,48 @@ void expect_verified(const Op& op, const TensorValues& values, const std::vector
 }
 
 using tilesim_test::random_values;
+
+// The loss bodies in the order cuda_kernels.cu launches them, on one grid: the loss (rows, then the
+// weights' sum and the weighted mean, or the plain mean) and the gradient. `weights` null: unweighted.
+struct LossOutputs {
+  std::vector<float> loss, grad;
+};
+LossOutputs run_loss_bodies(const cuda::LaunchShape& grid, LossFn fn, const std::vector<float>& x, std::int64_t rows, std::int64_t cols,
+                            const std::vector<std::int32_t>& labels, const std::vector<float>& targets, const std::vector<float>* weights) {
+  const std::int32_t* l = fn == LossFn::cross_entropy ? labels.data() : nullptr;
+  const float* t = fn == LossFn::mse ? targets.data() : nullptr;
+  const float* w = weights != nullptr ? weights->data() : nullptr;
+  std::vector<float> row_loss(static_cast<std::size_t>(rows), std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> sum = {std::numeric_limits<float>::quiet_NaN()};
+  LossOutputs o{{std::numeric_limits<float>::quiet_NaN()}, std::vector<float>(static_cast<std::size_t>(rows * cols), std::nanf(""))};
+  cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) {
+    cuda::loss_rows_body(th, fn, x.data(), rows, cols, l, t, row_loss.data(), w);
+  });
+  if (w != nullptr) {
+    cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) { cuda::weight_sum_body(th, w, rows, sum.data()); });
+    const float cols_per_term = static_cast<float>(fn == LossFn::cross_entropy ? 1 : cols);
+    cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) {
+      cuda::weighted_loss_mean_body(th, row_loss.data(), rows, cols_per_term, sum.data(), o.loss.data());
+    });
+  } else {
+    const float count = static_cast<float>(fn == LossFn::cross_entropy ? rows : rows * cols);
+    cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) { cuda::loss_mean_body(th, row_loss.data(), rows, count, o.loss.data()); });
+  }
+  cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) {
+    cuda::loss_grad_body(th, fn, x.data(), rows, cols, l, t, o.grad.data(), w, w != nullptr ? sum.data() : nullptr);
+  });
+  return o;
+}
+
+// The rows (each `cols` wide) of `v` whose weight is 1.
+template <class T>
+std::vector<T> kept_rows(const std::vector<T>& v, std::int64_t cols, const std::vector<float>& weights) {
+  std::vector<T> kept;
+  for (std::size_t r = 0; r < weights.size(); ++r)
+    if (weights[r] == 1.0f)
+      kept.insert(kept.end(), v.begin() + static_cast<std::ptrdiff_t>(r) * cols, v.begin() + static_cast<std::ptrdiff_t>(r + 1) * cols);
+  return kept;
+}
 
 }  // namespace
 
@@ -153,6 +196,60 @@ TEST_CASE("cuda loss bodies: cross entropy and mse, their means and gradients", 
       auto g = nan_output(grad_op);
       cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) { cuda::loss_grad_body(th, fn, x.data(), rows, cols, l, t, g.data()); });
       expect_verified(grad_op, c.values, g);
+    }
+  }
+}
+
+TEST_CASE("cuda weighted loss bodies: 0/1 weights give the kept rows' loss and gradient exactly, others within the bounds, zeros 0",
+          "[kernels][cuda][training][unit]") {
+  std::mt19937 rng(17);
+  const std::int64_t rows = 40, cols = 6;
+  const std::vector<float> x = random_values(rows * cols, rng, -3.0f, 3.0f);
+  const std::vector<float> targets = random_values(rows * cols, rng);
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(rows));
+  for (std::size_t r = 0; r < labels.size(); ++r) labels[r] = static_cast<std::int32_t>((r * 7) % cols);
+  const std::vector<float> positive = random_values(rows, rng, 0.05f, 3.0f);
+  std::vector<float> mask(static_cast<std::size_t>(rows), 1.0f);
+  for (std::size_t r = 0; r < mask.size(); r += 3) mask[r] = 0.0f;  // every third row is padding
+  for (std::size_t r = 31; r < mask.size(); ++r) mask[r] = 0.0f;    // and the batch's tail
+  const std::vector<float> zeros(static_cast<std::size_t>(rows), 0.0f);
+  for (LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {
+    INFO(to_string(fn));
+    Case c;
+    Op loss = op_of(OpKind::loss, rows, cols);
+    loss.loss = fn;
+    loss.input = c.f32("x", {rows, cols}, x);
+    if (fn == LossFn::cross_entropy) loss.indices = c.i32("labels", labels);
+    else loss.weight = c.f32("t", {rows, cols}, targets);
+    loss.aux = c.f32("w", {rows}, positive);
+    const Op loss_op = c.add(loss);
+    Op grad = loss_op;
+    grad.name = "grad";
+    grad.kind = OpKind::loss_grad;
+    const Op grad_op = c.add(grad);
+    const std::int64_t kept = static_cast<std::int64_t>(kept_rows(labels, 1, mask).size());
+    for (const auto& grid : grids_for(rows)) {
+      // General positive weights: within the reference's bounds for the weighted loss.
+      const LossOutputs weighted = run_loss_bodies(grid, fn, x, rows, cols, labels, targets, &positive);
+      expect_verified(loss_op, c.values, weighted.loss);
+      expect_verified(grad_op, c.values, weighted.grad);
+      // 0/1 weights: the unweighted bodies over the kept rows, to the last bit (w l is l or 0, and the
+      // scale 1 / sum w is 1 / kept).
+      const LossOutputs masked = run_loss_bodies(grid, fn, x, rows, cols, labels, targets, &mask);
+      const LossOutputs small = run_loss_bodies(grid, fn, kept_rows(x, cols, mask), kept, cols, kept_rows(labels, 1, mask),
+                                                kept_rows(targets, cols, mask), nullptr);
+      CHECK(masked.loss[0] == small.loss[0]);
+      std::size_t k = 0;
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t j = 0; j < cols; ++j) {
+          const float got = masked.grad[static_cast<std::size_t>(r * cols + j)];
+          if (mask[static_cast<std::size_t>(r)] == 0.0f) CHECK(got == 0.0f);
+          else CHECK(got == small.grad[k++]);
+        }
+      // All weights 0: loss and gradient exactly 0, no NaN from 0 / 0.
+      const LossOutputs none = run_loss_bodies(grid, fn, x, rows, cols, labels, targets, &zeros);
+      CHECK(none.loss[0] == 0.0f);
+      CHECK(std::all_of(none.grad.begin(), none.grad.end(), [](float v) { return v == 0.0f; }));
     }
   }
 }

@@ -887,6 +887,7 @@ OneOp make_training_op(Op op) {
         op.indices = g.graph.add_tensor({"labels", {s.num_inputs}, DType::int32});
       else
         op.weight = f32({s.num_inputs, s.num_features});
+      if (op.aux >= 0) op.aux = f32({s.num_inputs});  // row weights, asked for by any aux >= 0
       op.phase = OpPhase::loss;
       break;
     case OpKind::optimizer_step: {
@@ -933,9 +934,10 @@ Op sum_to_op(std::int64_t rows, std::int64_t features, std::int64_t other_rows, 
   return op;
 }
 
-Op loss_op(OpKind kind, LossFn fn, std::int64_t rows, std::int64_t classes) {
+Op loss_op(OpKind kind, LossFn fn, std::int64_t rows, std::int64_t classes, bool weighted = false) {
   Op op = training_op(kind, rows, classes);
   op.loss = fn;
+  if (weighted) op.aux = 0;  // make_training_op adds the row weights' tensor
   return op;
 }
 
@@ -970,7 +972,8 @@ std::vector<OneOp> every_training_kind(std::int64_t n, std::int64_t f) {
   ops.push_back(make_training_op(sum_to_op(n, f, 1, f)));  // a bias row's column sums
   ops.push_back(make_training_op(sum_to_op(n, f, n, 1)));  // a per-row scalar's row sums
   for (LossFn fn : {LossFn::cross_entropy, LossFn::mse})
-    for (OpKind kind : {OpKind::loss, OpKind::loss_grad}) ops.push_back(make_training_op(loss_op(kind, fn, n, f)));
+    for (OpKind kind : {OpKind::loss, OpKind::loss_grad})
+      for (bool weighted : {false, true}) ops.push_back(make_training_op(loss_op(kind, fn, n, f, weighted)));
   for (const OptimizerSpec& o : {adam(5e-4), adam(0), sgd(0, 0), sgd(0.9, 1e-4)}) ops.push_back(make_training_op(step_op(o, n, f)));
   return ops;
 }
@@ -978,7 +981,7 @@ std::vector<OneOp> every_training_kind(std::int64_t n, std::int64_t f) {
 std::string describe(const Op& op) {
   std::string d = to_string(op.kind);
   if (op.kind == OpKind::unary_grad) d += " " + to_string(op.unary);
-  if (op.kind == OpKind::loss || op.kind == OpKind::loss_grad) d += " " + to_string(op.loss);
+  if (op.kind == OpKind::loss || op.kind == OpKind::loss_grad) d += " " + to_string(op.loss) + (op.aux >= 0 ? " weighted" : "");
   if (op.kind == OpKind::optimizer_step) d += " " + to_string(op.optimizer.kind);
   if (op.kind == OpKind::sum_to) d += " to [" + std::to_string(op.shape.other_rows) + ", " + std::to_string(op.shape.other_groups) + "]";
   if (op.transpose_input) d += " x^T @ g";
@@ -1145,6 +1148,34 @@ TEST_CASE("training kinds equal hand-computed kernel times", "[gpu][model][train
     CHECK(bwd.host_floor_s == Approx(4 * 5e-6));
     const auto mse = kernel(make_training_op(loss_op(OpKind::loss_grad, LossFn::mse, 1000, 7)).op());
     CHECK(mse.kernels.size() == 3);
+  }
+  SECTION("row weights: reduction='none' times w, summed, over sum w; autograd's div and mul backwards before the loss's") {
+    const double rows = 1000, elements = rows * 7;
+    // Cross entropy: log_softmax, nll_loss (a value per row), mul by w, the two sums, clamp, div.
+    const auto fwd = eager(make_training_op(loss_op(OpKind::loss, LossFn::cross_entropy, 1000, 7, true)).op());
+    REQUIRE(fwd.kernels.size() == 7);
+    CHECK(fwd.kernel_s == Approx(7 * 2e-6 + (elements * 8 + rows * (8 + 8) + rows * 12 + 2 * (rows + 1) * 4 + 8 + 12) / 2e12));
+    CHECK(fwd.host_floor_s == Approx(7 * 5e-6));
+    // Seed, div, mul by w, zeros, nll_loss_backward (a gradient per row in), log_softmax_backward.
+    const auto bwd = eager(make_training_op(loss_op(OpKind::loss_grad, LossFn::cross_entropy, 1000, 7, true)).op());
+    REQUIRE(bwd.kernels.size() == 6);
+    CHECK(bwd.kernel_s == Approx(6 * 2e-6 + (4 + 12 + (2 * rows + 1) * 4 + elements * 4 + rows * 16 + elements * 12) / 2e12));
+    CHECK(bwd.host_floor_s == Approx(6 * 5e-6));
+    // mse: the squares, their row means, then as above; backward the mean's expand over C and
+    // mse_loss_backward reading a full gradient.
+    const auto mse = kernel(make_training_op(loss_op(OpKind::loss, LossFn::mse, 1000, 7, true)).op());
+    REQUIRE(mse.kernels.size() == 7);
+    CHECK(mse.time_s == Approx(7 * 2e-6 + (elements * 12 + (elements + rows) * 4 + rows * 12 + 2 * (rows + 1) * 4 + 8 + 12) / 2e12));
+    const auto mse_grad = kernel(make_training_op(loss_op(OpKind::loss_grad, LossFn::mse, 1000, 7, true)).op());
+    REQUIRE(mse_grad.kernels.size() == 6);
+    CHECK(mse_grad.time_s == Approx(6 * 2e-6 + (4 + 12 + (2 * rows + 1) * 4 + (elements + rows) * 4 + elements * 4 + elements * 16) / 2e12));
+    // Each weighted form moves more bytes than the unweighted one.
+    for (LossFn fn : {LossFn::cross_entropy, LossFn::mse})
+      for (OpKind kind : {OpKind::loss, OpKind::loss_grad}) {
+        INFO(to_string(kind) << " " << to_string(fn));
+        CHECK(kernel(make_training_op(loss_op(kind, fn, 1000, 7, true)).op()).l2_bytes >
+              kernel(make_training_op(loss_op(kind, fn, 1000, 7)).op()).l2_bytes);
+      }
   }
   SECTION("Adam alone: eight foreach kernels of 84 bytes per element; floor of 8 calls, the step and the parameter") {
     const auto g = make_training_op(step_op(adam(5e-4), 1000, 16));

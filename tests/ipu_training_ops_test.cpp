@@ -158,6 +158,59 @@ Problem loss_problem(OpKind kind, LossFn fn, std::int64_t rows, std::int64_t cla
   return p;
 }
 
+// The loss problem with row weights (Op::aux): `weights` [rows].
+Problem weighted_loss_problem(OpKind kind, LossFn fn, std::int64_t rows, std::int64_t classes, std::vector<float> weights) {
+  Problem p = loss_problem(kind, fn, rows, classes);
+  Op op = p.op();
+  p.graph.ops.clear();
+  op.aux = p.graph.add_tensor({"row weights", {rows}, DType::float32});
+  p.values.set_f32(op.aux, std::move(weights));
+  p.graph.add_op(op);
+  return p;
+}
+
+// Weights 0.5 to 1.5 with every fourth row (from the first) 0: padding among real rows.
+std::vector<float> some_zero_weights(std::int64_t rows) {
+  std::vector<float> w(static_cast<std::size_t>(rows));
+  for (std::size_t r = 0; r < w.size(); ++r) w[r] = r % 4 == 0 ? 0.0f : 0.5f + 0.25f * static_cast<float>(r % 5);
+  return w;
+}
+
+// A problem's rows (each `cols` wide) whose weight is 1, as a problem of the unweighted op over them.
+Problem kept_rows_problem(const Problem& padded, const std::vector<float>& weights) {
+  const Op& op = padded.op();
+  const std::int64_t C = op.shape.num_features;
+  std::vector<float> x, t;
+  std::vector<std::int32_t> labels;
+  for (std::size_t r = 0; r < weights.size(); ++r) {
+    if (weights[r] != 1.0f) continue;
+    const auto row = [&](const std::vector<float>& v) {
+      return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(r) * C, v.begin() + static_cast<std::ptrdiff_t>(r + 1) * C);
+    };
+    const std::vector<float> xr = row(padded.values.f32(op.input));
+    x.insert(x.end(), xr.begin(), xr.end());
+    if (op.loss == LossFn::cross_entropy) labels.push_back(padded.values.i32(op.indices)[r]);
+    else {
+      const std::vector<float> tr = row(padded.values.f32(op.weight));
+      t.insert(t.end(), tr.begin(), tr.end());
+    }
+  }
+  const std::int64_t M = static_cast<std::int64_t>(x.size()) / C;
+  Problem p;
+  Op kept = make_op(op.kind, {M, C});
+  kept.phase = OpPhase::loss;
+  kept.loss = op.loss;
+  kept.input = p.graph.add_tensor({"logits", {M, C}, DType::float32});
+  p.values.set_f32(kept.input, x);
+  if (op.loss == LossFn::cross_entropy) kept.indices = p.add_indices("labels", labels);
+  else {
+    kept.weight = p.graph.add_tensor({"targets", {M, C}, DType::float32});
+    p.values.set_f32(kept.weight, t);
+  }
+  p.graph.add_op(kept);
+  return p;
+}
+
 OptimizerSpec sgd(double momentum, double weight_decay) {
   OptimizerSpec s;
   s.kind = OptimizerSpec::Kind::sgd;
@@ -204,6 +257,23 @@ TEST_CASE("training codelet costs add up the poplibs vertices they are composed 
   }
   // The loss needs its log once per row; the gradient scales every element.
   CHECK(cross_entropy_rows_worker_cycles(1, 64, true, c) > cross_entropy_rows_worker_cycles(1, 64, false, c));
+  // Row weights: a multiply per row, and forward the weights' sum beside the losses; the weighted mean
+  // a multiply, a divide and a select on one element.
+  CHECK(loss_weight_worker_cycles(0, false, c) == 0);
+  CHECK(loss_weight_worker_cycles(37, true, c) == binary_worker_cycles(BinaryFn::multiply, 37, c));
+  CHECK(loss_weight_worker_cycles(37, false, c) == binary_worker_cycles(BinaryFn::multiply, 37, c) + reduce_worker_cycles(1, 37, c));
+  CHECK(weighted_mean_worker_cycles(c) ==
+        binary_worker_cycles(BinaryFn::multiply, 1, c) + binary_worker_cycles(BinaryFn::divide, 1, c) + select_worker_cycles(1, c));
+  // mse's rows on a tile: 10 elements of 4-wide rows from element 6 touch rows 1 to 3 and start rows 2
+  // and 3; at most 4 rows for 10 elements anywhere (2 + 4 + 4), 1 for one element.
+  CHECK(rows_touched({6, 16}, 4).begin == 1);
+  CHECK(rows_touched({6, 16}, 4).end == 4);
+  CHECK(rows_starting({6, 16}, 4).begin == 2);
+  CHECK(rows_starting({6, 16}, 4).end == 4);
+  CHECK(rows_starting({5, 7}, 4).empty());
+  CHECK(rows_spanned(10, 4) == 4);
+  CHECK(rows_spanned(1, 4) == 1);
+  CHECK(rows_spanned(8, 1) == 8);
 }
 
 TEST_CASE("transposed matmuls equal x^T g and g W^T for every split, on the IPU and the CPU", "[ipu][training][unit]") {
@@ -351,6 +421,73 @@ TEST_CASE("cross entropy and mse losses and their gradients on row blocks and in
         }
       }
       check_plan_tracks_program(p, *ran.result.ops[0].cycles, 0.2);
+    }
+  }
+}
+
+TEST_CASE("weighted cross entropy and mse: the row weights beside their rows, verified, planned, and 0 for an all-zero batch",
+          "[ipu][training][unit]") {
+  struct Case {
+    LossFn fn;
+    std::int64_t rows, classes;
+  };
+  // mse [30, 100]: rows wider than a tile's share of the linear layout, so some tiles hold no row's
+  // start and count no weight.
+  for (const Case& k : {Case{LossFn::cross_entropy, 141, 7}, Case{LossFn::cross_entropy, 1, 1}, Case{LossFn::cross_entropy, 3001, 40},
+                        Case{LossFn::mse, 50, 3}, Case{LossFn::mse, 1, 1}, Case{LossFn::mse, 4000, 7}, Case{LossFn::mse, 30, 100}}) {
+    for (OpKind kind : {OpKind::loss, OpKind::loss_grad}) {
+      INFO(to_string(kind) << " " << to_string(k.fn) << " [" << k.rows << ", " << k.classes << "]");
+      std::vector<float> w = some_zero_weights(k.rows);
+      if (k.rows == 1) w = {0.75f};
+      const Problem p = weighted_loss_problem(kind, k.fn, k.rows, k.classes, w);
+      const Ran ran = run_and_compare(p);
+      if (kind == OpKind::loss_grad) {
+        // A padding row has no gradient at all.
+        for (std::int64_t r = 0; r < k.rows; ++r)
+          if (w[static_cast<std::size_t>(r)] == 0.0f)
+            for (std::int64_t c = 0; c < k.classes; ++c) CHECK(ran.out[static_cast<std::size_t>(r * k.classes + c)] == 0.0f);
+      }
+      check_plan_tracks_program(p, *ran.result.ops[0].cycles, 0.2);
+      // The weights cost cycles: more than the same loss without them.
+      auto cycles = [](const Problem& q) {
+        const auto indices = q.op().indices >= 0 ? q.values.i32(q.op().indices) : std::vector<std::int32_t>{};
+        return simulate_op_timing(q.op(), indices, bow()).stats.total_cycles;
+      };
+      CHECK(cycles(p) > cycles(loss_problem(kind, k.fn, k.rows, k.classes)));
+      // All weights 0: exactly 0 everywhere.
+      const Problem none = weighted_loss_problem(kind, k.fn, k.rows, k.classes, std::vector<float>(static_cast<std::size_t>(k.rows), 0.0f));
+      const Ran zero = run_and_compare(none);
+      CHECK(std::all_of(zero.out.begin(), zero.out.end(), [](float v) { return v == 0.0f; }));
+    }
+  }
+}
+
+TEST_CASE("a batch padded with weight-0 rows has the unpadded batch's loss and gradient on the IPU", "[ipu][training][unit]") {
+  for (LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {
+    const std::int64_t rows = 300, classes = 9;
+    std::vector<float> mask(static_cast<std::size_t>(rows), 1.0f);
+    for (std::size_t r = 0; r < mask.size(); r += 5) mask[r] = 0.0f;
+    for (std::size_t r = 250; r < mask.size(); ++r) mask[r] = 0.0f;  // the padded tail
+    for (OpKind kind : {OpKind::loss, OpKind::loss_grad}) {
+      INFO(to_string(kind) << " " << to_string(fn));
+      const Problem padded = weighted_loss_problem(kind, fn, rows, classes, mask);
+      const Problem kept = kept_rows_problem(padded, mask);
+      const Ran a = run_and_compare(padded), b = run_and_compare(kept);
+      if (kind == OpKind::loss) {
+        // The tiles' partial sums round at other places (the rows sit on other tiles), so the padded
+        // loss passes the unpadded op's own reference check rather than matching its bits.
+        CHECK(reference::verify(kept.op(), kept.values, a.out).ok);
+        continue;
+      }
+      // Row by row the same arithmetic: d w_r / sum w with w_r = 1 and sum w = the kept count.
+      std::size_t k = 0;
+      for (std::int64_t r = 0; r < rows; ++r)
+        for (std::int64_t c = 0; c < classes; ++c) {
+          const float got = a.out[static_cast<std::size_t>(r * classes + c)];
+          if (mask[static_cast<std::size_t>(r)] == 0.0f) CHECK(got == 0.0f);
+          else CHECK(got == b.out[k++]);
+        }
+      CHECK(k == b.out.size());
     }
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // One small training step per differentiable op kind (and per unary and binary function, and per shape
-// of binary's other operand): parameters -> the op -> an mse loss against fixed targets, its gradient,
+// of binary's other operand, and a matmul under each loss weighted by row): parameters -> the op -> an
+// mse loss against fixed targets (or a weighted mse or cross entropy), its gradient,
 // the backward pass the autodiff appends, and a plain SGD update per parameter. The reference checks
 // each backward against finite differences of the loss (op_backward_test.cpp); the torch-cpu peer runs
 // the same steps with libtorch's autograd and checks the graph's gradients against it
@@ -35,6 +36,13 @@ namespace op_backward_detail {
 
 using namespace tilesim;
 
+// The loss a case ends in: mse against fixed targets unless told otherwise; row weights when given.
+struct LossChoice {
+  LossFn fn = LossFn::mse;
+  std::vector<std::int32_t> labels;  // cross_entropy, one per row
+  std::vector<float> row_weights;    // empty: unweighted
+};
+
 // n values k/8 + 1/16 for distinct integers k in [lo, hi) (no zero, no ties), shuffled.
 inline std::vector<float> distinct_values(std::size_t n, unsigned seed, int lo = -24, int hi = 24) {
   std::vector<int> ks;
@@ -62,21 +70,28 @@ class Builder {
   }
   OpGraph& graph() { return c_.graph; }
 
-  // The forward op `y` ends the forward pass: mse against targets, its gradient, the backward and the
-  // updates.
-  OpBackwardCase finish(Op forward) {
+  // The forward op `y` ends the forward pass: the loss (mse against targets unless `choice` says
+  // otherwise), its gradient, the backward and the updates.
+  OpBackwardCase finish(Op forward, const LossChoice& choice = {}) {
     OpGraph& g = c_.graph;
     const TensorId y = g.add_op(std::move(forward));
     const std::int64_t rows = g.tensor(y).shape.at(0), cols = g.tensor(y).shape.at(1);
-    const TensorId targets = g.add_tensor({"targets", {rows, cols}, DType::float32});
-    c_.values.set_f32(targets, distinct_values(static_cast<std::size_t>(rows * cols), 99, -8, 8));
     Op loss;
     loss.name = "loss";
     loss.kind = OpKind::loss;
-    loss.loss = LossFn::mse;
+    loss.loss = choice.fn;
     loss.phase = OpPhase::loss;
     loss.input = y;
-    loss.weight = targets;
+    if (choice.fn == LossFn::cross_entropy) {
+      loss.indices = indices("labels", choice.labels);
+    } else {
+      loss.weight = g.add_tensor({"targets", {rows, cols}, DType::float32});
+      c_.values.set_f32(loss.weight, distinct_values(static_cast<std::size_t>(rows * cols), 99, -8, 8));
+    }
+    if (!choice.row_weights.empty()) {
+      loss.aux = g.add_tensor({"row weights", {rows}, DType::float32});
+      c_.values.set_f32(loss.aux, choice.row_weights);
+    }
     loss.shape.num_inputs = rows;
     loss.shape.num_features = cols;
     c_.loss = g.add_op(loss);
@@ -147,6 +162,17 @@ inline std::vector<OpBackwardCase> op_backward_cases() {
     const TensorId offsets = b.indices("offsets", {0, 2, 2, 6});
     const TensorId w = b.param("w", {3, 3, 2}, distinct_values(18, 10));
     out.push_back(b.finish(L::segment_matmul("segment_matmul", b.graph(), x, offsets, w)));
+  }
+  // A matmul under each loss weighted by row (general positive weights: every row's gradient counts).
+  for (const LossFn fn : {LossFn::mse, LossFn::cross_entropy}) {
+    Builder b("matmul, weighted " + to_string(fn));
+    const TensorId x = b.param("x", {4, 3}, distinct_values(12, 11));
+    const TensorId w = b.param("w", {3, 3}, distinct_values(9, 12));
+    op_backward_detail::LossChoice loss;
+    loss.fn = fn;
+    loss.labels = {2, 0, 1, 1};
+    loss.row_weights = {0.5f, 2.0f, 0.75f, 1.25f};
+    out.push_back(b.finish(L::matmul("matmul", b.graph(), x, w, -1), loss));
   }
   struct UnaryCase {
     UnaryFn fn;

@@ -43,6 +43,45 @@ std::vector<float> grid_values(std::size_t n, unsigned seed, int lo = -24, int h
 
 std::vector<float> compute(const Op& op, const TensorValues& values) { return reference::compute(op, values); }
 
+// A loss op and its loss_grad over fresh tensors: predictions x [rows, cols], labels (cross entropy) or
+// targets (mse), and row weights when `weights` is not empty.
+struct LossPair {
+  Op loss, grad;
+};
+LossPair add_loss_pair(Case& c, const std::string& name, LossFn fn, std::int64_t rows, std::int64_t cols, std::vector<float> x,
+                       std::vector<std::int32_t> labels, std::vector<float> targets, std::vector<float> weights) {
+  Op l = make(name, OpKind::loss, rows, cols);
+  l.loss = fn;
+  l.input = c.f32(name + ".x", {rows, cols}, std::move(x));
+  if (fn == LossFn::cross_entropy) l.indices = c.i32(name + ".y", std::move(labels));
+  else l.weight = c.f32(name + ".t", {rows, cols}, std::move(targets));
+  if (!weights.empty()) l.aux = c.f32(name + ".w", {rows}, std::move(weights));
+  LossPair p;
+  p.loss = c.add(l);
+  Op g = p.loss;
+  g.name = name + ".grad";
+  g.kind = OpKind::loss_grad;
+  p.grad = c.add(g);
+  return p;
+}
+
+// The rows (each `cols` wide) of `v` whose weight is 1.
+template <class T>
+std::vector<T> kept_rows(const std::vector<T>& v, std::int64_t cols, const std::vector<float>& weights) {
+  std::vector<T> kept;
+  for (std::size_t r = 0; r < weights.size(); ++r)
+    if (weights[r] == 1.0f)
+      kept.insert(kept.end(), v.begin() + static_cast<std::ptrdiff_t>(r) * cols, v.begin() + static_cast<std::ptrdiff_t>(r + 1) * cols);
+  return kept;
+}
+
+RunOptions once() {
+  RunOptions o;
+  o.warmup = 0;
+  o.repeats = 1;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("unary_grad is grad times the central difference of the forward reference", "[reference][training][unit]") {
@@ -178,6 +217,154 @@ TEST_CASE("loss values by hand, and loss_grad is the central difference of loss"
     std::vector<float> scaled = grad;  // forgetting the mean's 1/M fails
     for (auto& v : scaled) v *= static_cast<float>(rows);
     CHECK_FALSE(reference::verify(grad_op, c.values, scaled).ok);
+  }
+}
+
+TEST_CASE("row weights of 0 and 1 give exactly the unweighted loss and gradient of the rows of weight 1, reference and cpu",
+          "[reference][training][unit]") {
+  const std::int64_t rows = 7, cols = 5;
+  const std::vector<float> w = {1, 0, 1, 1, 0, 0, 1};  // a batch of 4 padded to 7
+  const std::vector<float> x = grid_values(static_cast<std::size_t>(rows * cols), 31);
+  const std::vector<std::int32_t> labels = {0, 4, 2, 1, 3, 3, 0};
+  const std::vector<float> targets = grid_values(static_cast<std::size_t>(rows * cols), 32);
+  for (LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {
+    INFO(to_string(fn));
+    Case c;
+    const LossPair padded = add_loss_pair(c, "padded", fn, rows, cols, x, labels, targets, w);
+    const LossPair kept = add_loss_pair(c, "kept", fn, 4, cols, kept_rows(x, cols, w), kept_rows(labels, 1, w), kept_rows(targets, cols, w), {});
+    // The reference: the same terms in the same order, so the same double to the last bit.
+    CHECK(reference::expect(padded.loss, resolve_operands(padded.loss, c.values)).value[0] ==
+          reference::expect(kept.loss, resolve_operands(kept.loss, c.values)).value[0]);
+    const std::vector<float> padded_grad = compute(padded.grad, c.values), kept_grad = compute(kept.grad, c.values);
+    std::size_t k = 0;
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t j = 0; j < cols; ++j) {
+        INFO("row " << r << " column " << j);
+        const float got = padded_grad[static_cast<std::size_t>(r * cols + j)];
+        if (w[static_cast<std::size_t>(r)] == 0) CHECK(got == 0.0f);
+        else CHECK(got == kept_grad[k++]);
+      }
+    CHECK(k == kept_grad.size());
+    // The cpu backend: each gradient row's scale is 1 / 4 either way, so the gradients agree exactly; the
+    // loss sums the same terms (mse's in SIMD lanes that the padding shifts), so agrees to rounding.
+    kernels::cpu::CpuBackend cpu;
+    const BackendResult result = cpu.run(c.graph, c.values, once());
+    for (const OpResult& row : result.ops) {
+      INFO(row.op << ": " << row.verification);
+      CHECK(row.verified == true);
+    }
+    const std::vector<float>& cpu_padded = cpu.outputs().f32(padded.grad.output);
+    const std::vector<float>& cpu_kept = cpu.outputs().f32(kept.grad.output);
+    k = 0;
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t j = 0; j < cols; ++j) {
+        const float got = cpu_padded[static_cast<std::size_t>(r * cols + j)];
+        if (w[static_cast<std::size_t>(r)] == 0) CHECK(got == 0.0f);
+        else CHECK(got == cpu_kept[k++]);
+      }
+    CHECK(cpu.outputs().f32(padded.loss.output)[0] == Approx(cpu.outputs().f32(kept.loss.output)[0]).epsilon(1e-6));
+    // And the weights matter: the unweighted loss over all seven rows is another value.
+    Case plain;
+    const LossPair all = add_loss_pair(plain, "all", fn, rows, cols, x, labels, targets, {});
+    CHECK(compute(all.loss, plain.values)[0] != compute(kept.loss, c.values)[0]);
+  }
+}
+
+TEST_CASE("weighted losses by hand, and the weighted loss_grad is the central difference of the weighted loss",
+          "[reference][training][unit]") {
+  SECTION("cross entropy of equal logits is log C whatever the weights; mse by hand") {
+    Case c;
+    const LossPair ce = add_loss_pair(c, "ce", LossFn::cross_entropy, 2, 4, {0, 0, 0, 0, 1, 1, 1, 1}, {3, 0}, {}, {3, 0.5f});
+    CHECK(compute(ce.loss, c.values)[0] == Approx(std::log(4.0)).epsilon(1e-7));
+    // Row sums of squares 1 and 4, weights 3 and 1: (3 * 1 + 1 * 4) / (4 * (3 + 1)).
+    const LossPair mse = add_loss_pair(c, "mse", LossFn::mse, 2, 4, {0, 0, 0, 0, 1, 1, 1, 1}, {}, {1, 0, 0, 0, 1, 1, 1, 3}, {3, 1});
+    CHECK(compute(mse.loss, c.values)[0] == Approx(7.0 / 16.0).epsilon(1e-7));
+    // d/dx of row 0's first element: 2 * 3 * (0 - 1) / (4 * 4).
+    CHECK(compute(mse.grad, c.values)[0] == Approx(-6.0 / 16.0).epsilon(1e-7));
+  }
+  const std::vector<float> weights = {0.5f, 2.0f, 0.25f, 1.5f, 3.0f};
+  for (LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {
+    INFO(to_string(fn));
+    const std::int64_t rows = 5, cols = 3;
+    Case c;
+    const std::vector<float> xs = grid_values(static_cast<std::size_t>(rows * cols), 21);
+    const LossPair p = add_loss_pair(c, "l", fn, rows, cols, xs, {0, 2, 1, 1, 0}, grid_values(static_cast<std::size_t>(rows * cols), 22),
+                                     weights);
+    const std::vector<float> grad = compute(p.grad, c.values);
+    CHECK(reference::verify(p.grad, c.values, grad).ok);
+    CHECK(reference::verify(p.loss, c.values, compute(p.loss, c.values)).ok);
+    const TensorId x = p.loss.input;
+    const float h = 1.0f / 1024;  // exact on the 1/8 grid
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      auto& xv = c.values.mutable_f32(x);
+      xv[i] = xs[i] + h;
+      const double up = reference::expect(p.loss, resolve_operands(p.loss, c.values)).value[0];
+      xv[i] = xs[i] - h;
+      const double down = reference::expect(p.loss, resolve_operands(p.loss, c.values)).value[0];
+      xv[i] = xs[i];
+      CHECK(static_cast<double>(grad[i]) == Approx((up - down) / (2.0 * h)).margin(2e-6));
+    }
+    // The unweighted gradient of the same predictions fails the weighted op's check.
+    Op unweighted = p.grad;
+    unweighted.aux = -1;
+    CHECK_FALSE(reference::verify(p.grad, c.values, compute(unweighted, c.values)).ok);
+    // So does the weighted one without the division by the weights' sum.
+    std::vector<float> unnormalised = grad;
+    double sum = 0;
+    for (float v : weights) sum += v;
+    for (auto& v : unnormalised) v *= static_cast<float>(sum);
+    CHECK_FALSE(reference::verify(p.grad, c.values, unnormalised).ok);
+  }
+}
+
+TEST_CASE("all-zero row weights give a loss and gradient of exactly 0; row weights are checked like the other operands",
+          "[reference][training][unit]") {
+  const std::int64_t rows = 3, cols = 4;
+  for (LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {
+    INFO(to_string(fn));
+    Case c;
+    const LossPair p = add_loss_pair(c, "l", fn, rows, cols, grid_values(12, 41), {1, 3, 0}, grid_values(12, 42), {0, 0, 0});
+    CHECK(compute(p.loss, c.values) == std::vector<float>{0.0f});
+    for (float v : compute(p.grad, c.values)) CHECK(v == 0.0f);
+    CHECK_FALSE(reference::verify(p.loss, c.values, {std::nanf("")}).ok);
+    CHECK_FALSE(reference::verify(p.loss, c.values, {1e-3f}).ok);
+    kernels::cpu::CpuBackend cpu;
+    cpu.run(c.graph, c.values, once());
+    CHECK(cpu.outputs().f32(p.loss.output) == std::vector<float>{0.0f});
+    for (float v : cpu.outputs().f32(p.grad.output)) CHECK(v == 0.0f);
+  }
+  SECTION("shape and dtype") {
+    Case c;
+    Op l = make("l", OpKind::loss, rows, cols);
+    l.input = c.f32("x", {rows, cols}, grid_values(12, 43));
+    l.indices = c.i32("y", {0, 1, 2});
+    l.aux = c.f32("w", {rows, 1}, {1, 1, 1});
+    CHECK_THROWS_WITH(c.graph.add_op(l), Catch::Contains("row weights") && Catch::Contains("[3]"));
+    l.aux = c.graph.add_tensor({"w_int", {rows}, DType::int32});
+    CHECK_THROWS_WITH(c.graph.add_op(l), Catch::Contains("row weights"));
+    l.aux = c.f32("w_short", {rows - 1}, {1, 1});
+    CHECK_THROWS_AS(c.graph.add_op(l), std::invalid_argument);
+  }
+  SECTION("negative, NaN and infinite weights") {
+    for (float bad : {-1.0f, std::nanf(""), INFINITY}) {
+      INFO(bad);
+      Case c;
+      const LossPair p = add_loss_pair(c, "l", LossFn::cross_entropy, rows, cols, grid_values(12, 44), {0, 1, 2}, {}, {1, 1, bad});
+      CHECK_THROWS_WITH(check_operands(p.loss, resolve_operands(p.loss, c.values), "test"), Catch::Contains("row weights[2]"));
+      CHECK_THROWS_AS(compute(p.grad, c.values), std::invalid_argument);
+    }
+  }
+  SECTION("FLOPs and bytes: the weights read once, a multiply and a sum per row") {
+    for (LossFn fn : {LossFn::cross_entropy, LossFn::mse})
+      for (OpKind kind : {OpKind::loss, OpKind::loss_grad}) {
+        Op op = make("l", kind, 100, 7);
+        op.loss = fn;
+        const double flops = op.flops();
+        const std::int64_t bytes = op.min_bytes_read();
+        op.aux = 0;
+        CHECK(op.flops() == flops + 2.0 * 100);
+        CHECK(op.min_bytes_read() == bytes + 100 * 4);
+      }
   }
 }
 

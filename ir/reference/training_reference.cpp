@@ -138,9 +138,121 @@ const std::vector<std::int32_t>& labels_of(const Op& op, const Operands& o, std:
   return *o.indices;
 }
 
+// A loss's row weights (Op::aux), each finite and >= 0, and their sum.
+struct RowWeights {
+  const std::vector<float>& w;
+  double sum = 0;
+};
+RowWeights row_weights_of(const Op& op, const Operands& o, std::int64_t rows) {
+  RowWeights r{need(op, o.aux, "row weights", rows)};
+  for (const float w : r.w) {
+    if (!(w >= 0) || std::isinf(w))
+      throw std::invalid_argument("reference: op '" + op.name + "': a row weight is negative, infinite or NaN");
+    r.sum += w;
+  }
+  return r;
+}
+
+// The weighted mean (ir/op_graph.hpp, LossFn): sum_r w_r l_r / (D sum_r w_r) with D = 1 (cross entropy)
+// or C (mse, l_r the row's sum of squares); 0 when the weights sum to 0. The bound adds to the terms'
+// own errors (as in the unweighted mean, each term now times its w_r >= 0, one more rounding for the
+// multiply) the weights' sum ((M - 1) u relative, any order), the multiply by C and the divide:
+// (M + 2) u of the value. With 0/1 weights the value is the unweighted mean over the rows of weight 1
+// to the last bit: w_r l_r is l_r or 0, and adding 0 changes no partial sum.
+OpExpectation weighted_loss(const Op& op, const Operands& o) {
+  const std::int64_t m = op.shape.num_inputs, c = op.shape.num_features;
+  const std::vector<float>& x = need(op, o.input, "predictions", m * c);
+  const RowWeights w = row_weights_of(op, o, m);
+  double total = 0, total_abs = 0, error = 0;
+  const bool ce = op.loss == LossFn::cross_entropy;
+  const std::vector<std::int32_t>* labels = ce ? &labels_of(op, o, m, c) : nullptr;
+  const std::vector<float>* t = ce ? nullptr : &need(op, o.weight, "targets", m * c);
+  for (std::int64_t r = 0; r < m; ++r) {
+    const float* row = x.data() + r * c;
+    const double wr = w.w[sz(r)];
+    if (ce) {
+      const std::int32_t label = (*labels)[sz(r)];
+      const SoftmaxRow s = softmax_row(row, c);
+      const double l = s.lse - row[label];
+      total += wr * l;
+      total_abs += wr * std::fabs(l);
+      error += wr * log_softmax_error(row[label], s, c);
+      continue;
+    }
+    // Element by element, in the unweighted sum's order.
+    for (std::int64_t j = 0; j < c; ++j) {
+      const double d = static_cast<double>(row[j]) - (*t)[sz(r * c + j)];
+      total += wr * (d * d);
+      total_abs += wr * (d * d);
+      error += wr * 3 * kU32 * d * d;  // the subtract's rounding, doubled by the square, and the square's
+    }
+  }
+  // Terms summed: the rows' (cross entropy) or every element's (mse, in any order, as the unweighted bound).
+  const double n = ce ? static_cast<double>(m) : static_cast<double>(m * c);
+  const double divisor = (ce ? 1.0 : static_cast<double>(c)) * w.sum;
+  OpExpectation e;
+  if (w.sum == 0) {
+    // No row counts (an all-padding batch): the loss is 0, not 0 / 0.
+    e.value = {0.0};
+    e.bound = {0.0};
+    e.rule = "exactly 0: the row weights sum to 0";
+    return e;
+  }
+  e.value = {total / divisor};
+  e.bound = {(error + (n + 1) * kU32 * total_abs) / divisor + (static_cast<double>(m) + 2) * kU32 * std::fabs(e.value[0]) + kTinyAbs};
+  e.rule = ce ? "within (sum w_r (log-softmax error_r) + (n + 1) u sum w_r |row loss|) / sum w + (M + 2) u |value|"
+              : "within (n + 4) * 2^-24 * sum w_r (x - t)^2 / (C sum w) + (M + 2) * 2^-24 |value|";
+  return e;
+}
+
+// The weighted gradient: row r scaled by w_r / sum w instead of 1 / M (mse: 2 w_r / (C sum w) instead of
+// 2 / (M C)), all 0 when the weights sum to 0. Computed as d w_r / sum w so that weight 1 gives d / count
+// to the last bit. The bound: the unweighted one's terms at the new scale, with the weights' sum
+// ((M - 1) u), its divide and the multiplies in place of 1/M's rounding: (M + 2) u (mse: (M + 4) u) of
+// the value.
+OpExpectation weighted_loss_grad(const Op& op, const Operands& o) {
+  const std::int64_t m = op.shape.num_inputs, c = op.shape.num_features;
+  const std::vector<float>& x = need(op, o.input, "predictions", m * c);
+  const RowWeights w = row_weights_of(op, o, m);
+  const double rounding = static_cast<double>(m) * kU32;
+  OpExpectation e;
+  e.value.assign(x.size(), 0.0);
+  e.bound.assign(x.size(), kSubnormalAbs);
+  if (op.loss == LossFn::cross_entropy) {
+    const std::vector<std::int32_t>& labels = labels_of(op, o, m, c);
+    e.rule = "each element within w_r / sum w (p (log-softmax error) + 2u |p - y|) + (M + 2) u |value|; 0 where sum w = 0";
+    if (w.sum == 0) return e;
+    for (std::int64_t r = 0; r < m; ++r) {
+      const float* row = x.data() + r * c;
+      const std::int32_t label = labels[sz(r)];
+      const double wr = w.w[sz(r)], scale = wr / w.sum;
+      const SoftmaxRow s = softmax_row(row, c);
+      for (std::int64_t j = 0; j < c; ++j) {
+        const double p = std::exp(static_cast<double>(row[j]) - s.lse);
+        const double d = p - (j == label ? 1.0 : 0.0);
+        const std::size_t el = sz(r * c + j);
+        e.value[el] = d * wr / w.sum;
+        e.bound[el] = scale * (p * log_softmax_error(row[j], s, c) + 2 * kU32 * std::fabs(d)) +
+                      (rounding + 2 * kU32) * std::fabs(e.value[el]) + kSubnormalAbs;
+      }
+    }
+    return e;
+  }
+  const std::vector<float>& t = need(op, o.weight, "targets", m * c);
+  e.rule = "each element within (M + 4) * 2^-24 |2 w_r (x - t) / (C sum w)|; 0 where sum w = 0";
+  if (w.sum == 0) return e;
+  const double divisor = static_cast<double>(c) * w.sum;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    e.value[i] = 2.0 * (static_cast<double>(x[i]) - t[i]) * static_cast<double>(w.w[i / sz(c)]) / divisor;
+    e.bound[i] = (rounding + 4 * kU32) * std::fabs(e.value[i]) + kSubnormalAbs;
+  }
+  return e;
+}
+
 }  // namespace
 
 OpExpectation loss(const Op& op, const Operands& o) {
+  if (op.aux >= 0) return weighted_loss(op, o);
   const std::int64_t m = op.shape.num_inputs, c = op.shape.num_features;
   const std::vector<float>& x = need(op, o.input, "predictions", m * c);
   double total = 0, total_abs = 0, error = 0;
@@ -176,6 +288,7 @@ OpExpectation loss(const Op& op, const Operands& o) {
 }
 
 OpExpectation loss_grad(const Op& op, const Operands& o) {
+  if (op.aux >= 0) return weighted_loss_grad(op, o);
   const std::int64_t m = op.shape.num_inputs, c = op.shape.num_features;
   const std::vector<float>& x = need(op, o.input, "predictions", m * c);
   OpExpectation e;

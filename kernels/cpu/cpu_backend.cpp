@@ -77,8 +77,9 @@ void run_op(const Op& op, const Operands& o, float* out) {
     case OpKind::loss_grad: {
       const std::int32_t* labels = op.loss == LossFn::cross_entropy ? o.indices->data() : nullptr;
       const float* targets = op.loss == LossFn::mse ? o.weight->data() : nullptr;
-      if (op.kind == OpKind::loss) loss_f32(op.loss, o.input->data(), s.num_inputs, s.num_features, labels, targets, out);
-      else loss_grad_f32(op.loss, o.input->data(), s.num_inputs, s.num_features, labels, targets, out);
+      const float* row_weights = op.aux >= 0 ? o.aux->data() : nullptr;
+      if (op.kind == OpKind::loss) loss_f32(op.loss, o.input->data(), s.num_inputs, s.num_features, labels, targets, row_weights, out);
+      else loss_grad_f32(op.loss, o.input->data(), s.num_inputs, s.num_features, labels, targets, row_weights, out);
       return;
     }
     case OpKind::optimizer_step:

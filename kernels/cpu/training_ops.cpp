@@ -105,13 +105,72 @@ void check_labels(const std::int32_t* labels, std::int64_t rows, std::int64_t co
                               " is outside [0, " + std::to_string(cols) + ")");
 }
 
+double weight_sum(const float* w, std::int64_t rows) {
+  double sum = 0;
+  for (std::int64_t r = 0; r < rows; ++r) sum += w[r];
+  return sum;
+}
+
+// The weighted forms (ir/op_graph.hpp, LossFn): the unweighted loops with each term times its row's
+// weight, so that 0/1 weights sum the same terms in the same order as the unweighted loss over the
+// rows of weight 1. A weight sum of 0 (an all-padding batch) gives 0, not 0 / 0.
+void weighted_loss(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
+                   const float* targets, const float* w, float* out) {
+  const double sum_w = weight_sum(w, rows);
+  double total = 0;
+  if (fn == LossFn::cross_entropy) {
+#pragma omp parallel for reduction(+ : total) if (parallel::threads_for(4 * rows * cols) > 1)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double max, lse;
+      row_lse(x + r * cols, cols, max, lse);
+      total += static_cast<double>(w[r]) * (lse - x[r * cols + labels[r]]);
+    }
+    out[0] = sum_w > 0 ? static_cast<float>(total / sum_w) : 0.0f;
+    return;
+  }
+  const std::int64_t n = rows * cols;
+#pragma omp parallel for simd reduction(+ : total) if (parallel::threads_for(8 * n) > 1)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - targets[i];
+    total += static_cast<double>(w[i / cols]) * (d * d);
+  }
+  out[0] = sum_w > 0 ? static_cast<float>(total / (static_cast<double>(cols) * sum_w)) : 0.0f;
+}
+
+void weighted_loss_grad(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
+                        const float* targets, const float* w, float* out) {
+  const double sum_w = weight_sum(w, rows);
+  if (fn == LossFn::cross_entropy) {
+#pragma omp parallel for if (parallel::threads_for(8 * rows * cols) > 1)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const float* row = x + r * cols;
+      const double scale = sum_w > 0 ? w[r] / sum_w : 0.0;  // weight 1: 1 / count, as the unweighted 1 / rows
+      double max, lse;
+      row_lse(row, cols, max, lse);
+      for (std::int64_t j = 0; j < cols; ++j) {
+        const double p = std::exp(static_cast<double>(row[j]) - lse);
+        out[r * cols + j] = static_cast<float>((p - (j == labels[r] ? 1.0 : 0.0)) * scale);
+      }
+    }
+    return;
+  }
+  parallel::for_each_block(rows, 12 * rows * cols, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = begin; r < end; ++r) {
+      const float scale = sum_w > 0 ? static_cast<float>(2.0 * w[r] / (static_cast<double>(cols) * sum_w)) : 0.0f;
+#pragma omp simd
+      for (std::int64_t j = r * cols; j < (r + 1) * cols; ++j) out[j] = scale * (x[j] - targets[j]);
+    }
+  });
+}
+
 }  // namespace
 
 void loss_f32(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
-              const float* targets, float* out) {
+              const float* targets, const float* row_weights, float* out) {
+  if (fn == LossFn::cross_entropy) check_labels(labels, rows, cols);
+  if (row_weights != nullptr) return weighted_loss(fn, x, rows, cols, labels, targets, row_weights, out);
   double total = 0;
   if (fn == LossFn::cross_entropy) {
-    check_labels(labels, rows, cols);
 #pragma omp parallel for reduction(+ : total) if (parallel::threads_for(4 * rows * cols) > 1)
     for (std::int64_t r = 0; r < rows; ++r) {
       double max, lse;
@@ -131,9 +190,10 @@ void loss_f32(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, c
 }
 
 void loss_grad_f32(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
-                   const float* targets, float* out) {
+                   const float* targets, const float* row_weights, float* out) {
+  if (fn == LossFn::cross_entropy) check_labels(labels, rows, cols);
+  if (row_weights != nullptr) return weighted_loss_grad(fn, x, rows, cols, labels, targets, row_weights, out);
   if (fn == LossFn::cross_entropy) {
-    check_labels(labels, rows, cols);
     const double inv_rows = 1.0 / static_cast<double>(rows);
 #pragma omp parallel for if (parallel::threads_for(8 * rows * cols) > 1)
     for (std::int64_t r = 0; r < rows; ++r) {

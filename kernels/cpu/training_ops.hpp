@@ -17,11 +17,12 @@ void sum_to_f32(const float* x, std::int64_t rows, std::int64_t cols, std::int64
                 float* out);
 
 // The mean loss of predictions x [rows, cols] against labels (cross_entropy) or targets (mse) into
-// out[0], and its gradient into out [rows, cols].
+// out[0], and its gradient into out [rows, cols]. With row_weights [rows] (nullptr: every row weighs 1)
+// the mean is weighted as ir/op_graph.hpp's LossFn says, and 0 (loss and gradient) when they sum to 0.
 void loss_f32(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
-              const float* targets, float* out);
+              const float* targets, const float* row_weights, float* out);
 void loss_grad_f32(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
-                   const float* targets, float* out);
+                   const float* targets, const float* row_weights, float* out);
 
 // One update of `count` parameters p with gradients g and state [S, count] (S = spec.state_rows()):
 // out [1 + S, count] holds the new parameters, then the new state. `step` is Adam's t (1-based).

@@ -92,15 +92,22 @@ class CudaBackend : public Backend {
         d_output(output.size() * sizeof(float));
     const bool counted = op.kind == OpKind::scatter_mean || op.kind == OpKind::scatter_max;
     const DeviceBuffer d_counts(counted ? static_cast<std::size_t>(s.num_outputs) * sizeof(std::int32_t) : 0);
-    // The loss's per-row scratch; Adam's step number, read on the host (it sets the bias corrections).
+    // The loss's per-row scratch, and with row weights the weights and their sum on the device; Adam's
+    // step number, read on the host (it sets the bias corrections).
+    const bool is_loss = op.kind == OpKind::loss || op.kind == OpKind::loss_grad;
+    const bool weighted = is_loss && o.aux != nullptr;
     const DeviceBuffer d_row_loss(op.kind == OpKind::loss ? static_cast<std::size_t>(s.num_inputs) * sizeof(float) : 0);
+    const DeviceBuffer d_row_weights(weighted ? bytes_of(o.aux) : 0), d_weight_sum(weighted ? sizeof(float) : 0);
     const bool column_sums = op.kind == OpKind::sum_to && s.other_rows == 1;
     const DeviceBuffer d_partial(column_sums ? static_cast<std::size_t>(sum_to_chunks(s.num_inputs) * s.num_features) * sizeof(float) : 0);
-    const double step = o.aux != nullptr ? static_cast<double>((*o.aux)[0]) : 1.0;
+    const double step = op.kind == OpKind::optimizer_step && o.aux != nullptr ? static_cast<double>((*o.aux)[0]) : 1.0;
     if (o.input) d_input.upload(*o.input);
     if (o.indices) d_indices.upload(*o.indices);
     if (o.weight) d_weight.upload(*o.weight);
     if (o.bias) d_bias.upload(*o.bias);
+    if (weighted) d_row_weights.upload(*o.aux);
+    const float* row_weights = weighted ? d_row_weights.as<float>() : nullptr;
+    float* weight_sum = weighted ? d_weight_sum.as<float>() : nullptr;
     d_output.upload(output);  // NaN: an element the kernel never wrote fails verification
     const float* in = d_input.as<float>();
     const std::int32_t* idx = d_indices.as<std::int32_t>();
@@ -144,9 +151,12 @@ class CudaBackend : public Backend {
           break;
         case OpKind::sum_to: launch_sum_to(in, s.num_inputs, s.num_features, s.other_rows, s.other_groups, d_partial.as<float>(), out, nullptr); break;
         case OpKind::loss:
-          launch_loss(op.loss, in, s.num_inputs, s.num_features, idx, d_weight.as<float>(), d_row_loss.as<float>(), out, nullptr);
+          launch_loss(op.loss, in, s.num_inputs, s.num_features, idx, d_weight.as<float>(), row_weights, d_row_loss.as<float>(), weight_sum,
+                      out, nullptr);
           break;
-        case OpKind::loss_grad: launch_loss_grad(op.loss, in, s.num_inputs, s.num_features, idx, d_weight.as<float>(), out, nullptr); break;
+        case OpKind::loss_grad:
+          launch_loss_grad(op.loss, in, s.num_inputs, s.num_features, idx, d_weight.as<float>(), row_weights, weight_sum, out, nullptr);
+          break;
         case OpKind::optimizer_step:
           launch_optimizer_step(op.optimizer, step, in, d_weight.as<float>(), o.bias ? d_bias.as<float>() : nullptr, s.num_inputs * s.num_features,
                                 out, nullptr);

@@ -74,15 +74,22 @@ __global__ void column_partials_kernel(const float* x, std::int64_t rows, std::i
   column_partials_body(this_thread(), x, rows, f, chunk_rows, partial);
 }
 __global__ void loss_rows_kernel(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
-                                 const float* targets, float* row_loss) {
-  loss_rows_body(this_thread(), fn, x, rows, cols, labels, targets, row_loss);
+                                 const float* targets, const float* row_weights, float* row_loss) {
+  loss_rows_body(this_thread(), fn, x, rows, cols, labels, targets, row_loss, row_weights);
 }
 __global__ void loss_mean_kernel(const float* row_loss, std::int64_t rows, float count, float* out) {
   loss_mean_body(this_thread(), row_loss, rows, count, out);
 }
+__global__ void weight_sum_kernel(const float* row_weights, std::int64_t rows, float* weight_sum) {
+  weight_sum_body(this_thread(), row_weights, rows, weight_sum);
+}
+__global__ void weighted_loss_mean_kernel(const float* row_loss, std::int64_t rows, float cols_per_term, const float* weight_sum,
+                                          float* out) {
+  weighted_loss_mean_body(this_thread(), row_loss, rows, cols_per_term, weight_sum, out);
+}
 __global__ void loss_grad_kernel(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
-                                 const float* targets, float* out) {
-  loss_grad_body(this_thread(), fn, x, rows, cols, labels, targets, out);
+                                 const float* targets, const float* row_weights, const float* weight_sum, float* out) {
+  loss_grad_body(this_thread(), fn, x, rows, cols, labels, targets, out, row_weights, weight_sum);
 }
 __global__ void optimizer_step_kernel(OptimizerScalars s, const float* p, const float* g, const float* state, std::int64_t n, float* out) {
   optimizer_step_body(this_thread(), s, p, g, state, n, out);
@@ -213,15 +220,24 @@ void launch_sum_to(const float* x, std::int64_t rows, std::int64_t features, std
 }
 
 void launch_loss(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels, const float* targets,
-                 float* row_loss, float* out, void* stream) {
-  launch("loss_rows", rows, stream, loss_rows_kernel, fn, x, rows, cols, labels, targets, row_loss);
+                 const float* row_weights, float* row_loss, float* weight_sum, float* out, void* stream) {
+  launch("loss_rows", rows, stream, loss_rows_kernel, fn, x, rows, cols, labels, targets, row_weights, row_loss);
+  if (row_weights != nullptr) {
+    launch("weight_sum", 1, stream, weight_sum_kernel, row_weights, rows, weight_sum);
+    const float cols_per_term = static_cast<float>(fn == LossFn::cross_entropy ? 1 : cols);
+    launch("weighted_loss_mean", 1, stream, weighted_loss_mean_kernel, static_cast<const float*>(row_loss), rows, cols_per_term,
+           static_cast<const float*>(weight_sum), out);
+    return;
+  }
   const float count = static_cast<float>(fn == LossFn::cross_entropy ? rows : rows * cols);
   launch("loss_mean", 1, stream, loss_mean_kernel, static_cast<const float*>(row_loss), rows, count, out);
 }
 
 void launch_loss_grad(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels, const float* targets,
-                      float* out, void* stream) {
-  launch("loss_grad", rows, stream, loss_grad_kernel, fn, x, rows, cols, labels, targets, out);
+                      const float* row_weights, float* weight_sum, float* out, void* stream) {
+  if (row_weights != nullptr) launch("weight_sum", 1, stream, weight_sum_kernel, row_weights, rows, weight_sum);
+  launch("loss_grad", rows, stream, loss_grad_kernel, fn, x, rows, cols, labels, targets, row_weights,
+         static_cast<const float*>(weight_sum), out);
 }
 
 void launch_optimizer_step(const OptimizerSpec& spec, double step, const float* param, const float* grad, const float* state,

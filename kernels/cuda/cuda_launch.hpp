@@ -57,11 +57,13 @@ void launch_unary_grad(UnaryFn fn, float scalar, const float* x, const float* g,
 // Sums over more than kSumToChunkRows rows go through `partial` (sum_to_chunks(rows) * features floats).
 void launch_sum_to(const float* x, std::int64_t rows, std::int64_t features, std::int64_t other_rows, std::int64_t groups, float* partial,
                    float* out, void* stream);
-// The mean loss into out[0]; row_loss is `rows` floats of device scratch.
+// The mean loss into out[0]; row_loss is `rows` floats of device scratch. With row_weights [rows] (null:
+// unweighted) the mean is weighted (ir/op_graph.hpp, LossFn) and weight_sum is one float of device
+// scratch for the weights' sum; both are null without weights.
 void launch_loss(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels, const float* targets,
-                 float* row_loss, float* out, void* stream);
+                 const float* row_weights, float* row_loss, float* weight_sum, float* out, void* stream);
 void launch_loss_grad(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels, const float* targets,
-                      float* out, void* stream);
+                      const float* row_weights, float* weight_sum, float* out, void* stream);
 // One update of `count` parameters (out [1 + S, count]); `step` is Adam's t, read on the host.
 void launch_optimizer_step(const OptimizerSpec& spec, double step, const float* param, const float* grad, const float* state,
                            std::int64_t count, float* out, void* stream);

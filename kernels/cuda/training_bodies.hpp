@@ -122,9 +122,10 @@ TILESIM_HD inline RowSoftmax row_softmax(const float* row, std::int64_t cols) {
 }
 
 // The loss of each row into row_loss [rows], one row per item: cross entropy's logsumexp(x) - x[label],
-// or mse's sum over the row of (x - t)^2.
+// or mse's sum over the row of (x - t)^2; times the row's weight when row_weights [rows] is given.
 TILESIM_HD inline void loss_rows_body(const ThreadIndex& t, LossFn fn, const float* x, std::int64_t rows, std::int64_t cols,
-                                      const std::int32_t* labels, const float* targets, float* row_loss) {
+                                      const std::int32_t* labels, const float* targets, float* row_loss,
+                                      const float* row_weights = nullptr) {
   for (std::int64_t r = t.global(); r < rows; r += t.stride()) {
     const float* row = x + r * cols;
     if (fn == LossFn::cross_entropy) {
@@ -138,7 +139,17 @@ TILESIM_HD inline void loss_rows_body(const ThreadIndex& t, LossFn fn, const flo
       }
       row_loss[r] = acc;
     }
+    if (row_weights != nullptr) row_loss[r] *= row_weights[r];
   }
+}
+
+// The row weights' sum into weight_sum[0], by one thread in row order (the weighted loss and gradient
+// divide by it).
+TILESIM_HD inline void weight_sum_body(const ThreadIndex& t, const float* row_weights, std::int64_t rows, float* weight_sum) {
+  if (t.global() != 0) return;
+  float acc = 0.0f;
+  for (std::int64_t r = 0; r < rows; ++r) acc += row_weights[r];
+  weight_sum[0] = acc;
 }
 
 // The mean over the rows' losses (cross entropy: over rows; mse: over every element), by one thread.
@@ -149,13 +160,34 @@ TILESIM_HD inline void loss_mean_body(const ThreadIndex& t, const float* row_los
   out[0] = acc / count;
 }
 
+// The weighted mean over the weighted rows' losses: their sum over (cols_per_term x the weights' sum),
+// cols_per_term 1 for cross entropy and C for mse; 0 when the weights sum to 0 (an all-padding batch),
+// not 0 / 0. By one thread, after weight_sum_body.
+TILESIM_HD inline void weighted_loss_mean_body(const ThreadIndex& t, const float* row_loss, std::int64_t rows, float cols_per_term,
+                                               const float* weight_sum, float* out) {
+  if (t.global() != 0) return;
+  float acc = 0.0f;
+  for (std::int64_t r = 0; r < rows; ++r) acc += row_loss[r];
+  out[0] = weight_sum[0] > 0.0f ? acc / (cols_per_term * weight_sum[0]) : 0.0f;
+}
+
 // loss_grad, one row per item: cross entropy's (softmax - one-hot) / rows, mse's 2 (x - t) / (rows cols).
+// With row_weights (and weight_sum, from weight_sum_body) row r's 1 / rows becomes w_r / sum w (mse's
+// 2 / (rows cols) 2 w_r / (cols sum w)), and every row 0 when the weights sum to 0.
 TILESIM_HD inline void loss_grad_body(const ThreadIndex& t, LossFn fn, const float* x, std::int64_t rows, std::int64_t cols,
-                                      const std::int32_t* labels, const float* targets, float* out) {
-  const float scale = fn == LossFn::cross_entropy ? 1.0f / static_cast<float>(rows) : 2.0f / static_cast<float>(rows * cols);
+                                      const std::int32_t* labels, const float* targets, float* out,
+                                      const float* row_weights = nullptr, const float* weight_sum = nullptr) {
+  const float unweighted = fn == LossFn::cross_entropy ? 1.0f / static_cast<float>(rows) : 2.0f / static_cast<float>(rows * cols);
   for (std::int64_t r = t.global(); r < rows; r += t.stride()) {
     const float* row = x + r * cols;
     float* o = out + r * cols;
+    float scale = unweighted;
+    if (row_weights != nullptr) {
+      const float sum = weight_sum[0];
+      scale = !(sum > 0.0f)                  ? 0.0f
+              : fn == LossFn::cross_entropy ? row_weights[r] / sum
+                                            : (2.0f * row_weights[r]) / (static_cast<float>(cols) * sum);
+    }
     if (fn == LossFn::cross_entropy) {
       const RowSoftmax s = row_softmax(row, cols);
       for (std::int64_t j = 0; j < cols; ++j) o[j] = (expf(row[j] - s.max) / s.sum - (j == labels[r] ? 1.0f : 0.0f)) * scale;

@@ -1,5 +1,6 @@
 #include "kernels/torch/autograd_ops.hpp"
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -110,6 +111,18 @@ at::Tensor record_op(const Op& op, const OperandTensors& given) {
 at::Tensor record_loss(const Op& op, const OperandTensors& o) {
   if (op.kind != OpKind::loss) refuse(op, "not a loss op");
   const at::Tensor x = rows(o.input, op.shape.num_inputs, op.shape.num_features);
+  if (o.aux.defined()) {
+    // (F.cross_entropy(x, y, reduction='none') * w).sum() / w.sum(), with mse's per-row means of
+    // F.mse_loss(reduction='none') in place of the row losses. The weights' sum is clamped to the
+    // smallest float above 0, which leaves any positive sum as it is and turns an all-zero one's 0 / 0
+    // into 0 / tiny = 0: loss and gradient 0, not NaN.
+    const at::Tensor w = o.aux.reshape({op.shape.num_inputs});
+    const at::Tensor per_row =
+        op.loss == LossFn::cross_entropy
+            ? at::cross_entropy_loss(x, o.indices, {}, at::Reduction::None, /*ignore_index=*/-100, /*label_smoothing=*/0.0)
+            : at::mse_loss(x, rows(o.weight, op.shape.num_inputs, op.shape.num_features), at::Reduction::None).mean(1);
+    return per_row.mul(w).sum().div(w.sum().clamp_min(std::numeric_limits<float>::denorm_min()));
+  }
   return op.loss == LossFn::cross_entropy
              ? at::cross_entropy_loss(x, o.indices, {}, at::Reduction::Mean, /*ignore_index=*/-100, /*label_smoothing=*/0.0)
              : at::mse_loss(x, rows(o.weight, op.shape.num_inputs, op.shape.num_features), at::Reduction::Mean);

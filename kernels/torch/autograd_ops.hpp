@@ -14,6 +14,7 @@ namespace tilesim::kernels::torch_peer {
 // (PyG's edge_index and targets are int64). Undefined where the op has no such operand.
 struct OperandTensors {
   at::Tensor input, indices, weight, bias;
+  at::Tensor aux;  // the loss's row weights [M] (Op::aux); the update's step number is read on the host
 };
 
 // out = the op's value, recorded by autograd when an operand requires grad. Forward kinds (gather, the
@@ -23,7 +24,9 @@ struct OperandTensors {
 at::Tensor record_op(const Op& op, const OperandTensors& operands);
 
 // The loss op: cross_entropy (int64 labels) or mse_loss, mean reduction: the 0-dimensional
-// tensor loss.backward() starts from.
+// tensor loss.backward() starts from. With row weights (operands.aux) the per-row losses of
+// reduction='none' times the weights, summed and divided by their sum (mse: C times it), as a PyTorch
+// loop weighs a padded batch's rows; autograd differentiates that as written.
 at::Tensor record_loss(const Op& op, const OperandTensors& operands);
 
 }  // namespace tilesim::kernels::torch_peer

@@ -205,7 +205,9 @@ class TrainingStep {
   }
 
   OperandTensors operands(const Op& op) {
-    return {tensor(op, op.input), tensor(op, op.indices), tensor(op, op.weight), tensor(op, op.bias)};
+    // The aux operand is the loss's row weights; an update's step number is read on the host (restore()).
+    return {tensor(op, op.input), tensor(op, op.indices), tensor(op, op.weight), tensor(op, op.bias),
+            op.kind == OpKind::loss ? tensor(op, op.aux) : at::Tensor()};
   }
 
   at::Tensor gradient(std::size_t i) const {

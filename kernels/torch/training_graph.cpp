@@ -69,6 +69,14 @@ TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who
     }
   }
   if (!has_loss) throw std::invalid_argument(who + ": a training step without a loss op");
+  // Autograd differentiates the loss as recorded, with its row weights: a loss_grad weighing the rows
+  // otherwise would not be the gradient the peer's autograd stands for.
+  const Op& loss = graph.ops[plan.loss_op];
+  for (std::size_t k : plan.replaced_ops) {
+    const Op& op = graph.ops[k];
+    if (op.kind == OpKind::loss_grad && op.aux != loss.aux)
+      refuse(who, op, "its row weights differ from those of the loss op '" + loss.name + "', whose gradient autograd computes");
+  }
 
   // Each update's gradient operand, traced back through the gradient ops (which read one gradient and
   // otherwise graph inputs, such as the block mask) to the tensor the backward pass produced.

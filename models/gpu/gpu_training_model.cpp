@@ -3,7 +3,8 @@
 // call) run, one ATen call per kernel, built from the same kernel terms as the forward kinds
 // (gpu_kernel_list.hpp). Bytes per element are 4-byte float values (the GPU model's value type), 1-byte
 // bool masks and the machine's index_bytes for torch's int64 labels. The kernel sequences were checked
-// with torch.profiler on PyTorch 2.11 (H100): the same kernels, in this order, for every kind here.
+// with torch.profiler on PyTorch 2.11 (H100): the same kernels, in this order, for every kind here but
+// the weighted losses (row weights, Op::aux), which are not profiled.
 #include <stdexcept>
 #include <vector>
 
@@ -53,6 +54,70 @@ double elements_of(const Op& op) {
   return static_cast<double>(op.shape.num_inputs) * static_cast<double>(op.shape.num_features);
 }
 
+// A loss with row weights (Op::aux), as the torch-cpu peer records it (kernels/torch/autograd_ops.cpp):
+// the per-row losses of reduction='none' (cross entropy: log_softmax, then nll_loss's per-row values;
+// mse: the elementwise squares, then their mean over each row), times the weights, summed, over the
+// weights' sum clamped above 0. Seven ATen calls. Unlike the unweighted sequences these were not
+// profiled: they follow the ATen functions the formula calls.
+HostSide model_weighted_loss(const Op& op, const GpuMachine& m, GpuPrediction& p) {
+  const double value_bytes = static_cast<double>(dtype_bytes(op.dtype)), index_bytes = static_cast<double>(m.index_bytes);
+  const double rows = static_cast<double>(op.shape.num_inputs), elements = elements_of(op);
+  p.flops = op.flops();
+  const double compute_s = p.flops / peak_flops_per_s(op.dtype, m);
+  const bool ce = op.loss == LossFn::cross_entropy;
+  p.call = ce ? "(torch.nn.functional.cross_entropy(reduction='none') * w).sum() / w.sum()"
+              : "(torch.nn.functional.mse_loss(reduction='none').mean(1) * w).sum() / w.sum()";
+  // The predictions (and targets, or labels), the per-row losses, the weights and their product.
+  p.footprint_bytes = (ce ? 2.0 * elements * value_bytes + rows * index_bytes : 3.0 * elements * value_bytes) + 3.0 * rows * value_bytes;
+  p.l2_hit_fraction = l2_hit_fraction(p.footprint_bytes, static_cast<double>(m.l2_bytes));
+  KernelList ks(m, p.l2_hit_fraction);
+  if (ce) {
+    ks.add("log_softmax", 2.0 * elements * value_bytes, {{"compute", compute_s}});
+    ks.add("nll_loss_forward", rows * (index_bytes + 2.0 * value_bytes), {});  // labels and picked values in, a loss per row out
+  } else {
+    ks.add("mse_elementwise", 3.0 * elements * value_bytes, {{"compute", compute_s}});
+    ks.add("mean_rows", (elements + rows) * value_bytes, {});
+  }
+  ks.add("mul_weights", 3.0 * rows * value_bytes, {});
+  ks.add("sum", (rows + 1.0) * value_bytes, {});
+  ks.add("sum_weights", (rows + 1.0) * value_bytes, {});
+  ks.add("clamp_min", 2.0 * value_bytes, {});
+  ks.add("div", 3.0 * value_bytes, {});
+  ks.finish(p);
+  return {7.0 * m.eager.aten_call_s, true};
+}
+
+// Its backward as autograd runs it from those formulas (the weights take no gradient): the seed, the
+// divide's and the multiply's backwards (the sum's is an expand, a view), then cross entropy's
+// nll_loss_backward into zeros and log_softmax_backward_data, or mse's mean backward (the row gradient
+// expanded and divided by C) and mse_loss_backward into zeros. Six ATen calls; not profiled either.
+HostSide model_weighted_loss_grad(const Op& op, const GpuMachine& m, GpuPrediction& p) {
+  const double value_bytes = static_cast<double>(dtype_bytes(op.dtype)), index_bytes = static_cast<double>(m.index_bytes);
+  const double rows = static_cast<double>(op.shape.num_inputs), elements = elements_of(op);
+  p.flops = op.flops();
+  const double compute_s = p.flops / peak_flops_per_s(op.dtype, m);
+  const bool ce = op.loss == LossFn::cross_entropy;
+  p.call = ce ? "loss.backward(): div, mul by w, nll_loss_backward, log_softmax_backward_data"
+              : "loss.backward(): div, mul by w, mean_backward, mse_loss_backward";
+  p.footprint_bytes = (ce ? 3.0 * elements * value_bytes + rows * index_bytes : 4.0 * elements * value_bytes) + 2.0 * rows * value_bytes;
+  p.l2_hit_fraction = l2_hit_fraction(p.footprint_bytes, static_cast<double>(m.l2_bytes));
+  KernelList ks(m, p.l2_hit_fraction);
+  ks.add("fill_seed", value_bytes, {});
+  ks.add("div_backward", 3.0 * value_bytes, {});
+  ks.add("mul_weights_backward", (2.0 * rows + 1.0) * value_bytes, {});  // the expanded scalar times w, a row gradient out
+  if (ce) {
+    ks.add("fill_zeros_grad_input", elements * value_bytes, {});
+    ks.add("nll_loss_backward", rows * (index_bytes + 2.0 * value_bytes), {});
+    ks.add("log_softmax_backward", 3.0 * elements * value_bytes, {{"compute", compute_s}});
+  } else {
+    ks.add("mean_backward", (elements + rows) * value_bytes, {});
+    ks.add("fill_zeros_grad_input", elements * value_bytes, {});
+    ks.add("mse_loss_backward", 4.0 * elements * value_bytes, {{"compute", compute_s}});
+  }
+  ks.finish(p);
+  return {6.0 * m.eager.aten_call_s, true};
+}
+
 }  // namespace
 
 HostSide model_unary_grad(const Op& op, const GpuMachine& m, GpuPrediction& p) {
@@ -90,6 +155,7 @@ HostSide model_sum_to(const Op& op, const GpuMachine& m, GpuPrediction& p) {
 }
 
 HostSide model_loss(const Op& op, const GpuMachine& m, GpuPrediction& p) {
+  if (op.aux >= 0) return model_weighted_loss(op, m, p);
   const double value_bytes = static_cast<double>(dtype_bytes(op.dtype)), index_bytes = static_cast<double>(m.index_bytes);
   const double rows = static_cast<double>(op.shape.num_inputs), elements = elements_of(op);
   p.flops = op.flops();
@@ -120,6 +186,7 @@ HostSide model_loss(const Op& op, const GpuMachine& m, GpuPrediction& p) {
 }
 
 HostSide model_loss_grad(const Op& op, const GpuMachine& m, GpuPrediction& p) {
+  if (op.aux >= 0) return model_weighted_loss_grad(op, m, p);
   const double value_bytes = static_cast<double>(dtype_bytes(op.dtype)), index_bytes = static_cast<double>(m.index_bytes);
   const double rows = static_cast<double>(op.shape.num_inputs), elements = elements_of(op);
   p.flops = op.flops();

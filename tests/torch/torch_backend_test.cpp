@@ -440,7 +440,7 @@ TEST_CASE("torch-cpu refuses a training graph it cannot record, naming the op", 
 
 TEST_CASE("each op kind's backward agrees with libtorch's autograd (tests/op_backward_cases.hpp)", "[torch][training][unit]") {
   const auto cases = tilesim_test::op_backward_cases();
-  REQUIRE(cases.size() == 30);
+  REQUIRE(cases.size() == 32);
   for (const auto& c : cases) {
     INFO(c.name);
     auto torch_backend = peer::make_backend();
@@ -459,5 +459,82 @@ TEST_CASE("each op kind's backward agrees with libtorch's autograd (tests/op_bac
       INFO(c.graph.tensor(param).name);
       CHECK(relative_difference(torch_values.f32(grad), values.f32(grad)) <= peer::kGradientRelativeBound);
     }
+  }
+}
+
+TEST_CASE("torch-cpu's weighted loss: weight-0 rows drop out of loss and gradients; a loss_grad weighing rows otherwise is refused",
+          "[torch][training][unit]") {
+  namespace detail = tilesim_test::op_backward_detail;
+  const std::vector<float> mask = {1, 0, 1, 1, 0, 1};  // a batch of 4 padded to 6
+  const std::vector<float> x = detail::distinct_values(18, 21), w = detail::distinct_values(9, 22);
+  const std::vector<std::int32_t> labels = {2, 0, 1, 1, 2, 0};
+  for (const LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {
+    INFO(to_string(fn));
+    // The padded step and the unpadded one over the rows of weight 1 (mse's targets are seeded by shape,
+    // so the unpadded step gets the padded one's kept rows explicitly).
+    detail::Builder padded_b("padded");
+    const TensorId px = padded_b.param("x", {6, 3}, x), pw = padded_b.param("w", {3, 3}, w);
+    detail::LossChoice weighted;
+    weighted.fn = fn;
+    weighted.labels = labels;
+    weighted.row_weights = mask;
+    const tilesim_test::OpBackwardCase padded =
+        padded_b.finish(workloads::layers::matmul("matmul", padded_b.graph(), px, pw, -1), weighted);
+    std::vector<float> kept_x;
+    std::vector<std::int32_t> kept_labels;
+    for (std::size_t r = 0; r < mask.size(); ++r)
+      if (mask[r] == 1.0f) {
+        kept_x.insert(kept_x.end(), x.begin() + static_cast<std::ptrdiff_t>(3 * r), x.begin() + static_cast<std::ptrdiff_t>(3 * r + 3));
+        kept_labels.push_back(labels[r]);
+      }
+    detail::Builder kept_b("kept");
+    const TensorId kx = kept_b.param("x", {4, 3}, kept_x), kw = kept_b.param("w", {3, 3}, w);
+    detail::LossChoice plain;
+    plain.fn = fn;
+    plain.labels = kept_labels;
+    tilesim_test::OpBackwardCase kept = kept_b.finish(workloads::layers::matmul("matmul", kept_b.graph(), kx, kw, -1), plain);
+    const Op& padded_loss = *std::find_if(padded.graph.ops.begin(), padded.graph.ops.end(), [](const Op& op) { return op.kind == OpKind::loss; });
+    const Op& kept_loss = *std::find_if(kept.graph.ops.begin(), kept.graph.ops.end(), [](const Op& op) { return op.kind == OpKind::loss; });
+    if (fn == LossFn::mse) {
+      std::vector<float> kept_t;
+      const std::vector<float>& t = padded.values.f32(padded_loss.weight);
+      for (std::size_t r = 0; r < mask.size(); ++r)
+        if (mask[r] == 1.0f) kept_t.insert(kept_t.end(), t.begin() + static_cast<std::ptrdiff_t>(3 * r), t.begin() + static_cast<std::ptrdiff_t>(3 * r + 3));
+      kept.values.set_f32(kept_loss.weight, kept_t);
+    }
+    auto run = [](const tilesim_test::OpBackwardCase& c) {
+      auto backend = peer::make_backend();
+      const BackendResult result = backend->run(c.graph, c.values, once());
+      for (const OpResult& row : result.ops) {
+        INFO(row.op << ": " << row.verification);
+        CHECK(row.verified == true);
+      }
+      return *backend->computed_outputs();
+    };
+    const TensorValues a = run(padded), b = run(kept);
+    CHECK(a.f32(padded_loss.output).at(0) == Approx(b.f32(kept_loss.output).at(0)).epsilon(1e-6));
+    const auto grad_of = [](const tilesim_test::OpBackwardCase& c, TensorId param) {
+      for (const auto& [p, g] : c.grads)
+        if (p == param) return g;
+      FAIL("no gradient for the parameter");
+      return TensorId{-1};
+    };
+    // The weight's gradient sums the kept rows only; the padding rows of x get none.
+    const std::vector<float>& gw_padded = a.f32(grad_of(padded, pw));
+    const std::vector<float>& gw_kept = b.f32(grad_of(kept, kw));
+    for (std::size_t i = 0; i < gw_kept.size(); ++i) CHECK(gw_padded[i] == Approx(gw_kept[i]).epsilon(1e-5).margin(1e-7));
+    const std::vector<float>& gx_padded = a.f32(grad_of(padded, px));
+    const std::vector<float>& gx_kept = b.f32(grad_of(kept, kx));
+    std::size_t k = 0;
+    for (std::size_t r = 0; r < mask.size(); ++r)
+      for (std::size_t j = 0; j < 3; ++j) {
+        if (mask[r] == 0.0f) CHECK(gx_padded[3 * r + j] == 0.0f);
+        else CHECK(gx_padded[3 * r + j] == Approx(gx_kept[k++]).epsilon(1e-5).margin(1e-7));
+      }
+    // The graph's loss_grad without the loss's weights: autograd's gradient would not stand for it.
+    OpGraph mismatched = padded.graph;
+    for (Op& op : mismatched.ops)
+      if (op.kind == OpKind::loss_grad) op.aux = -1;
+    CHECK_THROWS_WITH(peer::make_backend()->run(mismatched, padded.values, once()), Catch::Contains("row weights differ"));
   }
 }

@@ -65,4 +65,14 @@ sim::Cycles mse_worker_cycles(std::int64_t elements, bool gradient, const Codele
   return pass(c.binary_prologue_worker_cycles, gradient ? 2 * add : 3 * add, elements, c);
 }
 
+sim::Cycles loss_weight_worker_cycles(std::int64_t rows, bool gradient, const CodeletCosts& c) {
+  if (rows <= 0) return 0;
+  const sim::Cycles scale = binary_worker_cycles(BinaryFn::multiply, rows, c);
+  return gradient ? scale : scale + reduce_worker_cycles(1, rows, c);
+}
+
+sim::Cycles weighted_mean_worker_cycles(const CodeletCosts& c) {
+  return binary_worker_cycles(BinaryFn::multiply, 1, c) + binary_worker_cycles(BinaryFn::divide, 1, c) + select_worker_cycles(1, c);
+}
+
 }  // namespace tilesim::ipu

@@ -41,4 +41,14 @@ sim::Cycles cross_entropy_rows_worker_cycles(std::int64_t rows, std::int64_t cla
 // (SUBTRACT, MULTIPLY, ADD); the gradient 2 (x - t) / n (SUBTRACT, MULTIPLY).
 sim::Cycles mse_worker_cycles(std::int64_t elements, bool gradient, const CodeletCosts& c);
 
+// What per-row loss weights (Op::aux) add to a loss worker over `rows` rows (mse: the rows its elements
+// touch): each row's term times its weight, a MULTIPLY pass over the rows (the row's loss, or the
+// gradient's row scale w_r / sum w in place of 1 / M, whose reciprocal is costed already); the forward
+// pass also sums the rows' weights beside the losses (a Reduce of `rows` partials into one output).
+sim::Cycles loss_weight_worker_cycles(std::int64_t rows, bool gradient, const CodeletCosts& c);
+
+// The weighted mean from the loss's two sums, on one worker: sum w l / (D sum w) with D = 1 or C
+// (MULTIPLY, DIVIDE), and 0 in place of 0 / 0 where the weights sum to 0 (a select).
+sim::Cycles weighted_mean_worker_cycles(const CodeletCosts& c);
+
 }  // namespace tilesim::ipu

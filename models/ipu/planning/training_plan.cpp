@@ -81,9 +81,39 @@ std::vector<PartialSlice> loss_partials(const Op& op, const IpuMachine& machine)
   const std::int64_t tiles = op.loss == LossFn::cross_entropy
                                  ? loss_row_blocks(op.shape.num_inputs, machine).tiles
                                  : linear_layout(op.shape.num_inputs * op.shape.num_features, kValueBytes, machine).tiles_used;
+  const bool weighted = op.aux >= 0, gradient = op.kind == OpKind::loss_grad;
+  const LinearLayout in = linear_layout(op.shape.num_inputs * op.shape.num_features, kValueBytes, machine);
   std::vector<PartialSlice> partials;
-  for (std::int64_t t = 0; t < tiles; ++t) partials.push_back({t, {0, 1}});
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    // The gradient's weight sums come from the tiles that count some row: for mse, those holding a
+    // row's first element.
+    if (weighted && gradient && op.loss == LossFn::mse && rows_starting(in.tile_range(t), op.shape.num_features).empty()) continue;
+    partials.push_back({t, {0, weighted && !gradient ? 2 : 1}});
+  }
   return partials;
+}
+
+LinearLayout loss_sums_layout(std::int64_t sums) { return {sums, sums, 1}; }
+
+Range rows_touched(Range elements, std::int64_t cols) {
+  if (elements.empty()) return {elements.begin / cols, elements.begin / cols};
+  return {elements.begin / cols, (elements.end - 1) / cols + 1};
+}
+
+Range rows_starting(Range elements, std::int64_t cols) {
+  return {ceil_div(elements.begin, cols), std::max(ceil_div(elements.begin, cols), ceil_div(elements.end, cols))};
+}
+
+std::int64_t rows_spanned(std::int64_t elements, std::int64_t cols) {
+  if (elements <= 0) return 0;
+  return std::min(elements, (elements + cols - 2) / cols + 1);  // a row's tail, whole rows, a row's head
+}
+
+sim::Cycles weighted_loss_worker_cycles(const Op& op, std::int64_t items, const CodeletCosts& c) {
+  const bool gradient = op.kind == OpKind::loss_grad;
+  if (op.loss == LossFn::cross_entropy)
+    return cross_entropy_rows_worker_cycles(items, op.shape.num_features, gradient, c) + loss_weight_worker_cycles(items, gradient, c);
+  return mse_worker_cycles(items, gradient, c) + loss_weight_worker_cycles(rows_spanned(items, op.shape.num_features), gradient, c);
 }
 
 OpPlan plan_optimizer_step(const Op& op, const IpuMachine& m) {
@@ -132,7 +162,78 @@ OpPlan plan_sum_to(const Op& op, const IpuMachine& m) {
   return p;
 }
 
+namespace {
+
+// plan_loss with row weights (training_plan.hpp), phase by phase as loss_program.cpp builds it. Tile 0
+// is the busiest: it holds the first row block (or linear range), every sum and the output.
+OpPlan plan_weighted_loss(const Op& op, const IpuMachine& m) {
+  const std::int64_t M = op.shape.num_inputs, C = op.shape.num_features;
+  const LinearLayout in = linear_layout(M * C, kValueBytes, m);
+  const std::int64_t in_bytes = aligned(in.elements_per_tile * kValueBytes);
+  const bool gradient = op.kind == OpKind::loss_grad, ce = op.loss == LossFn::cross_entropy;
+  const RowBlocks rows = loss_row_blocks(M, m);
+  OpPlan p = linear_plan(op, M * C, m);
+  const std::int64_t tiles = ce ? rows.tiles : in.tiles_used;
+  const std::int64_t items = ce ? rows.rows_per_tile : std::min(in.elements_per_tile, M * C);
+  const std::int64_t weight_rows = ce ? rows.rows_per_tile : std::min(M, rows_spanned(in.elements_per_tile, C));
+  const std::int64_t counted_rows = ce ? rows.rows_per_tile : rows_starting({0, items}, C).size();
+  const std::int64_t block_bytes = rows.rows_per_tile * C * kValueBytes;
+  // Predictions (linear), the weights, and cross entropy's row block and labels or mse's targets.
+  std::int64_t bytes = in_bytes + aligned(weight_rows * kValueBytes);
+  if (ce) {
+    p.rows_per_block = rows.rows_per_tile;
+    p.columns_per_block = C;
+    p.tiles_used = std::max(in.tiles_used, rows.tiles);
+    bytes += aligned(block_bytes) + aligned(rows.rows_per_tile * kIndexBytes);
+  } else {
+    bytes += in_bytes;
+  }
+  const sim::Cycles work = spread_vertex_estimate(items, m, [&](std::int64_t k) { return weighted_loss_worker_cycles(op, k, m.codelets); });
+  if (gradient) {
+    const sim::Cycles partial_sum =
+        spread_vertex_estimate(1, m, [&](std::int64_t k) { return reduce_worker_cycles(k, counted_rows, m.codelets); });
+    add_phase(p, "compute: row weights' partial sums", compute_phase_estimate(partial_sum, m));
+    const ReductionSchedule schedule = plan_reduction(loss_partials(op, m), loss_sums_layout(1), false, m);
+    // The partial, the reduction's buffers, and the copy of the sum other tiles receive.
+    bytes += aligned(kValueBytes) + add_reduction_estimate(p, schedule, false, m) + aligned(kValueBytes);
+    const std::int64_t broadcast = tiles > 1 ? kValueBytes : 0;
+    add_phase(p, "sync", m.chip.sync_cycles);
+    add_phase(p, ce ? "exchange: the weights' sum to every tile, logits' rows to row blocks" : "exchange: the weights' sum to every tile",
+              exchange_phase_estimate((ce ? in.elements_per_tile * kValueBytes : 0) + broadcast, (ce ? block_bytes : 0) + broadcast, m),
+              PhaseTraffic::linear_layout);
+    add_phase(p, ce ? "compute: softmax minus one-hot, times w / sum w" : "compute: mse gradient, times w / sum w",
+              compute_phase_estimate(work, m));
+    if (ce) {
+      add_phase(p, "sync", m.chip.sync_cycles);
+      add_phase(p, "exchange: gradient to linear layout", exchange_phase_estimate(block_bytes, in.elements_per_tile * kValueBytes, m),
+                PhaseTraffic::linear_layout);
+      bytes += aligned(block_bytes);
+    }
+    bytes += in_bytes;  // the linear output
+  } else {
+    if (ce) {
+      add_phase(p, "sync", m.chip.sync_cycles);
+      add_phase(p, "exchange: logits' rows to row blocks", exchange_phase_estimate(in.elements_per_tile * kValueBytes, block_bytes, m),
+                PhaseTraffic::linear_layout);
+    }
+    add_phase(p, "compute: weighted row losses and weights (partial sums)", compute_phase_estimate(work, m));
+    const ReductionSchedule schedule = plan_reduction(loss_partials(op, m), loss_sums_layout(2), false, m);
+    bytes += aligned(2 * kValueBytes) + add_reduction_estimate(p, schedule, false, m);
+    const sim::Cycles mean = spread_vertex_estimate(1, m, [&](std::int64_t) { return weighted_mean_worker_cycles(m.codelets); });
+    add_phase(p, "sync", m.chip.sync_cycles);
+    add_phase(p, "compute: weighted mean (over the weights' sum)", compute_phase_estimate(mean, m));
+    bytes += aligned(kValueBytes);
+  }
+  add_loop_control(p, m);
+  add_cross_chip_estimate(p, m);
+  p.estimated_peak_tile_bytes = bytes;
+  return p;
+}
+
+}  // namespace
+
 OpPlan plan_loss(const Op& op, const IpuMachine& m) {
+  if (op.aux >= 0) return plan_weighted_loss(op, m);
   const std::int64_t M = op.shape.num_inputs, C = op.shape.num_features;
   const LinearLayout in = linear_layout(M * C, kValueBytes, m);
   const std::int64_t in_bytes = aligned(in.elements_per_tile * kValueBytes);

@@ -13,6 +13,11 @@
 //                   takes the mean; mse: each tile's sum of squares where the operands lie, then the same;
 //   loss_grad:      cross entropy: the same row blocks, each row's softmax minus its one-hot label over M,
 //                   back to the linear layout; mse: elementwise 2 (x - t) / n in the linear layout.
+// Row weights (Op::aux: a padded batch's 0/1 mask) live beside the rows they scale, written there as the
+// labels are: on cross entropy's row blocks, and for mse on each linear tile for the rows its elements
+// touch. The loss's partials become two, sum w l and sum w, reduced to tile 0, where a last step divides
+// them; the gradient first reduces the tiles' weight sums to tile 0 and broadcasts the total back (with
+// the logits' exchange, for cross entropy), then scales row r by w_r / sum w.
 #include <cstdint>
 #include <vector>
 
@@ -42,8 +47,24 @@ struct RowBlocks {
 RowBlocks loss_row_blocks(std::int64_t rows, const IpuMachine& machine);
 
 // The partials of a loss: one per tile holding logits (row blocks, or the linear layout for mse), each
-// the sum of that tile's losses, reduced into the one output on tile 0.
+// the sum of that tile's losses, reduced into the one output on tile 0. With row weights: the forward's
+// two sums per tile (sum w l, sum w), and the gradient's one (sum w).
 std::vector<PartialSlice> loss_partials(const Op& op, const IpuMachine& machine);
+
+// Where a weighted loss's sums are reduced to: `sums` elements, all on tile 0 beside the output.
+LinearLayout loss_sums_layout(std::int64_t sums);
+
+// mse's rows on a tile holding elements `elements` of the flat [M, C] layout: the rows they touch (whose
+// weights the tile holds), and the rows whose first element it holds (whose weights it counts in the
+// weights' sum, so that a row split between two tiles counts once).
+Range rows_touched(Range elements, std::int64_t cols);
+Range rows_starting(Range elements, std::int64_t cols);
+// The most rows `elements` consecutive elements of `cols`-wide rows touch, wherever they start.
+std::int64_t rows_spanned(std::int64_t elements, std::int64_t cols);
+
+// A weighted loss worker over `items` (cross entropy: rows; mse: elements, C to a row), as the planner
+// and the program cost it: the unweighted worker plus loss_weight_worker_cycles for the rows it scales.
+sim::Cycles weighted_loss_worker_cycles(const Op& op, std::int64_t items, const CodeletCosts& c);
 
 OpPlan plan_optimizer_step(const Op& op, const IpuMachine& machine);
 OpPlan plan_sum_to(const Op& op, const IpuMachine& machine);
