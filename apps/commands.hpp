@@ -74,6 +74,12 @@ struct SurfaceArgs {
   double range = 0;                             // colour scale 1/range .. range; 0: from the data
 };
 
+// tilesim plot throughput RESULTS.csv (a batch-size sweep's).
+struct ThroughputPlotArgs {
+  std::string results;
+  std::string out_dir;  // default: beside RESULTS.csv, in plots/
+};
+
 // tilesim report RESULTS.csv.
 struct SpeedupReportArgs {
   std::string results;
@@ -111,6 +117,7 @@ int sweep_command(const SweepArgs& args);
 int host_calibrate_command(const HostCalibrateArgs& args);
 int roofline_command(const RooflineArgs& args);
 int plot_surface_command(const SurfaceArgs& args);
+int plot_throughput_command(const ThroughputPlotArgs& args);
 int speedup_report_command(const SpeedupReportArgs& args);
 int calibrate_command(const CalibrateArgs& args);
 int calibrate_ipu_command(const CalibrateArgs& args);

@@ -19,6 +19,7 @@
 #include "models/ipu/ipu_backend.hpp"
 #include "workloads/loaders/batch_lowering.hpp"
 #include "workloads/loaders/batch_source.hpp"
+#include "workloads/loaders/loader_knob.hpp"
 
 namespace tilesim::cli {
 
@@ -27,40 +28,15 @@ namespace {
 namespace loaders = workloads::loaders;
 using Kind = loaders::LoaderSpec::Kind;
 
-// The loader setting `tilesim fit` varies, and how a value of it is written into a loader.
-struct Knob {
-  std::string name;
-  std::int64_t start = 1;  // the workload's own value
-  std::int64_t max = 1;    // the largest value that means anything (every seed node, every part, ...)
-};
-
-Knob knob_of(const loaders::LoaderSpec& spec, const loaders::BatchSource& source) {
+// The largest value of the knob that means anything (every seed node, every part, ...).
+std::int64_t knob_max(const loaders::LoaderSpec& spec, const loaders::BatchSource& source) {
   switch (spec.kind) {
-    case Kind::neighbor: return {"batch_size", spec.batch_size, std::max<std::int64_t>(1, source.input_node_count())};
-    case Kind::cluster: return {"clusters_per_batch", spec.clusters_per_batch, spec.num_parts};
+    case Kind::neighbor: return std::max<std::int64_t>(1, source.full_graph_nodes());
+    case Kind::cluster: return spec.num_parts;
     case Kind::graphs:
-      if (spec.packing == loaders::LoaderSpec::Packing::pad) return {"batch_size", spec.batch_size, spec.dataset->num_graphs};
-      return {"fixed_size.num_nodes", spec.fixed_size->num_nodes, std::numeric_limits<std::int32_t>::max()};
+      return spec.packing == loaders::LoaderSpec::Packing::pad ? spec.dataset->num_graphs : std::numeric_limits<std::int32_t>::max();
   }
-  throw std::logic_error("knob_of: unknown loader kind");
-}
-
-void set_knob(loaders::LoaderSpec& spec, const loaders::LoaderSpec& original, std::int64_t value) {
-  switch (spec.kind) {
-    case Kind::neighbor: spec.batch_size = value; break;
-    case Kind::cluster: spec.clusters_per_batch = value; break;
-    case Kind::graphs:
-      if (spec.packing == loaders::LoaderSpec::Packing::pad) {
-        spec.batch_size = value;
-        spec.fixed_size.reset();  // the largest batch of each candidate instead
-      } else {
-        const double scale = static_cast<double>(value) / static_cast<double>(original.fixed_size->num_nodes);
-        spec.fixed_size->num_nodes = value;
-        spec.fixed_size->num_edges = std::max<std::int64_t>(0, std::llround(scale * static_cast<double>(original.fixed_size->num_edges)));
-        spec.fixed_size->num_graphs = std::max<std::int64_t>(2, std::llround(scale * static_cast<double>(original.fixed_size->num_graphs)));
-      }
-      break;
-  }
+  throw std::logic_error("knob_max: unknown loader kind");
 }
 
 struct Trial {
@@ -88,13 +64,14 @@ int fit_command(const FitArgs& args) {
     throw InputError(args.workload, "loader", "a workload with a \"loader\" (fit searches its batch size)", "none");
   if (!args.json) std::cerr << "tilesim: building the loader's graph ..." << std::endl;
   const loaders::BatchSource base(workload);
-  const Knob knob = knob_of(*workload.model->loader, base);
+  const loaders::BatchKnob knob = loaders::batch_knob(*workload.model->loader);
+  const std::int64_t max_value = knob_max(*workload.model->loader, base);
 
   // One candidate: the loader with the knob at `value`, its first batches made, padded to their largest
   // (or to the loader's fixed size), lowered without values and planned.
   auto trial = [&](std::int64_t value, bool training) {
     workloads::Workload w = workload;
-    set_knob(*w.model->loader, *workload.model->loader, value);
+    *w.model->loader = loaders::with_batch_knob(*workload.model->loader, value);
     if (!training) w.model->train.reset();
     const loaders::BatchSource source(base, w);
     std::vector<loaders::Batch> batches;
@@ -125,14 +102,14 @@ int fit_command(const FitArgs& args) {
   result["workload"] = workload.name;
   result["backend"] = spec.front().name();
   result["knob"] = knob.name;
-  result["workload_value"] = knob.start;
+  result["workload_value"] = knob.value;
   result["sample_batches"] = args.sample_batches;
   result["method"] = "doubling from the workload's value, then bisection; each candidate's fixed shape is the largest of its first "
                      "batches (plus one padding node and graph) or the loader's fixed size, planned with every tensor live across "
                      "each op (the step's memory) on the busiest tile; nothing is run";
   std::ostringstream text;
   text << "tilesim fit: " << workload.name << " on " << spec.front().name() << ", searching " << knob.name << " (workload: "
-       << knob.start << ")\n";
+       << knob.value << ")\n";
   for (const bool training : {false, true}) {
     if (training && !workload.model->train) continue;
     const std::string step = training ? "training" : "inference";
@@ -151,9 +128,9 @@ int fit_command(const FitArgs& args) {
       return t.fits;
     };
     // Doubling (or halving) from the workload's value until the boundary is bracketed, then bisection.
-    std::int64_t v = std::clamp<std::int64_t>(knob.start, 1, knob.max);
+    std::int64_t v = std::clamp<std::int64_t>(knob.value, 1, max_value);
     if (probe(v)) {
-      while (!fail && *fit < knob.max) probe(std::min(knob.max, *fit * 2));
+      while (!fail && *fit < max_value) probe(std::min(max_value, *fit * 2));
     } else {
       while (!fit && *fail > 1) probe(std::max<std::int64_t>(1, *fail / 2));
     }
@@ -166,7 +143,7 @@ int fit_command(const FitArgs& args) {
       j["peak_at_op"] = fit_trial.peak_op;
       j["fixed_shape"] = {{"num_nodes", fit_trial.shape.num_nodes}, {"num_edges", fit_trial.shape.num_edges},
                           {"num_graphs", fit_trial.shape.num_graphs}};
-      text << knob.name << " = " << *fit << (*fit == knob.max ? " (every one there is)" : "") << ": peak "
+      text << knob.name << " = " << *fit << (*fit == max_value ? " (every one there is)" : "") << ": peak "
            << fit_trial.peak_tile_bytes / 1024 << " KiB of a tile at op " << fit_trial.peak_op << " (shape "
            << fit_trial.shape.num_nodes << " nodes, " << fit_trial.shape.num_edges << " edges)\n";
     } else {

@@ -122,6 +122,11 @@ static int dispatch(int argc, char** argv) {
   surface_cmd->add_option("--ops", surface.ops, "Comma-separated ops (default: every op of the results)");
   surface_cmd->add_option("--out", surface.out_dir, "Directory for the plots (default: plots/ beside the results)");
   surface_cmd->add_option("--range", surface.range, "Colour scale from 1/R to R (default: from the data)");
+  ThroughputPlotArgs throughput;
+  auto* throughput_cmd = plot_cmd->add_subcommand(
+      "throughput", "Throughput versus batch size of a batch-size sweep's results.csv, one line per backend (log-log)");
+  throughput_cmd->add_option("results", throughput.results, "results.csv written by tilesim sweep on a batch-size sweep file")->required();
+  throughput_cmd->add_option("--out", throughput.out_dir, "Directory for the plots (default: plots/ beside the results)");
 
   SpeedupReportArgs report;
   auto* report_cmd = app.add_subcommand("report", "Speedup tables (median, range, crossover) of a results.csv");
@@ -186,6 +191,7 @@ static int dispatch(int argc, char** argv) {
   if (*host_calibrate_cmd) return host_calibrate_command(host_calibrate);
   if (*roofline_cmd) return roofline_command(roofline);
   if (*surface_cmd) return plot_surface_command(surface);
+  if (*throughput_cmd) return plot_throughput_command(throughput);
   if (*report_cmd) return speedup_report_command(report);
   // App::help() would describe the selected subcommand ("help" itself); ask for the top level.
   const std::string top_help = app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);

@@ -121,16 +121,14 @@ std::string si(double v) {
 
 }  // namespace
 
-int run_minibatch(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
-                  std::vector<std::unique_ptr<Backend>>& backends, const std::string& report_path) {
+MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
+                             std::vector<std::unique_ptr<Backend>>& backends, const loaders::BatchSource& source, bool progress) {
   const bool training = workload.model->train.has_value();
   if (args.batches && *args.batches < 1) throw InputError("", "--batches", "an integer >= 1", std::to_string(*args.batches));
 
-  // The loader's graph or dataset, then every batch of the run, each timed as the host makes it.
-  if (!args.json) std::cerr << "tilesim: building the loader's graph ..." << std::endl;
-  const loaders::BatchSource source(workload);
+  // Every batch of the run, each timed as the host makes it.
   const std::int64_t count = source.batches_to_run(args.batches);
-  if (!args.json)
+  if (progress)
     std::cerr << "tilesim: " << source.describe() << " (built in " << format_time(source.preprocess_s()) << "); running "
               << count << " batch" << (count == 1 ? "" : "es") << std::endl;
   std::vector<loaders::Batch> batches;
@@ -227,7 +225,7 @@ int run_minibatch(const RunArgs& args, const workloads::Workload& workload, cons
         }
       }
     }
-    if (!args.json && count > 1 && ((k + 1) % progress_every == 0 || k + 1 == count)) {
+    if (progress && count > 1 && ((k + 1) % progress_every == 0 || k + 1 == count)) {
       std::cerr << "tilesim:   batch " << k + 1 << "/" << count;
       for (std::size_t b = 0; b < backends.size(); ++b) {
         std::cerr << "  " << specs[b].name() << " " << format_time(runs[b].step_s.back());
@@ -352,31 +350,41 @@ int run_minibatch(const RunArgs& args, const workloads::Workload& workload, cons
   report["results"] = results;
   report["agreement"] = agreements;
   if (training) report["loss_agreement"] = loss_agreements;
-  write_file_atomically(report_path, report.dump(2) + "\n");
+  MiniBatchOutcome outcome;
+  outcome.all_verified = all_agree;
+  for (const auto& r : runs) outcome.all_verified = outcome.all_verified && r.all_verified;
+  const bool all_verified = outcome.all_verified;
+  std::ostringstream text;
+  std::vector<BackendResult> last;
+  for (const auto& r : runs) last.push_back(r.last);
+  text << "last batch:\n" << format_table(last);
+  text << "\n" << source.describe() << "\nhost sampling per batch: median " << format_time(sampling.median) << ", max "
+       << format_time(sampling.max) << " (measured);";
+  if (padded)
+    text << " fixed shape " << padded->size.num_nodes << " nodes, " << padded->size.num_edges << " edges"
+       << (padded->size.num_graphs ? ", " + std::to_string(padded->size.num_graphs) + " graphs" : std::string()) << " ("
+       << (padded->from_loader ? "loader's fixed_size" : "largest batch") << ")";
+  text << table.str();
+  if (count < per_epoch) text << "* epoch time estimated from " << count << " of " << per_epoch << " batches\n";
+  text << loss_notes;
+  if (!agreements.empty() || !loss_agreements.empty())
+    text << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
+  if (!all_verified) text << "SOME BATCHES NOT VERIFIED (see report)\n";
+  outcome.report = std::move(report);
+  outcome.text = text.str();
+  return outcome;
+}
 
-  bool all_verified = all_agree;
-  for (const auto& r : runs) all_verified = all_verified && r.all_verified;
-  if (args.json) {
-    std::cout << report.dump(2) << std::endl;
-  } else {
-    std::vector<BackendResult> last;
-    for (const auto& r : runs) last.push_back(r.last);
-    std::cout << "last batch:\n" << format_table(last);
-    std::cout << "\n" << source.describe() << "\nhost sampling per batch: median " << format_time(sampling.median) << ", max "
-              << format_time(sampling.max) << " (measured);";
-    if (padded)
-      std::cout << " fixed shape " << padded->size.num_nodes << " nodes, " << padded->size.num_edges << " edges"
-                << (padded->size.num_graphs ? ", " + std::to_string(padded->size.num_graphs) + " graphs" : std::string()) << " ("
-                << (padded->from_loader ? "loader's fixed_size" : "largest batch") << ")";
-    std::cout << table.str();
-    if (count < per_epoch) std::cout << "* epoch time estimated from " << count << " of " << per_epoch << " batches\n";
-    std::cout << loss_notes;
-    if (!agreements.empty() || !loss_agreements.empty())
-      std::cout << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
-    if (!all_verified) std::cout << "SOME BATCHES NOT VERIFIED (see report)\n";
-    std::cout << "report: " << report_path << "\n";
-  }
-  return all_verified ? 0 : static_cast<int>(ExitCode::internal_error);
+int run_minibatch(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
+                  std::vector<std::unique_ptr<Backend>>& backends, const std::string& report_path) {
+  // The loader's graph or dataset is built once; then the batches run.
+  if (!args.json) std::cerr << "tilesim: building the loader's graph ..." << std::endl;
+  const loaders::BatchSource source(workload);
+  const MiniBatchOutcome outcome = run_batches(args, workload, specs, backends, source, !args.json);
+  write_file_atomically(report_path, outcome.report.dump(2) + "\n");
+  if (args.json) std::cout << outcome.report.dump(2) << std::endl;
+  else std::cout << outcome.text << "report: " << report_path << "\n";
+  return outcome.all_verified ? 0 : static_cast<int>(ExitCode::internal_error);
 }
 
 }  // namespace tilesim::cli

@@ -128,3 +128,72 @@ TEST_CASE("run: a loader's fixed size that a batch exceeds exits 2 naming loader
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("loader.fixed_size"));
 }
+
+TEST_CASE("fit: the largest neighbour batch whose inference and training steps fit one Bow, and why the next does not",
+          "[loader][cli]") {
+  TempDir dir("mb-fit");
+  json w = neighbor_workload();
+  w["graph"] = {{"preset", "pubmed"}};
+  w["model"][1]["out"] = 3;
+  w["train"]["train_fraction"] = 0.5;
+  const auto r = run_tilesim("fit " + dir.write("w.json", w.dump()) + " --backend ipu:bow --json", dir.dir());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json fit = json::parse(r.out);
+  CHECK(fit["knob"] == "batch_size");
+  for (const char* step : {"inference", "training"}) {
+    INFO(step);
+    const json& s = fit[step];
+    REQUIRE(s["largest_fitting"].is_number());
+    // Bisection ends with the boundary pinned: the next value up does not fit, and says why.
+    CHECK(s["smallest_failing"].get<std::int64_t>() == s["largest_fitting"].get<std::int64_t>() + 1);
+    CHECK_THAT(s["why_it_does_not_fit"].get<std::string>(), Contains("does not fit"));
+    CHECK(s["peak_tile_bytes"].get<std::int64_t>() <= 638976);  // a Bow tile's SRAM
+    CHECK(s["peak_at_op"].get<std::string>().size() > 0);
+  }
+  // A training step keeps activations, gradients and optimizer state: it fits no larger a batch.
+  CHECK(fit["training"]["largest_fitting"].get<std::int64_t>() <= fit["inference"]["largest_fitting"].get<std::int64_t>());
+  // Only an IPU backend answers; a workload without a loader is refused.
+  auto bad = run_tilesim("fit " + dir.path("w.json") + " --backend cpu", dir.dir());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Contains("--backend"));
+  bad = run_tilesim("fit workloads/examples/gcn_cora_train.json", dir.dir());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Contains("loader"));
+}
+
+TEST_CASE("sweep: batch size as the axis, one row per size and backend, and the throughput plot", "[loader][cli]") {
+  TempDir dir("mb-sweep");
+  dir.write("w.json", neighbor_workload().dump());
+  const json sweep = {{"name", "bs"},
+                      {"workload", "w.json"},
+                      {"batch_sizes", {16, 64, 256}},
+                      {"backends", {"ipu:bow", "gpu-model:a100-40gb:eager"}},
+                      {"batches", 2}};
+  const std::string file = dir.write("sweep.json", sweep.dump());
+  const auto r = run_tilesim("sweep " + file + " --out " + dir.path("out"), dir.dir());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto lines = tilesim_test::data_lines(dir.path("out/results.csv"));
+  REQUIRE(lines.size() == 6);
+  CHECK(lines[0].rfind("mb_cli,batch_size,16,ipu:bow,simulated,2,", 0) == 0);
+  CHECK(lines[5].rfind("mb_cli,batch_size,256,gpu-model:a100-40gb:eager,modeled,2,", 0) == 0);
+  for (const auto& line : lines) CHECK(line.substr(line.size() - 3) == ",ok");
+  // A second run into the same folder needs --overwrite; --resume is refused.
+  auto again = run_tilesim("sweep " + file + " --out " + dir.path("out"), dir.dir());
+  CHECK(again.exit_code == 2);
+  again = run_tilesim("sweep " + file + " --resume --out " + dir.path("out"), dir.dir());
+  CHECK(again.exit_code == 2);
+  CHECK_THAT(again.err, Contains("--resume"));
+
+  const auto plot = run_tilesim("plot throughput " + dir.path("out/results.csv"), dir.dir());
+  INFO(plot.err);
+  REQUIRE(plot.exit_code == 0);
+  CHECK(tilesim_test::is_pdf(tilesim_test::slurp(dir.path("out/plots/throughput_mb_cli.pdf"))));
+  const std::string data = tilesim_test::slurp(dir.path("out/plots/throughput_mb_cli.dat"));
+  CHECK_THAT(data, Contains("# ipu:bow (simulated)"));
+  CHECK_THAT(data, Contains("# gpu-model:a100-40gb:eager (modeled)"));
+  // An op sweep's results.csv is not a batch-size sweep's.
+  const auto wrong = run_tilesim("plot throughput " + file, dir.dir());
+  CHECK(wrong.exit_code == 2);
+}

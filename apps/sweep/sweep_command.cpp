@@ -13,6 +13,7 @@
 #include "workloads/sweep_spec.hpp"
 #include "apps/commands.hpp"
 #include "apps/report_writer.hpp"
+#include "apps/sweep/loader_sweep.hpp"
 #include "apps/sweep/point_runner.hpp"
 #include "apps/sweep/progress.hpp"
 #include "apps/sweep/results_file.hpp"
@@ -22,6 +23,7 @@
 #include "apps/sweep/workers.hpp"
 #include "apps/sweep/sweep_machines.hpp"
 #include "common/error.hpp"
+#include "common/strict_json.hpp"
 #include "common/tool_identity.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 
@@ -95,7 +97,9 @@ void run_serially(const std::vector<analysis::SweepPoint>& points, PointRunner& 
 int sweep_command(const SweepArgs& args) {
   const auto run_start = Clock::now();
   check_arguments(args);
-  analysis::SweepSpec spec = analysis::load_sweep(args.sweep);
+  const nlohmann::json document = load_json_file(args.sweep);
+  if (is_loader_sweep(document)) return loader_sweep_command(args, document);
+  analysis::SweepSpec spec = analysis::parse_sweep(document, args.sweep);
   apply_command_line(spec, args.backends, args.verify);
   std::vector<SweepBackendRun> backends = resolve_backends(spec);
   check_host_memory(spec, backends);
