@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "test_support.hpp"
 #include "ir/reference/reference.hpp"
 #include "tests/graph_case.hpp"
 #include "kernels/cuda/emulate.hpp"
@@ -77,16 +78,6 @@ LossOutputs run_loss_bodies(const cuda::LaunchShape& grid, LossFn fn, const std:
     cuda::loss_grad_body(th, fn, x.data(), rows, cols, l, t, o.grad.data(), w, w != nullptr ? sum.data() : nullptr);
   });
   return o;
-}
-
-// The rows (each `cols` wide) of `v` whose weight is 1.
-template <class T>
-std::vector<T> kept_rows(const std::vector<T>& v, std::int64_t cols, const std::vector<float>& weights) {
-  std::vector<T> kept;
-  for (std::size_t r = 0; r < weights.size(); ++r)
-    if (weights[r] == 1.0f)
-      kept.insert(kept.end(), v.begin() + static_cast<std::ptrdiff_t>(r) * cols, v.begin() + static_cast<std::ptrdiff_t>(r + 1) * cols);
-  return kept;
 }
 
 }  // namespace
@@ -227,7 +218,7 @@ TEST_CASE("cuda weighted loss bodies: 0/1 weights give the kept rows' loss and g
     grad.name = "grad";
     grad.kind = OpKind::loss_grad;
     const Op grad_op = c.add(grad);
-    const std::int64_t kept = static_cast<std::int64_t>(kept_rows(labels, 1, mask).size());
+    const std::int64_t kept = static_cast<std::int64_t>(tilesim_test::kept_rows(labels, 1, mask).size());
     for (const auto& grid : grids_for(rows)) {
       // General positive weights: within the reference's bounds for the weighted loss.
       const LossOutputs weighted = run_loss_bodies(grid, fn, x, rows, cols, labels, targets, &positive);
@@ -236,8 +227,8 @@ TEST_CASE("cuda weighted loss bodies: 0/1 weights give the kept rows' loss and g
       // 0/1 weights: the unweighted bodies over the kept rows, to the last bit (w l is l or 0, and the
       // scale 1 / sum w is 1 / kept).
       const LossOutputs masked = run_loss_bodies(grid, fn, x, rows, cols, labels, targets, &mask);
-      const LossOutputs small = run_loss_bodies(grid, fn, kept_rows(x, cols, mask), kept, cols, kept_rows(labels, 1, mask),
-                                                kept_rows(targets, cols, mask), nullptr);
+      const LossOutputs small = run_loss_bodies(grid, fn, tilesim_test::kept_rows(x, cols, mask), kept, cols, tilesim_test::kept_rows(labels, 1, mask),
+                                                tilesim_test::kept_rows(targets, cols, mask), nullptr);
       CHECK(masked.loss[0] == small.loss[0]);
       std::size_t k = 0;
       for (std::int64_t r = 0; r < rows; ++r)

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -68,6 +69,16 @@ class TempDir {
  private:
   fs::path path_;
 };
+
+// Test data: the rows (each `cols` wide) of `v` whose weight is 1.
+template <class T>
+std::vector<T> kept_rows(const std::vector<T>& v, std::int64_t cols, const std::vector<float>& weights) {
+  std::vector<T> kept;
+  for (std::size_t r = 0; r < weights.size(); ++r)
+    if (weights[r] == 1.0f)
+      kept.insert(kept.end(), v.begin() + static_cast<std::ptrdiff_t>(r) * cols, v.begin() + static_cast<std::ptrdiff_t>(r + 1) * cols);
+  return kept;
+}
 
 struct CliResult {
   int exit_code = -1;

@@ -7,6 +7,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "test_support.hpp"
 #include "ir/op_graph.hpp"
 #include "ir/operands.hpp"
 #include "ir/reference/compare.hpp"
@@ -63,16 +64,6 @@ LossPair add_loss_pair(Case& c, const std::string& name, LossFn fn, std::int64_t
   g.kind = OpKind::loss_grad;
   p.grad = c.add(g);
   return p;
-}
-
-// The rows (each `cols` wide) of `v` whose weight is 1.
-template <class T>
-std::vector<T> kept_rows(const std::vector<T>& v, std::int64_t cols, const std::vector<float>& weights) {
-  std::vector<T> kept;
-  for (std::size_t r = 0; r < weights.size(); ++r)
-    if (weights[r] == 1.0f)
-      kept.insert(kept.end(), v.begin() + static_cast<std::ptrdiff_t>(r) * cols, v.begin() + static_cast<std::ptrdiff_t>(r + 1) * cols);
-  return kept;
 }
 
 RunOptions once() {
@@ -231,7 +222,7 @@ TEST_CASE("row weights of 0 and 1 give exactly the unweighted loss and gradient 
     INFO(to_string(fn));
     Case c;
     const LossPair padded = add_loss_pair(c, "padded", fn, rows, cols, x, labels, targets, w);
-    const LossPair kept = add_loss_pair(c, "kept", fn, 4, cols, kept_rows(x, cols, w), kept_rows(labels, 1, w), kept_rows(targets, cols, w), {});
+    const LossPair kept = add_loss_pair(c, "kept", fn, 4, cols, tilesim_test::kept_rows(x, cols, w), tilesim_test::kept_rows(labels, 1, w), tilesim_test::kept_rows(targets, cols, w), {});
     // The reference: the same terms in the same order, so the same double to the last bit.
     CHECK(reference::expect(padded.loss, resolve_operands(padded.loss, c.values)).value[0] ==
           reference::expect(kept.loss, resolve_operands(kept.loss, c.values)).value[0]);

@@ -137,21 +137,29 @@ void weighted_loss(LossFn fn, const float* x, std::int64_t rows, std::int64_t co
   out[0] = sum_w > 0 ? static_cast<float>(total / (static_cast<double>(cols) * sum_w)) : 0.0f;
 }
 
+// Cross entropy's gradient row by row: (softmax(x_r) - onehot(label_r)) * scale(r).
+template <class Scale>
+void cross_entropy_grad_rows(const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels, Scale scale,
+                             float* out) {
+#pragma omp parallel for if (parallel::threads_for(8 * rows * cols) > 1)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* row = x + r * cols;
+    const double s = scale(r);
+    double max, lse;
+    row_lse(row, cols, max, lse);
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const double p = std::exp(static_cast<double>(row[j]) - lse);
+      out[r * cols + j] = static_cast<float>((p - (j == labels[r] ? 1.0 : 0.0)) * s);
+    }
+  }
+}
+
 void weighted_loss_grad(LossFn fn, const float* x, std::int64_t rows, std::int64_t cols, const std::int32_t* labels,
                         const float* targets, const float* w, float* out) {
   const double sum_w = weight_sum(w, rows);
   if (fn == LossFn::cross_entropy) {
-#pragma omp parallel for if (parallel::threads_for(8 * rows * cols) > 1)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const float* row = x + r * cols;
-      const double scale = sum_w > 0 ? w[r] / sum_w : 0.0;  // weight 1: 1 / count, as the unweighted 1 / rows
-      double max, lse;
-      row_lse(row, cols, max, lse);
-      for (std::int64_t j = 0; j < cols; ++j) {
-        const double p = std::exp(static_cast<double>(row[j]) - lse);
-        out[r * cols + j] = static_cast<float>((p - (j == labels[r] ? 1.0 : 0.0)) * scale);
-      }
-    }
+    // Weight 1: 1 / count, as the unweighted 1 / rows.
+    cross_entropy_grad_rows(x, rows, cols, labels, [&](std::int64_t r) { return sum_w > 0 ? w[r] / sum_w : 0.0; }, out);
     return;
   }
   parallel::for_each_block(rows, 12 * rows * cols, [&](std::int64_t begin, std::int64_t end) {
@@ -195,16 +203,7 @@ void loss_grad_f32(LossFn fn, const float* x, std::int64_t rows, std::int64_t co
   if (row_weights != nullptr) return weighted_loss_grad(fn, x, rows, cols, labels, targets, row_weights, out);
   if (fn == LossFn::cross_entropy) {
     const double inv_rows = 1.0 / static_cast<double>(rows);
-#pragma omp parallel for if (parallel::threads_for(8 * rows * cols) > 1)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const float* row = x + r * cols;
-      double max, lse;
-      row_lse(row, cols, max, lse);
-      for (std::int64_t j = 0; j < cols; ++j) {
-        const double p = std::exp(static_cast<double>(row[j]) - lse);
-        out[r * cols + j] = static_cast<float>((p - (j == labels[r] ? 1.0 : 0.0)) * inv_rows);
-      }
-    }
+    cross_entropy_grad_rows(x, rows, cols, labels, [&](std::int64_t) { return inv_rows; }, out);
     return;
   }
   const std::int64_t n = rows * cols;
