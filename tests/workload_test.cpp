@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
+#include "workloads/loaders/batch_lowering.hpp"
 #include "workloads/workload.hpp"
 #include "tests/test_support.hpp"
 
@@ -64,6 +65,17 @@ TEST_CASE("workload: every example parses and instantiates", "[workload][unit]")
       CHECK(w.ops.empty());
       CHECK_FALSE(w.model->layers.empty());
       if (parse_only.count(entry.path().filename().string())) continue;
+      if (w.model->loader) {
+        // A loader's batches are lowered one by one (minibatch_test.cpp); the dataset-sized graphs are
+        // parsed only here, a dataset of small graphs makes its first batch.
+        if (w.model->loader->kind != loaders::LoaderSpec::Kind::graphs) continue;
+        const loaders::BatchSource source(w);
+        CHECK(source.batches_per_epoch() > 0);
+        const auto batch = loaders::lower_batch(w, source, 0, source.make(0), std::nullopt);
+        CHECK(batch.instance.training.active() == w.model->train.has_value());
+        for (TensorId t : batch.instance.graph.graph_inputs()) CHECK(batch.instance.values.has(t));
+        continue;
+      }
       const Instance instance = instantiate(w);
       // A training step adds the readout, the loss, a backward group per layer and the optimizer.
       std::size_t layer_groups = 0;
@@ -339,7 +351,7 @@ TEST_CASE("workload errors: unknown keys", "[workload][errors][unit]") {
   SECTION("top level") {
     json doc = one_op(gather(1, 1, 1));
     doc["sead"] = 3;
-    CHECK_THAT(parse_error_of(doc), Contains("w.json: sead: expected one of the known keys (\"graph\", \"model\", \"name\", \"num_features\", \"ops\", \"seed\", \"train\"), "
+    CHECK_THAT(parse_error_of(doc), Contains("w.json: sead: expected one of the known keys (\"graph\", \"loader\", \"model\", \"name\", \"num_features\", \"ops\", \"seed\", \"train\"), "
                                              "found unknown key \"sead\""));
   }
   SECTION("inside an op") {
