@@ -87,6 +87,9 @@ int run_command(const RunArgs& args) {
   const bool loader = workload.model && workload.model->loader;
   if (args.batches && !loader)
     throw InputError(args.workload, "loader", "a \"loader\" section for --batches to apply to", "a workload without one");
+  if (loader && !args.trace.empty())
+    throw InputError("", "--trace", "no --trace with a \"loader\" (a trace is of one step: run one batch's graph without the loader)",
+                     "--trace " + args.trace);
   if (args.steps && loader)
     throw InputError("", "--steps", "--batches for a workload with a loader (one step per batch)", "--steps " + std::to_string(*args.steps));
   if (args.steps && !training)

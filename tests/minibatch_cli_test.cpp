@@ -118,6 +118,9 @@ TEST_CASE("run: --batches sets the batches of a loader, and is refused without o
   CHECK_THAT(r.err, Contains("--batches"));
   r = run_tilesim("run " + w + " --backends cpu --batches 0 --out " + dir.path("o4"), dir.dir());
   CHECK(r.exit_code == 2);
+  r = run_tilesim("run " + w + " --backends ipu --trace " + dir.path("t.json") + " --out " + dir.path("o5"), dir.dir());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--trace"));
 }
 
 TEST_CASE("run: a loader's fixed size that a batch exceeds exits 2 naming loader.fixed_size", "[loader][cli]") {
