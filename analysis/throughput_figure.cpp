@@ -130,7 +130,7 @@ GnuplotFigure throughput_figure(const std::vector<ThroughputRow>& rows) {
   body << "set title " << gp_quoted(first.workload + ": throughput versus " + first.knob) << "\n"
        << "set xlabel " << gp_quoted(first.knob) << "\n"
        << "set ylabel " << gp_quoted(unit + " per second") << "\n"
-       << "set logscale xy 2\n"
+       << "set logscale x 2\nset logscale y 10\n"
        << "set format x \"%g\"\n"
        << "set format y \"%.0s%c\"\n"
        << "set grid xtics ytics lc rgb \"#dddddd\" lw 0.5\n"
