@@ -109,16 +109,6 @@ double items(const Work& w, loaders::LoaderSpec::Kind kind) {
 
 double share(std::int64_t pad, std::int64_t real) { return pad + real > 0 ? static_cast<double>(pad) / static_cast<double>(pad + real) : 0.0; }
 
-std::string si(double v) {
-  std::ostringstream s;
-  s << std::setprecision(3);
-  if (v >= 1e9) s << v / 1e9 << " G";
-  else if (v >= 1e6) s << v / 1e6 << " M";
-  else if (v >= 1e3) s << v / 1e3 << " k";
-  else s << v << " ";
-  return s.str();
-}
-
 }  // namespace
 
 MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
@@ -213,16 +203,16 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
       if (has_loss && outputs) run.state.update(instance.training, instance.graph, *outputs, values);
       run.last = std::move(result);
       run.wall_s += seconds_since(t0);
-      // The first batch's ops, compared across the backends of one shape (same graph, same inputs).
-      if (k == 0 && b + 1 == backends.size()) {
-        if (exact_outputs.size() > 1) {
-          const nlohmann::json a = op_agreements(exact->instance.graph, exact->instance.values, exact_outputs, all_agree);
-          agreements.insert(agreements.end(), a.begin(), a.end());
-        }
-        if (fixed_outputs.size() > 1) {
-          const nlohmann::json a = op_agreements(fixed->instance.graph, fixed->instance.values, fixed_outputs, all_agree);
-          agreements.insert(agreements.end(), a.begin(), a.end());
-        }
+    }
+    // The first batch's ops, compared across the backends of one shape (same graph, same inputs).
+    if (k == 0) {
+      if (exact_outputs.size() > 1) {
+        const nlohmann::json a = op_agreements(exact->instance.graph, exact->instance.values, exact_outputs, all_agree);
+        agreements.insert(agreements.end(), a.begin(), a.end());
+      }
+      if (fixed_outputs.size() > 1) {
+        const nlohmann::json a = op_agreements(fixed->instance.graph, fixed->instance.values, fixed_outputs, all_agree);
+        agreements.insert(agreements.end(), a.begin(), a.end());
       }
     }
     if (progress && count > 1 && ((k + 1) % progress_every == 0 || k + 1 == count)) {
@@ -325,7 +315,7 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
     pad << std::fixed << std::setprecision(1) << 100.0 * share(w.pad_edges, w.edges) << "%";
     table << std::left << std::setw(26) << specs[b].name() << std::right << std::setw(11) << format_time(steps.min) << std::setw(11)
           << format_time(steps.median) << std::setw(11) << format_time(steps.max) << std::setw(13)
-          << format_time(epoch_s) + (full_epoch ? "" : "*") << std::setw(16) << si(throughput) << std::setw(9)
+          << format_time(epoch_s) + (full_epoch ? "" : "*") << std::setw(16) << si_text(throughput, "") << std::setw(9)
           << (run.fixed_shapes ? pad.str() : "-") << std::setw(13) << (host_bound ? "host" : "device") << "\n";
   }
 

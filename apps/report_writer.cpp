@@ -89,18 +89,6 @@ Totals totals_of(const std::vector<const OpResult*>& rows, std::size_t first, st
   return t;
 }
 
-std::string si_text(double x, const char* unit) {
-  const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-  std::size_t p = 0;
-  while (x >= 1000 && p + 1 < std::size(prefixes)) {
-    x /= 1000;
-    ++p;
-  }
-  std::ostringstream s;
-  s << std::setprecision(3) << x << " " << prefixes[p] << unit;
-  return s.str();
-}
-
 std::string intensity_text(double flops, std::int64_t bytes) {
   if (bytes <= 0) return "-";
   std::ostringstream s;
@@ -121,6 +109,18 @@ std::string shape_of(const OpResult& o) {
 }
 
 }  // namespace
+
+std::string si_text(double x, const char* unit) {
+  const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+  std::size_t p = 0;
+  while (x >= 1000 && p + 1 < std::size(prefixes)) {
+    x /= 1000;
+    ++p;
+  }
+  std::ostringstream s;
+  s << std::setprecision(3) << x << " " << prefixes[p] << unit;
+  return s.str();
+}
 
 nlohmann::json group_totals(const std::vector<OpGroup>& groups, const BackendResult& result) {
   nlohmann::json out = nlohmann::json::array();

@@ -25,6 +25,9 @@ std::string format_table(const std::vector<BackendResult>& results, const std::v
 // per-op rows and so no group totals (an empty array).
 nlohmann::json group_totals(const std::vector<OpGroup>& groups, const BackendResult& result);
 
+// "1.66 M", "3.58 MB": a count with an SI prefix (powers of 1000) and `unit`, three significant digits.
+std::string si_text(double x, const char* unit);
+
 // "1.23 us", "45.6 ms": a time with a unit people read at a glance.
 std::string format_time(double seconds);
 

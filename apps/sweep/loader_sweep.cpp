@@ -104,20 +104,17 @@ int loader_sweep_command(const SweepArgs& args, const nlohmann::json& document) 
   if (args.resume) throw InputError("", "--resume", "no --resume for a batch-size sweep (it reruns; use --overwrite)", "--resume");
   if (args.jobs != 1) throw InputError("", "--jobs", "1 for a batch-size sweep (its points run one after another)", std::to_string(args.jobs));
   LoaderSweepSpec spec = parse_loader_sweep(document, args.sweep);
-  if (!args.backends.empty()) {
-    spec.backends.clear();
-    std::stringstream list(args.backends);
-    for (std::string name; std::getline(list, name, ',');) spec.backends.push_back(name);
-  }
   if (args.verify) spec.ipu_verify = true;
   const workloads::Workload workload = workloads::load_workload(spec.workload_file);
   if (!workload.model || !workload.model->loader)
     throw InputError(spec.workload_file, "loader", "a workload with a \"loader\" (the sweep varies its batch size)", "none");
-  std::vector<backends::BackendSpec> specs;
-  for (std::size_t i = 0; i < spec.backends.size(); ++i) {
-    auto parsed = backends::parse_backend_list(spec.backends[i]);
-    specs.insert(specs.end(), parsed.begin(), parsed.end());
-  }
+  // The file's backends, or --backends in their place, through the one backend-list parser.
+  std::string list = args.backends;
+  if (list.empty())
+    for (const std::string& name : spec.backends) list += (list.empty() ? "" : ",") + name;
+  const std::vector<backends::BackendSpec> specs = backends::parse_backend_list(list);
+  spec.backends.clear();
+  for (const auto& s : specs) spec.backends.push_back(s.name());
 
   const std::string out_dir = args.out_dir.empty() ? "out/" + spec.name : args.out_dir;
   std::error_code ec;

@@ -67,14 +67,12 @@ void BatchSource::select_nodes(const Workload& workload) {
   if (!full_graph_) return;
   const auto& train = workload.model->train;
   const std::int64_t n = full_graph_->num_nodes;
-  training_.clear();
-  if (train) {
-    training_.assign(static_cast<std::size_t>(n), false);
-    for (std::int32_t v : training::training_nodes(seed_, n, train->train_fraction)) training_[static_cast<std::size_t>(v)] = true;
-  }
-  // NeighborLoader(input_nodes=train_mask) for training; every node for inference.
-  if (spec_.kind == LoaderSpec::Kind::neighbor)
-    input_nodes_ = train ? training::training_nodes(seed_, n, train->train_fraction) : iota_ids(n);
+  // The training mask, drawn once: the loss rows of a cluster batch, and NeighborLoader(input_nodes=
+  // train_mask)'s seeds (every node for inference).
+  const std::vector<std::int32_t> mask = train ? training::training_nodes(seed_, n, train->train_fraction) : std::vector<std::int32_t>{};
+  training_.assign(train ? static_cast<std::size_t>(n) : 0, false);
+  for (std::int32_t v : mask) training_[static_cast<std::size_t>(v)] = true;
+  if (spec_.kind == LoaderSpec::Kind::neighbor) input_nodes_ = train ? mask : iota_ids(n);
 }
 
 void BatchSource::count_batches(const std::string& file) {
