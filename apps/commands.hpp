@@ -46,7 +46,7 @@ struct SweepArgs {
   int jobs = 1;                 // worker processes for the simulated and modeled points
   bool resume = false;          // skip points already in results.csv
   bool overwrite = false;       // start a new results.csv even if one exists
-  std::string backends;         // replaces the sweep file's backends (comma-separated) when set
+  std::optional<std::string> backends;  // --backends: replaces the sweep file's backends (comma-separated)
   bool verify = false;          // simulated IPU: functional runs, outputs checked
   std::int64_t stop_after = 0;  // for tests: stop (as if killed) after this many new points; 0: run all
 };
@@ -93,7 +93,7 @@ struct SpeedupReportArgs {
 struct PlacementArgs {
   std::string workload;             // a workload file with a "graph" object, or
   std::string graph;                // a preset name
-  std::int64_t features = 0;        // 0: the graph object's (or preset's) num_features
+  std::optional<std::int64_t> features;  // --features; else the graph object's (or preset's) num_features
   std::string dtype = "float32";
   std::string machine = "bow";
   bool symmetrize = false;          // symmetrise and deduplicate first (as models on directed graphs do)

@@ -16,6 +16,7 @@
 #include "apps/report_writer.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "models/ipu/ipu_backend.hpp"
 #include "workloads/loaders/batch_lowering.hpp"
 #include "workloads/loaders/batch_source.hpp"
@@ -54,7 +55,8 @@ int fit_command(const FitArgs& args) {
   if (spec.size() != 1 || spec.front().descriptor->info().family != "ipu")
     throw InputError("", "--backend", "one simulated IPU backend (ipu:MACHINE): fit searches its planner's memory accounting",
                      args.backend);
-  if (args.sample_batches < 1) throw InputError("", "--sample-batches", "an integer >= 1", std::to_string(args.sample_batches));
+  if (args.sample_batches < 1 || args.sample_batches > limits::max_steps)
+    throw InputError("", "--sample-batches", "an integer in " + limits::range_text(1, limits::max_steps), std::to_string(args.sample_batches));
   std::unique_ptr<Backend> backend = backends::make_backend(spec.front());
   auto* ipu_backend = dynamic_cast<ipu::IpuBackend*>(backend.get());
   if (!ipu_backend) throw std::logic_error("fit: the ipu family made a backend that is not an IpuBackend");

@@ -1,5 +1,8 @@
 // tilesim: command-line entry. Parses arguments (CLI11), calls the layers, maps errors to exit codes:
 // 0 success, 1 internal error, 2 bad input (usage, workload, machine or index file), 3 does not fit.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <new>
 
@@ -10,6 +13,7 @@
 #include "backends/machine_ceilings.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "common/tool_identity.hpp"
 #include "sim/version.hpp"
 
@@ -21,6 +25,12 @@ std::string version_text() {
          " threads; backends: " + backends::version_summary() + ")";
 }
 
+// A --seed as the workload reader accepts one, so a report's seed always reproduces its run.
+static std::uint64_t checked_seed(std::int64_t seed) {
+  if (seed < 0) throw InputError("", "--seed", "an integer in " + limits::range_text(0, limits::max_seed), std::to_string(seed));
+  return static_cast<std::uint64_t>(seed);
+}
+
 static int dispatch(int argc, char** argv) {
   CLI::App app{"tilesim: how fast would gather/scatter and GNN workloads run on a tile-based IPU-class processor, "
                "against real CPU kernels, and why.",
@@ -29,7 +39,7 @@ static int dispatch(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   RunArgs run;
-  std::uint64_t seed = 0;
+  std::int64_t seed = 0;
   auto* run_cmd = app.add_subcommand("run", "Run a workload on the chosen backends and write report.json");
   run_cmd->add_option("workload", run.workload, "Workload JSON file (format: docs/workload-format.md)")->required();
   run_cmd->add_option("--backends", run.backends, backends::backends_help_text())->capture_default_str();
@@ -87,7 +97,9 @@ static int dispatch(int argc, char** argv) {
       ->capture_default_str();
   sweep_cmd->add_flag("--resume", sweep.resume, "Continue results.csv: run only the points not yet in it");
   sweep_cmd->add_flag("--overwrite", sweep.overwrite, "Start a new results.csv even if one exists");
-  sweep_cmd->add_option("--backends", sweep.backends, "Comma-separated backends replacing the sweep file's (full grid each)");
+  std::string sweep_backends;
+  auto* sweep_backends_opt =
+      sweep_cmd->add_option("--backends", sweep_backends, "Comma-separated backends replacing the sweep file's (full grid each)");
   sweep_cmd->add_flag("--verify", sweep.verify, "Simulated IPU: functional runs with outputs checked, instead of timing-only");
   // For tests: stop as if killed after N new points (group "" hides it from the help).
   sweep_cmd->add_option("--stop-after", sweep.stop_after, "Stop after N new points")->group("");
@@ -146,12 +158,14 @@ static int dispatch(int argc, char** argv) {
   fit_cmd->add_flag("--json", fit.json, "Print the answer as JSON");
 
   PlacementArgs placement;
-  std::uint64_t placement_seed = 0;
+  std::int64_t placement_seed = 0;
   auto* placement_cmd = app.add_subcommand(
       "placement", "Exchange of one message-passing step under linear, RCM and METIS placements of node rows on the IPU");
   placement_cmd->add_option("workload", placement.workload, "Workload JSON file with a \"graph\" object (docs/graph-format.md)");
   placement_cmd->add_option("--graph", placement.graph, "A graph preset instead (cora, pubmed, ogbn-arxiv, ...)");
-  placement_cmd->add_option("--features", placement.features, "Feature width (default: the graph's num_features)");
+  std::int64_t placement_features = 0;
+  auto* placement_features_opt =
+      placement_cmd->add_option("--features", placement_features, "Feature width (default: the graph's num_features)");
   placement_cmd->add_option("--dtype", placement.dtype, "Feature dtype: float32, float16 or bfloat16")->capture_default_str();
   placement_cmd->add_option("--machine", placement.machine, "IPU machine: bow, mk2, mk1 or a machine file")->capture_default_str();
   placement_cmd->add_flag("--symmetrize", placement.symmetrize, "Symmetrise and deduplicate the graph first");
@@ -171,7 +185,7 @@ static int dispatch(int argc, char** argv) {
 
   if (*fit_cmd) return fit_command(fit);
   if (*run_cmd) {
-    if (*seed_opt) run.seed = seed;
+    if (*seed_opt) run.seed = checked_seed(seed);
     if (*steps_opt) run.steps = steps;
     if (*batches_opt) run.batches = batches;
     return run_command(run);
@@ -179,7 +193,8 @@ static int dispatch(int argc, char** argv) {
   if (*machines_cmd) return machines_command(machines_json);
   if (*backends_cmd) return backends_command(backends_json);
   if (*placement_cmd) {
-    if (*placement_seed_opt) placement.seed = placement_seed;
+    if (*placement_seed_opt) placement.seed = checked_seed(placement_seed);
+    if (*placement_features_opt) placement.features = placement_features;
     return placement_command(placement);
   }
   if (*calibrate_cmd) return calibrate.ipu.empty() ? calibrate_command(calibrate) : calibrate_ipu_command(calibrate);
@@ -187,7 +202,10 @@ static int dispatch(int argc, char** argv) {
     validate.plots = !validate_no_plots;
     return validate_command(validate);
   }
-  if (*sweep_cmd) return sweep_command(sweep);
+  if (*sweep_cmd) {
+    if (*sweep_backends_opt) sweep.backends = sweep_backends;  // given, even if empty (then refused)
+    return sweep_command(sweep);
+  }
   if (*host_calibrate_cmd) return host_calibrate_command(host_calibrate);
   if (*roofline_cmd) return roofline_command(roofline);
   if (*surface_cmd) return plot_surface_command(surface);
@@ -207,7 +225,17 @@ static int dispatch(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return tilesim::cli::dispatch(argc, argv);
+    const int code = tilesim::cli::dispatch(argc, argv);
+    // What went to standard output must have arrived (a full disk, a closed pipe): a table or JSON
+    // that was cut short is a failure, not a success.
+    std::cout.flush();
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+      std::cerr << "tilesim: error: could not write standard output" << (errno ? std::string(" (") + std::strerror(errno) + ")" : "")
+                << "; what was printed is incomplete\n";
+      return static_cast<int>(tilesim::ExitCode::internal_error);
+    }
+    return code;
   } catch (const tilesim::Error& e) {
     std::cerr << "tilesim: error: " << e.what() << "\n";
     return static_cast<int>(e.code());

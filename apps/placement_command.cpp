@@ -7,6 +7,7 @@
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "models/ipu/machine/machine_file.hpp"
 #include "models/ipu/placement.hpp"
@@ -107,14 +108,21 @@ int placement_command(const PlacementArgs& args) {
     source.spec.deduplicate = true;
   }
   if (args.seed) source.seed = *args.seed;
+  if (args.features && (*args.features < 1 || *args.features > limits::max_size))
+    throw InputError("", "--features", "a feature width in " + limits::range_text(1, limits::max_size), std::to_string(*args.features));
   const std::int64_t features =
-      args.features > 0 ? args.features : source.workload_features > 0 ? source.workload_features : source.spec.num_features;
+      args.features ? *args.features : source.workload_features > 0 ? source.workload_features : source.spec.num_features;
   if (features <= 0) {
     throw InputError(source.label, "graph.num_features", "a feature width (in the graph object or --features F)", "none");
   }
   const std::int64_t row_bytes = features * element_bytes(args.dtype);
   const ipu::IpuMachine machine = ipu::load_ipu_machine(args.machine);
   const std::int32_t tiles = machine.chip.num_tiles;
+  // A row lives whole on its tile: a row wider than a tile's SRAM fits nowhere, known before the graph.
+  if (row_bytes > machine.chip.sram_bytes_per_tile)
+    throw PlanError("one row of " + std::to_string(features) + " " + args.dtype + " features is " + std::to_string(row_bytes) +
+                    " bytes, more than a tile's " + std::to_string(machine.chip.sram_bytes_per_tile) + " bytes of SRAM on " +
+                    machine.chip.name + "; use fewer features");
 
   std::cerr << "placement: building the graph (" << source.label << ")...\n";
   auto t0 = Clock::now();

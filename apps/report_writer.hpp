@@ -9,8 +9,9 @@
 
 namespace tilesim::cli {
 
-// Writes `text` to `path` through a temporary file and a rename, so an existing file is never left
-// half-written. Throws InputError naming the path if it cannot be written.
+// Writes `text` to `path` through a temporary file of this process's own and a rename, so an existing
+// file is never left half-written. Throws InputError naming the path if it cannot be created there,
+// and Error (exit 1) if a write fails (a full disk), the file then unchanged.
 void write_file_atomically(const std::string& path, const std::string& text);
 
 // The short table `tilesim run` prints: one line per op and backend (time, cycles, FLOPs, minimum

@@ -17,6 +17,7 @@
 #include "apps/training_run.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "common/tool_identity.hpp"
 #include "ir/reference/compare.hpp"
 #include "workloads/workload.hpp"
@@ -40,9 +41,17 @@ std::string trace_path_for(const std::string& path, const backends::BackendSpec&
   return (p.parent_path() / (p.stem().string() + "." + tag + p.extension().string())).string();
 }
 
+// Opens `path` for appending to learn early that it can be written; a file that was not there before
+// is removed again, so a run that fails later leaves nothing behind.
 void check_writable(const std::string& path, const std::string& what) {
-  std::ofstream probe(path, std::ios::app);
-  if (!probe) throw InputError(path, "", "a writable path for " + what, "it cannot be opened for writing");
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "a writable file path for " + what, "a directory");
+  {
+    std::ofstream probe(path, std::ios::app);
+    if (!probe) throw InputError(path, "", "a writable path for " + what, "it cannot be opened for writing");
+  }
+  if (!existed) std::filesystem::remove(path, ec);
 }
 
 // One line per step: each backend's loss (the short loss curve `tilesim run` prints), then each
@@ -78,8 +87,12 @@ std::string format_losses(const std::vector<backends::BackendSpec>& specs, const
 }  // namespace
 
 int run_command(const RunArgs& args) {
-  if (args.repeats < 1) throw InputError("", "--repeats", "an integer >= 1", std::to_string(args.repeats));
-  if (args.warmup < 0) throw InputError("", "--warmup", "an integer >= 0", std::to_string(args.warmup));
+  if (args.repeats < 1 || args.repeats > limits::max_timed_calls)
+    throw InputError("", "--repeats", "an integer in " + limits::range_text(1, limits::max_timed_calls), std::to_string(args.repeats));
+  if (args.warmup < 0 || args.warmup > limits::max_warmup_calls)
+    throw InputError("", "--warmup", "an integer in " + limits::range_text(0, limits::max_warmup_calls), std::to_string(args.warmup));
+  if (args.batches && (*args.batches < 1 || *args.batches > limits::max_steps))
+    throw InputError("", "--batches", "an integer in " + limits::range_text(1, limits::max_steps), std::to_string(*args.batches));
   const auto specs = backends::parse_backend_list(args.backends);
   workloads::Workload workload = workloads::load_workload(args.workload);
   if (args.seed) workload.seed = *args.seed;
@@ -94,7 +107,8 @@ int run_command(const RunArgs& args) {
     throw InputError("", "--steps", "--batches for a workload with a loader (one step per batch)", "--steps " + std::to_string(*args.steps));
   if (args.steps && !training)
     throw InputError(args.workload, "train", "a \"train\" section for --steps to apply to", "a workload without one");
-  if (args.steps && *args.steps < 1) throw InputError("", "--steps", "an integer >= 1", std::to_string(*args.steps));
+  if (args.steps && (*args.steps < 1 || *args.steps > limits::max_steps))
+    throw InputError("", "--steps", "an integer in " + limits::range_text(1, limits::max_steps), std::to_string(*args.steps));
   const std::int64_t steps = training ? args.steps.value_or(workload.model->train->steps) : 0;
   if (training) {
     // The registry says which families run training steps, so this message follows it.
@@ -123,7 +137,15 @@ int run_command(const RunArgs& args) {
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw InputError(out_dir, "", "a directory the report can be written to (--out)", ec.message());
   const std::string report_path = (std::filesystem::path(out_dir) / "report.json").string();
-  if (!args.trace.empty()) check_writable(args.trace, "the trace (--trace)");
+  if (!args.trace.empty()) {
+    if (traced_count == 0) {
+      std::string writers;
+      for (const backends::BackendFamily* f : backends::all_families())
+        if (f->info().writes_traces) writers += (writers.empty() ? "" : ", ") + f->info().family;
+      throw InputError("", "--trace", "a backend that writes traces (" + writers + ") in --backends", "none in \"" + args.backends + "\"");
+    }
+    check_writable(args.trace, "the trace (--trace)");
+  }
 
   if (loader) return run_minibatch(args, workload, specs, backends, report_path);
 

@@ -19,6 +19,10 @@ struct BackendSpec {
   std::string name() const;
 };
 
+// The entries of a comma-separated list, as written; an empty list or an empty entry ("cpu,", ",cpu",
+// "cpu,,ipu") is an InputError for --backends.
+std::vector<std::string> split_backend_list(const std::string& list);
+
 // Parses a comma-separated list; throws InputError naming the entry and what is accepted.
 std::vector<BackendSpec> parse_backend_list(const std::string& list);
 

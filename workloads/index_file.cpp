@@ -3,11 +3,11 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string_view>
 #include <system_error>
 
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "workloads/workload.hpp"
 
 namespace tilesim::workloads {
@@ -23,9 +23,19 @@ std::string_view trim(std::string_view s) {
 }
 
 // A line as it may be quoted in a message: long lines are cut so that the message stays readable.
+// Bytes that are not printable (a binary file, /dev/zero) are shown as \xNN, never written raw.
 std::string quote_line(std::string_view s) {
   constexpr std::size_t max_chars = 40;
-  std::string text(s.substr(0, max_chars));
+  std::string text;
+  for (const char c : s.substr(0, max_chars)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      text += c;
+    } else {
+      static const char* const hex = "0123456789abcdef";
+      text += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+    }
+  }
   if (s.size() > max_chars) text += "...";
   return "\"" + text + "\"";
 }
@@ -43,28 +53,23 @@ std::vector<std::int32_t> read_index_file(const std::string& path, std::int64_t 
   if (!fs::exists(path, ec)) fail("an index file", "no file \"" + path + "\"");
   if (fs::is_directory(path, ec)) fail("an index file", "\"" + path + "\", which is a directory");
   std::ifstream in(path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in) fail("a readable index file", "\"" + path + "\", which cannot be read");
 
   const std::string range_text = "[0, " + std::to_string(range) + ")";
   const std::string count_text = std::to_string(expected_count) + (expected_count == 1 ? " index" : " indices");
   std::vector<std::int32_t> indices;
-  // Each index takes at least two bytes (a digit and a line end), so a short file reserves little
-  // even when the op expects billions.
-  indices.reserve(std::min(static_cast<std::size_t>(expected_count), text.size() / 2 + 1));
+  indices.reserve(static_cast<std::size_t>(std::min<std::int64_t>(expected_count, std::int64_t{1} << 20)));
   std::size_t line_number = 0;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view raw(text.data() + start, end - start);
-    start = end + 1;
+
+  // One line at a time from a fixed-size buffer: a line that is not a comment holds one integer, so
+  // a longer one (a file without line ends, /dev/zero) is refused after limits::max_index_line_bytes
+  // instead of being read whole. Comment lines are skipped without being kept, however long.
+  auto take_line = [&](std::string_view raw) {
     ++line_number;
     // Built only for a message: files of millions of lines must read quickly.
     auto where = [&] { return " at " + path + ":" + std::to_string(line_number); };
-
     const std::string_view line = trim(raw);
-    if (line.empty() || line.front() == '#') continue;
+    if (line.empty() || line.front() == '#') return;
     std::int64_t value = 0;
     const auto [ptr, err] = std::from_chars(line.data(), line.data() + line.size(), value);
     const bool all_digits = line.find_first_not_of("-0123456789") == std::string_view::npos;
@@ -80,7 +85,37 @@ std::vector<std::int32_t> read_index_file(const std::string& path, std::int64_t 
       fail(count_text + " (one per line)", "more: index number " + std::to_string(expected_count + 1) + where());
     }
     indices.push_back(static_cast<std::int32_t>(value));
+  };
+  std::string line;
+  bool in_comment = false;
+  std::vector<char> buffer(1 << 16);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    const std::size_t got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    for (std::size_t i = 0; i < got; ++i) {
+      const char c = buffer[i];
+      if (c == '\n') {
+        if (!in_comment) take_line(line);
+        else ++line_number;
+        line.clear();
+        in_comment = false;
+        continue;
+      }
+      if (in_comment) continue;
+      if (c == '#' && trim(line).empty()) {
+        in_comment = true;
+        continue;
+      }
+      line.push_back(c);
+      if (static_cast<std::int64_t>(line.size()) > limits::max_index_line_bytes)
+        fail("one integer per line (lines of at most " + std::to_string(limits::max_index_line_bytes) + " bytes)",
+             "a longer line " + quote_line(line) + " at " + path + ":" + std::to_string(line_number + 1));
+    }
   }
+  if (in.bad()) fail("a readable index file", "\"" + path + "\", which could not be read to its end");
+  if (in_comment) ++line_number;
+  else if (!line.empty()) take_line(line);
   if (static_cast<std::int64_t>(indices.size()) != expected_count) {
     fail(count_text + " (one per line)", std::to_string(indices.size()) + " in " + path);
   }

@@ -1,4 +1,5 @@
 #include "workloads/sweep_spec.hpp"
+#include "common/limits.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +15,7 @@ namespace tilesim::analysis {
 
 namespace {
 
-constexpr std::int64_t max_size = std::numeric_limits<std::int32_t>::max();  // indices are int32
+constexpr std::int64_t max_size = limits::max_size;
 // A range that asks for more values than this on one axis is almost certainly a typo (a step of 1
 // over millions); a sweep that large would not finish anyway.
 constexpr std::size_t max_axis_values = 100000;
@@ -161,8 +162,8 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file) {
   s.num_outputs = read_axis(sizes.value("num_outputs"), file, sizes.path_of("num_outputs"));
   sizes.finish();
 
-  s.repeats = static_cast<int>(r.integer_or("repeats", 1, 1000, 1));
-  s.seed = static_cast<std::uint64_t>(r.integer_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 0));
+  s.repeats = static_cast<int>(r.integer_or("repeats", 1, limits::max_sweep_repeats, 1));
+  s.seed = static_cast<std::uint64_t>(r.integer_or("seed", 0, limits::max_seed, 0));
   if (r.has("indices")) s.indices = r.one_of("indices", {"uniform", "sorted"});
   if (r.has("ipu")) {
     ObjectReader ipu = r.object("ipu");
@@ -171,8 +172,8 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file) {
   }
   if (r.has("cpu")) {
     ObjectReader cpu = r.object("cpu");
-    s.cpu_warmup = static_cast<int>(cpu.integer_or("warmup", 0, 1000, s.cpu_warmup));
-    s.cpu_timed_calls = static_cast<int>(cpu.integer_or("timed_calls", 1, 100000, s.cpu_timed_calls));
+    s.cpu_warmup = static_cast<int>(cpu.integer_or("warmup", 0, limits::max_warmup_calls, s.cpu_warmup));
+    s.cpu_timed_calls = static_cast<int>(cpu.integer_or("timed_calls", 1, limits::max_timed_calls, s.cpu_timed_calls));
     cpu.finish();
   }
 

@@ -1,4 +1,5 @@
 #include "workloads/workload.hpp"
+#include "common/limits.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -18,7 +19,7 @@ namespace {
 
 // Indices are int32 on every backend (PopTorch lowers torch's int64 to int32), so a size that an
 // index ranges over must fit; the others share the bound so that rows and counts fit int32 too.
-constexpr std::int64_t max_size = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t max_size = limits::max_size;
 
 // Value dtypes a user may reasonably write that tilesim knows of but does not implement yet; they get
 // a "not implemented" message rather than "unknown".
@@ -256,7 +257,7 @@ Workload parse_workload(const nlohmann::json& document, const std::string& file)
   w.source_file = file;
   w.name = root.string("name");
   check_name(w.name, file, root.path_of("name"));
-  w.seed = static_cast<std::uint64_t>(root.integer_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 0));
+  w.seed = static_cast<std::uint64_t>(root.integer_or("seed", 0, limits::max_seed, 0));
   if (!root.has("ops") && !root.has("model") && !root.has("graph") && !root.has("num_features"))
     throw InputError(file, "ops", "an \"ops\" array, a \"graph\" with a \"model\", or both", "neither");
   static const nlohmann::json no_ops = nlohmann::json::array();

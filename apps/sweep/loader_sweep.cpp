@@ -12,6 +12,8 @@
 #include "apps/minibatch_run.hpp"
 #include "apps/report_writer.hpp"
 #include "apps/sweep/loader_sweep.hpp"
+#include "apps/sweep/output_lock.hpp"
+#include "common/limits.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
@@ -59,7 +61,7 @@ LoaderSweepSpec parse_loader_sweep(const nlohmann::json& doc, const std::string&
     if (!backends[i].is_string()) throw InputError(file, r.element_path("backends", i), "a backend name", describe_json(backends[i]));
     s.backends.push_back(backends[i].get<std::string>());
   }
-  if (r.has("batches")) s.batches = r.integer("batches", 1, 2147483647);
+  if (r.has("batches")) s.batches = r.integer("batches", 1, limits::max_steps);
   if (r.has("ipu")) {
     ObjectReader ipu = r.object("ipu");
     if (ipu.has("verify")) s.ipu_verify = ipu.boolean("verify");
@@ -68,8 +70,8 @@ LoaderSweepSpec parse_loader_sweep(const nlohmann::json& doc, const std::string&
   }
   if (r.has("cpu")) {
     ObjectReader cpu = r.object("cpu");
-    s.cpu_warmup = static_cast<int>(cpu.integer_or("warmup", 0, 1000, s.cpu_warmup));
-    s.cpu_timed_calls = static_cast<int>(cpu.integer_or("timed_calls", 1, 1000, s.cpu_timed_calls));
+    s.cpu_warmup = static_cast<int>(cpu.integer_or("warmup", 0, limits::max_warmup_calls, s.cpu_warmup));
+    s.cpu_timed_calls = static_cast<int>(cpu.integer_or("timed_calls", 1, limits::max_timed_calls, s.cpu_timed_calls));
     cpu.finish();
   }
   for (const char* key : {"description", "batches", "ipu", "cpu"}) r.ignore(key);
@@ -109,8 +111,8 @@ int loader_sweep_command(const SweepArgs& args, const nlohmann::json& document) 
   if (!workload.model || !workload.model->loader)
     throw InputError(spec.workload_file, "loader", "a workload with a \"loader\" (the sweep varies its batch size)", "none");
   // The file's backends, or --backends in their place, through the one backend-list parser.
-  std::string list = args.backends;
-  if (list.empty())
+  std::string list = args.backends.value_or("");
+  if (!args.backends)
     for (const std::string& name : spec.backends) list += (list.empty() ? "" : ",") + name;
   const std::vector<backends::BackendSpec> specs = backends::parse_backend_list(list);
   spec.backends.clear();
@@ -121,6 +123,7 @@ int loader_sweep_command(const SweepArgs& args, const nlohmann::json& document) 
   fs::create_directories(out_dir, ec);
   if (ec) throw InputError(out_dir, "", "a directory the results can be written to (--out)", ec.message());
   const std::string csv_path = (fs::path(out_dir) / "results.csv").string();
+  const sweep::OutputLock lock(out_dir, "tilesim sweep " + args.sweep);
   if (fs::exists(csv_path) && !args.overwrite)
     throw InputError(csv_path, "", "no results.csv in --out yet, or --overwrite to replace it", "one already there");
 

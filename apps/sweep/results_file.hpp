@@ -1,7 +1,11 @@
 #pragma once
 // results.csv: appended one write() per row, so a killed sweep leaves whole rows (at worst a partial
-// last line, which --resume drops); and what --resume finds in it already.
+// last line, which --resume drops); and what --resume finds in it already. A new results.csv (or one
+// --overwrite replaces) is a header written to a temporary file and renamed into place. Reading what is
+// there changes nothing: the partial line is cut only once every check has passed (a failed --resume
+// leaves the folder as it was). Writers hold the folder's OutputLock.
 #include <cstddef>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,8 +22,10 @@ class ResultsFile {
   ResultsFile(const ResultsFile&) = delete;
   ResultsFile& operator=(const ResultsFile&) = delete;
 
-  // Opens for appending; writes the header when the file is new or empty.
-  void open(bool truncate);
+  // A results.csv holding the header only, replacing any there (temporary file and rename).
+  void start_new();
+  // Continues the file: cuts it to `keep_bytes` (a partial last line) and appends after it.
+  void continue_at(std::uintmax_t keep_bytes);
   void append(const std::string& text);
 
  private:
@@ -31,10 +37,13 @@ class ResultsFile {
 struct DonePoints {
   std::set<std::string> keys;    // analysis::point_key of every row already there
   std::size_t foreign_rows = 0;  // rows that are no point of this sweep (kept)
+  bool exists = false;           // a results.csv to continue (--resume); else a new one is started
+  std::uintmax_t keep_bytes = 0; // its whole lines: the length it is cut to before appending
 };
 
-// With --resume, the points already in results.csv (a partial last line is cut off; a point there twice
-// is reported); without it, nothing, or an InputError when there is a results.csv and no --overwrite.
+// With --resume, the points already in results.csv (a partial last line is not counted; a point there
+// twice is reported); without it, nothing, or an InputError when there is a results.csv and no
+// --overwrite. Reads only.
 // `backend_names`: the canonical name of each backend index of `points`.
 DonePoints done_points(const std::string& csv_path, const std::vector<analysis::SweepPoint>& points,
                        const std::vector<std::string>& backend_names, bool resume, bool overwrite);

@@ -9,13 +9,11 @@
 
 namespace tilesim::cli::sweep {
 
-void apply_command_line(analysis::SweepSpec& spec, const std::string& backends_list, bool verify) {
-  if (!backends_list.empty()) {
+void apply_command_line(analysis::SweepSpec& spec, const std::optional<std::string>& backends_list, bool verify) {
+  if (backends_list) {
     // --backends replaces the file's list: every backend on the full grid.
     std::vector<analysis::SweepBackend> replaced;
-    std::stringstream in(backends_list);
-    std::string item;
-    while (std::getline(in, item, ',')) {
+    for (const std::string& item : backends::split_backend_list(*backends_list)) {
       analysis::SweepBackend b;
       b.name = item;
       b.json_path = "--backends";

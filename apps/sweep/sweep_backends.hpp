@@ -2,6 +2,7 @@
 // The backends of a sweep, resolved once: each name checked (with the sweep file and JSON path in the
 // message), its machine file read and the backend made before any point runs.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,7 @@ struct SweepBackendRun {
 
 // The command line's say over the sweep file: --backends replaces its list (every backend on the full
 // grid), --verify makes simulated runs functional.
-void apply_command_line(analysis::SweepSpec& spec, const std::string& backends_list, bool verify);
+void apply_command_line(analysis::SweepSpec& spec, const std::optional<std::string>& backends_list, bool verify);
 
 // The sweep's backends, in its order; each spec.backends[i].name becomes the canonical name. Throws
 // InputError for a name no family takes or a backend named twice.

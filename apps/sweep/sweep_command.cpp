@@ -16,13 +16,16 @@
 #include "apps/sweep/loader_sweep.hpp"
 #include "apps/sweep/point_runner.hpp"
 #include "apps/sweep/progress.hpp"
+#include "apps/sweep/output_lock.hpp"
 #include "apps/sweep/results_file.hpp"
+#include "apps/sweep/sweep_identity.hpp"
 #include "apps/sweep/sweep_backends.hpp"
 #include "apps/sweep/sweep_plan.hpp"
 #include "apps/sweep/tally.hpp"
 #include "apps/sweep/workers.hpp"
 #include "apps/sweep/sweep_machines.hpp"
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "common/tool_identity.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
@@ -46,7 +49,8 @@ std::string shape_text(const OpShape& s) {
 }
 
 void check_arguments(const SweepArgs& args) {
-  if (args.jobs < 1 || args.jobs > 256) throw InputError("", "--jobs", "an integer in [1, 256]", std::to_string(args.jobs));
+  if (args.jobs < 1 || args.jobs > limits::max_jobs)
+    throw InputError("", "--jobs", "an integer in " + limits::range_text(1, limits::max_jobs), std::to_string(args.jobs));
   if (args.stop_after < 0) throw InputError("", "--stop-after", "an integer >= 0", std::to_string(args.stop_after));
   if (args.resume && args.overwrite) throw InputError("", "--resume", "either --resume or --overwrite", "both");
 }
@@ -60,16 +64,18 @@ std::string prepare_results_path(const SweepArgs& args, const analysis::SweepSpe
   return (fs::path(out_dir) / "results.csv").string();
 }
 
-// sweep.json beside results.csv: the resolved sweep, the tool and this run.
-void write_sweep_echo(const analysis::SweepSpec& spec, const SweepArgs& args, const std::string& out_dir,
+// sweep.json beside results.csv: the resolved sweep, the tool and this run (with the resolved sweep's
+// hash, which --resume checks).
+void write_sweep_echo(const nlohmann::json& resolved, const SweepArgs& args, const std::string& out_dir,
                       const std::string& csv_path) {
-  nlohmann::json echo = analysis::to_json(spec);
+  nlohmann::json echo = resolved;
   echo["tool"] = tool_identity();
   echo["run"] = {{"started_utc", utc_now()},
                  {"jobs", args.jobs},
                  {"resume", args.resume},
                  {"host", kernels::cpu::host_description()},
-                 {"results_csv", csv_path}};
+                 {"results_csv", csv_path},
+                 {"spec_sha256", spec_sha256(resolved)}};
   write_file_atomically((fs::path(out_dir) / "sweep.json").string(), echo.dump(2) + "\n");
 }
 
@@ -108,11 +114,19 @@ int sweep_command(const SweepArgs& args) {
 
   std::string out_dir;
   const std::string csv_path = prepare_results_path(args, spec, out_dir);
+  // Nothing in the folder is read or written before the lock is held, and nothing is written before
+  // every check has passed.
+  const OutputLock lock(out_dir, "tilesim sweep " + args.sweep);
+  const nlohmann::json resolved = analysis::to_json(spec);
+  if (args.resume && fs::exists(csv_path)) check_same_sweep(out_dir, resolved);
   const auto points = analysis::expand_sweep(spec);
   const DonePoints done = done_points(csv_path, points, names, args.resume, args.overwrite);
   ResultsFile results(csv_path);
-  results.open(args.overwrite);
-  write_sweep_echo(spec, args, out_dir, csv_path);
+  if (done.exists)
+    results.continue_at(done.keep_bytes);
+  else
+    results.start_new();
+  write_sweep_echo(resolved, args, out_dir, csv_path);
   std::vector<const Backend*> modeled;
   for (const auto& b : backends) modeled.push_back(b.backend.get());
   write_sweep_machines(out_dir, modeled);

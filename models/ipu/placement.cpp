@@ -112,16 +112,24 @@ MessageExchangePlan plan_message_exchange(const std::vector<std::int32_t>& src, 
     }
     return most;
   };
+  // More rounds mean thinner slices and never more bytes per tile, so the fewest rounds that fit are
+  // found by bisection: a row of billions of bytes costs a few dozen tries, not one per grain.
+  auto slice_for = [&](std::int64_t r) { return std::min(row_bytes, ceil_div(grains_per_row, r) * grain); };
   for (const double budget : {machine.planner.memory_fraction * static_cast<double>(sram), static_cast<double>(sram)}) {
-    for (std::int64_t r = 1; r <= grains_per_row; ++r) {
-      const std::int64_t slice = std::min(row_bytes, ceil_div(grains_per_row, r) * grain);
-      if (static_cast<double>(need_for(slice)) <= budget) {
-        p.slice_bytes = slice;
-        p.rounds = static_cast<std::int32_t>(ceil_div(row_bytes, slice));
-        p.max_tile_bytes = need_for(slice);
-        return p;
-      }
+    if (static_cast<double>(need_for(slice_for(grains_per_row))) > budget) continue;
+    std::int64_t lo = 1, hi = grains_per_row;  // hi fits
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (static_cast<double>(need_for(slice_for(mid))) <= budget)
+        hi = mid;
+      else
+        lo = mid + 1;
     }
+    const std::int64_t slice = slice_for(hi);
+    p.slice_bytes = slice;
+    p.rounds = static_cast<std::int32_t>(ceil_div(row_bytes, slice));
+    p.max_tile_bytes = need_for(slice);
+    return p;
   }
   const std::int64_t slice = std::min(row_bytes, grain);
   std::int64_t worst = 0;

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "common/host_info.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/graphs/edge_options.hpp"
@@ -17,7 +18,7 @@ namespace tilesim::workloads::graphs {
 namespace {
 
 using nlohmann::json;
-constexpr std::int64_t max_size = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t max_size = limits::max_size;
 // Edge ids and counts are int32 on every backend; edges beyond this cannot be indexed.
 constexpr std::int64_t max_edges = std::numeric_limits<std::int32_t>::max();
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -24,11 +25,32 @@ class LineReader {
   explicit LineReader(const std::string& path) : path_(path), in_(path) {
     if (!in_) throw InputError(path, "", "a readable graph file", "no such file or it cannot be read");
   }
+  // The next line, at most max_line_bytes long: a file without line ends (or /dev/zero) is refused
+  // after that many bytes instead of being read whole into memory.
   bool next(std::string& line) {
-    if (!std::getline(in_, line)) return false;
+    line.clear();
+    std::streambuf* buffer = in_.rdbuf();
+    bool any = false;
+    for (int c = buffer->sbumpc(); c != std::char_traits<char>::eof(); c = buffer->sbumpc()) {
+      any = true;
+      if (c == '\n') break;
+      line.push_back(static_cast<char>(c));
+      if (line.size() > max_line_bytes_) {
+        ++line_number_;
+        fail("lines of at most " + std::to_string(max_line_bytes_) + " bytes", "a longer line " + shown_bytes(line));
+      }
+    }
+    if (!any) return false;
     ++line_number_;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     return true;
+  }
+  void set_max_line_bytes(std::size_t bytes) { max_line_bytes_ = bytes; }
+  // The file's size when it is a regular file (what a declared size can be checked against), else 0.
+  std::uintmax_t file_bytes() const {
+    std::error_code ec;
+    const auto bytes = std::filesystem::is_regular_file(path_, ec) ? std::filesystem::file_size(path_, ec) : 0;
+    return ec ? 0 : bytes;
   }
   [[noreturn]] void fail(const std::string& expected, const std::string& found) const {
     throw InputError(path_ + ":" + std::to_string(line_number_), "", expected, found);
@@ -38,9 +60,23 @@ class LineReader {
   }
 
  private:
+  // A line is rarely more than a few dozen bytes; METIS vertex lines list all neighbours and get a
+  // bound from the header's edge count.
+  static constexpr std::size_t default_max_line_bytes = std::size_t{1} << 20;
+
+  static std::string shown_bytes(const std::string& text) {
+    std::string out;
+    for (const char c : text.substr(0, 40)) {
+      const auto u = static_cast<unsigned char>(c);
+      out += u >= 0x20 && u < 0x7f ? std::string(1, c) : "\\x" + std::string(1, "0123456789abcdef"[u >> 4]) + "0123456789abcdef"[u & 15];
+    }
+    return "\"" + out + "...\"";
+  }
+
   std::string path_;
   std::ifstream in_;
   std::int64_t line_number_ = 0;
+  std::size_t max_line_bytes_ = default_max_line_bytes;
 };
 
 std::string shown(const std::string& text) {
@@ -230,10 +266,19 @@ EdgeList load_metis(const std::string& path) {
   }
   if (n < 0) reader.fail_at_end("the header \"N M [FMT [NCON]]\"", "none");
 
+  if (m > max_id / 2) reader.fail("at most " + std::to_string(max_id / 2) + " edges (each stored at both ends)", std::to_string(m));
+
   EdgeList g;
   g.num_nodes = n;
-  g.src.reserve(static_cast<std::size_t>(2 * m));
-  g.dst.reserve(static_cast<std::size_t>(2 * m));
+  // Each neighbour entry takes at least two bytes of the file: a header declaring more edges than the
+  // file can hold reserves no more than the file could fill.
+  const std::uintmax_t file_bytes = reader.file_bytes();
+  const auto reserve = static_cast<std::size_t>(std::min<std::uintmax_t>(2 * static_cast<std::uintmax_t>(m), file_bytes / 2));
+  g.src.reserve(reserve);
+  g.dst.reserve(reserve);
+  // A vertex line: at most every neighbour entry of the graph, each up to 20 digits and a space, with
+  // its weight; plus the vertex's size and weights.
+  reader.set_max_line_bytes(static_cast<std::size_t>(44 * (2 * m + ncon + 2)) + 4096);
   const std::size_t leading = (has_sizes ? 1 : 0) + static_cast<std::size_t>(ncon);
   const std::size_t per_neighbour = has_edge_weights ? 2 : 1;
   std::int64_t v = 0;

@@ -1,4 +1,5 @@
 #include "workloads/graphs/presets.hpp"
+#include "common/limits.hpp"
 
 #include <cstdlib>
 #include <limits>
@@ -11,7 +12,7 @@ namespace tilesim::workloads::graphs {
 
 namespace {
 
-constexpr std::int64_t max_size = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t max_size = limits::max_size;
 
 const nlohmann::json& presets_object(const nlohmann::json& document, const std::string& file) {
   if (!document.is_object() || !document.contains("presets") || !document["presets"].is_object()) {

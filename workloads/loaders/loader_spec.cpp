@@ -1,4 +1,5 @@
 #include "workloads/loaders/loader_spec.hpp"
+#include "common/limits.hpp"
 
 #include <limits>
 #include <stdexcept>
@@ -11,7 +12,7 @@ namespace tilesim::workloads::loaders {
 namespace {
 
 // Sizes are int32 on every backend (tilesim's index type).
-constexpr std::int64_t max_size = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t max_size = limits::max_size;
 
 // PyG's QM9 (torch_geometric/datasets/qm9.py): 130,831 molecules with 11 node features each.
 constexpr std::int64_t qm9_num_graphs = 130831;
@@ -108,7 +109,7 @@ LoaderSpec parse_loader(const nlohmann::json& object, const std::string& file, c
   const std::string kind = r.one_of("kind", {"neighbor", "cluster", "graphs"});
   s.kind = kind == "neighbor" ? LoaderSpec::Kind::neighbor : kind == "cluster" ? LoaderSpec::Kind::cluster : LoaderSpec::Kind::graphs;
   if (r.has("shuffle")) s.shuffle = r.boolean("shuffle");
-  if (r.has("batches")) s.batches = size_at(r, "batches");
+  if (r.has("batches")) s.batches = r.integer("batches", 1, limits::max_steps);
 
   if (s.kind == LoaderSpec::Kind::neighbor) {
     for (const char* key : {"num_parts", "clusters_per_batch", "dataset", "packing"}) refuse(r, key, kind);

@@ -1,4 +1,5 @@
 #include "workloads/training/train_spec.hpp"
+#include "common/limits.hpp"
 
 #include <limits>
 #include <stdexcept>
@@ -73,7 +74,7 @@ TrainSpec parse_train(const nlohmann::json& object, const std::string& file, con
     throw InputError(file, r.path_of("optimizer"), "an \"optimizer\" object ({\"kind\": \"sgd\" or \"adam\", ...})", "none");
   ObjectReader opt = r.object("optimizer");
   s.optimizer = read_optimizer(opt);
-  s.steps = r.positive_integer_or("steps", 1);
+  s.steps = r.integer_or("steps", 1, limits::max_steps, 1);
   if (r.has("recompute")) s.recompute = r.boolean("recompute");
   r.ignore("recompute");
   r.finish();

@@ -1,0 +1,54 @@
+#include "apps/sweep/sweep_identity.hpp"
+
+#include <filesystem>
+
+#include "common/error.hpp"
+#include "common/sha256.hpp"
+#include "common/strict_json.hpp"
+
+namespace tilesim::cli::sweep {
+
+namespace fs = std::filesystem;
+
+std::string spec_sha256(const nlohmann::json& resolved_spec) { return sha256_hex(resolved_spec.dump()); }
+
+namespace {
+
+// The top-level keys in which two resolved sweeps differ, for the message.
+std::string differing_keys(const nlohmann::json& a, const nlohmann::json& b) {
+  std::string keys;
+  auto note = [&keys](const std::string& k) { keys += (keys.empty() ? "" : ", ") + k; };
+  for (const auto& [k, v] : a.items())
+    if (!b.contains(k) || b[k] != v) note(k);
+  for (const auto& [k, v] : b.items())
+    if (!a.contains(k)) note(k);
+  return keys.empty() ? "none" : keys;
+}
+
+}  // namespace
+
+void check_same_sweep(const std::string& out_dir, const nlohmann::json& resolved_spec) {
+  const std::string path = (fs::path(out_dir) / "sweep.json").string();
+  const std::string advice = " (resume with the same sweep file and options, or give another --out)";
+  if (!fs::is_regular_file(path))
+    throw InputError(path, "", "the sweep.json that says which sweep the folder's results.csv belongs to" + advice,
+                     "none");
+  const nlohmann::json recorded = load_json_file(path);
+  if (!recorded.is_object()) throw InputError(path, "", "the sweep.json tilesim sweep writes" + advice, "another document");
+  nlohmann::json recorded_spec = recorded;
+  recorded_spec.erase("tool");
+  recorded_spec.erase("run");
+  const std::string ours = spec_sha256(resolved_spec);
+  std::string theirs = spec_sha256(recorded_spec);
+  if (recorded.contains("run") && recorded["run"].is_object() && recorded["run"].contains("spec_sha256") &&
+      recorded["run"]["spec_sha256"].is_string())
+    theirs = recorded["run"]["spec_sha256"].get<std::string>();
+  if (theirs == ours) return;
+  const std::string name = recorded_spec.contains("name") && recorded_spec["name"].is_string()
+                               ? recorded_spec["name"].get<std::string>() : "?";
+  throw InputError(path, "", "the same sweep as this one (resolved spec sha256 " + ours.substr(0, 12) + ")" + advice,
+                   "the folder holds sweep \"" + name + "\" (sha256 " + theirs.substr(0, 12) +
+                       "), differing in: " + differing_keys(recorded_spec, resolved_spec));
+}
+
+}  // namespace tilesim::cli::sweep
