@@ -27,13 +27,19 @@ class DuplicateKeyCheck {
         break;
       case E::key: {
         Frame& f = frames_.back();
+        // Checked before it joins the JSON path, which would otherwise carry the NUL into the message.
+        f.key.clear();
+        check_no_nul(parsed.get_ref<const std::string&>(), "a key");
         f.key = parsed.get<std::string>();
         if (!f.keys.insert(f.key).second) {
           throw InputError(file_, path(), "each key once", "\"" + f.key + "\" twice");
         }
         break;
       }
-      case E::value: count_element(); break;
+      case E::value:
+        count_element();
+        if (parsed.is_string()) check_no_nul(parsed.get_ref<const std::string&>(), "one");
+        break;
       case E::object_end:
       case E::array_end: frames_.pop_back(); break;
     }
@@ -47,6 +53,14 @@ class DuplicateKeyCheck {
     std::string key;
     std::set<std::string> keys;
   };
+  // A "\u0000" in a key or string: names and paths would be cut at it by the C library (a file path
+  // read up to the NUL but recorded whole), so no string may hold one.
+  void check_no_nul(const std::string& text, const std::string& what) const {
+    const auto at = text.find('\0');
+    if (at != std::string::npos)
+      throw InputError(file_, path(), "a string without NUL characters (\\u0000)",
+                       what + " with a NUL at character " + std::to_string(at + 1));
+  }
   void count_element() {
     if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
   }

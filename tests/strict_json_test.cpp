@@ -30,6 +30,19 @@ TEST_CASE("duplicate keys are errors naming the file and the JSON path", "[json]
   CHECK(load_json_file(siblings)["c"][1]["x"] == 2);
 }
 
+TEST_CASE("a NUL character in any string or key is refused with its JSON path", "[json][unit]") {
+  const auto value = write_temp("nul_value.json", R"({"ops": [{"indices": {"file": "idx\u0000.txt"}}]})");
+  CHECK_THROWS_WITH(load_json_file(value), value + ": ops[0].indices.file: expected a string without NUL characters (\\u0000), "
+                                                   "found one with a NUL at character 4");
+  const auto key = write_temp("nul_key.json", R"({"na\u0000me": 1})");
+  CHECK_THROWS_WITH(load_json_file(key), key + ": expected a string without NUL characters (\\u0000), found a key with a NUL at character 3");
+  const auto in_array = write_temp("nul_array.json", R"({"backends": ["cpu", "\u0000"]})");
+  CHECK_THROWS_WITH(load_json_file(in_array), Catch::Contains("backends[1]: expected a string without NUL"));
+  // Other escapes are plain characters.
+  const auto tab = write_temp("tab.json", R"({"name": "a\tb"})");
+  CHECK(load_json_file(tab)["name"] == "a\tb");
+}
+
 TEST_CASE("syntax errors give line and column; missing files are named", "[json][unit]") {
   const auto bad = write_temp("bad.json", "{\n  \"a\": 1,\n  \"b\": ]\n}");
   CHECK_THROWS_WITH(load_json_file(bad), Catch::Contains(bad + ":3:") && Catch::Contains("valid JSON"));
