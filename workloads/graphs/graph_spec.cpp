@@ -43,14 +43,17 @@ std::int64_t size_of(ObjectReader& r, const std::string& key, std::int64_t min) 
 
 // A graph and the copies its clean-up makes take about 16 bytes per edge (src and dst, twice);
 // refuse graphs that would need more than half of this host's memory, as workloads do for tensors.
-void check_host_memory(const ObjectReader& r, const std::string& key, double edges) {
+// Checked when the graph object is read, before a generator allocates anything: about 16 bytes per
+// edge (two int32 endpoints, then a CSR copy) and 24 per node (a generator's per-node weights, blocks
+// and labels; every later user's per-node arrays).
+void check_host_memory(const ObjectReader& r, const std::string& key, double edges, double nodes = 0) {
   const double half_bytes = static_cast<double>(host_input_memory_bytes());
-  const double need_bytes = 16.0 * edges;
+  const double need_bytes = 16.0 * edges + 24.0 * nodes;
   if (half_bytes > 0 && need_bytes > half_bytes) {
     throw InputError(r.file(), r.path_of(key), "a graph that fits in half of this host's memory (" +
-                         std::to_string(static_cast<long long>(half_bytes / 1e9)) + " GB; about 16 bytes per edge)",
-                     std::to_string(static_cast<long long>(edges)) + " edges, about " +
-                         std::to_string(static_cast<long long>(need_bytes / 1e9)) + " GB");
+                         std::to_string(static_cast<long long>(half_bytes / 1e9)) + " GB; about 16 bytes per edge and 24 per node)",
+                     std::to_string(static_cast<long long>(edges)) + " edges and " + std::to_string(static_cast<long long>(nodes)) +
+                         " nodes, about " + std::to_string(static_cast<long long>(need_bytes / 1e9)) + " GB");
   }
 }
 
@@ -152,7 +155,8 @@ json parse_generator(ObjectReader& r) {
               {"intra_block_fraction", r.number_or("intra_block_fraction", 0, 1, 0)}});
   }
   const double edges = s.contains("num_edges") ? s["num_edges"].get<double>() : 0.0;
-  check_host_memory(r, "num_edges", edges);
+  const double nodes = s.contains("num_nodes") ? s["num_nodes"].get<double>() : 0.0;
+  check_host_memory(r, 24.0 * nodes > 16.0 * edges ? "num_nodes" : "num_edges", edges, nodes);
   return s;
 }
 
