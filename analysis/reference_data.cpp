@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/limits.hpp"
+#include "common/text_file.hpp"
 
 namespace tilesim::analysis {
 
@@ -67,8 +69,7 @@ std::int64_t parse_size(const std::string& path, int line, const std::string& co
 }  // namespace
 
 std::vector<MeasuredPoint> read_hydronet_csv(const std::string& path, const std::string& op) {
-  std::ifstream file(path);
-  if (!file) throw InputError(path, "", "a readable hydronet CSV file", "no such file or no permission");
+  std::istringstream file(read_text_file(path, {limits::max_results_csv_bytes, limits::max_csv_line_bytes}, "a readable hydronet CSV file"));
 
   std::string text;
   int line_number = 0;

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/limits.hpp"
+#include "common/text_file.hpp"
 
 namespace tilesim::analysis {
 
@@ -262,11 +264,9 @@ std::vector<ResultRow> parse_results_csv(const std::string& text, const std::str
 }
 
 std::vector<ResultRow> read_results_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "a readable results.csv (written by tilesim sweep)", "no such file or it cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_results_csv(text.str(), path);
+  const std::string text = read_text_file(path, {limits::max_results_csv_bytes, limits::max_csv_line_bytes},
+                                         "a readable results.csv (written by tilesim sweep)");
+  return parse_results_csv(text, path);
 }
 
 std::string point_key(const std::string& op, const OpShape& shape, const std::string& dtype, const std::string& backend,

@@ -9,6 +9,8 @@
 
 #include "analysis/plot_text.hpp"
 #include "common/error.hpp"
+#include "common/limits.hpp"
+#include "common/text_file.hpp"
 
 namespace tilesim::analysis {
 
@@ -39,8 +41,7 @@ const char* const colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69
 }  // namespace
 
 std::vector<ThroughputRow> read_throughput_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "", "a batch-size sweep's results.csv", "a file that cannot be read");
+  std::istringstream in(read_text_file(path, {limits::max_results_csv_bytes, limits::max_csv_line_bytes}, "a batch-size sweep's results.csv"));
   std::string line;
   if (!std::getline(in, line) || line != expected_header)
     throw InputError(path, "line 1", "the header of a batch-size sweep's results.csv (tilesim sweep on a sweep file with a \"workload\")",

@@ -33,6 +33,11 @@ inline constexpr std::int64_t max_jobs = 256;
 // newlines (or /dev/zero) is refused after this many bytes instead of being read whole.
 inline constexpr std::int64_t max_index_line_bytes = 256;
 
+// results.csv files (one row per point, a few hundred bytes each): a million-point sweep fits; a line
+// is far shorter than its bound.
+inline constexpr std::int64_t max_results_csv_bytes = std::int64_t{1} << 30;
+inline constexpr std::int64_t max_csv_line_bytes = std::int64_t{1} << 16;
+
 // File paths given on the command line or in a file: Linux's PATH_MAX.
 inline constexpr std::int64_t max_path_bytes = 4096;
 

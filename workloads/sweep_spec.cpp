@@ -1,5 +1,4 @@
 #include "workloads/sweep_spec.hpp"
-#include "common/limits.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +7,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/validation_suite.hpp"
 

@@ -1,5 +1,4 @@
 #include "workloads/workload.hpp"
-#include "common/limits.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "common/host_info.hpp"
+#include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/layers/model_spec.hpp"
 

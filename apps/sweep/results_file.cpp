@@ -13,6 +13,8 @@
 
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
+#include "common/limits.hpp"
+#include "common/text_file.hpp"
 
 namespace tilesim::cli::sweep {
 
@@ -56,11 +58,8 @@ namespace {
 // Rows already in results.csv, for --resume, and the length of its whole lines. A partial last line (the
 // previous run was killed while writing it) is left out; a header from another column set is an error.
 std::vector<analysis::ResultRow> existing_rows(const std::string& path, std::uintmax_t& keep_bytes) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "a readable results.csv", "one that cannot be opened");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  std::string text = buf.str();
+  std::string text = read_text_file(path, {limits::max_results_csv_bytes, limits::max_csv_line_bytes}, "a readable results.csv");
+  // The partial last line a kill can leave is not a whole row: it is left out (and cut before appending).
   if (!text.empty() && text.back() != '\n') {
     const auto last = text.rfind('\n');
     text.resize(last == std::string::npos ? 0 : last + 1);

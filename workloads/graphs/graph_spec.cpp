@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "common/error.hpp"
-#include "common/limits.hpp"
 #include "common/host_info.hpp"
+#include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/graphs/edge_options.hpp"
 #include "workloads/graphs/generators.hpp"

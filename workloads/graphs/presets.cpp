@@ -1,10 +1,10 @@
 #include "workloads/graphs/presets.hpp"
-#include "common/limits.hpp"
 
 #include <cstdlib>
 #include <limits>
 
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "common/machine_files.hpp"
 #include "common/strict_json.hpp"
 

@@ -1,10 +1,10 @@
 #include "workloads/loaders/loader_spec.hpp"
-#include "common/limits.hpp"
 
 #include <limits>
 #include <stdexcept>
 
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "common/strict_json.hpp"
 
 namespace tilesim::workloads::loaders {
