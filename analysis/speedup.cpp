@@ -73,7 +73,8 @@ std::string series_label(const std::string& name, const std::string& kind, const
   // A reference: a directory named after the machine, or a file inside one.
   fs::path p = fs::path(name).lexically_normal();
   if (p.filename().empty()) p = p.parent_path();  // "dir/" names the directory
-  std::string machine = fs::is_directory(p) ? p.filename().string() : p.parent_path().filename().string();
+  std::error_code ec;
+  std::string machine = fs::is_directory(p, ec) ? p.filename().string() : p.parent_path().filename().string();
   if (machine.empty()) machine = p.stem().string();
   return (machine == "bow" ? std::string("Bow IPU") : upper(machine)) + " (" + (kind.empty() ? "measured" : kind) + ")";
 }

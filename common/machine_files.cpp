@@ -3,10 +3,16 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/error.hpp"
+
 namespace tilesim {
 
 template <class Read>
 auto FigureReader::read(const std::string& key, Read read_value) {
+  // A bare number is the likeliest mistake: the message shows the form a figure takes.
+  if (section_.has(key) && !section_.value(key).is_object())
+    throw InputError(section_.file(), section_.path_of(key), "a figure {\"value\": NUMBER, \"source\": \"where it came from\"}",
+                     describe_json(section_.value(key)));
   ObjectReader figure = section_.object(key);
   const auto v = read_value(figure);
   const std::string source = figure.string("source");

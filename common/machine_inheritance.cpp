@@ -85,11 +85,12 @@ MachineDocument resolve(const nlohmann::json& document, const std::string& file,
 
   const fs::path base_path =
       names_a_file(base) ? fs::path(file).parent_path() / base : fs::path(shipped_dir) / (base + ".json");
-  if (!fs::is_regular_file(base_path)) {
+  const std::string unreadable = unreadable_file_reason(base_path.string());
+  if (!unreadable.empty()) {
     std::string shipped;
     for (const auto& n : json_file_stems(shipped_dir)) shipped += (shipped.empty() ? "" : ", ") + n;
     throw InputError(file, "base", "a shipped " + kind + " machine (" + shipped + ") or a path relative to this file",
-                     "\"" + base + "\" (" + base_path.string() + " does not exist)");
+                     "\"" + base + "\" (" + base_path.string() + ": " + unreadable + ")");
   }
   chain.push_back(canonical_text(file));
   const std::string base_canonical = canonical_text(base_path.string());

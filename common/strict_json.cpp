@@ -1,7 +1,13 @@
 #include "common/strict_json.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
@@ -81,25 +87,148 @@ class DuplicateKeyCheck {
   std::vector<Frame> frames_;
 };
 
+// Where a parse failed: a second pass over the text with a SAX handler that builds nothing, run only
+// after the parse threw. nlohmann's out-of-range error (a number such as 1e400) carries no position;
+// the handler gets it, and the JSON path of the value being read (the last key of each enclosing
+// object, the element index of each enclosing array).
+class ErrorLocator : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  bool null() override { return scalar(); }
+  bool boolean(bool) override { return scalar(); }
+  bool number_integer(number_integer_t) override { return scalar(); }
+  bool number_unsigned(number_unsigned_t) override { return scalar(); }
+  bool number_float(number_float_t, const string_t&) override { return scalar(); }
+  bool string(string_t&) override { return scalar(); }
+  bool binary(binary_t&) override { return scalar(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool key(string_t& k) override {
+    frames_.back().key = k;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::json::exception&) override {
+    failed_ = true;
+    position_ = position;
+    token_ = last_token;
+    path_ = path();
+    return false;
+  }
+
+  bool failed() const { return failed_; }
+  // Byte offset just past the offending token, the token, and the JSON path of the value.
+  std::size_t position() const { return position_; }
+  const std::string& token() const { return token_; }
+  const std::string& json_path() const { return path_; }
+
+ private:
+  struct Frame {
+    bool array;
+    std::size_t index;  // arrays: elements finished so far, so the one being read
+    std::string key;    // objects: the last key read
+  };
+  bool scalar() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+    return true;
+  }
+  bool open(bool array) {
+    frames_.push_back({array, 0, {}});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return scalar();
+  }
+  std::string path() const {
+    std::string p;
+    for (const Frame& f : frames_) {
+      if (f.array) {
+        p += "[" + std::to_string(f.index) + "]";
+      } else if (!f.key.empty()) {
+        p += (p.empty() ? "" : ".") + f.key;
+      }
+    }
+    return p;
+  }
+
+  std::vector<Frame> frames_;
+  bool failed_ = false;
+  std::size_t position_ = 0;
+  std::string token_, path_;
+};
+
+// "FILE:LINE:COLUMN" of the byte at 0-based `offset` of `text`.
+std::string file_line_column(const std::string& file, const std::string& text, std::size_t offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+// A bound as a message prints it: as short as %g makes it, but never a different number (1 + 1e-6
+// prints as 1.000001, not 1).
+std::string bound_text(double x) {
+  std::string text;
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::ostringstream s;
+    s << std::setprecision(precision) << x;
+    text = s.str();
+    if (std::strtod(text.c_str(), nullptr) == x) break;
+  }
+  return text;
+}
+
 }  // namespace
 
+std::string unreadable_file_reason(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found) return "no such file";
+  if (ec) return "a path that cannot be opened (" + ec.message() + ")";
+  if (fs::is_directory(status)) return "a directory";
+  errno = 0;
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) return "a file that cannot be read (" + std::string(errno ? std::strerror(errno) : "open failed") + ")";
+  return "";
+}
+
 nlohmann::json load_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "", "a readable JSON file", "no such file or it cannot be read");
+  const std::string reason = unreadable_file_reason(path);
+  if (!reason.empty()) throw InputError(path, "", "a readable JSON file", reason);
+  std::string text;
   try {
-    return nlohmann::json::parse(in, DuplicateKeyCheck(path), /*allow_exceptions=*/true, /*ignore_comments=*/false);
+    std::ifstream in(path, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) throw std::ios_base::failure("read error");
+  } catch (const std::ios_base::failure&) {
+    // libstdc++ throws from a failed read(2) (EIO, EISDIR) even without exceptions() set.
+    throw InputError(path, "", "a readable JSON file", "a file whose reading failed");
+  }
+  try {
+    return nlohmann::json::parse(text, DuplicateKeyCheck(path), /*allow_exceptions=*/true, /*ignore_comments=*/false);
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann reports a byte offset; turn it into line and column, which editors show.
-    std::ifstream again(path);
-    std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') { ++line; column = 1; } else { ++column; }
-    }
     std::string what = e.what();
     auto pos = what.find("syntax error");
-    throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(column), "",
-                     "valid JSON", pos == std::string::npos ? what : what.substr(pos));
+    throw InputError(file_line_column(path, text, e.byte > 0 ? e.byte - 1 : 0), "", "valid JSON",
+                     pos == std::string::npos ? what : what.substr(pos));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond a double's range (1e400): nlohmann's message has no position; find it.
+    ErrorLocator where;
+    nlohmann::json::sax_parse(text, &where, nlohmann::json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/false);
+    if (!where.failed()) throw InputError(path, "", "valid JSON", e.what());
+    const std::size_t start = where.position() >= where.token().size() ? where.position() - where.token().size() : 0;
+    throw InputError(file_line_column(path, text, start), where.json_path().empty() ? "(top level)" : where.json_path(),
+                     "a number a double can hold (magnitude below 1.8e+308)",
+                     where.token() + ", which is out of range");
   }
 }
 
@@ -166,23 +295,49 @@ std::int64_t ObjectReader::integer(const std::string& key, std::int64_t min, std
 }
 
 std::int64_t ObjectReader::positive_integer(const std::string& key) {
+  return positive_integer(key, std::numeric_limits<std::int64_t>::max());
+}
+
+std::int64_t ObjectReader::positive_integer(const std::string& key, std::int64_t max, const std::string& why) {
   const auto& v = require(key);
-  // 1.5, 0.0 and -2.0 get the same message as -2; only values too large fall through to integer()'s.
+  // 0 (which nlohmann reads as unsigned), 1.5, 0.0 and -2.0 get the same message as -2.
   if (!(v.is_number_integer() || v.is_number_float()) ||
+      (v.is_number_unsigned() && v.get<std::uint64_t>() == 0) ||
       (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() <= 0) ||
       (v.is_number_float() && !(v.get<double>() >= 1.0 && v.get<double>() == std::floor(v.get<double>())))) {
     fail(key, "a positive integer", v);
   }
-  return integer(key, 1, std::numeric_limits<std::int64_t>::max());
+  // Every value above `max` gets one message, however it was written (2^31, 2^64, 1e19, 4096.0e10).
+  const std::string too_large = "a positive integer at most " + std::to_string(max) + why;
+  if (v.is_number_unsigned()) {
+    if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) fail(key, too_large, v);
+    return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  }
+  if (v.is_number_integer()) {
+    if (v.get<std::int64_t>() > max) fail(key, too_large, v);
+    return v.get<std::int64_t>();
+  }
+  // An integral float >= 1: converted only inside [1, 2^63) (double(INT64_MAX) rounds up to 2^63).
+  const double d = v.get<double>();
+  if (!(d < 0x1.0p63) || static_cast<std::int64_t>(d) > max) fail(key, too_large, v);
+  return static_cast<std::int64_t>(d);
 }
 
 double ObjectReader::number(const std::string& key, double min, double max) {
   const auto& v = require(key);
-  std::ostringstream expected;
-  expected << "a number in [" << min << ", " << max << "]";
-  if (!v.is_number()) fail(key, expected.str(), v);
+  const std::string expected = "a number in [" + bound_text(min) + ", " + bound_text(max) + "]";
+  if (!v.is_number()) fail(key, expected, v);
   double d = v.get<double>();
-  if (!std::isfinite(d) || d < min || d > max) fail(key, expected.str(), v);
+  if (!std::isfinite(d) || d < min || d > max) fail(key, expected, v);
+  return d;
+}
+
+double ObjectReader::number_above(const std::string& key, double exclusive_min, double max) {
+  const auto& v = require(key);
+  const std::string expected = "a number greater than " + bound_text(exclusive_min) + " and at most " + bound_text(max);
+  if (!v.is_number()) fail(key, expected, v);
+  double d = v.get<double>();
+  if (!std::isfinite(d) || !(d > exclusive_min) || d > max) fail(key, expected, v);
   return d;
 }
 

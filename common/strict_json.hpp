@@ -11,8 +11,14 @@
 
 namespace tilesim {
 
-// Parses a JSON file; a missing file or a syntax error is an InputError naming the file (and the
-// line and column of a syntax error).
+// Why `path` cannot be opened as an input file, as the "found" part of a message: "" when it can be
+// opened; otherwise "no such file", "a directory", or what the system says ("a file that cannot be read
+// (Permission denied)", "a path that cannot be opened (File name too long)"). Never throws.
+std::string unreadable_file_reason(const std::string& path);
+
+// Parses a JSON file; a missing file, a directory, a syntax error or a number out of a double's range
+// is an InputError naming the file (and the line and column of a syntax error, with the JSON path of
+// a number out of range).
 nlohmann::json load_json_file(const std::string& path);
 
 // A short description of a JSON value for error messages: `-3`, `"abc"`, `an object`, `an array of 2`.
@@ -32,7 +38,13 @@ class ObjectReader {
   // Required values. Each marks the key as read.
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max);
   std::int64_t positive_integer(const std::string& key);
+  // A positive integer at most `max`: one message for every value above it (2^31 as well as 1e19 or
+  // 2^64), "a positive integer at most MAX" followed by `why` (" (sizes must fit int32)").
+  std::int64_t positive_integer(const std::string& key, std::int64_t max, const std::string& why = "");
+  // A number in [min, max]; the bounds are printed exactly (1.000001, not 1).
   double number(const std::string& key, double min, double max);
+  // A number in (exclusive_min, max]: "a number greater than MIN and at most MAX".
+  double number_above(const std::string& key, double exclusive_min, double max);
   double positive_number(const std::string& key);
   std::string string(const std::string& key);
   bool boolean(const std::string& key);

@@ -64,3 +64,45 @@ TEST_CASE("ObjectReader checks types, ranges and unknown keys", "[json][unit]") 
   CHECK_THROWS_WITH(r.finish(), Catch::Contains("ops[0].extra") && Catch::Contains("unknown key"));
   CHECK_THROWS_WITH(inner.finish(), Catch::Contains("ops[0].obj.k"));
 }
+
+TEST_CASE("a number beyond a double's range is bad input with its line, column and JSON path", "[json][unit]") {
+  const auto big = write_temp("big.json", "{\"ops\": [{\"op\": \"gather\"},\n  {\"num_inputs\": 1e400}]}");
+  CHECK_THROWS_WITH(load_json_file(big), big + ":2:18: ops[1].num_inputs: expected a number a double can hold (magnitude "
+                                               "below 1.8e+308), found 1e400, which is out of range");
+  const auto top = write_temp("big_top.json", "-1e999");
+  CHECK_THROWS_WITH(load_json_file(top), Catch::Contains(top + ":1:1: (top level): ") && Catch::Contains("found -1e999"));
+  // nlohmann reads an integer beyond 2^64 as a double: no error here (the range checks of the reader follow).
+  CHECK(load_json_file(write_temp("u65.json", "{\"n\": 36893488147419103232}"))["n"].is_number_float());
+}
+
+TEST_CASE("a directory, a missing file and a path too long are bad input saying which", "[json][unit]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("tilesim_sj_dir_" + std::to_string(::getpid()) + ".json");
+  std::filesystem::create_directories(dir);
+  CHECK_THROWS_WITH(load_json_file(dir.string()), dir.string() + ": expected a readable JSON file, found a directory");
+  CHECK_THROWS_WITH(load_json_file("/nonexistent/x.json"), "/nonexistent/x.json: expected a readable JSON file, found no such file");
+  const std::string long_name(5000, 'a');
+  CHECK_THROWS_WITH(load_json_file(long_name), long_name + ": expected a readable JSON file, found a path that cannot be opened "
+                                                           "(File name too long)");
+  CHECK(unreadable_file_reason(dir.string()) == "a directory");
+  CHECK(unreadable_file_reason(write_temp("fine.json", "{}")).empty());
+  std::filesystem::remove(dir);
+}
+
+TEST_CASE("range messages quote the bound that is checked", "[json][unit]") {
+  const nlohmann::json j = {{"one", 1}, {"big", 2147483648LL}, {"huge", 1e19}, {"u64", 18446744073709551615ULL}, {"x", 1.5}};
+  ObjectReader r(j, "w.json", "");
+  // A bound is printed exactly, not rounded to six digits.
+  CHECK_THROWS_WITH(r.number("one", 1.0 + 1e-6, 1e6), "w.json: one: expected a number in [1.000001, 1e+06], found 1");
+  CHECK_THROWS_WITH(r.number_above("one", 1.0, 1e6), "w.json: one: expected a number greater than 1 and at most 1e+06, found 1");
+  CHECK(r.number_above("x", 1.0, 1e6) == 1.5);
+  // Every value above the maximum gets the maximum's message, however large.
+  for (const char* key : {"big", "huge", "u64"})
+    CHECK_THROWS_WITH(r.positive_integer(key, 2147483647, " (int32)"),
+                      Catch::StartsWith(std::string("w.json: ") + key + ": expected a positive integer at most 2147483647 (int32), found "));
+  CHECK(r.positive_integer("one", 2147483647) == 1);
+  const nlohmann::json zero = nlohmann::json::parse(R"({"z": 0, "n": -3})");  // 0 parses as unsigned
+  ObjectReader z(zero, "w.json", "");
+  CHECK_THROWS_WITH(z.positive_integer("z", 10), "w.json: z: expected a positive integer, found 0");
+  CHECK_THROWS_WITH(z.positive_integer("n"), "w.json: n: expected a positive integer, found -3");
+  CHECK_THROWS_WITH(r.positive_integer("x", 10), "w.json: x: expected a positive integer, found 1.5");
+}

@@ -41,14 +41,7 @@ void check_name(const std::string& name, const std::string& file, const std::str
 }
 
 std::int64_t read_size(ObjectReader& reader, const std::string& key) {
-  const std::int64_t x = reader.positive_integer(key);
-  if (x > max_size) {
-    throw InputError(reader.file(), reader.path_of(key),
-                     "a positive integer at most " + std::to_string(max_size) +
-                         " (sizes must fit int32, tilesim's index type)",
-                     std::to_string(x));
-  }
-  return x;
+  return reader.positive_integer(key, max_size, " (sizes must fit int32, tilesim's index type)");
 }
 
 DType read_dtype(ObjectReader& reader) {

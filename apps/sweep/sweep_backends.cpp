@@ -37,9 +37,10 @@ backends::BackendSpec parse_sweep_backend(const analysis::SweepSpec& spec, const
   } catch (const InputError& e) {
     const std::string why = e.what();
     const auto found = why.find(", found ");
+    const std::string detail = found == std::string::npos ? "" : why.substr(found + 8);
     throw InputError(b.json_path == "--backends" ? "" : spec.file, b.json_path,
                      "a backend name: ipu, ipu:MACHINE, cpu, gpu-model:MACHINE[:eager|:kernel]",
-                     "\"" + b.name + "\"" + (found == std::string::npos ? "" : " (" + why.substr(found + 8) + ")"));
+                     "\"" + b.name + "\"" + (detail.empty() || detail == "\"" + b.name + "\"" ? "" : " (" + detail + ")"));
   }
 }
 
@@ -62,7 +63,14 @@ std::vector<SweepBackendRun> resolve_backends(analysis::SweepSpec& spec) {
     run.timing.timing_only = family.timing_only_applies && !spec.ipu_verify;
     run.timing.warmup = spec.cpu_warmup;
     run.timing.timed_calls = spec.cpu_timed_calls;
-    run.backend = backends::make_backend(run.spec);
+    try {
+      run.backend = backends::make_backend(run.spec);
+    } catch (const InputError& e) {
+      // An error without a place (an unknown shipped machine, "ipu:bowx") gets the backend's.
+      if (!e.file().empty() || !e.json_path().empty()) throw;
+      throw InputError(b.json_path == "--backends" ? "" : spec.file, b.json_path, "a usable backend",
+                       "\"" + b.name + "\" (" + e.what() + ")");
+    }
     backends.push_back(std::move(run));
   }
   return backends;

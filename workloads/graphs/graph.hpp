@@ -42,6 +42,7 @@ struct GraphSpec {
   EdgeOrder order = EdgeOrder::as_generated;
   std::int64_t num_features = 0;  // node feature width the preset or the workload gives (0: not given)
   std::int32_t num_relations = 0;  // > 0: a uniform random relation type per edge in [0, num_relations) (RGCN)
+  std::string file, json_path;     // where the object was read (parse_graph_spec), for build()'s messages
 };
 
 // Parses the "graph" object at `json_path` of `file`. Throws tilesim::InputError naming the file, the
@@ -51,8 +52,9 @@ GraphSpec parse_graph_spec(const nlohmann::json& object, const std::string& file
 nlohmann::json to_json(const GraphSpec& spec);
 
 // Builds the graph: deterministic in `seed`. File sources are read here; a malformed file is an
-// InputError naming the file and line. Node ids of loaded graphs are remapped to 0..N-1 in order of
-// first appearance.
+// InputError naming the file and line, and a graph left without edges (an empty file, or only
+// self-loops under remove_self_loops) one naming the spec's file and JSON path. Node ids of loaded
+// graphs are remapped to 0..N-1 in order of first appearance.
 EdgeList build(const GraphSpec& spec, std::uint64_t seed);
 
 }  // namespace tilesim::workloads::graphs

@@ -183,10 +183,13 @@ json parse_file(ObjectReader& r, const std::string& workload_file, std::string& 
   fs::path p(path);
   if (p.is_relative() && !workload_file.empty()) p = fs::path(workload_file).parent_path() / p;
   // Absolute, so the echo (to_json) parses back to the same file from anywhere.
-  resolved = fs::absolute(p).lexically_normal().string();
-  if (!fs::is_regular_file(resolved)) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(p, ec);
+  resolved = (ec ? p : absolute).lexically_normal().string();
+  const std::string reason = unreadable_file_reason(resolved);
+  if (!reason.empty()) {
     throw InputError(r.file(), r.path_of("file"), "a graph file (relative paths are relative to the workload file)",
-                     describe_json(path) + " (" + resolved + " does not exist)");
+                     describe_json(path) + " (" + resolved + ": " + reason + ")");
   }
   std::string format;
   if (r.has("format")) {
@@ -216,6 +219,8 @@ GraphSpec parse_graph_spec(const json& object, const std::string& file, const st
                      sources == 0 ? "none" : std::to_string(sources));
   }
   GraphSpec spec;
+  spec.file = file;
+  spec.json_path = json_path;
   std::int64_t preset_features = 0;
   if (r.has("generator")) {
     spec.source = parse_generator(r);
@@ -312,11 +317,22 @@ EdgeList build(const GraphSpec& spec, std::uint64_t seed) {
   // Symmetrising or adding loops may push a graph past int32 edge ids.
   const double final_edges = static_cast<double>(graph.num_edges()) * (spec.symmetrize ? 2.0 : 1.0) +
                              (spec.add_self_loops ? static_cast<double>(graph.num_nodes) : 0.0);
+  const std::string json_path = spec.json_path.empty() ? "graph" : spec.json_path;
   if (final_edges > static_cast<double>(max_edges)) {
-    throw InputError("", "graph", "at most 2^31 - 1 edges after symmetrize/add_self_loops (edge indices are int32)",
+    throw InputError(spec.file, json_path, "at most 2^31 - 1 edges after symmetrize/add_self_loops (edge indices are int32)",
                      "up to " + std::to_string(static_cast<long long>(final_edges)));
   }
+  const std::int64_t source_edges = graph.num_edges();
   apply_edge_options(graph, spec, seed);
+  // Every layer passes messages along edges, and an op of zero rows is no op: refuse an edgeless graph
+  // here, where the message can say why, rather than in the first op that meets it.
+  if (graph.num_edges() == 0) {
+    const bool file_source = spec.source.contains("file");
+    throw InputError(spec.file, file_source && source_edges == 0 ? json_path + ".file" : json_path,
+                     "a graph with at least one edge",
+                     source_edges == 0 ? (file_source ? describe_json(spec.source["file"]) + ", which has no edges" : "no edges")
+                                       : "none left of its " + std::to_string(source_edges) + " by the clean-up options");
+  }
   return graph;
 }
 

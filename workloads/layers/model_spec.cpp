@@ -15,9 +15,7 @@ constexpr std::int64_t max_width = std::numeric_limits<std::int32_t>::max();
 constexpr float torch_leaky_relu_slope = 0.01f;
 
 std::int64_t width(ObjectReader& r, const std::string& key) {
-  const std::int64_t x = r.positive_integer(key);
-  if (x > max_width) throw InputError(r.file(), r.path_of(key), "a width of at most " + std::to_string(max_width), std::to_string(x));
-  return x;
+  return r.positive_integer(key, max_width, " (widths must fit int32, tilesim's index type)");
 }
 
 std::string kinds_text() { return "one of \"gcn\", \"sage\", \"gin\", \"gat\", \"schnet\", \"rgcn\""; }
@@ -75,8 +73,11 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
     case LayerKind::schnet:
       spec.filters = r.has("filters") ? width(r, "filters") : spec.out_features;
       spec.num_gaussians = r.integer_or("num_gaussians", 1, 4096, 50);
-      // cutoff > 1: distances are drawn uniform in [1, cutoff).
-      spec.cutoff = static_cast<float>(r.has("cutoff") ? r.number("cutoff", 1.0 + 1e-6, 1e6) : 10.0);
+      // cutoff > 1: distances are drawn uniform in [1, cutoff), in float32.
+      spec.cutoff = static_cast<float>(r.has("cutoff") ? r.number_above("cutoff", 1.0, 1e6) : 10.0);
+      if (!(spec.cutoff > 1.0f))
+        throw InputError(file, r.path_of("cutoff"), "a number greater than 1 also as a float32 (at least 1.0000001)",
+                         describe_json(r.value("cutoff")));
       break;
     case LayerKind::rgcn: spec.num_relations = static_cast<std::int32_t>(r.integer_or("num_relations", 1, 1 << 20, 0)); break;
     case LayerKind::gcn:

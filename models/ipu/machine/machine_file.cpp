@@ -46,9 +46,10 @@ IpuMachine parse_ipu_system(const MachineDocument& resolved) {
   MachineProvenance provenance(resolved.files, resolved.stated_in);
   const std::string& naming_file = provenance.file_stating("chip_file");
   const std::filesystem::path chip_path = std::filesystem::path(naming_file).parent_path() / chip_name;
-  if (!std::filesystem::is_regular_file(chip_path)) {
+  const std::string unreadable = unreadable_file_reason(chip_path.string());
+  if (!unreadable.empty()) {
     throw InputError(naming_file, root.path_of("chip_file"), "an IPU chip machine file (path relative to this file)",
-                     "\"" + chip_name + "\" (" + chip_path.string() + " does not exist)");
+                     "\"" + chip_name + "\" (" + chip_path.string() + ": " + unreadable + ")");
   }
   const MachineDocument chip_document = read_ipu_document(chip_path.string());
   if (chip_document.document.is_object() && chip_document.document.contains("chip_file")) {
@@ -275,7 +276,8 @@ IpuMachine load_ipu_machine(const std::string& name_or_path) {
   std::string path = name_or_path;
   if (!names_a_file(name_or_path)) {
     path = ipu_machine_dir() + "/" + name_or_path + ".json";
-    if (!std::filesystem::exists(path)) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
       std::string known;
       for (const auto& n : shipped_ipu_machines()) known += (known.empty() ? "" : ", ") + n;
       throw InputError("unknown IPU machine \"" + name_or_path + "\": expected one of " + known +
