@@ -38,8 +38,8 @@ inline constexpr std::int64_t max_index_line_bytes = 256;
 inline constexpr std::int64_t max_results_csv_bytes = std::int64_t{1} << 30;
 inline constexpr std::int64_t max_csv_line_bytes = std::int64_t{1} << 16;
 
-// File paths given on the command line or in a file: Linux's PATH_MAX.
-inline constexpr std::int64_t max_path_bytes = 4096;
+// JSON input files (workload, sweep, machine, calibration): the shipped ones are under 20 KB.
+inline constexpr std::int64_t max_json_file_bytes = std::int64_t{16} << 20;
 
 // "[lo, hi]", for messages.
 inline std::string range_text(std::int64_t lo, std::int64_t hi) {

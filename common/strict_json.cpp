@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/limits.hpp"
+#include "common/text_file.hpp"
 
 namespace tilesim {
 
@@ -205,9 +207,9 @@ nlohmann::json load_json_file(const std::string& path) {
   if (!reason.empty()) throw InputError(path, "", "a readable JSON file", reason);
   std::string text;
   try {
-    std::ifstream in(path, std::ios::binary);
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (in.bad()) throw std::ios_base::failure("read error");
+    // Workload, sweep and machine files are kilobytes: a bound keeps a huge or endless file (a FIFO fed
+    // forever) from being read whole into memory.
+    text = read_text_file(path, {limits::max_json_file_bytes, limits::max_json_file_bytes}, "a readable JSON file");
   } catch (const std::ios_base::failure&) {
     // libstdc++ throws from a failed read(2) (EIO, EISDIR) even without exceptions() set.
     throw InputError(path, "", "a readable JSON file", "a file whose reading failed");

@@ -50,6 +50,10 @@ std::vector<std::int32_t> read_index_file(const std::string& path, std::int64_t 
   };
 
   std::error_code ec;
+  [[maybe_unused]] const auto status = fs::status(path, ec);
+  // A path the system cannot look up (too long, a component that is not a folder) is not "no file".
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    fail("an index file", "\"" + path.substr(0, 200) + (path.size() > 200 ? "..." : "") + "\", which cannot be opened (" + ec.message() + ")");
   if (!fs::exists(path, ec)) fail("an index file", "no file \"" + path + "\"");
   if (fs::is_directory(path, ec)) fail("an index file", "\"" + path + "\", which is a directory");
   std::ifstream in(path, std::ios::binary);
