@@ -19,6 +19,21 @@ namespace tilesim {
 
 namespace {
 
+// The JSON path ("ops[1].indices.file") of a parser's position, from its stack of frames: each frame
+// an array (`array`, the `index` of the element being read) or an object (the last `key` read).
+template <class Frames>
+std::string path_text(const Frames& frames) {
+  std::string p;
+  for (const auto& f : frames) {
+    if (f.array) {
+      p += "[" + std::to_string(f.index) + "]";
+    } else if (!f.key.empty()) {
+      p += (p.empty() ? "" : ".") + f.key;
+    }
+  }
+  return p;
+}
+
 // nlohmann keeps the last of two equal keys without a word; a strict reader must not. This parse
 // callback tracks where the parser is (for the JSON path) and rejects a key an object already has.
 class DuplicateKeyCheck {
@@ -73,17 +88,7 @@ class DuplicateKeyCheck {
     if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
   }
   // The path of the current key: every enclosing object's key or array's index.
-  std::string path() const {
-    std::string p;
-    for (const Frame& f : frames_) {
-      if (f.array) {
-        p += "[" + std::to_string(f.index) + "]";
-      } else if (!f.key.empty()) {
-        p += (p.empty() ? "" : ".") + f.key;
-      }
-    }
-    return p;
-  }
+  std::string path() const { return path_text(frames_); }
 
   std::string file_;
   std::vector<Frame> frames_;
@@ -142,17 +147,7 @@ class ErrorLocator : public nlohmann::json_sax<nlohmann::json> {
     frames_.pop_back();
     return scalar();
   }
-  std::string path() const {
-    std::string p;
-    for (const Frame& f : frames_) {
-      if (f.array) {
-        p += "[" + std::to_string(f.index) + "]";
-      } else if (!f.key.empty()) {
-        p += (p.empty() ? "" : ".") + f.key;
-      }
-    }
-    return p;
-  }
+  std::string path() const { return path_text(frames_); }
 
   std::vector<Frame> frames_;
   bool failed_ = false;

@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/results_table.hpp"
+#include "tests/results_support.hpp"
 #include "tests/test_support.hpp"
 
 using namespace tilesim;
@@ -37,12 +38,6 @@ fs::path grid_sweep(const std::string& name) {
                         "backends": ["ipu:bow"]})");
 }
 constexpr std::size_t grid_points = 2 * 7 * 2 * 9;
-
-std::map<std::string, int> key_counts(const fs::path& csv) {
-  std::map<std::string, int> counts;
-  for (const auto& row : read_results_csv(csv.string())) ++counts[point_key(row)];
-  return counts;
-}
 
 // Starts `tilesim sweep SWEEP --out OUT EXTRA...` as a child whose output goes to files in OUT's parent.
 pid_t start_sweep(const fs::path& sweep, const fs::path& out, const std::string& extra, const std::string& tag) {

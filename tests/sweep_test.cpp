@@ -16,6 +16,7 @@
 
 #include "analysis/results_table.hpp"
 #include "common/error.hpp"
+#include "tests/results_support.hpp"
 #include "tests/test_support.hpp"
 #include "workloads/sweep_spec.hpp"
 #include "workloads/validation_suite.hpp"
@@ -48,13 +49,6 @@ std::string sweep_error(const nlohmann::json& doc) {
     return e.what();
   }
   return "";
-}
-
-// Every point key of a results.csv with how often it is there.
-std::map<std::string, int> key_counts(const fs::path& csv) {
-  std::map<std::string, int> counts;
-  for (const auto& row : read_results_csv(csv.string())) ++counts[point_key(row)];
-  return counts;
 }
 
 // The rows without their host-time column (the last), sorted: what two runs must agree on.
