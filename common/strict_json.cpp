@@ -67,6 +67,54 @@ class DuplicateKeyCheck {
   std::vector<Frame> frames_;
 };
 
+// Where a parse stopped, for errors that do not say: nlohmann's out_of_range error for a number beyond a
+// double (1e309) carries no position, so the file is read again by this handler, which records it.
+class ErrorPosition : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::size_t byte = 0;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::json::exception&) override {
+    byte = position;
+    return false;
+  }
+};
+
+// "FILE:LINE:COLUMN: expected EXPECTED, found FOUND" for a parse that stopped at `byte` (nlohmann's
+// count of characters read; 0: unknown, the file alone is named). `what` is nlohmann's message.
+InputError json_error(const std::string& path, std::size_t byte, const std::string& expected, const std::string& what) {
+  std::string where = path;
+  if (byte > 0) {
+    // nlohmann reports a byte offset; turn it into line and column, which editors show.
+    std::ifstream again(path);
+    std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+      if (text[i] == '\n') { ++line; column = 1; } else { ++column; }
+    }
+    where += ":" + std::to_string(line) + ":" + std::to_string(column);
+  }
+  // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing ..."
+  // keeps its "syntax error ..." part; other messages lose their "[json.exception...] " tag.
+  std::string found = what;
+  if (const auto pos = found.find("syntax error"); pos != std::string::npos) {
+    found = found.substr(pos);
+  } else if (found.rfind("[json.exception.", 0) == 0 && found.find("] ") != std::string::npos) {
+    found = found.substr(found.find("] ") + 2);
+  }
+  return InputError(where, "", expected, found);
+}
+
 }  // namespace
 
 nlohmann::json load_json_file(const std::string& path) {
@@ -75,17 +123,14 @@ nlohmann::json load_json_file(const std::string& path) {
   try {
     return nlohmann::json::parse(in, DuplicateKeyCheck(path), /*allow_exceptions=*/true, /*ignore_comments=*/false);
   } catch (const nlohmann::json::parse_error& e) {
-    // nlohmann reports a byte offset; turn it into line and column, which editors show.
+    throw json_error(path, e.byte, "valid JSON", e.what());
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number too large for a double (1e309, found by fuzzing): nlohmann throws out_of_range, not
+    // parse_error, which escaped as an internal error (exit 1) before.
+    ErrorPosition position;
     std::ifstream again(path);
-    std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') { ++line; column = 1; } else { ++column; }
-    }
-    std::string what = e.what();
-    auto pos = what.find("syntax error");
-    throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(column), "",
-                     "valid JSON", pos == std::string::npos ? what : what.substr(pos));
+    nlohmann::json::sax_parse(again, &position);
+    throw json_error(path, position.byte, "valid JSON, every number within a double's range (about 1.8e308)", e.what());
   }
 }
 

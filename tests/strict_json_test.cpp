@@ -36,6 +36,17 @@ TEST_CASE("syntax errors give line and column; missing files are named", "[json]
   CHECK_THROWS_AS(load_json_file("/nonexistent/x.json"), InputError);
 }
 
+TEST_CASE("a number beyond a double is an input error with its line and column (at its last character), not an internal error", "[json][unit]") {
+  // Found by fuzzing (tests/fuzz/regressions/workload/): nlohmann throws out_of_range for it, which
+  // escaped as exit code 1.
+  const auto big = write_temp("big.json", "{\n  \"a\": [1,\n   1e309]\n}");
+  CHECK_THROWS_AS(load_json_file(big), InputError);
+  CHECK_THROWS_WITH(load_json_file(big), big + ":3:8: expected valid JSON, every number within a double's range "
+                                                "(about 1.8e308), found number overflow parsing '1e309'");
+  const auto negative = write_temp("negative_big.json", "[-1e400]");
+  CHECK_THROWS_WITH(load_json_file(negative), Catch::Contains(negative + ":1:7:") && Catch::Contains("'-1e400'"));
+}
+
 TEST_CASE("ObjectReader checks types, ranges and unknown keys", "[json][unit]") {
   const nlohmann::json j = {{"n", 5}, {"f", 2.5}, {"s", "x"}, {"neg", -1}, {"obj", {{"k", 1}}}, {"extra", true}};
   ObjectReader r(j, "w.json", "ops[0]");

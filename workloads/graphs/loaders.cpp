@@ -211,6 +211,12 @@ EdgeList load_metis(const std::string& path) {
       reader.fail("the header \"N M [FMT [NCON]]\" (N >= 1, M >= 0)", shown(line));
     }
     if (n > max_id) reader.fail("at most 2^31 - 1 vertices", std::to_string(n));
+    // Every edge becomes two directed edges, whose ids are int32. Checked here because the header's M
+    // sized the edge arrays (found by fuzzing: "2 5555555555555555" asked for 4.4e16 bytes at once).
+    if (m > max_id / 2) {
+      reader.fail("M at most " + std::to_string(max_id / 2) + " edges (each becomes two directed edges, whose ids are int32)",
+                  std::to_string(m));
+    }
     if (t.size() >= 3) {
       const std::string& fmt = t[2];
       if (fmt.size() > 3 || fmt.find_first_not_of("01") != std::string::npos) {
@@ -232,8 +238,11 @@ EdgeList load_metis(const std::string& path) {
 
   EdgeList g;
   g.num_nodes = n;
-  g.src.reserve(static_cast<std::size_t>(2 * m));
-  g.dst.reserve(static_cast<std::size_t>(2 * m));
+  // Room for the edges the header promises, up to 2^20 of them: a file of a few bytes may promise a
+  // billion, and the arrays grow as the vertex lines are read anyway.
+  const auto room = static_cast<std::size_t>(std::min<std::int64_t>(2 * m, std::int64_t{1} << 20));
+  g.src.reserve(room);
+  g.dst.reserve(room);
   const std::size_t leading = (has_sizes ? 1 : 0) + static_cast<std::size_t>(ncon);
   const std::size_t per_neighbour = has_edge_weights ? 2 : 1;
   std::int64_t v = 0;
