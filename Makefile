@@ -1,10 +1,14 @@
 # tilesim: two commands do everything on a fresh Debian 12 machine (as root):
 #   make run    install missing packages, build (Release), run the hydronet sweep (simulated Bow IPU,
 #               A100 model, this host's CPU) and write its speedup surfaces, rooflines and tables to out/
-#   make test   install missing packages, build, run every test, then the tests again under ASan+UBSan
+#   make test   install missing packages, build, run every test, then the tests again under ASan+UBSan,
+#               then a short run of every fuzz target (test-fuzz)
 #   make check  the everyday tiers: build (Release) and run every test not labelled slow (under 2 minutes)
+#   make fuzz   build the libFuzzer targets of the file readers (clang, ASan+UBSan; tests/fuzz/) and run
+#               each for FUZZ_RUNS runs (default 10^6; FUZZ_TARGETS="metis sweep" picks some); any
+#               finding fails. Crash inputs go to build/fuzz/artifacts/, logs to build/fuzz/logs/.
 # make run WORKLOAD=FILE (or make run-workload) runs one workload file instead, as `tilesim run`.
-.PHONY: all deps build run run-sweep run-workload test test-release test-asan check bench bench-sim clean
+.PHONY: all deps build run run-sweep run-workload test test-release test-asan test-fuzz check fuzz fuzz-build bench bench-sim clean
 
 WORKLOAD ?= workloads/examples/default.json
 TILESIM := build/release/apps/tilesim
@@ -50,7 +54,7 @@ run-sweep: build
 	  --baseline gpu-model:a100-40gb:eager --baseline validation/hydronet-gnn/a100 --baseline cpu
 	@echo "files: $(SWEEP_OUT)/results.csv, $$(ls $(PLOTS)/*.pdf | wc -l) figures in $(PLOTS)/ (PDF, SVG, PNG, script, data), tables $(SWEEP_OUT)/report.{md,tex,csv}"
 
-test: test-release test-asan
+test: test-release test-asan test-fuzz
 
 test-release: build
 	ctest --preset release
@@ -64,6 +68,24 @@ test-asan: deps
 	@cmake --preset asan >/dev/null
 	@cmake --build --preset asan
 	ctest --preset asan
+
+# Fuzzing (scripts/fuzz.sh): one target after another, each in one process. make test runs each target
+# for FUZZ_TEST_RUNS runs or FUZZ_TEST_TIME seconds, whichever comes first (about 2 minutes in all); the
+# seed corpus and the regression inputs are replayed by the Release and ASan tests too (tests/fuzz/).
+FUZZ_RUNS ?= 1000000
+FUZZ_TEST_RUNS ?= 20000
+FUZZ_TEST_TIME ?= 12
+FUZZ_TARGETS ?=
+
+fuzz-build: deps
+	@cmake --preset fuzz >/dev/null
+	@cmake --build --preset fuzz
+
+fuzz: fuzz-build
+	scripts/fuzz.sh $(FUZZ_RUNS) 0 $(FUZZ_TARGETS)
+
+test-fuzz: fuzz-build
+	scripts/fuzz.sh $(FUZZ_TEST_RUNS) $(FUZZ_TEST_TIME) $(FUZZ_TARGETS)
 
 bench: build
 	build/release/bench/tilesim_bench

@@ -17,6 +17,8 @@ packages=(
   libopenblas-dev         # matmul in the CPU kernels (an optimised SGEMM; libtorch links it too)
   libtorch-dev            # the torch-cpu peer backend (optional to CMake; ~170 packages, ~600 MB installed)
   gnuplot-nox             # plots
+  clang                   # the fuzz build (make fuzz, make test-fuzz: clang++ with -fsanitize=fuzzer)
+  libclang-rt-14-dev      # libFuzzer and the sanitizer runtimes for clang 14
 )
 
 missing=()

@@ -144,6 +144,9 @@ TEST_CASE("loader: bad sections name the path, what was expected and what was fo
   CHECK_THAT(error_of(node_workload({{"kind", "neighbour"}, {"batch_size", 8}})), Contains("loader.kind"));
   CHECK_THAT(error_of(node_workload({{"kind", "neighbor"}, {"batch_size", 8}, {"fanouts", {10, 0}}})), Contains("loader.fanouts[1]"));
   CHECK_THAT(error_of(node_workload({{"kind", "neighbor"}, {"batch_size", 8}, {"fanouts", json::array()}})), Contains("loader.fanouts"));
+  // 2^64 - 1 must not wrap to -1 (every in-edge).
+  CHECK_THAT(error_of(node_workload({{"kind", "neighbor"}, {"batch_size", 8}, {"fanouts", {10, 18446744073709551615ull}}})),
+             Contains("loader.fanouts[1]") && Contains("18446744073709551615"));
   CHECK_THAT(error_of(node_workload({{"kind", "neighbor"}, {"fanouts", {10}}})), Contains("loader.batch_size"));
   CHECK_THAT(error_of(node_workload({{"kind", "neighbor"}, {"batch_size", 8}, {"fanouts", {10}}, {"num_parts", 3}})),
              Contains("loader.num_parts"));

@@ -632,6 +632,12 @@ TEST_CASE("workload errors: index files", "[workload][errors][unit]") {
     CHECK_THAT(message, Contains("ops[0].indices.file: expected an index file, found \"" + dir.path("folder") +
                                  "\", which is a directory"));
   }
+  SECTION("a device, which would be read without end") {
+    json op = gather(4, 1, 2);
+    op["indices"] = {{"file", "/dev/zero"}};
+    const std::string message = required_input_error_of([&] { parse_workload(one_op(op), workload_file); });
+    CHECK_THAT(message, Contains("ops[0].indices.file: expected an index file, found \"/dev/zero\", which is not a regular file"));
+  }
   SECTION("malformed line") {
     const auto [message, index_file] = error_for("1\n# ok\n2x\n0\n", gather(4, 1, 3));
     CHECK_THAT(message, Contains(prefix + "expected one integer per line, found \"2x\" at " + index_file + ":3"));

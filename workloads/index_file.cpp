@@ -56,6 +56,9 @@ std::vector<std::int32_t> read_index_file(const std::string& path, std::int64_t 
     fail("an index file", "\"" + path.substr(0, 200) + (path.size() > 200 ? "..." : "") + "\", which cannot be opened (" + ec.message() + ")");
   if (!fs::exists(path, ec)) fail("an index file", "no file \"" + path + "\"");
   if (fs::is_directory(path, ec)) fail("an index file", "\"" + path + "\", which is a directory");
+  // A device or a pipe (/dev/zero, /dev/stdin) would be read without end or wait for a writer; graph,
+  // base and chip files are refused the same way.
+  if (!fs::is_regular_file(path, ec)) fail("an index file", "\"" + path + "\", which is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("a readable index file", "\"" + path + "\", which cannot be read");
 

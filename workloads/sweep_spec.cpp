@@ -216,10 +216,15 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file) {
   }
   r.finish();
 
+  // One backend's points fit a size_t (3 ops x 100000^3 values x 1000 repeats < 2^64), and so does the
+  // total up to the limit plus one backend's; summing every backend's first could wrap below the limit.
   std::size_t total = 0;
-  for (const auto& b : s.backends) total += grid_points(s, b);
-  if (total > max_points)
-    throw InputError(file, "sizes", "a sweep of at most " + std::to_string(max_points) + " points", std::to_string(total));
+  for (const auto& b : s.backends) {
+    total += grid_points(s, b);
+    if (total > max_points)
+      throw InputError(file, "sizes", "a sweep of at most " + std::to_string(max_points) + " points",
+                       (&b == &s.backends.back() ? "" : "at least ") + std::to_string(total));
+  }
   return s;
 }
 

@@ -21,6 +21,7 @@ using nlohmann::json;
 constexpr std::int64_t max_size = limits::max_size;
 // Edge ids and counts are int32 on every backend; edges beyond this cannot be indexed.
 constexpr std::int64_t max_edges = std::numeric_limits<std::int32_t>::max();
+constexpr double max_plod_beta = 1e15;
 
 const std::vector<std::string> generator_names = {"erdos_renyi", "rmat", "plod", "small_world", "molecules", "chung_lu"};
 const std::vector<std::string> order_names = {"as_generated", "sorted_by_destination", "shuffled"};
@@ -104,11 +105,19 @@ json parse_generator(ObjectReader& r) {
     }
     double beta = 0;
     if (r.has("beta")) {
-      beta = r.number("beta", 1e-9, 1e15);
+      beta = r.number("beta", 1e-9, max_plod_beta);
       r.ignore("average_degree");
     } else {
       const double average = r.number("average_degree", 1, static_cast<double>(n - 1));
       beta = plod_beta_for_average_degree(n, alpha, average);
+      // Past the largest beta a workload may state the search gives up short of the average (and its
+      // beta would make an echo that is not valid input).
+      if (beta > max_plod_beta) {
+        throw InputError(r.file(), r.path_of("average_degree"),
+                         "an average degree PLOD reaches with beta at most 1e15 (at most " +
+                             std::to_string(plod_average_degree(n, alpha, max_plod_beta)) + " for this num_nodes and alpha)",
+                         describe_json(average));
+      }
       r.ignore("beta");
     }
     const double edges = static_cast<double>(n) * plod_average_degree(n, alpha, beta) / 2;

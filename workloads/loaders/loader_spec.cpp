@@ -120,7 +120,9 @@ LoaderSpec parse_loader(const nlohmann::json& object, const std::string& file, c
     for (std::size_t i = 0; i < fanouts.size(); ++i) {
       const nlohmann::json& f = fanouts[i];
       const std::string path = r.element_path("fanouts", i);
-      if (!f.is_number_integer()) throw InputError(file, path, expected, describe_json(f));
+      // An unsigned value above INT64_MAX would wrap (18446744073709551615 read as -1, every in-edge).
+      if (!f.is_number_integer() || (f.is_number_unsigned() && f.get<std::uint64_t>() > static_cast<std::uint64_t>(max_size)))
+        throw InputError(file, path, expected, describe_json(f));
       const std::int64_t v = f.get<std::int64_t>();
       if (v == 0 || v < -1 || v > max_size) throw InputError(file, path, expected, describe_json(f));
       s.fanouts.push_back(v);
