@@ -28,14 +28,22 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-TEST_CASE("an index file without line ends is refused after one line's bound, not read whole", "[limits][unit]") {
-  // /dev/zero never ends: reading it whole would never return.
+TEST_CASE("an index file without line ends is refused after one line's bound, not read whole; devices are not read", "[limits][unit]") {
+  // /dev/zero never ends and a pipe may wait for a writer: neither is read.
+  CHECK_THROWS_WITH(workloads::read_index_file("/dev/zero", 10, 100, "w.json", "ops[0].indices.file"),
+                    "w.json: ops[0].indices.file: expected an index file, found \"/dev/zero\", which is not a regular file");
+  // A regular file without line ends (4 GB of digits would do the same) stops at the line bound.
+  const fs::path no_newline = dir() / "no_newline.txt";
+  {
+    std::ofstream out(no_newline, std::ios::binary);
+    out << std::string(1 << 20, '\0');
+  }
   try {
-    workloads::read_index_file("/dev/zero", 10, 100, "w.json", "ops[0].indices.file");
-    FAIL("/dev/zero was accepted as an index file");
+    workloads::read_index_file(no_newline.string(), 10, 100, "w.json", "ops[0].indices.file");
+    FAIL("a file of NUL bytes was accepted as an index file");
   } catch (const InputError& e) {
     CHECK_THAT(e.what(), Contains("w.json: ops[0].indices.file: expected one integer per line (lines of at most 256 bytes)") &&
-                             Contains("found a longer line \"\\x00\\x00") && Contains("at /dev/zero:1"));
+                             Contains("found a longer line \"\\x00\\x00") && Contains("at " + no_newline.string() + ":1"));
   }
   const fs::path long_line = write_text(dir() / "long.txt", "1\n" + std::string(300, '7') + "\n");
   CHECK_THROWS_WITH(workloads::read_index_file(long_line.string(), 2, 100, "w.json", "f"), Contains(long_line.string() + ":2"));
