@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <system_error>
 
 #include "common/error.hpp"
 #include "common/machine_files.hpp"
@@ -85,11 +86,15 @@ MachineDocument resolve(const nlohmann::json& document, const std::string& file,
 
   const fs::path base_path =
       names_a_file(base) ? fs::path(file).parent_path() / base : fs::path(shipped_dir) / (base + ".json");
-  if (!fs::is_regular_file(base_path)) {
+  // The error_code form: the throwing one made a name the file system refuses (too long) an internal
+  // error (found by fuzzing: a "base" of 300 characters).
+  std::error_code ec;
+  if (!fs::is_regular_file(base_path, ec)) {
+    const std::string why = ec && ec != std::errc::no_such_file_or_directory ? ": " + ec.message() : " does not exist";
     std::string shipped;
     for (const auto& n : json_file_stems(shipped_dir)) shipped += (shipped.empty() ? "" : ", ") + n;
     throw InputError(file, "base", "a shipped " + kind + " machine (" + shipped + ") or a path relative to this file",
-                     "\"" + base + "\" (" + base_path.string() + " does not exist)");
+                     "\"" + base + "\" (" + base_path.string() + why + ")");
   }
   chain.push_back(canonical_text(file));
   const std::string base_canonical = canonical_text(base_path.string());

@@ -410,6 +410,8 @@ TEST_CASE("The graph object is parsed strictly, echoed with its defaults, and th
              Contains("graph.edge_order") && Contains("shuffled"));
   CHECK_THAT(spec_error({{"generator", "molecules"}, {"num_graphs", 100000000}}), Contains("graph.num_graphs") && Contains("int32"));
   CHECK_THAT(spec_error({{"file", "no-such-graph.txt"}}), Contains("graph.file") && Contains("does not exist"));
+  // A name the file system refuses is bad input too (found by fuzzing the machine files' bases).
+  CHECK_THAT(spec_error({{"file", std::string(300, 'a')}}), Contains("graph.file") && Contains("File name too long"));
 
   const GraphSpec spec = parse_graph_spec({{"generator", "rmat"}, {"scale", 9}, {"symmetrize", true}, {"edge_order", "shuffled"}},
                                           "w.json", "graph");

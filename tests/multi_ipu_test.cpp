@@ -238,6 +238,9 @@ TEST_CASE("system machine files: unknown keys, a missing or nested chip file, an
   CHECK_THROWS_AS(parse_ipu_machine(bad, good), InputError);
   CHECK_THROWS_WITH(parse_ipu_machine(bad, good), Catch::Contains("chip_file") && Catch::Contains("nowhere.json") &&
                                                       Catch::Contains("does not exist"));
+  bad["chip_file"] = std::string(300, 'a');  // a name the file system refuses is bad input too (found by fuzzing a base)
+  CHECK_THROWS_AS(parse_ipu_machine(bad, good), InputError);
+  CHECK_THROWS_WITH(parse_ipu_machine(bad, good), Catch::Contains("chip_file") && Catch::Contains("File name too long"));
   bad = doc;
   bad["chip_file"] = "tiny-system.json";
   CHECK_THROWS_WITH(parse_ipu_machine(bad, good), Catch::Contains("chip_file") && Catch::Contains("system file"));

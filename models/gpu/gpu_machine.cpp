@@ -130,7 +130,8 @@ GpuMachine load_gpu_machine(const std::string& name_or_path) {
   std::string path = name_or_path;
   if (!names_a_file(name_or_path)) {
     path = gpu_machine_dir() + "/" + name_or_path + ".json";
-    if (!std::filesystem::exists(path)) {
+    std::error_code ec;  // a name too long for the file system is an unknown machine, not an internal error
+    if (!std::filesystem::exists(path, ec)) {
       std::string known;
       for (const auto& n : shipped_gpu_machines()) known += (known.empty() ? "" : ", ") + n;
       throw InputError("unknown GPU machine \"" + name_or_path + "\": expected one of " + known +

@@ -1,6 +1,7 @@
 // The workload's "graph" object: parsing (strict, every default resolved into the echo), and build().
 #include <cmath>
 #include <filesystem>
+#include <system_error>
 #include <limits>
 
 #include "common/error.hpp"
@@ -188,9 +189,12 @@ json parse_file(ObjectReader& r, const std::string& workload_file, std::string& 
   if (p.is_relative() && !workload_file.empty()) p = fs::path(workload_file).parent_path() / p;
   // Absolute, so the echo (to_json) parses back to the same file from anywhere.
   resolved = fs::absolute(p).lexically_normal().string();
-  if (!fs::is_regular_file(resolved)) {
+  // The error_code form, as for machine bases (common/machine_inheritance.cpp): a name too long is bad input.
+  std::error_code ec;
+  if (!fs::is_regular_file(resolved, ec)) {
+    const std::string why = ec && ec != std::errc::no_such_file_or_directory ? ": " + ec.message() : " does not exist";
     throw InputError(r.file(), r.path_of("file"), "a graph file (relative paths are relative to the workload file)",
-                     describe_json(path) + " (" + resolved + " does not exist)");
+                     describe_json(path) + " (" + resolved + why + ")");
   }
   std::string format;
   if (r.has("format")) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <system_error>
 
 #include "common/error.hpp"
 #include "common/machine_files.hpp"
@@ -46,9 +47,12 @@ IpuMachine parse_ipu_system(const MachineDocument& resolved) {
   MachineProvenance provenance(resolved.files, resolved.stated_in);
   const std::string& naming_file = provenance.file_stating("chip_file");
   const std::filesystem::path chip_path = std::filesystem::path(naming_file).parent_path() / chip_name;
-  if (!std::filesystem::is_regular_file(chip_path)) {
+  // The error_code form, as for a base (common/machine_inheritance.cpp): a name too long is bad input.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(chip_path, ec)) {
+    const std::string why = ec && ec != std::errc::no_such_file_or_directory ? ": " + ec.message() : " does not exist";
     throw InputError(naming_file, root.path_of("chip_file"), "an IPU chip machine file (path relative to this file)",
-                     "\"" + chip_name + "\" (" + chip_path.string() + " does not exist)");
+                     "\"" + chip_name + "\" (" + chip_path.string() + why + ")");
   }
   const MachineDocument chip_document = read_ipu_document(chip_path.string());
   if (chip_document.document.is_object() && chip_document.document.contains("chip_file")) {
@@ -275,7 +279,8 @@ IpuMachine load_ipu_machine(const std::string& name_or_path) {
   std::string path = name_or_path;
   if (!names_a_file(name_or_path)) {
     path = ipu_machine_dir() + "/" + name_or_path + ".json";
-    if (!std::filesystem::exists(path)) {
+    std::error_code ec;  // a name too long for the file system is an unknown machine, not an internal error
+    if (!std::filesystem::exists(path, ec)) {
       std::string known;
       for (const auto& n : shipped_ipu_machines()) known += (known.empty() ? "" : ", ") + n;
       throw InputError("unknown IPU machine \"" + name_or_path + "\": expected one of " + known +
