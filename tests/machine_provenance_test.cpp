@@ -101,6 +101,13 @@ TEST_CASE("derived machine files reject new keys, bad bases and cycles, naming t
   const std::string unknown = dir.write("unknown.json", R"({"name": "u", "description": "d", "base": "bowx"})");
   CHECK_THAT(required_input_error_of([&] { ipu::load_ipu_machine(unknown); }),
              Contains(unknown) && Contains("base") && Contains("bowx") && Contains("bow, bow-2000, mk1, mk2"));
+  // A base name the file system refuses (too long) is bad input too, not an internal error (found by
+  // fuzzing), and so is such a machine name.
+  const std::string too_long = dir.write("too-long.json", R"({"name": "l", "description": "d", "base": ")" + std::string(300, 'a') + R"("})");
+  CHECK_THAT(required_input_error_of([&] { gpu::load_gpu_machine(too_long); }),
+             Contains(too_long) && Contains("base") && Contains("File name too long"));
+  CHECK_THAT(required_input_error_of([&] { ipu::load_ipu_machine(std::string(300, 'a')); }), Contains("unknown IPU machine"));
+  CHECK_THAT(required_input_error_of([&] { gpu::load_gpu_machine(std::string(300, 'a')); }), Contains("unknown GPU machine"));
   // Cycles, of two files and of one.
   const std::string a = dir.write("a.json", R"({"name": "a", "description": "d", "base": "b.json"})");
   dir.write("b.json", R"({"name": "b", "description": "d", "base": "a.json"})");
