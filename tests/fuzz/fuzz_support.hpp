@@ -22,7 +22,8 @@
 namespace tilesim::fuzz {
 
 // This process's scratch directory: a fresh mkdtemp folder under $TMPDIR (or /tmp), made on first
-// use and removed, with what is in it, when the process exits normally.
+// use and removed, with what is in it, when the process exits normally (a process that crashes, as on a
+// finding or in libFuzzer's -minimize_crash, leaves its folder behind).
 const std::string& scratch_dir();
 
 // Writes the input to `name` in the scratch directory and returns the file's path. Every call with the
