@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "common/host_info.hpp"
+#include "common/integer_math.hpp"
 #include "workloads/random_streams.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/layers/model_spec.hpp"
@@ -57,26 +58,26 @@ Lowered lower(const Workload& workload) {
                      "a \"" + loaders::to_string(workload.model->loader->kind) + "\" loader");
   if (workload.model) {
     const graphs::EdgeList edges = graphs::build(workload.model->graph, workload.seed);
+    // `node_features_only`: `bytes` counts the node features alone, a lower bound of the model's tensors.
+    auto check_memory = [&](std::int64_t bytes, bool node_features_only) {
+      if (bytes <= half_host_memory()) return;
+      const std::string found = node_features_only ? "at least " + std::to_string(bytes >> 20) +
+                                                         " MiB (the node features of the input and each layer's output)"
+                                                   : std::to_string(bytes >> 20) + " MiB";
+      throw InputError(workload.source_file, "model",
+                       "a model whose tensors (inputs, weights and every intermediate) fit in half of this host's memory (" +
+                           std::to_string(half_host_memory() >> 20) + " MiB)",
+                       found + " on a graph of " + std::to_string(edges.num_nodes) + " nodes and " + std::to_string(edges.num_edges()) + " edges");
+    };
     // Before lowering allocates anything per node or edge: the node features alone (the input and each
-    // layer's output), a lower bound of the full check below, already over the budget is refused now,
+    // layer's output), a lower bound of the full check below, already over the budget are refused now,
     // so a small file declaring billions of nodes costs nothing.
-    {
-      std::int64_t bytes = 0, width = workload.model->num_features;
-      auto add_rows = [&](std::int64_t w) {
-        std::int64_t b = 0;
-        if (__builtin_mul_overflow(edges.num_nodes, w, &b) || __builtin_mul_overflow(b, std::int64_t{4}, &b) ||
-            __builtin_add_overflow(bytes, b, &bytes))
-          bytes = std::numeric_limits<std::int64_t>::max();
-      };
-      add_rows(width);
-      for (const auto& layer : workload.model->layers) add_rows(width = layers::output_width(layer, width));
-      if (bytes > half_host_memory())
-        throw InputError(workload.source_file, "model",
-                         "a model whose tensors (inputs, weights and every intermediate) fit in half of this host's memory (" +
-                             std::to_string(half_host_memory() >> 20) + " MiB)",
-                         "at least " + std::to_string(bytes >> 20) + " MiB (the node features of the input and each layer's output) on a graph of " +
-                             std::to_string(edges.num_nodes) + " nodes and " + std::to_string(edges.num_edges()) + " edges");
-    }
+    std::int64_t feature_bytes = 0, width = workload.model->num_features;
+    auto add_rows = [&](std::int64_t w) { feature_bytes = saturating_add(feature_bytes, saturating_mul(saturating_mul(edges.num_nodes, w), 4)); };
+    add_rows(width);
+    for (const auto& layer : workload.model->layers) add_rows(width = layers::output_width(layer, width));
+    check_memory(feature_bytes, true);
+
     layers::Lowering l(out.graph, out.fills, edges, workload.seed);
     l.source_file = workload.source_file;
     if (workload.model->train)
@@ -86,12 +87,7 @@ Lowered lower(const Workload& workload) {
       layers::lower_model(l, workload.model->layers, workload.model->num_features);
     std::int64_t bytes = 0;
     for (const auto& t : out.graph.tensors) bytes += t.bytes();
-    if (bytes > half_host_memory())
-      throw InputError(workload.source_file, "model",
-                       "a model whose tensors (inputs, weights and every intermediate) fit in half of this host's memory (" +
-                           std::to_string(half_host_memory() >> 20) + " MiB)",
-                       std::to_string(bytes >> 20) + " MiB on a graph of " + std::to_string(edges.num_nodes) + " nodes and " +
-                           std::to_string(edges.num_edges()) + " edges");
+    check_memory(bytes, false);
   }
   return out;
 }

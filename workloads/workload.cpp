@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "common/host_info.hpp"
+#include "common/integer_math.hpp"
 #include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/layers/model_spec.hpp"
@@ -110,16 +111,6 @@ IndexSpec read_indices(ObjectReader& op_reader) {
   reader.finish();
   if (!reader.has("distribution") && !reader.has("file")) throw InputError(reader.file(), path, forms, describe_json(v));
   return spec;
-}
-
-std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
-  std::int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
-}
-
-std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  std::int64_t r;
-  return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
 }
 
 struct OpBytes {
