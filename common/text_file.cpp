@@ -37,4 +37,21 @@ std::string read_text_file(const std::string& path, const TextBounds& bounds, co
   return text;
 }
 
+std::string quoted_excerpt(std::string_view text, std::size_t max_chars) {
+  static const char* const hex = "0123456789abcdef";
+  std::string out = "\"";
+  for (const char c : text.substr(0, max_chars)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    }
+  }
+  if (text.size() > max_chars) out += "...";
+  return out + "\"";
+}
+
 }  // namespace tilesim

@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "common/limits.hpp"
+#include "common/text_file.hpp"
 #include "workloads/workload.hpp"
 
 namespace tilesim::workloads {
@@ -22,24 +23,6 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A line as it may be quoted in a message: long lines are cut so that the message stays readable.
-// Bytes that are not printable (a binary file, /dev/zero) are shown as \xNN, never written raw.
-std::string quote_line(std::string_view s) {
-  constexpr std::size_t max_chars = 40;
-  std::string text;
-  for (const char c : s.substr(0, max_chars)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f) {
-      text += c;
-    } else {
-      static const char* const hex = "0123456789abcdef";
-      text += std::string("\\x") + hex[u >> 4] + hex[u & 15];
-    }
-  }
-  if (s.size() > max_chars) text += "...";
-  return "\"" + text + "\"";
-}
-
 }  // namespace
 
 std::vector<std::int32_t> read_index_file(const std::string& path, std::int64_t expected_count, std::int64_t range,
@@ -49,16 +32,17 @@ std::vector<std::int32_t> read_index_file(const std::string& path, std::int64_t 
     throw InputError(workload_file, json_path, expected, found);
   };
 
+  // One look-up answers every question about the path.
   std::error_code ec;
-  [[maybe_unused]] const auto status = fs::status(path, ec);
+  const fs::file_status status = fs::status(path, ec);
   // A path the system cannot look up (too long, a component that is not a folder) is not "no file".
   if (ec && ec != std::errc::no_such_file_or_directory)
     fail("an index file", "\"" + path.substr(0, 200) + (path.size() > 200 ? "..." : "") + "\", which cannot be opened (" + ec.message() + ")");
-  if (!fs::exists(path, ec)) fail("an index file", "no file \"" + path + "\"");
-  if (fs::is_directory(path, ec)) fail("an index file", "\"" + path + "\", which is a directory");
+  if (status.type() == fs::file_type::not_found) fail("an index file", "no file \"" + path + "\"");
+  if (fs::is_directory(status)) fail("an index file", "\"" + path + "\", which is a directory");
   // A device or a pipe (/dev/zero, /dev/stdin) would be read without end or wait for a writer; graph,
   // base and chip files are refused the same way.
-  if (!fs::is_regular_file(path, ec)) fail("an index file", "\"" + path + "\", which is not a regular file");
+  if (!fs::is_regular_file(status)) fail("an index file", "\"" + path + "\", which is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail("a readable index file", "\"" + path + "\", which cannot be read");
 
@@ -81,11 +65,11 @@ std::vector<std::int32_t> read_index_file(const std::string& path, std::int64_t 
     const auto [ptr, err] = std::from_chars(line.data(), line.data() + line.size(), value);
     const bool all_digits = line.find_first_not_of("-0123456789") == std::string_view::npos;
     if (err == std::errc::result_out_of_range && all_digits) {
-      const std::string shown = line.size() > 40 ? quote_line(line) : std::string(line);
+      const std::string shown = line.size() > 40 ? quoted_excerpt(line) : std::string(line);
       fail("an index in " + range_text + " on each line", shown + where());
     }
     if (err != std::errc() || ptr != line.data() + line.size()) {
-      fail("one integer per line", quote_line(line) + where());
+      fail("one integer per line", quoted_excerpt(line) + where());
     }
     if (value < 0 || value >= range) fail("an index in " + range_text + " on each line", std::to_string(value) + where());
     if (static_cast<std::int64_t>(indices.size()) == expected_count) {
@@ -117,7 +101,7 @@ std::vector<std::int32_t> read_index_file(const std::string& path, std::int64_t 
       line.push_back(c);
       if (static_cast<std::int64_t>(line.size()) > limits::max_index_line_bytes)
         fail("one integer per line (lines of at most " + std::to_string(limits::max_index_line_bytes) + " bytes)",
-             "a longer line " + quote_line(line) + " at " + path + ":" + std::to_string(line_number + 1));
+             "a longer line " + quoted_excerpt(line) + " at " + path + ":" + std::to_string(line_number + 1));
     }
   }
   if (in.bad()) fail("a readable index file", "\"" + path + "\", which could not be read to its end");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/text_file.hpp"
 
 namespace tilesim::workloads::graphs {
 
@@ -37,7 +38,7 @@ class LineReader {
       line.push_back(static_cast<char>(c));
       if (line.size() > max_line_bytes_) {
         ++line_number_;
-        fail("lines of at most " + std::to_string(max_line_bytes_) + " bytes", "a longer line " + shown_bytes(line));
+        fail("lines of at most " + std::to_string(max_line_bytes_) + " bytes", "a longer line " + quoted_excerpt(line));
       }
     }
     if (!any) return false;
@@ -63,15 +64,6 @@ class LineReader {
   // A line is rarely more than a few dozen bytes; METIS vertex lines list all neighbours and get a
   // bound from the header's edge count.
   static constexpr std::size_t default_max_line_bytes = std::size_t{1} << 20;
-
-  static std::string shown_bytes(const std::string& text) {
-    std::string out;
-    for (const char c : text.substr(0, 40)) {
-      const auto u = static_cast<unsigned char>(c);
-      out += u >= 0x20 && u < 0x7f ? std::string(1, c) : "\\x" + std::string(1, "0123456789abcdef"[u >> 4]) + "0123456789abcdef"[u & 15];
-    }
-    return "\"" + out + "...\"";
-  }
 
   std::string path_;
   std::ifstream in_;
