@@ -55,8 +55,7 @@ int fit_command(const FitArgs& args) {
   if (spec.size() != 1 || spec.front().descriptor->info().family != "ipu")
     throw InputError("", "--backend", "one simulated IPU backend (ipu:MACHINE): fit searches its planner's memory accounting",
                      args.backend);
-  if (args.sample_batches < 1 || args.sample_batches > limits::max_steps)
-    throw InputError("", "--sample-batches", "an integer in " + limits::range_text(1, limits::max_steps), std::to_string(args.sample_batches));
+  limits::checked_option("--sample-batches", args.sample_batches, 1, limits::max_steps);
   std::unique_ptr<Backend> backend = backends::make_backend(spec.front());
   auto* ipu_backend = dynamic_cast<ipu::IpuBackend*>(backend.get());
   if (!ipu_backend) throw std::logic_error("fit: the ipu family made a backend that is not an IpuBackend");

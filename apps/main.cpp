@@ -27,8 +27,7 @@ std::string version_text() {
 
 // A --seed as the workload reader accepts one, so a report's seed always reproduces its run.
 static std::uint64_t checked_seed(std::int64_t seed) {
-  if (seed < 0) throw InputError("", "--seed", "an integer in " + limits::range_text(0, limits::max_seed), std::to_string(seed));
-  return static_cast<std::uint64_t>(seed);
+  return static_cast<std::uint64_t>(limits::checked_option("--seed", seed, 0, limits::max_seed));
 }
 
 static int dispatch(int argc, char** argv) {

@@ -108,8 +108,7 @@ int placement_command(const PlacementArgs& args) {
     source.spec.deduplicate = true;
   }
   if (args.seed) source.seed = *args.seed;
-  if (args.features && (*args.features < 1 || *args.features > limits::max_size))
-    throw InputError("", "--features", "a feature width in " + limits::range_text(1, limits::max_size), std::to_string(*args.features));
+  if (args.features) limits::checked_option("--features", *args.features, 1, limits::max_size, "a feature width");
   const std::int64_t features =
       args.features ? *args.features : source.workload_features > 0 ? source.workload_features : source.spec.num_features;
   if (features <= 0) {

@@ -87,12 +87,9 @@ std::string format_losses(const std::vector<backends::BackendSpec>& specs, const
 }  // namespace
 
 int run_command(const RunArgs& args) {
-  if (args.repeats < 1 || args.repeats > limits::max_timed_calls)
-    throw InputError("", "--repeats", "an integer in " + limits::range_text(1, limits::max_timed_calls), std::to_string(args.repeats));
-  if (args.warmup < 0 || args.warmup > limits::max_warmup_calls)
-    throw InputError("", "--warmup", "an integer in " + limits::range_text(0, limits::max_warmup_calls), std::to_string(args.warmup));
-  if (args.batches && (*args.batches < 1 || *args.batches > limits::max_steps))
-    throw InputError("", "--batches", "an integer in " + limits::range_text(1, limits::max_steps), std::to_string(*args.batches));
+  limits::checked_option("--repeats", args.repeats, 1, limits::max_timed_calls);
+  limits::checked_option("--warmup", args.warmup, 0, limits::max_warmup_calls);
+  if (args.batches) limits::checked_option("--batches", *args.batches, 1, limits::max_steps);
   const auto specs = backends::parse_backend_list(args.backends);
   workloads::Workload workload = workloads::load_workload(args.workload);
   if (args.seed) workload.seed = *args.seed;
@@ -107,8 +104,7 @@ int run_command(const RunArgs& args) {
     throw InputError("", "--steps", "--batches for a workload with a loader (one step per batch)", "--steps " + std::to_string(*args.steps));
   if (args.steps && !training)
     throw InputError(args.workload, "train", "a \"train\" section for --steps to apply to", "a workload without one");
-  if (args.steps && (*args.steps < 1 || *args.steps > limits::max_steps))
-    throw InputError("", "--steps", "an integer in " + limits::range_text(1, limits::max_steps), std::to_string(*args.steps));
+  if (args.steps) limits::checked_option("--steps", *args.steps, 1, limits::max_steps);
   const std::int64_t steps = training ? args.steps.value_or(workload.model->train->steps) : 0;
   if (training) {
     // The registry says which families run training steps, so this message follows it.

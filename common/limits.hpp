@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "common/error.hpp"
+
 namespace tilesim::limits {
 
 // Node, edge, feature, index and output counts: tilesim's index type is int32.
@@ -44,6 +46,14 @@ inline constexpr std::int64_t max_json_file_bytes = std::int64_t{16} << 20;
 // "[lo, hi]", for messages.
 inline std::string range_text(std::int64_t lo, std::int64_t hi) {
   return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+}
+
+// A command-line value in [lo, hi], or an InputError naming the option and quoting the range:
+// "--repeats: expected an integer in [1, 100000], found 0". `what`: the kind of value expected.
+inline std::int64_t checked_option(const std::string& option, std::int64_t value, std::int64_t lo, std::int64_t hi,
+                                   const std::string& what = "an integer") {
+  if (value < lo || value > hi) throw InputError("", option, what + " in " + range_text(lo, hi), std::to_string(value));
+  return value;
 }
 
 }  // namespace tilesim::limits

@@ -269,13 +269,12 @@ const nlohmann::json& ObjectReader::require(const std::string& key) {
 
 std::int64_t ObjectReader::integer(const std::string& key, std::int64_t min, std::int64_t max) {
   const auto& v = require(key);
-  std::ostringstream expected;
-  expected << "an integer in [" << min << ", " << max << "]";
+  const std::string expected = "an integer in " + limits::range_text(min, max);
   if (v.is_number_integer()) {
     // Unsigned values above INT64_MAX do not fit.
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) fail(key, expected.str(), v);
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) fail(key, expected, v);
     auto x = v.get<std::int64_t>();
-    if (x < min || x > max) fail(key, expected.str(), v);
+    if (x < min || x > max) fail(key, expected, v);
     return x;
   }
   // 4096.0 is an integer written as a float; accept it only when it is exact. The bounds are checked
@@ -288,7 +287,7 @@ std::int64_t ObjectReader::integer(const std::string& key, std::int64_t min, std
       if (x >= min && x <= max) return x;
     }
   }
-  fail(key, expected.str(), v);
+  fail(key, expected, v);
 }
 
 std::int64_t ObjectReader::positive_integer(const std::string& key) {

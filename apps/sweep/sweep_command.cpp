@@ -49,8 +49,7 @@ std::string shape_text(const OpShape& s) {
 }
 
 void check_arguments(const SweepArgs& args) {
-  if (args.jobs < 1 || args.jobs > limits::max_jobs)
-    throw InputError("", "--jobs", "an integer in " + limits::range_text(1, limits::max_jobs), std::to_string(args.jobs));
+  limits::checked_option("--jobs", args.jobs, 1, limits::max_jobs);
   if (args.stop_after < 0) throw InputError("", "--stop-after", "an integer >= 0", std::to_string(args.stop_after));
   if (args.resume && args.overwrite) throw InputError("", "--resume", "either --resume or --overwrite", "both");
 }
