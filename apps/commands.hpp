@@ -2,11 +2,16 @@
 // The tilesim subcommands. Each returns the process exit code; errors are thrown as tilesim::Error
 // and turned into exit codes by main().
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/defaults.hpp"
+#include "ir/op_graph.hpp"
+#include "ir/tensor_values.hpp"
 
 namespace tilesim::cli {
 
@@ -110,7 +115,19 @@ struct FitArgs {
   bool json = false;
 };
 
-int run_command(const RunArgs& args);
+// What a caller in the same process (the Python module) adds to `tilesim run`: the workload as a
+// document rather than a file (args.workload then only names it in messages and resolves its relative
+// paths), input values of its own, and each backend's computed outputs handed back. Not for a
+// workload with a "loader" (its inputs are made batch by batch): set_inputs is refused there.
+struct RunHooks {
+  const nlohmann::json* workload_document = nullptr;
+  // Called once the inputs are generated, before any backend runs: may overwrite graph inputs.
+  std::function<void(const OpGraph&, TensorValues&)> set_inputs;
+  // Called after each backend that computes values (a training run: its first step's).
+  std::function<void(const std::string& backend, const OpGraph&, const TensorValues&)> outputs;
+};
+
+int run_command(const RunArgs& args, const RunHooks* hooks = nullptr);
 int fit_command(const FitArgs& args);
 int placement_command(const PlacementArgs& args);
 int sweep_command(const SweepArgs& args);
@@ -125,5 +142,12 @@ int validate_command(const ValidateArgs& args);
 int machines_command(bool json);
 int backends_command(bool json);
 std::string version_text();
+
+// The command line: parses argv (argv[0] is the program name) and runs the subcommand. dispatch lets
+// tilesim::Error through (and std::bad_alloc, std::exception); run_cli catches them, prints
+// "tilesim: error: MESSAGE" on stderr and returns the exit code, checks that standard output was
+// written, and is what the executable's main() returns.
+int dispatch(int argc, char** argv);
+int run_cli(int argc, char** argv);
 
 }  // namespace tilesim::cli

@@ -86,12 +86,13 @@ std::string format_losses(const std::vector<backends::BackendSpec>& specs, const
 
 }  // namespace
 
-int run_command(const RunArgs& args) {
+int run_command(const RunArgs& args, const RunHooks* hooks) {
   limits::checked_option("--repeats", args.repeats, 1, limits::max_timed_calls);
   limits::checked_option("--warmup", args.warmup, 0, limits::max_warmup_calls);
   if (args.batches) limits::checked_option("--batches", *args.batches, 1, limits::max_steps);
   const auto specs = backends::parse_backend_list(args.backends);
-  workloads::Workload workload = workloads::load_workload(args.workload);
+  workloads::Workload workload = hooks && hooks->workload_document ? workloads::parse_workload(*hooks->workload_document, args.workload)
+                                                                    : workloads::load_workload(args.workload);
   if (args.seed) workload.seed = *args.seed;
   const bool training = workload.model && workload.model->train;
   const bool loader = workload.model && workload.model->loader;
@@ -143,13 +144,17 @@ int run_command(const RunArgs& args) {
     check_writable(args.trace, "the trace (--trace)");
   }
 
+  if (loader && hooks && hooks->set_inputs)
+    throw InputError(args.workload, "loader", "input values made batch by batch (values cannot be given for a workload with a \"loader\")",
+                     "values given");
   if (loader) return run_minibatch(args, workload, specs, backends, report_path);
 
   // Plan first: a workload that does not fit fails before any input is generated. The workload is
   // lowered once; its graph is planned here and then filled with inputs.
   workloads::Lowered lowered = workloads::lower(workload);
   for (auto& b : backends) b->prepare(lowered.graph);
-  const workloads::Instance instance = workloads::instantiate(workload, std::move(lowered));
+  workloads::Instance instance = workloads::instantiate(workload, std::move(lowered));
+  if (hooks && hooks->set_inputs) hooks->set_inputs(instance.graph, instance.values);
   RunOptions options;
   options.timing_only = args.timing_only;
   options.warmup = args.warmup;
@@ -165,6 +170,13 @@ int run_command(const RunArgs& args) {
       results.push_back(training_runs.back().last_step);
     } else {
       results.push_back(backends[b]->run(instance.graph, instance.values, options));
+    }
+  }
+
+  if (hooks && hooks->outputs) {
+    for (std::size_t b = 0; b < backends.size(); ++b) {
+      const TensorValues* out = training ? &training_runs[b].first_step_outputs : backends[b]->computed_outputs();
+      if (out) hooks->outputs(specs[b].name(), instance.graph, *out);
     }
   }
 
