@@ -10,6 +10,7 @@
 #include "workloads/graphs/edge_options.hpp"
 #include "workloads/graphs/generators.hpp"
 #include "workloads/graphs/graph.hpp"
+#include "workloads/graphs/in_memory.hpp"
 #include "workloads/graphs/loaders.hpp"
 #include "workloads/graphs/presets.hpp"
 
@@ -210,6 +211,33 @@ json parse_file(ObjectReader& r, const std::string& workload_file, std::string& 
   return {{"file", path}, {"format", format}};
 }
 
+// {"edge_index": NAME}: a graph the caller lists in memory (in_memory.hpp; the Python module). Its
+// sizes are echoed, and checked against the listed arrays when the object gives them.
+json parse_edge_index(ObjectReader& r) {
+  const std::string name = r.string("edge_index");
+  const InMemoryEdges* g = find_in_memory_graph(name);
+  if (!g) {
+    throw InputError(r.file(), r.path_of("edge_index"),
+                     "the name of a graph handed over in memory (the Python module's tilesim.Graph.from_edge_index; "
+                     "a workload file names a \"generator\", \"preset\" or \"file\" instead)",
+                     describe_json(name) + ", which no caller has handed over");
+  }
+  json s = {{"edge_index", name}, {"num_nodes", g->num_nodes}, {"num_edges", g->num_edges}};
+  if (g->batch) s["num_graphs"] = g->num_graphs;
+  for (const char* key : {"num_nodes", "num_edges", "num_graphs"}) {
+    if (!r.has(key)) {
+      r.ignore(key);
+      continue;
+    }
+    const std::int64_t given = r.integer(key, 1, max_edges);
+    if (!s.contains(key) || s[key].get<std::int64_t>() != given)
+      throw InputError(r.file(), r.path_of(key), "the in-memory graph's own " + std::string(key) + " (" +
+                           (s.contains(key) ? std::to_string(s[key].get<std::int64_t>()) : std::string("none: it has no batch vector")) + ")",
+                       std::to_string(given));
+  }
+  return s;
+}
+
 FileFormat format_named(const std::string& name) {
   if (name == "matrix_market") return FileFormat::matrix_market;
   if (name == "metis") return FileFormat::metis;
@@ -222,9 +250,10 @@ std::string order_name(EdgeOrder order) { return order_names[static_cast<std::si
 
 GraphSpec parse_graph_spec(const json& object, const std::string& file, const std::string& json_path) {
   ObjectReader r(object, file, json_path);
-  const int sources = static_cast<int>(r.has("generator")) + static_cast<int>(r.has("preset")) + static_cast<int>(r.has("file"));
+  const int sources = static_cast<int>(r.has("generator")) + static_cast<int>(r.has("preset")) + static_cast<int>(r.has("file")) +
+                      static_cast<int>(r.has("edge_index"));
   if (sources != 1) {
-    throw InputError(file, json_path, "exactly one graph source: \"generator\", \"preset\" or \"file\"",
+    throw InputError(file, json_path, "exactly one graph source: \"generator\", \"preset\", \"file\" or (from Python) \"edge_index\"",
                      sources == 0 ? "none" : std::to_string(sources));
   }
   GraphSpec spec;
@@ -235,6 +264,8 @@ GraphSpec parse_graph_spec(const json& object, const std::string& file, const st
     spec.source = parse_generator(r);
   } else if (r.has("preset")) {
     spec.source = parse_preset(r, preset_features);
+  } else if (r.has("edge_index")) {
+    spec.source = parse_edge_index(r);
   } else {
     spec.source = parse_file(r, file, spec.resolved_file);
   }
@@ -271,8 +302,27 @@ json to_json(const GraphSpec& spec) {
 
 namespace {
 
+// The one copy of an in-memory graph's arrays: int64 ids (checked when listed) into the int32 edge list.
+EdgeList copy_in_memory(const GraphSpec& spec) {
+  const std::string name = spec.source["edge_index"].get<std::string>();
+  const InMemoryEdges* g = find_in_memory_graph(name);
+  if (!g)
+    throw InputError(spec.file, (spec.json_path.empty() ? "graph" : spec.json_path) + ".edge_index",
+                     "an in-memory graph still handed over when the workload runs", "\"" + name + "\", no longer listed");
+  EdgeList out;
+  out.num_nodes = g->num_nodes;
+  out.src.assign(g->edge_index, g->edge_index + g->num_edges);
+  out.dst.assign(g->edge_index + g->num_edges, g->edge_index + 2 * g->num_edges);
+  if (g->batch) {
+    out.graph_of_node.assign(g->batch, g->batch + g->num_nodes);
+    out.num_graphs = g->num_graphs;
+  }
+  return out;
+}
+
 EdgeList build_source(const GraphSpec& spec, std::uint64_t seed) {
   const json& s = spec.source;
+  if (s.contains("edge_index")) return copy_in_memory(spec);
   if (s.contains("file")) {
     return load_graph_file(spec.resolved_file.empty() ? s["file"].get<std::string>() : spec.resolved_file,
                            format_named(s["format"].get<std::string>()));
