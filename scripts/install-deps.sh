@@ -19,6 +19,13 @@ packages=(
   gnuplot-nox             # plots
   clang                   # the fuzz build (make fuzz, make test-fuzz: clang++ with -fsanitize=fuzzer)
   libclang-rt-14-dev      # libFuzzer and the sanitizer runtimes for clang 14
+  python3-dev             # the Python module (python/), for Debian's /usr/bin/python3
+  pybind11-dev            # its C++/Python binding
+  python3-numpy           # arrays in and out of the module
+  python3-torch           # torch tensors in and out (the same libtorch 1.13 the peer backend links)
+  python3-pytest          # the module's tests (tests/python/)
+  python3-pip python3-setuptools python3-venv  # pip install . (offline, no build isolation)
+  python3-matplotlib      # the Python example's plot (examples/python/)
 )
 
 missing=()

@@ -1,0 +1,253 @@
+// tilesim._core: the Python module's one native part. It hands the command line (apps/dispatch.cpp)
+// and `tilesim run` (apps/run_command.cpp) their arguments from Python, lists the caller's in-memory
+// graphs and input values for the run, and turns tilesim's errors into the Python exceptions of
+// tilesim/_errors.py. Everything else (the objects, JSON building, reading reports) is plain Python
+// in python/tilesim/: this file only crosses the language boundary.
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "apps/commands.hpp"
+#include "common/error.hpp"
+#include "common/limits.hpp"
+#include "common/strict_json.hpp"
+#include "workloads/graphs/in_memory.hpp"
+#include "workloads/workload.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+using tilesim::workloads::graphs::InMemoryEdges;
+using Int64Array = py::array_t<std::int64_t, py::array::c_style>;
+using Float32Array = py::array_t<float, py::array::c_style>;
+
+// Standard output of a command, captured while it runs (the CLI's table or JSON), so that Python gets
+// it as a string instead of text interleaved with its own buffered sys.stdout.
+class CaptureStdout {
+ public:
+  explicit CaptureStdout(bool on) : old_(on ? std::cout.rdbuf(text_.rdbuf()) : nullptr) {}
+  ~CaptureStdout() {
+    if (old_) std::cout.rdbuf(old_);
+  }
+  std::string text() const { return text_.str(); }
+
+ private:
+  std::ostringstream text_;
+  std::streambuf* old_;
+};
+
+// argv for dispatch/run_cli: "tilesim" then the arguments, as a command line has them.
+struct Argv {
+  explicit Argv(const std::vector<std::string>& args) : strings(args) {
+    strings.insert(strings.begin(), "tilesim");
+    for (auto& s : strings) pointers.push_back(s.data());
+    pointers.push_back(nullptr);
+  }
+  int argc() const { return static_cast<int>(strings.size()); }
+  char** argv() { return pointers.data(); }
+  std::vector<std::string> strings;
+  std::vector<char*> pointers;
+};
+
+// `tilesim ARGS...` through run_cli or dispatch: (exit code, standard output when captured).
+py::tuple command_line(int (*entry)(int, char**), const std::vector<std::string>& args, bool capture) {
+  CaptureStdout out(capture);
+  Argv argv(args);
+  const int code = entry(argv.argc(), argv.argv());
+  return py::make_tuple(code, out.text());
+}
+
+// The caller's graphs: name -> (edge_index [2, E] int64, num_nodes, batch [N] int64 or None, num_graphs).
+// The arrays are C-contiguous int64 (the Python side converts, without a copy for PyG's own tensors);
+// `keep` holds them alive for as long as the listing is used.
+struct ListedGraphs {
+  std::map<std::string, InMemoryEdges> edges;
+  std::vector<py::object> keep;
+};
+
+ListedGraphs list_graphs(const py::dict& graphs) {
+  ListedGraphs out;
+  for (const auto& item : graphs) {
+    const std::string name = py::cast<std::string>(item.first);
+    const py::tuple t = py::reinterpret_borrow<py::tuple>(item.second);
+    const Int64Array edge_index = py::cast<Int64Array>(t[0]);
+    if (edge_index.ndim() != 2 || edge_index.shape(0) != 2)
+      throw tilesim::InputError("", "Graph " + name + ": edge_index", "a [2, E] integer array (PyG's edge_index)",
+                                "an array of " + std::to_string(edge_index.ndim()) + " dimensions");
+    InMemoryEdges g;
+    g.edge_index = edge_index.data();
+    g.num_edges = edge_index.shape(1);
+    g.num_nodes = py::cast<std::int64_t>(t[1]);
+    out.keep.push_back(edge_index);
+    if (!t[2].is_none()) {
+      const Int64Array batch = py::cast<Int64Array>(t[2]);
+      if (batch.ndim() != 1 || batch.shape(0) != g.num_nodes)
+        throw tilesim::InputError("", "Graph " + name + ": batch", "a [num_nodes] = [" + std::to_string(g.num_nodes) + "] integer array",
+                                  "an array of " + std::to_string(batch.size()) + " elements");
+      g.batch = batch.data();
+      g.num_graphs = py::cast<std::int64_t>(t[3]);
+      out.keep.push_back(batch);
+    }
+    tilesim::workloads::graphs::check_in_memory_edges(g, "Graph " + name);
+    out.edges[name] = g;
+  }
+  return out;
+}
+
+// A shape without its dimensions of size 1: PyG's bias [out] is tilesim's [1, out].
+std::vector<std::int64_t> squeezed(std::vector<std::int64_t> shape) {
+  shape.erase(std::remove(shape.begin(), shape.end(), std::int64_t{1}), shape.end());
+  return shape;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// Overwrites the named graph inputs with the caller's values: one copy, into the engine's inputs.
+void set_values(const tilesim::OpGraph& graph, tilesim::TensorValues& values, const std::map<std::string, Float32Array>& given) {
+  std::map<std::string, tilesim::TensorId> inputs;
+  std::string names;
+  for (const tilesim::TensorId id : graph.graph_inputs()) {
+    const auto& info = graph.tensor(id);
+    if (info.dtype != tilesim::DType::float32) continue;  // indices come from the graph or the workload's "indices"
+    inputs[info.name] = id;
+    names += (names.empty() ? "" : ", ") + info.name;
+  }
+  for (const auto& [name, array] : given) {
+    const auto it = inputs.find(name);
+    if (it == inputs.end())
+      throw tilesim::InputError("", "values." + name, "the name of a float32 input of the workload (" + names + ")", "\"" + name + "\"");
+    const auto& info = graph.tensor(it->second);
+    std::vector<std::int64_t> shape(array.shape(), array.shape() + array.ndim());
+    if (squeezed(shape) != squeezed(info.shape))
+      throw tilesim::InputError("", "values." + name, "an array of shape " + shape_text(info.shape) + " (dimensions of size 1 may be left out)",
+                                "shape " + shape_text(shape));
+    values.set_f32(it->second, std::vector<float>(array.data(), array.data() + array.size()));
+  }
+}
+
+// The outputs of every op a backend computed, as float32 (or int32) arrays of the tensors' shapes.
+py::dict collect_outputs(const tilesim::OpGraph& graph, const tilesim::TensorValues& out) {
+  py::dict arrays;
+  for (const auto& op : graph.ops) {
+    if (!out.has(op.output)) continue;
+    const auto& info = graph.tensor(op.output);
+    if (info.dtype == tilesim::DType::int32) {
+      const auto& v = out.i32(op.output);
+      py::array_t<std::int32_t> a(info.shape);
+      std::copy(v.begin(), v.end(), a.mutable_data());
+      arrays[py::str(info.name)] = a;
+    } else {
+      const auto& v = out.f32(op.output);
+      Float32Array a(info.shape);
+      std::copy(v.begin(), v.end(), a.mutable_data());
+      arrays[py::str(info.name)] = a;
+    }
+  }
+  return arrays;
+}
+
+// tilesim's errors as the exceptions of tilesim/_errors.py, carrying the CLI's message and exit code.
+void translate_errors(std::exception_ptr p) {
+  const py::module_ errors = py::module_::import("tilesim._errors");
+  try {
+    if (p) std::rethrow_exception(p);
+  } catch (const tilesim::InputError& e) {
+    py::object ex = errors.attr("InputError")(e.what(), e.file(), e.json_path());
+    PyErr_SetObject(ex.get_type().ptr(), ex.ptr());
+  } catch (const tilesim::PlanError& e) {
+    py::object ex = errors.attr("DoesNotFitError")(e.what());
+    PyErr_SetObject(ex.get_type().ptr(), ex.ptr());
+  } catch (const tilesim::Error& e) {
+    py::object ex = errors.attr("Error")(e.what(), "", "", static_cast<int>(e.code()));
+    PyErr_SetObject(ex.get_type().ptr(), ex.ptr());
+  } catch (const std::bad_alloc&) {
+    py::object ex = errors.attr("Error")("out of host memory");
+    PyErr_SetObject(ex.get_type().ptr(), ex.ptr());
+  }
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "tilesim's native core: the command line and `run` with in-memory graphs and values (use the tilesim package)";
+  py::register_exception_translator(&translate_errors);
+
+  m.def("version", &tilesim::cli::version_text, "tilesim --version's text");
+
+  m.def(
+      "cli", [](const std::vector<std::string>& args, bool capture) { return command_line(&tilesim::cli::run_cli, args, capture); },
+      py::arg("args"), py::arg("capture") = false,
+      "Runs `tilesim ARGS...` in this process as the executable would: errors printed on stderr, the exit code returned");
+
+  m.def(
+      "dispatch", [](const std::vector<std::string>& args, bool capture) { return command_line(&tilesim::cli::dispatch, args, capture); },
+      py::arg("args"), py::arg("capture") = true,
+      "Runs `tilesim ARGS...` in this process; tilesim's errors are raised (tilesim.InputError, ...)");
+
+  m.def(
+      "load_json", [](const std::string& path) { return tilesim::load_json_file(path).dump(); }, py::arg("path"),
+      "Reads a JSON file with the checks and messages every tilesim reader uses; returns its text");
+
+  m.def(
+      "check_workload",
+      [](const std::string& document, const std::string& file, const py::dict& graphs) {
+        ListedGraphs listed = list_graphs(graphs);
+        tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
+        const auto workload = tilesim::workloads::parse_workload(nlohmann::json::parse(document), file);
+        return tilesim::workloads::to_json(workload).dump();
+      },
+      py::arg("document"), py::arg("file"), py::arg("graphs"),
+      "Parses a workload document strictly (as `tilesim run` does) and returns the resolved workload's JSON");
+
+  m.def(
+      "run",
+      [](const std::string& document, const std::string& file, const py::dict& graphs, const std::map<std::string, Float32Array>& values,
+         const py::dict& options, bool want_outputs) {
+        tilesim::cli::RunArgs args;
+        args.workload = file;
+        args.backends = py::cast<std::string>(options["backends"]);
+        args.out_dir = py::cast<std::string>(options["out_dir"]);
+        args.timing_only = py::cast<bool>(options["timing_only"]);
+        args.trace = py::cast<std::string>(options["trace"]);
+        if (!options["warmup"].is_none()) args.warmup = py::cast<int>(options["warmup"]);
+        if (!options["repeats"].is_none()) args.repeats = py::cast<int>(options["repeats"]);
+        // Checked as the command line checks --seed (apps/dispatch.cpp), with the same message.
+        if (!options["seed"].is_none())
+          args.seed = static_cast<std::uint64_t>(
+              tilesim::limits::checked_option("--seed", py::cast<std::int64_t>(options["seed"]), 0, tilesim::limits::max_seed));
+        if (!options["steps"].is_none()) args.steps = py::cast<std::int64_t>(options["steps"]);
+        if (!options["batches"].is_none()) args.batches = py::cast<std::int64_t>(options["batches"]);
+
+        ListedGraphs listed = list_graphs(graphs);
+        tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
+        const nlohmann::json parsed = nlohmann::json::parse(document);
+        py::dict outputs;
+        tilesim::cli::RunHooks hooks;
+        hooks.workload_document = &parsed;
+        if (!values.empty()) hooks.set_inputs = [&](const tilesim::OpGraph& g, tilesim::TensorValues& v) { set_values(g, v, values); };
+        if (want_outputs)
+          hooks.outputs = [&](const std::string& backend, const tilesim::OpGraph& g, const tilesim::TensorValues& v) {
+            outputs[py::str(backend)] = collect_outputs(g, v);
+          };
+        CaptureStdout out(true);
+        const int code = tilesim::cli::run_command(args, &hooks);
+        return py::make_tuple(code, out.text(), outputs);
+      },
+      py::arg("document"), py::arg("file"), py::arg("graphs"), py::arg("values"), py::arg("options"), py::arg("want_outputs"),
+      "`tilesim run` on a workload document with in-memory graphs and values; returns (exit code, the table, outputs)");
+}

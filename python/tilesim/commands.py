@@ -1,0 +1,200 @@
+"""The command line's other subcommands from Python. Each runs the same C++ command in this process
+(``tilesim._core.dispatch``): the same checks, files and messages, with errors raised as
+``tilesim.InputError`` and friends. What a command writes is read back and returned as data."""
+import csv
+import json
+import os
+import tempfile
+import time
+
+from . import _native
+from ._errors import Error
+
+
+def _call(args, capture=True):
+    code, text = _native.core.dispatch([str(a) for a in args], capture)
+    if code != 0:
+        raise Error(f"tilesim {' '.join(map(str, args))}: exit code {code} (see the messages above)", exit_code=code)
+    return text
+
+
+def cli(args, check=False):
+    """Runs ``tilesim ARGS...`` in this process exactly as the executable does: output on this process's
+    stdout and stderr, errors printed as ``tilesim: error: ...``; returns the exit code (``check=True``
+    raises the error instead)."""
+    if check:
+        _call(args, capture=False)
+        return 0
+    code, _ = _native.core.cli([str(a) for a in args], False)
+    return code
+
+
+def version():
+    """``tilesim --version``'s text."""
+    return _native.core.version()
+
+
+def _optional(flag, value):
+    return [] if value is None or value is False else ([flag] if value is True else [flag, value])
+
+
+def _repeated(flag, values):
+    values = [values] if isinstance(values, str) else list(values or [])
+    return [x for v in values for x in (flag, v)]
+
+
+def _file_of(spec, what):
+    """A path for a command that reads a file: `spec` itself, or a dict / Workload written to a temporary file."""
+    if isinstance(spec, (str, os.PathLike)):
+        return str(spec), None
+    document = spec.to_dict() if hasattr(spec, "to_dict") else spec
+    if hasattr(spec, "in_memory_graphs") and spec.in_memory_graphs():
+        raise Error(f"{what}: a workload with an in-memory graph runs through tilesim.run only; save the graph to a file for this command")
+    folder = tempfile.mkdtemp(prefix="tilesim-")
+    path = os.path.join(folder, f"{document.get('name', what) if isinstance(document, dict) else what}.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=2)
+    return path, folder
+
+
+def _read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+class Table:
+    """Rows of a CSV file tilesim wrote: ``rows`` (dicts of strings), ``path``, ``to_pandas()``."""
+
+    def __init__(self, path):
+        self.path = path
+        self.rows = _read_csv(path)
+
+    def to_pandas(self):
+        import pandas as pd
+        return pd.read_csv(self.path)
+
+    def __len__(self):
+        return len(self.rows)
+
+
+class SweepResult(Table):
+    """A sweep's results.csv (``rows``, ``to_pandas()``) and its folder (``out``, ``sweep`` = sweep.json)."""
+
+    def __init__(self, out):
+        super().__init__(os.path.join(out, "results.csv"))
+        self.out = out
+        with open(os.path.join(out, "sweep.json"), encoding="utf-8") as f:
+            self.sweep = json.load(f)
+
+
+def sweep(spec, out=None, *, jobs=None, resume=False, overwrite=False, backends=None, verify=False):
+    """``tilesim sweep``: every point of a sweep file (a path or a dict of docs/sweep-format.md) into
+    ``out``/results.csv (default out/<sweep name>/, as the command line's)."""
+    path, _ = _file_of(spec, "sweep")
+    if out is None:
+        with open(path, encoding="utf-8") as f:
+            out = os.path.join("out", str(json.load(f).get("name", "sweep")))
+    backends = ",".join(backends) if isinstance(backends, (list, tuple)) else backends
+    _call(["sweep", path, "--out", out] + _optional("--jobs", jobs) + _optional("--resume", resume) + _optional("--overwrite", overwrite) +
+          _optional("--backends", backends) + _optional("--verify", verify))
+    return SweepResult(str(out))
+
+
+def validate(suite="hydronet", out=None, *, plots=True):
+    """``tilesim validate``: the suite through the models; returns validation.json's content."""
+    out = out or os.path.join("out", "validation")
+    _call(["validate", "--suite", suite, "--out", out] + _optional("--no-plots", not plots))
+    with open(os.path.join(out, "validation.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _figures(args, results, out):
+    out = out or os.path.join(os.path.dirname(str(results)) or ".", "plots")
+    started = time.time()
+    _call(args + ["--out", out])
+    return Figures(out, since=started)
+
+
+class Figures:
+    """The files a plotting command wrote into ``out`` (PDF, SVG, PNG, the gnuplot scripts and their
+    data): ``files``, those of one type (``of_type(".pdf")``) and the plotted data (``data()``)."""
+
+    def __init__(self, out, since=0.0):
+        self.out = out
+        paths = (os.path.join(out, f) for f in os.listdir(out))
+        # Written by this call: the folder may hold other commands' figures too.
+        self.files = sorted(p for p in paths if os.path.isfile(p) and os.path.getmtime(p) >= since - 1.0)
+
+    def of_type(self, extension):
+        return [f for f in self.files if f.endswith(extension)]
+
+    def data(self):
+        """The plotted data: each .csv or .dat file's rows, by file name."""
+        tables = {}
+        for f in self.files:
+            if f.endswith(".csv"):
+                tables[os.path.basename(f)] = _read_csv(f)
+            elif f.endswith(".dat"):
+                with open(f, encoding="utf-8") as fh:
+                    tables[os.path.basename(f)] = [line.split() for line in fh if line.strip() and not line.startswith("#")]
+        return tables
+
+
+def roofline(results, machines=(), out=None):
+    """``tilesim roofline RESULTS.csv``: rooflines with each machine's ceilings (``machines`` as
+    ``"cpu:out/calibration/cpu.json"``, ...)."""
+    return _figures(["roofline", results] + _repeated("--machine", machines), results, out)
+
+
+def plot_surface(results, baselines, targets, *, average_over=None, ops=None, out=None, range=None):  # noqa: A002
+    """``tilesim plot surface``: the targets' speedup over the baselines on the (num_inputs x num_outputs) grid."""
+    ops = ",".join(ops) if isinstance(ops, (list, tuple)) else ops
+    return _figures(["plot", "surface", results] + _repeated("--baseline", baselines) + _repeated("--target", targets) +
+                    _optional("--average-over", average_over) + _optional("--ops", ops) + _optional("--range", range), results, out)
+
+
+def plot_throughput(results, out=None):
+    """``tilesim plot throughput``: throughput versus batch size of a batch-size sweep."""
+    return _figures(["plot", "throughput", results], results, out)
+
+
+def report(results, format="markdown", *, baselines=(), targets=(), ops=None):  # noqa: A002
+    """``tilesim report``: the speedup tables as text (markdown, latex, csv or summary)."""
+    ops = ",".join(ops) if isinstance(ops, (list, tuple)) else ops
+    return _call(["report", results, "--format", format] + _repeated("--baseline", baselines) + _repeated("--target", targets) +
+                 _optional("--ops", ops))
+
+
+def fit(workload, backend="ipu:bow", *, sample_batches=None):
+    """``tilesim fit``: the largest batch of a loader workload that fits the simulated IPU (as a dict)."""
+    path, _ = _file_of(workload, "fit")
+    return json.loads(_call(["fit", path, "--backend", backend, "--json"] + _optional("--sample-batches", sample_batches)))
+
+
+def placement(workload=None, *, graph=None, features=None, dtype=None, machine=None, symmetrize=False, seed=None):
+    """``tilesim placement``: one message-passing step's exchange under linear, RCM and METIS placements."""
+    args = ["placement"]
+    if workload is not None:
+        args.append(_file_of(workload, "placement")[0])
+    args += _optional("--graph", graph) + _optional("--features", features) + _optional("--dtype", dtype) + _optional("--machine", machine)
+    args += _optional("--symmetrize", symmetrize) + _optional("--seed", seed) + ["--json"]
+    return json.loads(_call(args))
+
+
+def calibrate(out=None):
+    """``tilesim calibrate``: this host's ceilings as a CPU machine file (returned as a dict)."""
+    out = out or os.path.join("out", "calibration", "cpu.json")
+    _call(["calibrate", "--out", out])
+    with open(out, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def calibrate_model(*, gpu=None, ipu=None, data=None, write=False):
+    """``tilesim calibrate-model``: a model's free figures fitted on the calibration half (as a dict)."""
+    return json.loads(_call(["calibrate-model", "--json"] + _optional("--gpu", gpu) + _optional("--ipu", ipu) + _optional("--data", data) +
+                            _optional("--write", write)))
+
+
+def backends():
+    """``tilesim backends --json``: the backend families, their modes and machines, built or not."""
+    return json.loads(_call(["backends", "--json"]))

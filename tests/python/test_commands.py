@@ -1,0 +1,94 @@
+"""The command line's other subcommands, called from Python: the same files, returned as data."""
+import json
+
+import tilesim
+from conftest import REPO, run_cli, write_json
+
+TINY_SWEEP = {
+    "name": "tiny",
+    "ops": ["gather", "scatter_add"],
+    "sizes": {"num_inputs": [16, 64], "num_features": [16], "num_outputs": [32, 128]},
+    "backends": ["ipu:bow", "gpu-model:a100-40gb:eager"],
+    "repeats": 1,
+    "seed": 0,
+    "indices": "uniform",
+    "ipu": {"verify": False},
+}
+
+
+def test_machines_and_their_figures():
+    entries = tilesim.machines()
+    assert {"ipu:bow", "gpu-model:a100-40gb"} <= {e["backend"] for e in entries}
+    bow = tilesim.Machine.load("bow")
+    assert bow.backend == "ipu:bow" and bow.kind == "ipu"
+    tiles = bow.figures["chip.num_tiles"]
+    assert tiles.value == 1472 and "datasheet" in tiles.source
+    assert bow.value("chip.sram_bytes_per_tile") == 624 * 1024
+    assert all(isinstance(f.source, str) and f.source for f in bow.figures.values())
+    pod = tilesim.Machine.load("ipu:bow-2000")
+    assert pod.value("chip_file.chip.num_tiles") == 1472
+    try:
+        tilesim.Machine.load("tpu-v9")
+        raise AssertionError("expected an InputError")
+    except tilesim.InputError as e:
+        assert "ipu:bow" in str(e)
+
+
+def test_sweep_rows_equal_the_command_lines(tmp_path):
+    spec = write_json(tmp_path / "tiny.json", TINY_SWEEP)
+    code, _, err = run_cli("sweep", spec, "--out", tmp_path / "cli")
+    assert code == 0, err
+    result = tilesim.sweep(TINY_SWEEP, out=tmp_path / "py")
+    assert len(result) == 2 * 2 * 2 * 2  # ops x num_inputs x num_outputs x backends
+    cli_rows = (tmp_path / "cli" / "results.csv").read_text().splitlines()
+    py_rows = (tmp_path / "py" / "results.csv").read_text().splitlines()
+    assert cli_rows[0] == py_rows[0]
+    header = cli_rows[0].split(",")
+    keep = [i for i, h in enumerate(header) if "host" not in h and h not in ("created_utc", "wall_s")]
+    def key(rows):
+        return sorted(tuple(r.split(",")[i] for i in keep) for r in rows[1:])
+    assert key(cli_rows) == key(py_rows)
+    assert result.sweep["name"] == "tiny"
+    assert result.to_pandas().shape[0] == 16
+    # A second sweep into the same folder without --resume or --overwrite is refused, as on the command line.
+    try:
+        tilesim.sweep(TINY_SWEEP, out=tmp_path / "py")
+        raise AssertionError("expected an InputError")
+    except tilesim.InputError as e:
+        assert "--resume" in str(e) or "--overwrite" in str(e)
+    # Tables and figures of the results.
+    text = tilesim.report(result.path, "markdown", baselines=["gpu-model:a100-40gb:eager"], targets=["ipu:bow"])
+    assert "| gather | Bow IPU (simulated) | A100-40GB model (eager) | 4 |" in text
+    figures = tilesim.roofline(result.path, out=tmp_path / "plots")
+    assert figures.of_type(".pdf") and figures.of_type(".png")
+    surface = tilesim.plot_surface(result.path, baselines=["gpu-model:a100-40gb:eager"], targets=["ipu:bow"], out=tmp_path / "surface")
+    assert surface.of_type(".pdf") and not set(surface.files) & set(figures.files)
+
+
+def test_placement_as_data():
+    answer = tilesim.placement(graph="cora", features=16)
+    code, out, err = run_cli("placement", "--graph", "cora", "--features", "16", "--json")
+    assert code == 0, err
+    def without_wall_times(value):
+        if isinstance(value, dict):
+            return {k: without_wall_times(v) for k, v in value.items() if not k.endswith("_s")}
+        if isinstance(value, list):
+            return [without_wall_times(v) for v in value]
+        return value
+    assert without_wall_times(answer) == without_wall_times(json.loads(out))
+    assert answer["num_features"] == 16 and answer["graph"]["num_nodes"] == 2708
+
+
+def test_validate_returns_the_suite(tmp_path):
+    v = tilesim.validate(out=tmp_path / "validation", plots=False)
+    assert isinstance(v, dict) and v
+    text = json.dumps(v)
+    assert "gather" in text and "scatter_add" in text
+
+
+def test_version_and_backends():
+    assert tilesim.version().startswith("tilesim ")
+    code, out, _ = run_cli("--version")
+    assert out.strip() == tilesim.version()
+    families = tilesim.backends()
+    assert any(f.get("family") == "ipu" for f in families)
