@@ -24,7 +24,7 @@ packages=(
   python3-numpy           # arrays in and out of the module
   python3-torch           # torch tensors in and out (the same libtorch 1.13 the peer backend links)
   python3-pytest          # the module's tests (tests/python/)
-  python3-pip python3-setuptools python3-venv  # pip install . (offline, no build isolation)
+  python3-pip python3-setuptools python3-wheel python3-venv  # pip install . (offline, no build isolation)
   python3-matplotlib      # the Python example's plot (examples/python/)
 )
 
