@@ -129,15 +129,32 @@ class Figures:
         return [f for f in self.files if f.endswith(extension)]
 
     def data(self):
-        """The plotted data: each .csv or .dat file's rows, by file name."""
+        """The plotted data, by file name: a .csv file's rows, and a gnuplot .dat file's rows as dicts
+        named by its "# One data set per ...: COLUMNS" line, numbers as floats, each with the data set
+        it belongs to (``"set"``: the comment line that opens it, such as ``"gather at tile_sram"``)."""
         tables = {}
         for f in self.files:
             if f.endswith(".csv"):
                 tables[os.path.basename(f)] = _read_csv(f)
             elif f.endswith(".dat"):
-                with open(f, encoding="utf-8") as fh:
-                    tables[os.path.basename(f)] = [line.split() for line in fh if line.strip() and not line.startswith("#")]
+                tables[os.path.basename(f)] = _read_gnuplot_data(f)
         return tables
+
+
+def _read_gnuplot_data(path):
+    columns, current, rows = None, None, []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            text = line.strip()
+            if text.startswith("# One data set per") and ":" in text:
+                columns = text.split(":", 1)[1].split()
+            elif text.startswith("#") and columns is not None:
+                current = text.lstrip("# ").strip()
+            elif text and not text.startswith("#"):
+                values = [float(v) for v in text.split()]
+                names = columns if columns and len(columns) == len(values) else [f"column_{i + 1}" for i in range(len(values))]
+                rows.append({"set": current, **dict(zip(names, values))})
+    return rows
 
 
 def roofline(results, machines=(), out=None):

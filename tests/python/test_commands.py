@@ -61,6 +61,11 @@ def test_sweep_rows_equal_the_command_lines(tmp_path):
     assert "| gather | Bow IPU (simulated) | A100-40GB model (eager) | 4 |" in text
     figures = tilesim.roofline(result.path, out=tmp_path / "plots")
     assert figures.of_type(".pdf") and figures.of_type(".png")
+    # The plotted points as data: the IPU's bandwidth points, one per gather point and memory level.
+    points = figures.data()["bandwidth_ipu-bow.dat"]
+    assert {p["set"] for p in points} == {"gather at tile_sram", "gather at exchange", "scatter_add at tile_sram", "scatter_add at exchange"}
+    assert all(p["bytes_per_s"] > 0 and p["num_features"] == 16 for p in points)
+    assert len(points) == 2 * 2 * 4  # ops x levels x (num_inputs x num_outputs)
     surface = tilesim.plot_surface(result.path, baselines=["gpu-model:a100-40gb:eager"], targets=["ipu:bow"], out=tmp_path / "surface")
     assert surface.of_type(".pdf") and not set(surface.files) & set(figures.files)
 
