@@ -11,12 +11,14 @@ CASES = [
     ("small.json", "ipu:bow,gpu-model:a100-40gb:eager,gpu-model:a100-40gb", []),
     ("gcn_cora.json", "ipu:bow,gpu-model:a100-40gb:eager", ["--timing-only"]),
     ("gcn_cora_train.json", "ipu:bow", ["--steps", "2"]),
+    ("gin_qm9_pad.json", "ipu:bow", ["--batches", "1"]),  # a loader: batches made on the host
 ]
 
 
 # What differs from one run to the next: the time stamp and the host's own wall times (and the
-# simulator's speed computed from them); every simulated and modeled figure must be equal.
-RUN_TO_RUN = {"created_utc", "wall_s", "engine_wall_s", "simulated_cycles_per_s"}
+# simulator's speed computed from them; a loader's measured sampling times and what is combined with
+# them); every simulated and modeled figure must be equal.
+RUN_TO_RUN = {"created_utc", "wall_s", "engine_wall_s", "simulated_cycles_per_s", "preprocess_s", "sampling_s", "host_vs_device"}
 
 
 def comparable(value):
@@ -33,8 +35,10 @@ def test_same_cycles_as_the_command_line(name, backends, flags, tmp_path):
     code, _, err = run_cli("run", path, "--backends", backends, "--out", tmp_path / "cli", *flags)
     assert code == 0, err
     cli_report = json.loads((tmp_path / "cli" / "report.json").read_text())
-    steps = int(flags[flags.index("--steps") + 1]) if "--steps" in flags else None
-    r = tilesim.run(str(path), backends=backends.split(","), out=tmp_path / "py", timing_only="--timing-only" in flags, steps=steps)
+    def option(flag):
+        return int(flags[flags.index(flag) + 1]) if flag in flags else None
+    r = tilesim.run(str(path), backends=backends.split(","), out=tmp_path / "py", timing_only="--timing-only" in flags,
+                    steps=option("--steps"), batches=option("--batches"))
     assert r.exit_code == 0
     # The file Python wrote is report.json's text, and to_json() returns it.
     assert (tmp_path / "py" / "report.json").read_text() == r.to_json()
