@@ -5,6 +5,7 @@
 // in python/tilesim/: this file only crosses the language boundary.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include <omp.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -47,6 +49,28 @@ class CaptureStdout {
   std::streambuf* old_;
 };
 
+// The OpenMP threads a command runs with: those the executable would have (OMP_NUM_THREADS, else every
+// processor), not whatever this process was left with. Importing torch sets OpenMP to torch's own count
+// (the physical cores: 1 on a 2-vCPU VM), which would halve the measured CPU kernels against the command
+// line's. The process's setting is restored afterwards, so torch's is left as it was.
+class CommandLineThreads {
+ public:
+  CommandLineThreads() : previous_(omp_get_max_threads()) { omp_set_num_threads(command_line_threads()); }
+  ~CommandLineThreads() { omp_set_num_threads(previous_); }
+  CommandLineThreads(const CommandLineThreads&) = delete;
+  CommandLineThreads& operator=(const CommandLineThreads&) = delete;
+
+ private:
+  static int command_line_threads() {
+    if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+      const int n = std::atoi(env);  // "4" or "4,2": the first level's count, as libgomp reads it
+      if (n > 0) return n;
+    }
+    return omp_get_num_procs();
+  }
+  int previous_;
+};
+
 // argv for dispatch/run_cli: "tilesim" then the arguments, as a command line has them.
 struct Argv {
   explicit Argv(const std::vector<std::string>& args) : strings(args) {
@@ -62,6 +86,7 @@ struct Argv {
 
 // `tilesim ARGS...` through run_cli or dispatch: (exit code, standard output when captured).
 py::tuple command_line(int (*entry)(int, char**), const std::vector<std::string>& args, bool capture) {
+  CommandLineThreads threads;
   CaptureStdout out(capture);
   Argv argv(args);
   const int code = entry(argv.argc(), argv.argv());
@@ -187,7 +212,13 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "tilesim's native core: the command line and `run` with in-memory graphs and values (use the tilesim package)";
   py::register_exception_translator(&translate_errors);
 
-  m.def("version", &tilesim::cli::version_text, "tilesim --version's text");
+  m.def(
+      "version",
+      [] {
+        CommandLineThreads threads;  // the text names the thread count the commands run with
+        return tilesim::cli::version_text();
+      },
+      "tilesim --version's text");
 
   m.def(
       "cli", [](const std::vector<std::string>& args, bool capture) { return command_line(&tilesim::cli::run_cli, args, capture); },
@@ -244,6 +275,7 @@ PYBIND11_MODULE(_core, m) {
           hooks.outputs = [&](const std::string& backend, const tilesim::OpGraph& g, const tilesim::TensorValues& v) {
             outputs[py::str(backend)] = collect_outputs(g, v);
           };
+        CommandLineThreads threads;
         CaptureStdout out(true);
         const int code = tilesim::cli::run_command(args, &hooks);
         return py::make_tuple(code, out.text(), outputs);

@@ -1,9 +1,12 @@
 """The command line's other subcommands from Python. Each runs the same C++ command in this process
 (``tilesim._core.dispatch``): the same checks, files and messages, with errors raised as
 ``tilesim.InputError`` and friends. What a command writes is read back and returned as data."""
+import contextlib
 import csv
 import json
 import os
+import re
+import shutil
 import tempfile
 import time
 
@@ -43,18 +46,28 @@ def _repeated(flag, values):
     return [x for v in values for x in (flag, v)]
 
 
-def _file_of(spec, what):
-    """A path for a command that reads a file: `spec` itself, or a dict / Workload written to a temporary file."""
+@contextlib.contextmanager
+def _as_file(spec, what):
+    """A path for a command that reads a file: `spec` itself, or a dict / Workload written to a temporary
+    folder (an in-memory graph beside it as Matrix Market), removed when the command is done."""
     if isinstance(spec, (str, os.PathLike)):
-        return str(spec), None
+        yield str(spec)
+        return
     document = spec.to_dict() if hasattr(spec, "to_dict") else spec
-    if hasattr(spec, "in_memory_graphs") and spec.in_memory_graphs():
-        raise Error(f"{what}: a workload with an in-memory graph runs through tilesim.run only; save the graph to a file for this command")
     folder = tempfile.mkdtemp(prefix="tilesim-")
-    path = os.path.join(folder, f"{document.get('name', what) if isinstance(document, dict) else what}.json")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(document, f, indent=2)
-    return path, folder
+    try:
+        if hasattr(spec, "in_memory_graphs"):
+            # A command reads files: an in-memory graph goes beside the workload as Matrix Market (ids kept).
+            for name, graph in spec.in_memory_graphs().items():
+                document = dict(document, graph=graph.save(os.path.join(folder, f"{name}.mtx")).to_dict())
+        name = document.get("name", what) if isinstance(document, dict) else what
+        usable = isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9._-]{1,200}", name) and name not in (".", "..")
+        path = os.path.join(folder, f"{name if usable else what}.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(document, f, indent=2)
+        yield path
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _read_csv(path):
@@ -90,13 +103,13 @@ class SweepResult(Table):
 def sweep(spec, out=None, *, jobs=None, resume=False, overwrite=False, backends=None, verify=False):
     """``tilesim sweep``: every point of a sweep file (a path or a dict of docs/sweep-format.md) into
     ``out``/results.csv (default out/<sweep name>/, as the command line's)."""
-    path, _ = _file_of(spec, "sweep")
-    if out is None:
-        with open(path, encoding="utf-8") as f:
-            out = os.path.join("out", str(json.load(f).get("name", "sweep")))
     backends = ",".join(backends) if isinstance(backends, (list, tuple)) else backends
-    _call(["sweep", path, "--out", out] + _optional("--jobs", jobs) + _optional("--resume", resume) + _optional("--overwrite", overwrite) +
-          _optional("--backends", backends) + _optional("--verify", verify))
+    with _as_file(spec, "sweep") as path:
+        if out is None:
+            with open(path, encoding="utf-8") as f:
+                out = os.path.join("out", str(json.load(f).get("name", "sweep")))
+        _call(["sweep", path, "--out", out] + _optional("--jobs", jobs) + _optional("--resume", resume) +
+              _optional("--overwrite", overwrite) + _optional("--backends", backends) + _optional("--verify", verify))
     return SweepResult(str(out))
 
 
@@ -184,18 +197,18 @@ def report(results, format="markdown", *, baselines=(), targets=(), ops=None):  
 
 def fit(workload, backend="ipu:bow", *, sample_batches=None):
     """``tilesim fit``: the largest batch of a loader workload that fits the simulated IPU (as a dict)."""
-    path, _ = _file_of(workload, "fit")
-    return json.loads(_call(["fit", path, "--backend", backend, "--json"] + _optional("--sample-batches", sample_batches)))
+    with _as_file(workload, "fit") as path:
+        return json.loads(_call(["fit", path, "--backend", backend, "--json"] + _optional("--sample-batches", sample_batches)))
 
 
 def placement(workload=None, *, graph=None, features=None, dtype=None, machine=None, symmetrize=False, seed=None):
     """``tilesim placement``: one message-passing step's exchange under linear, RCM and METIS placements."""
-    args = ["placement"]
-    if workload is not None:
-        args.append(_file_of(workload, "placement")[0])
-    args += _optional("--graph", graph) + _optional("--features", features) + _optional("--dtype", dtype) + _optional("--machine", machine)
+    args = _optional("--graph", graph) + _optional("--features", features) + _optional("--dtype", dtype) + _optional("--machine", machine)
     args += _optional("--symmetrize", symmetrize) + _optional("--seed", seed) + ["--json"]
-    return json.loads(_call(args))
+    if workload is None:
+        return json.loads(_call(["placement"] + args))
+    with _as_file(workload, "placement") as path:
+        return json.loads(_call(["placement", path] + args))
 
 
 def calibrate(out=None):

@@ -111,6 +111,26 @@ class Graph:
     def to_dict(self):
         return dict(self._spec)
 
+    def save(self, path):
+        """Writes an in-memory graph as a Matrix Market file (docs/graph-format.md: entry (i, j) is the
+        edge i -> j, 1-based; the size line's order keeps isolated nodes), which keeps node ids as they
+        are, and returns the graph object naming it (``Graph.file(path, format="matrix_market")`` with
+        this graph's clean-up options) for workload files and the file-based commands. A batch vector
+        has no place in the format and is refused."""
+        if not self.in_memory:
+            raise InputError(f"Graph.save: expected a graph handed over in memory (Graph.from_edge_index), found a {self!r}")
+        if self.batch is not None:
+            raise InputError("Graph.save: expected a graph without a batch vector (Matrix Market holds one graph), found one of "
+                             f"{self.num_graphs} graphs")
+        ids = self.edge_index + 1
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("%%MatrixMarket matrix coordinate pattern general\n")
+            f.write(f"% written by tilesim.Graph.save: {ids.shape[1]} directed edges, entry (i, j) = edge i -> j\n")
+            f.write(f"{self.num_nodes} {self.num_nodes} {ids.shape[1]}\n")
+            np.savetxt(f, ids.T, fmt="%d")
+        options = {k: v for k, v in self._spec.items() if k not in ("edge_index", "num_nodes", "num_edges", "num_graphs")}
+        return Graph.file(str(path), format="matrix_market", **options)
+
     def native_listing(self):
         """(edge_index, num_nodes, batch, num_graphs) for the native module: in-memory graphs only."""
         return (self.edge_index, self.num_nodes, self.batch, self.num_graphs)

@@ -92,8 +92,13 @@ def test_validate_returns_the_suite(tmp_path):
 
 
 def test_version_and_backends():
+    # torch in the same process sets OpenMP to its own thread count; the commands still run with the
+    # executable's (the version text names it), and torch's own setting is left as it was.
+    import torch
+    torch.set_num_threads(1)
     assert tilesim.version().startswith("tilesim ")
     code, out, _ = run_cli("--version")
     assert out.strip() == tilesim.version()
+    assert torch.get_num_threads() == 1
     families = tilesim.backends()
     assert any(f.get("family") == "ipu" for f in families)
