@@ -1,6 +1,6 @@
 #pragma once
 // The tilesim subcommands. Each returns the process exit code; errors are thrown as tilesim::Error
-// and turned into exit codes by main().
+// and turned into exit codes by run_cli().
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -142,6 +142,9 @@ int validate_command(const ValidateArgs& args);
 int machines_command(bool json);
 int backends_command(bool json);
 std::string version_text();
+// A --seed as the workload reader accepts one (InputError naming --seed otherwise), so a report's seed
+// always reproduces its run.
+std::uint64_t checked_seed(std::int64_t seed);
 
 // The command line: parses argv (argv[0] is the program name) and runs the subcommand. dispatch lets
 // tilesim::Error through (and std::bad_alloc, std::exception); run_cli catches them, prints

@@ -26,8 +26,7 @@ std::string version_text() {
          " threads; backends: " + backends::version_summary() + ")";
 }
 
-// A --seed as the workload reader accepts one, so a report's seed always reproduces its run.
-static std::uint64_t checked_seed(std::int64_t seed) {
+std::uint64_t checked_seed(std::int64_t seed) {
   return static_cast<std::uint64_t>(limits::checked_option("--seed", seed, 0, limits::max_seed));
 }
 

@@ -64,13 +64,13 @@ void check_broadcast_shape(const Op& op) {
     bad_op(op, "other_groups must divide num_features " + std::to_string(s.num_features) + ", found " + std::to_string(s.other_groups));
 }
 
+}  // namespace
+
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string text = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
   return text + "]";
 }
-
-}  // namespace
 
 std::string to_string(OpKind kind) {
   for (const auto& entry : kind_names)

@@ -29,6 +29,8 @@ struct TensorInfo {
   std::int64_t elements() const;
   std::int64_t bytes() const { return elements() * dtype_bytes(dtype); }
 };
+// A tensor shape as messages write it: "[2708, 1433]".
+std::string shape_text(const std::vector<std::int64_t>& shape);
 
 enum class OpKind {
   gather,          // out[o, :] = input[indices[o], :]

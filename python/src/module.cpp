@@ -21,7 +21,6 @@
 
 #include "apps/commands.hpp"
 #include "common/error.hpp"
-#include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/graphs/in_memory.hpp"
 #include "workloads/workload.hpp"
@@ -136,12 +135,6 @@ std::vector<std::int64_t> squeezed(std::vector<std::int64_t> shape) {
   return shape;
 }
 
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 // Overwrites the named graph inputs with the caller's values: one copy, into the engine's inputs.
 void set_values(const tilesim::OpGraph& graph, tilesim::TensorValues& values, const std::map<std::string, Float32Array>& given) {
   std::map<std::string, tilesim::TensorId> inputs;
@@ -159,10 +152,18 @@ void set_values(const tilesim::OpGraph& graph, tilesim::TensorValues& values, co
     const auto& info = graph.tensor(it->second);
     std::vector<std::int64_t> shape(array.shape(), array.shape() + array.ndim());
     if (squeezed(shape) != squeezed(info.shape))
-      throw tilesim::InputError("", "values." + name, "an array of shape " + shape_text(info.shape) + " (dimensions of size 1 may be left out)",
-                                "shape " + shape_text(shape));
+      throw tilesim::InputError("", "values." + name, "an array of shape " + tilesim::shape_text(info.shape) + " (dimensions of size 1 may be left out)",
+                                "shape " + tilesim::shape_text(shape));
     values.set_f32(it->second, std::vector<float>(array.data(), array.data() + array.size()));
   }
+}
+
+// A new array of `shape` holding `values`: the one copy out of the engine.
+template <typename T>
+py::array_t<T> to_array(const std::vector<T>& values, const std::vector<std::int64_t>& shape) {
+  py::array_t<T> a(shape);
+  std::copy(values.begin(), values.end(), a.mutable_data());
+  return a;
 }
 
 // The outputs of every op a backend computed, as float32 (or int32) arrays of the tensors' shapes.
@@ -171,17 +172,8 @@ py::dict collect_outputs(const tilesim::OpGraph& graph, const tilesim::TensorVal
   for (const auto& op : graph.ops) {
     if (!out.has(op.output)) continue;
     const auto& info = graph.tensor(op.output);
-    if (info.dtype == tilesim::DType::int32) {
-      const auto& v = out.i32(op.output);
-      py::array_t<std::int32_t> a(info.shape);
-      std::copy(v.begin(), v.end(), a.mutable_data());
-      arrays[py::str(info.name)] = a;
-    } else {
-      const auto& v = out.f32(op.output);
-      Float32Array a(info.shape);
-      std::copy(v.begin(), v.end(), a.mutable_data());
-      arrays[py::str(info.name)] = a;
-    }
+    arrays[py::str(info.name)] = info.dtype == tilesim::DType::int32 ? py::object(to_array(out.i32(op.output), info.shape))
+                                                                     : py::object(to_array(out.f32(op.output), info.shape));
   }
   return arrays;
 }
@@ -257,10 +249,8 @@ PYBIND11_MODULE(_core, m) {
         args.trace = py::cast<std::string>(options["trace"]);
         if (!options["warmup"].is_none()) args.warmup = py::cast<int>(options["warmup"]);
         if (!options["repeats"].is_none()) args.repeats = py::cast<int>(options["repeats"]);
-        // Checked as the command line checks --seed (apps/dispatch.cpp), with the same message.
-        if (!options["seed"].is_none())
-          args.seed = static_cast<std::uint64_t>(
-              tilesim::limits::checked_option("--seed", py::cast<std::int64_t>(options["seed"]), 0, tilesim::limits::max_seed));
+        // Checked as the command line checks --seed, with the same message.
+        if (!options["seed"].is_none()) args.seed = tilesim::cli::checked_seed(py::cast<std::int64_t>(options["seed"]));
         if (!options["steps"].is_none()) args.steps = py::cast<std::int64_t>(options["steps"]);
         if (!options["batches"].is_none()) args.batches = py::cast<std::int64_t>(options["batches"]);
 
