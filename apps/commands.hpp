@@ -27,10 +27,12 @@ struct RunArgs {
   int repeats = defaults::timed_calls;
   std::optional<std::int64_t> steps;  // training workloads: overrides train.steps
   std::optional<std::int64_t> batches;  // workloads with a loader: overrides loader.batches (default one epoch)
+  std::string available_memory_proportion;  // simulated IPU: every op's default proportion ("": the machine's)
 };
 
 struct ValidateArgs {
-  std::string suite = "hydronet";
+  std::string suite = "all";        // hydronet | layers | models | all
+  std::string format = "text";      // text | markdown | latex (markdown and latex also go to validation.md / .tex)
   bool json = false;
   std::string out_dir;  // default out/validation/
   bool plots = true;
@@ -54,6 +56,7 @@ struct SweepArgs {
   std::optional<std::string> backends;  // --backends: replaces the sweep file's backends (comma-separated)
   bool verify = false;          // simulated IPU: functional runs, outputs checked
   std::int64_t stop_after = 0;  // for tests: stop (as if killed) after this many new points; 0: run all
+  std::string available_memory_proportion;  // simulated IPU: every point's proportion ("": the machine's)
 };
 
 // tilesim calibrate: this host's ceilings into a CPU machine file.

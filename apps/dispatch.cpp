@@ -54,6 +54,9 @@ int dispatch(int argc, char** argv) {
   std::int64_t batches = 0;
   auto* batches_opt = run_cmd->add_option("--batches", batches,
                                           "Workloads with a loader: batches to run, one step each (overrides loader.batches; default one epoch)");
+  run_cmd->add_option("--available-memory-proportion", run.available_memory_proportion,
+                      "Simulated IPU: share of a tile's SRAM, in (0, 1], each op's plan may use for temporaries (PopTorch's "
+                      "setAvailableMemoryProportion; an op's own available_memory_proportion wins; default the machine file's)");
 
   bool machines_json = false;
   auto* machines_cmd = app.add_subcommand("machines", "List the machine files and their key figures");
@@ -100,6 +103,9 @@ int dispatch(int argc, char** argv) {
   auto* sweep_backends_opt =
       sweep_cmd->add_option("--backends", sweep_backends, "Comma-separated backends replacing the sweep file's (full grid each)");
   sweep_cmd->add_flag("--verify", sweep.verify, "Simulated IPU: functional runs with outputs checked, instead of timing-only");
+  sweep_cmd->add_option("--available-memory-proportion", sweep.available_memory_proportion,
+                        "Simulated IPU: share of a tile's SRAM, in (0, 1], each point's plan may use for temporaries "
+                        "(default the machine file's)");
   // For tests: stop as if killed after N new points (group "" hides it from the help).
   sweep_cmd->add_option("--stop-after", sweep.stop_after, "Stop after N new points")->group("");
 

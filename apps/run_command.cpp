@@ -12,6 +12,7 @@
 
 #include "apps/agreement.hpp"
 #include "apps/commands.hpp"
+#include "apps/memory_proportion.hpp"
 #include "apps/minibatch_run.hpp"
 #include "apps/report_writer.hpp"
 #include "apps/training_run.hpp"
@@ -94,6 +95,7 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
   workloads::Workload workload = hooks && hooks->workload_document ? workloads::parse_workload(*hooks->workload_document, args.workload)
                                                                     : workloads::load_workload(args.workload);
   if (args.seed) workload.seed = *args.seed;
+  workload.available_memory_proportion = parse_memory_proportion_option(args.available_memory_proportion);
   const bool training = workload.model && workload.model->train;
   const bool loader = workload.model && workload.model->loader;
   if (args.batches && !loader)
@@ -101,6 +103,9 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
   if (loader && !args.trace.empty())
     throw InputError("", "--trace", "no --trace with a \"loader\" (a trace is of one step: run one batch's graph without the loader)",
                      "--trace " + args.trace);
+  if (workload.available_memory_proportion && loader)
+    throw InputError("", "--available-memory-proportion", "a workload without a \"loader\" (not supported with mini-batches yet)",
+                     "--available-memory-proportion " + args.available_memory_proportion);
   if (args.steps && loader)
     throw InputError("", "--steps", "--batches for a workload with a loader (one step per batch)", "--steps " + std::to_string(*args.steps));
   if (args.steps && !training)
@@ -228,6 +233,7 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
   report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only},
                        {"warmup", args.warmup}, {"repeats", args.repeats}};
   if (training) report["options"]["steps"] = steps;
+  if (workload.available_memory_proportion) report["options"]["available_memory_proportion"] = *workload.available_memory_proportion;
   report["results"] = nlohmann::json::array();
   for (std::size_t b = 0; b < results.size(); ++b) {
     nlohmann::json entry = results[b].to_json();
@@ -247,6 +253,10 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
   } else {
     std::cout << format_table(results, instance.graph.groups);
     if (training) std::cout << format_losses(specs, training_runs) << loss_notes;
+    // Which plan each op got under its proportion, when one was chosen for it (flag or op field).
+    bool proportion_given = workload.available_memory_proportion.has_value();
+    for (const auto& op : workload.ops) proportion_given = proportion_given || op.available_memory_proportion.has_value();
+    if (proportion_given) std::cout << format_plan_budgets(results);
     if (!agreements.empty()) {
       std::cout << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
     }

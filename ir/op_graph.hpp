@@ -186,6 +186,9 @@ struct Op {
   OpPhase phase = OpPhase::forward;
   std::string grad_of;               // backward ops: the forward op whose gradient they compute
   bool detach = false;               // the output carries no gradient (PyG's softmax max: src.detach())
+  // The simulated IPU's available memory proportion for this op (the share of a tile's SRAM its plan's
+  // temporaries may use, models/ipu/planning/temporary_budget.hpp); 0: the machine file's default.
+  double available_memory_proportion = 0;
 
   // gather: num_outputs; scatter_*/degree_count: num_inputs; loss/loss_grad (cross_entropy): num_inputs
   // labels; else 0.

@@ -44,13 +44,18 @@ Lowered lower(const Workload& workload) {
                          "sizes in [1, 2147483647]", std::to_string(size));
       }
     }
+    const std::size_t first_op = out.graph.ops.size();
     if (spec.schnet_block) {
       layers::lower_schnet_block(out.graph, out.fills, spec.name, spec.shape.num_inputs, spec.shape.num_features,
                                  spec.shape.num_outputs, workload.seed);
-      continue;
+    } else {
+      out.plain_ops.emplace_back(i, out.graph.ops.size());
+      out.graph.add_gather_scatter(spec.name, spec.kind, spec.dtype, spec.shape);
     }
-    out.plain_ops.emplace_back(i, out.graph.ops.size());
-    out.graph.add_gather_scatter(spec.name, spec.kind, spec.dtype, spec.shape);
+    // The op's own proportion applies to every op it lowers to (a schnet_block's twelve).
+    if (spec.available_memory_proportion)
+      for (std::size_t k = first_op; k < out.graph.ops.size(); ++k)
+        out.graph.ops[k].available_memory_proportion = *spec.available_memory_proportion;
   }
   if (workload.model && workload.model->loader)
     throw InputError(workload.source_file, "loader",
@@ -89,6 +94,10 @@ Lowered lower(const Workload& workload) {
     for (const auto& t : out.graph.tensors) bytes += t.bytes();
     check_memory(bytes, false);
   }
+  // The run-wide proportion, for every op without its own.
+  if (workload.available_memory_proportion)
+    for (Op& op : out.graph.ops)
+      if (op.available_memory_proportion == 0) op.available_memory_proportion = *workload.available_memory_proportion;
   return out;
 }
 

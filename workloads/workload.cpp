@@ -175,6 +175,8 @@ OpSpec read_op(const nlohmann::json& element, const std::string& file, const std
   op.dtype = read_dtype(reader);
   // A schnet_block's edges are uniform by definition (the hydronet harness): no "indices" key.
   if (!op.schnet_block) op.indices = read_indices(reader);
+  if (reader.has("available_memory_proportion"))
+    op.available_memory_proportion = reader.number_above("available_memory_proportion", 0.0, 1.0);
   reader.finish();
   return op;
 }
@@ -318,6 +320,7 @@ nlohmann::json to_json(const Workload& workload) {
                      {"num_features", op.shape.num_features},
                      {"num_outputs", op.shape.num_outputs},
                      {"dtype", to_string(op.dtype)}});
+      if (op.available_memory_proportion) ops.back()["available_memory_proportion"] = *op.available_memory_proportion;
       continue;
     }
     nlohmann::json indices = {{"distribution", to_string(op.indices.distribution)}};
@@ -333,6 +336,7 @@ nlohmann::json to_json(const Workload& workload) {
                    {"num_outputs", op.shape.num_outputs},
                    {"dtype", to_string(op.dtype)},
                    {"indices", indices}});
+    if (op.available_memory_proportion) ops.back()["available_memory_proportion"] = *op.available_memory_proportion;
   }
   nlohmann::json echo = {{"name", workload.name}, {"seed", workload.seed}, {"source_file", workload.source_file}};
   // A model-only workload has no "ops" (an empty array is not valid input), so its echo stays a workload.

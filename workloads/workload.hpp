@@ -42,6 +42,9 @@ struct OpSpec {
   // ops (workloads/layers/layers.hpp); `kind` and `indices` are then unused. Last, so that the brace
   // initialisation {name, kind, dtype, shape, indices} of a gather/scatter op keeps working.
   bool schnet_block = false;
+  // "available_memory_proportion": the simulated IPU's budget for this op's temporaries, a share of a
+  // tile's SRAM in (0, 1] (models/ipu/planning/temporary_budget.hpp); unset: the run's or the machine's.
+  std::optional<double> available_memory_proportion;
 };
 
 // A GNN model on a graph: "graph", "num_features" and "model" of the workload file. Runs after `ops`.
@@ -63,6 +66,9 @@ struct Workload {
   std::vector<OpSpec> ops;
   std::optional<ModelSpec> model;
   std::string source_file;  // where it was read from ("" when built in code)
+  // `tilesim run --available-memory-proportion P`: every op without its own proportion gets P (not a key
+  // of the workload file; echoed under report.json's "options").
+  std::optional<double> available_memory_proportion;
 };
 
 // Parses and validates a workload document. Throws tilesim::InputError naming `file`, the JSON path,

@@ -13,9 +13,10 @@ using analysis::SweepPoint;
 
 namespace {
 
-OpGraph one_op_graph(const SweepPoint& p, OpKind kind, DType dtype) {
+OpGraph one_op_graph(const SweepPoint& p, OpKind kind, DType dtype, std::optional<double> proportion) {
   OpGraph graph;
   graph.add_gather_scatter(p.op, kind, dtype, p.shape);
+  if (proportion) graph.ops.front().available_memory_proportion = *proportion;
   return graph;
 }
 
@@ -73,7 +74,7 @@ ResultRow PointRunner::run(const SweepPoint& p) {
   try {
     result = run_one_op(p, b, kind, dtype, seed, options);
   } catch (const PlanError& e) {
-    return does_not_fit(row, b, one_op_graph(p, kind, dtype), t0, e.what());
+    return does_not_fit(row, b, one_op_graph(p, kind, dtype, proportion_), t0, e.what());
   }
   if (result.ops.size() != 1) throw Error(ExitCode::internal_error, b.name + " returned " + std::to_string(result.ops.size()) + " rows for one op");
   finish_row(row, result, b, false);
@@ -102,14 +103,14 @@ BackendResult PointRunner::run_one_op(const SweepPoint& p, SweepBackendRun& b, O
                                       const RunOptions& options) const {
   if (!b.spec.descriptor->info().reads_input_values) {
     // A model reads no values.
-    const OpGraph graph = one_op_graph(p, kind, dtype);
+    const OpGraph graph = one_op_graph(p, kind, dtype, proportion_);
     b.backend->prepare(graph);
     return b.backend->run(graph, TensorValues{}, options);
   }
   if (options.timing_only) {
     // Timing-only: the indices alone (the cycles depend on them), drawn as a one-op workload with
     // this seed would draw them, without generating the values nobody reads.
-    const OpGraph graph = one_op_graph(p, kind, dtype);
+    const OpGraph graph = one_op_graph(p, kind, dtype, proportion_);
     const Op& op = graph.ops.front();
     auto indices = analysis::point_indices(op, seed);
     if (spec_.indices == "sorted") std::sort(indices.begin(), indices.end());
@@ -188,6 +189,7 @@ workloads::Workload PointRunner::point_workload(const SweepPoint& p, OpKind kind
   workloads::Workload w;
   w.name = "sweep_point";
   w.seed = seed;
+  w.available_memory_proportion = proportion_;
   workloads::OpSpec op;
   op.name = p.op;
   op.kind = kind;

@@ -4,6 +4,7 @@
 // backend run, its rows summed into the point's. A point that does not fit the machine is a row too
 // (verified = does-not-fit), so --resume does not retry it.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ class PointRunner {
 
   analysis::ResultRow run(const analysis::SweepPoint& p);
 
+  // --available-memory-proportion: every point's ops get it (the simulated IPU plans under it).
+  void set_available_memory_proportion(std::optional<double> proportion) { proportion_ = proportion; }
+
   // The message of the last point that did not fit or failed verification.
   const std::string& last_error() const { return last_error_; }
 
@@ -37,6 +41,7 @@ class PointRunner {
   const analysis::SweepSpec& spec_;
   std::vector<SweepBackendRun>& backends_;
   std::string last_error_;
+  std::optional<double> proportion_;
 };
 
 }  // namespace tilesim::cli::sweep

@@ -12,6 +12,7 @@
 
 #include "workloads/sweep_spec.hpp"
 #include "apps/commands.hpp"
+#include "apps/memory_proportion.hpp"
 #include "apps/report_writer.hpp"
 #include "apps/sweep/loader_sweep.hpp"
 #include "apps/sweep/point_runner.hpp"
@@ -103,9 +104,15 @@ int sweep_command(const SweepArgs& args) {
   const auto run_start = Clock::now();
   check_arguments(args);
   const nlohmann::json document = load_json_file(args.sweep);
-  if (is_loader_sweep(document)) return loader_sweep_command(args, document);
+  if (is_loader_sweep(document)) {
+    if (!args.available_memory_proportion.empty())
+      throw InputError("", "--available-memory-proportion", "a sweep of op points (not supported with a loader sweep yet)",
+                       "--available-memory-proportion " + args.available_memory_proportion + " with " + args.sweep);
+    return loader_sweep_command(args, document);
+  }
   analysis::SweepSpec spec = analysis::parse_sweep(document, args.sweep);
   apply_command_line(spec, args.backends, args.verify);
+  const std::optional<double> proportion = parse_memory_proportion_option(args.available_memory_proportion);
   std::vector<SweepBackendRun> backends = resolve_backends(spec);
   check_host_memory(spec, backends);
   std::vector<std::string> names;
@@ -116,7 +123,9 @@ int sweep_command(const SweepArgs& args) {
   // Nothing in the folder is read or written before the lock is held, and nothing is written before
   // every check has passed.
   const OutputLock lock(out_dir, "tilesim sweep " + args.sweep);
-  const nlohmann::json resolved = analysis::to_json(spec);
+  nlohmann::json resolved = analysis::to_json(spec);
+  // A run-wide proportion changes every simulated plan: part of the sweep's identity (--resume checks it).
+  if (proportion) resolved["available_memory_proportion"] = *proportion;
   if (args.resume && fs::exists(csv_path)) check_same_sweep(out_dir, resolved);
   const auto points = analysis::expand_sweep(spec);
   const DonePoints done = done_points(csv_path, points, names, args.resume, args.overwrite);
@@ -136,6 +145,7 @@ int sweep_command(const SweepArgs& args) {
   std::cout << std::flush;
 
   PointRunner runner(spec, backends);
+  runner.set_available_memory_proportion(proportion);
   std::vector<int> parallelism(backends.size(), 1);
   for (std::size_t b = 0; b < backends.size(); ++b) parallelism[b] = backends[b].measured ? 1 : args.jobs;
   Progress progress(pending.points.size(), backends.size(), pending.pending_per_backend, parallelism);

@@ -14,6 +14,7 @@
 #include "models/ipu/planning/phase_estimate.hpp"
 #include "models/ipu/planning/plan.hpp"
 #include "models/ipu/planning/system_estimate.hpp"
+#include "models/ipu/planning/temporary_budget.hpp"
 #include "models/ipu/planning/training_plan.hpp"
 #include "sim/program.hpp"
 
@@ -62,6 +63,7 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
       add_phase(p, "exchange: broadcast operand to the tiles that need it",
                 exchange_phase_estimate(linear_operand_bytes(other_elements, m), needed * kValueBytes, m), PhaseTraffic::linear_layout);
       bytes += aligned(needed * kValueBytes) + aligned(linear_operand_bytes(other_elements, m));
+      p.estimated_temporary_tile_bytes = aligned(needed * kValueBytes);  // the received rows of `other`
     }
   }
   const auto& c = m.codelets;
@@ -136,7 +138,7 @@ OpPlan plan_segment_matmul(const Op& op, const std::vector<std::int32_t>& offset
     }
     OpPlan best, smallest;
     const std::int64_t product_rows = weight_gradient ? K : rows, product_inner = weight_gradient ? rows : K;
-    if (!plan_matmul(product_rows, product_inner, N, false, tiles, m, best, smallest, transpose)) {
+    if (!plan_matmul(product_rows, product_inner, N, false, tiles, m, available_memory_proportion(op, m), best, smallest, transpose)) {
       throw_does_not_fit(op, m,
                          "segment " + std::to_string(s) + " on " + std::to_string(tiles) + " tiles: " +
                              std::to_string(smallest.split.row_blocks) + " row blocks x " +
@@ -175,6 +177,13 @@ OpPlan plan_segment_matmul(const Op& op, const std::vector<std::int32_t>& offset
     p.rows_per_block = slowest_plan->rows_per_block;
     p.columns_per_block = slowest_plan->columns_per_block;
     p.k_per_block = slowest_plan->k_per_block;
+    p.estimated_temporary_tile_bytes = slowest_plan->estimated_temporary_tile_bytes;
+    p.available_memory_proportion = slowest_plan->available_memory_proportion;
+    p.temporary_budget_bytes = slowest_plan->temporary_budget_bytes;
+  }
+  for (const auto& pp : part_plans) {
+    p.estimated_temporary_tile_bytes = std::max(p.estimated_temporary_tile_bytes, pp.estimated_temporary_tile_bytes);
+    p.temporary_budget_met = p.temporary_budget_met && pp.temporary_budget_met;
   }
   // The weight's gradient of an empty segment: a zero K x N block on one tile.
   if (weight_gradient && static_cast<std::int64_t>(nonempty.size()) < S) {
@@ -253,39 +262,27 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   add_loop_control(p, m);
   add_cross_chip_estimate(p, m);
   p.estimated_peak_tile_bytes = bytes;
+  // Temporaries: everything but the linearly mapped operands and output, which stay resident (the
+  // blocks received for the AMP vertex, their transposed copies, partial products and their reduction).
+  p.estimated_temporary_tile_bytes =
+      bytes - (aligned(x_linear) + aligned(w_linear) + aligned(out_linear) + (bias ? aligned(bias_linear) : 0));
   return p;
 }
 
 bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, std::int64_t tiles,
-                 const IpuMachine& m, OpPlan& best, OpPlan& smallest, MatmulTranspose transpose) {
-  const std::int64_t sram = m.chip.sram_bytes_per_tile;
-  const auto budget = static_cast<std::int64_t>(m.planner.memory_fraction * static_cast<double>(sram));
+                 const IpuMachine& m, double proportion, OpPlan& best, OpPlan& smallest, MatmulTranspose transpose) {
   const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / kValueBytes);
-  bool have_budget = false, have_sram = false, have_any = false;
-  OpPlan best_sram;
-  auto better = [](const OpPlan& a, const OpPlan& b) {
-    return b.objective_cycles < a.objective_cycles || (b.objective_cycles == a.objective_cycles && b.tiles_used < a.tiles_used);
-  };
+  std::vector<OpPlan> plans;
   for (std::int64_t s : powers_of_two_up_to(std::min(rows, tiles))) {
     for (std::int64_t h : powers_of_two_up_to(std::min(ceil_div(cols, grain), tiles / s))) {
       for (std::int64_t k : powers_of_two_up_to(std::min(inner, tiles / (s * h)))) {
         if (s * h * k > tiles) continue;
-        const OpPlan p = estimate_matmul(rows, inner, cols, bias, {s, h, 1, k}, tiles, m, transpose);
-        if (!have_any || p.estimated_peak_tile_bytes < smallest.estimated_peak_tile_bytes) smallest = p;
-        have_any = true;
-        if (p.estimated_peak_tile_bytes <= budget && (!have_budget || better(best, p))) {
-          best = p;
-          have_budget = true;
-        }
-        if (p.estimated_peak_tile_bytes <= sram && (!have_sram || better(best_sram, p))) {
-          best_sram = p;
-          have_sram = true;
-        }
+        plans.push_back(estimate_matmul(rows, inner, cols, bias, {s, h, 1, k}, tiles, m, transpose));
+        if (plans.size() == 1 || plans.back().estimated_peak_tile_bytes < smallest.estimated_peak_tile_bytes) smallest = plans.back();
       }
     }
   }
-  if (!have_budget && have_sram) best = best_sram;
-  return have_budget || have_sram;
+  return choose_within_budget(plans, proportion, m, best) != nullptr;
 }
 
 OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, const IpuMachine& machine) {
@@ -294,6 +291,7 @@ OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, con
     case OpKind::binary:
     case OpKind::unary_grad: {
       OpPlan p = plan_elementwise(op, machine);
+      record_budget(p, available_memory_proportion(op, machine), machine);
       if (p.estimated_peak_tile_bytes > machine.chip.sram_bytes_per_tile) {
         throw_does_not_fit(op, machine, "the linear layout over " + std::to_string(p.tiles_used) + " tiles",
                            p.estimated_peak_tile_bytes);
@@ -303,7 +301,8 @@ OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, con
     case OpKind::matmul: {
       OpPlan best, smallest;
       if (!plan_matmul(op.shape.num_inputs, op.shape.num_features, op.shape.out_features, op.bias >= 0,
-                       machine.chip.num_tiles, machine, best, smallest, {op.transpose_input, op.transpose_weight})) {
+                       machine.chip.num_tiles, machine, available_memory_proportion(op, machine), best, smallest,
+                       {op.transpose_input, op.transpose_weight})) {
         throw_does_not_fit(op, machine,
                            std::to_string(smallest.split.row_blocks) + " row blocks x " +
                                std::to_string(smallest.split.column_blocks) + " column blocks x " +

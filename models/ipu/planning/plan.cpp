@@ -13,6 +13,7 @@
 #include "models/ipu/planning/linear_layout.hpp"
 #include "models/ipu/planning/phase_estimate.hpp"
 #include "models/ipu/planning/system_estimate.hpp"
+#include "models/ipu/planning/temporary_budget.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
@@ -98,6 +99,29 @@ std::int64_t rearrangement_bytes(std::int64_t plan_output_bytes_per_tile, std::i
   return std::max(plan_output_bytes_per_tile, linear_tile_bytes(output_elements, kValueBytes, m));
 }
 
+// The table block's bytes beyond an even spread of the table over all tiles: poplibs counts them as a
+// temporary copy (the block rearranged out of the table's layout) when it charges their exchange.
+std::int64_t base_excess_bytes(std::int64_t block_bytes, std::int64_t tensor_elements, const IpuMachine& m) {
+  if (!m.planner.objective_includes_base_rearrangement) return 0;
+  return std::max<std::int64_t>(0, block_bytes - linear_tile_bytes(tensor_elements, kValueBytes, m));
+}
+
+// A gather's temporaries on its busiest tile, as poplibs' slice planner counts them (DynamicSlice.cpp,
+// sliceTempBytes): the larger of the first stage's (the table block copied to each index group, or
+// rearranged, with the received indices and, with S > 1, the stage's candidate rows) and the second
+// stage's (the candidate rows, the S candidates received per lookup, and the lookups' indices).
+std::int64_t gather_temporary_bytes(const OpPlan& p, std::int64_t slab_bytes, std::int64_t row_bytes, const IpuMachine& m) {
+  const std::int64_t S = p.split.row_blocks, H = p.split.column_blocks, I = p.split.index_groups;
+  const std::int64_t ni = p.indices_per_group;
+  const std::int64_t base = std::max(I > 1 ? aligned(slab_bytes) : 0, base_excess_bytes(slab_bytes, p.rows * op_columns(p, H), m));
+  const std::int64_t first_indices = aligned(ni * kIndexBytes);
+  if (S == 1) return base + first_indices;  // the stage writes the output itself
+  const std::int64_t chunk = ceil_div(ni, S);
+  const std::int64_t candidates = aligned(ni * row_bytes);
+  const std::int64_t received = aligned((S - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
+  return std::max(base + candidates + first_indices, candidates + received + aligned(chunk * kIndexBytes));
+}
+
 void estimate_gather(OpPlan& p, const IpuMachine& m) {
   const auto& c = m.codelets;
   const std::int64_t S = p.split.row_blocks, H = p.split.column_blocks, I = p.split.index_groups;
@@ -143,6 +167,7 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   } else {
     bytes += aligned(ni * row_bytes);
   }
+  p.estimated_temporary_tile_bytes = gather_temporary_bytes(p, slab_bytes, row_bytes, m);
   // A program's last superstep has no sync when no exchange follows it (sim/program.hpp).
   if (m.planner.gather_output_to_linear_layout) {
     const std::int64_t out_elements = p.indices * p.columns_per_block * H;
@@ -217,6 +242,16 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
     bytes += aligned((I - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
     if (counts) bytes += aligned((I - 1) * chunk * kValueBytes) + aligned(chunk * kValueBytes);
   }
+  {
+    // Temporaries as poplibs' update planner counts them (DynamicSlice.cpp, updateTempBytes): the output
+    // block beyond an even spread (rearranged), plus the largest of: the messages multicast to the S row
+    // blocks; those with the partials of an index split and the received indices; or, with I > 1, the
+    // partials twice (the reduction's inputs and results).
+    const std::int64_t multicast = has_messages && S > 1 ? aligned(mi * row_bytes) : 0;
+    const std::int64_t partials = I > 1 ? aligned(part_bytes) + (counts ? aligned(count_bytes) : 0) : 0;
+    const std::int64_t during = multicast + partials + aligned(mi * kIndexBytes);
+    p.estimated_temporary_tile_bytes = base_excess_bytes(part_bytes, out_elements, m) + std::max({multicast, during, 2 * partials});
+  }
   const std::int64_t linear_bytes = aligned(linear_tile_bytes(out_elements, kValueBytes, m));
   if (base_from_linear) bytes += linear_bytes;
   if (messages_from_linear) bytes += aligned(linear_tile_bytes(op.shape.num_inputs * op.shape.num_features, kValueBytes, m));
@@ -252,6 +287,17 @@ nlohmann::json OpPlan::to_json() const {
       {"estimated_phases", phases_json},
       {"estimated_peak_tile_bytes", estimated_peak_tile_bytes},
   };
+  if (available_memory_proportion > 0) {
+    j["temporary_memory"] = {
+        {"available_memory_proportion", available_memory_proportion},
+        {"estimated_temporary_tile_bytes", estimated_temporary_tile_bytes},
+        {"temporary_budget_bytes", temporary_budget_bytes},
+        {"within_budget", temporary_budget_met},
+        {"choice", temporary_budget_met
+                       ? "the plan with the lowest objective among those whose temporaries fit the budget"
+                       : "no plan's temporaries fit the budget: the plan with the lowest objective that fits the "
+                         "SRAM (poplibs retries with unlimited temporary memory)"}};
+  }
   if (is_indexed(kind)) {
     j["indices"] = static_indices ? "static: compiled into the exchange (ipu:MACHINE:static)"
                                   : "dynamic: read at run time, planned for uniform indices";
@@ -295,24 +341,13 @@ OpPlan plan_op(const Op& op, const IpuMachine& machine) { return plan_op(op, {},
 
 OpPlan plan_op(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
   if (!is_indexed(op.kind)) return plan_dense_op(op, indices, machine);
-  const std::int64_t sram = machine.chip.sram_bytes_per_tile;
-  const auto budget = static_cast<std::int64_t>(machine.planner.memory_fraction * static_cast<double>(sram));
-  const OpPlan* best_in_budget = nullptr;
-  const OpPlan* best_in_sram = nullptr;
-  const OpPlan* smallest = nullptr;
   std::vector<OpPlan> plans;
   for (const Split& s : candidate_splits(op, machine)) plans.push_back(estimate_plan(op, s, machine));
-  auto better = [](const OpPlan* a, const OpPlan& b) {
-    return !a || b.objective_cycles < a->objective_cycles ||
-           (b.objective_cycles == a->objective_cycles && b.tiles_used < a->tiles_used);
-  };
-  for (const auto& p : plans) {
-    if (p.estimated_peak_tile_bytes <= budget && better(best_in_budget, p)) best_in_budget = &p;
-    if (p.estimated_peak_tile_bytes <= sram && better(best_in_sram, p)) best_in_sram = &p;
+  OpPlan chosen;
+  if (choose_within_budget(plans, available_memory_proportion(op, machine), machine, chosen)) return chosen;
+  const OpPlan* smallest = nullptr;
+  for (const auto& p : plans)
     if (!smallest || p.estimated_peak_tile_bytes < smallest->estimated_peak_tile_bytes) smallest = &p;
-  }
-  if (best_in_budget) return *best_in_budget;
-  if (best_in_sram) return *best_in_sram;
   const OpPlan& s = *smallest;
   throw_does_not_fit(op, machine,
                      std::to_string(s.split.row_blocks) + " row blocks x " + std::to_string(s.split.column_blocks) +

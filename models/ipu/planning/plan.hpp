@@ -77,6 +77,16 @@ struct OpPlan {
   sim::Cycles objective_cycles = 0;    // what the planner ranks splits by (see PlannerSettings)
   std::vector<PhaseEstimate> phases;   // its parts, for the report
   std::int64_t estimated_peak_tile_bytes = 0;
+  // What the plan needs on its busiest tile beyond its resident operands and outputs (receive buffers of
+  // copied blocks and indices, a split's partial results): the term the available memory proportion
+  // bounds (planning/temporary_budget.hpp). Included in estimated_peak_tile_bytes.
+  std::int64_t estimated_temporary_tile_bytes = 0;
+  // How the plan was chosen: the proportion in force, its budget in bytes per tile, and whether the
+  // chosen plan's temporaries fit it (false: no candidate's did; see temporary_budget.hpp). Zero and
+  // true for a plan that was not chosen from candidates.
+  double available_memory_proportion = 0;
+  std::int64_t temporary_budget_bytes = 0;
+  bool temporary_budget_met = true;
   // Indices compiled into the exchange (static_index_plan.hpp) instead of read at run time; the
   // split fields are then unused and the cycles come from the engine run alone.
   bool static_indices = false;
@@ -90,7 +100,9 @@ OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine
 // The splits the planner considers (powers of two and the largest factors that still fit the tiles).
 std::vector<Split> candidate_splits(const Op& op, const IpuMachine& machine);
 
-// The split with the lowest objective whose busiest tile fits memory_fraction of its SRAM, or failing that all of it.
+// The split with the lowest objective whose temporaries fit the op's available memory proportion of a
+// tile's SRAM (planning/temporary_budget.hpp) and whose busiest tile fits the SRAM; when no split's
+// temporaries fit, the one with the lowest objective that fits the SRAM (poplibs' fallback).
 // Throws tilesim::PlanError naming the op, the tile, the bytes needed and the bytes there are, and the next
 // step to try, when no split fits. A segment_matmul is planned here for equal segments.
 OpPlan plan_op(const Op& op, const IpuMachine& machine);
@@ -113,8 +125,9 @@ struct MatmulTranspose {
 // leaving in `smallest` the plan needing the least memory.
 OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, const Split& split,
                        std::int64_t tiles, const IpuMachine& machine, MatmulTranspose transpose = {});
+// `proportion`: the available memory proportion in force (available_memory_proportion(op, machine)).
 bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, std::int64_t tiles,
-                 const IpuMachine& machine, OpPlan& best, OpPlan& smallest, MatmulTranspose transpose = {});
+                 const IpuMachine& machine, double proportion, OpPlan& best, OpPlan& smallest, MatmulTranspose transpose = {});
 OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, const IpuMachine& machine);
 
 // The PlanError for an op no plan fits: names the op, the tile, the bytes it needs and has, and the next step.
