@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "models/gpu/eager_timeline.hpp"
 
 namespace tilesim::gpu {
 
@@ -39,16 +40,25 @@ BackendResult GpuModelBackend::run(const OpGraph& graph, const TensorValues& inp
   result.machine = machine_.name;
   // torch.optim updates a step's parameters together: each optimizer_step op learns its companions.
   const auto steps = foreach_steps(graph);
+  std::vector<GpuPrediction> predictions;
+  predictions.reserve(graph.ops.size());
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
-    const Op& op = graph.ops[i];
     // Only shapes are read, so an op fed by an earlier op's output (a chained graph) needs no values.
     const auto step = steps.find(i);
-    const GpuPrediction p = predict_op(op, machine_, mode_, step == steps.end() ? nullptr : &step->second);
-    OpResult row = OpResult::for_op(op);
-    row.time_s = p.time_s;
+    predictions.push_back(predict_op(graph.ops[i], machine_, mode_, step == steps.end() ? nullptr : &step->second));
+  }
+  // Eager: the graph as back-to-back iterations of eager PyTorch (host and GPU overlapping, the
+  // layers' Python and autograd included); kernel: each op's kernels.
+  EagerTimeline timeline;
+  if (mode_ == GpuMode::eager) timeline = eager_timeline(graph, predictions, machine_);
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    const GpuPrediction& p = predictions[i];
+    OpResult row = OpResult::for_op(graph.ops[i]);
+    row.time_s = mode_ == GpuMode::eager ? timeline.op_time_s[i] : p.time_s;
     row.bytes_by_level = {{"hbm_bytes", std::llround(p.hbm_bytes)}, {"l2_bytes", std::llround(p.l2_bytes)}};
     row.verification = "modeled: no outputs computed";
     row.plan = p.to_json();
+    if (mode_ == GpuMode::eager) row.plan["eager_host_s"] = timeline.op_host_s[i];
     result.time_s += row.time_s;
     result.ops.push_back(std::move(row));
   }
@@ -56,6 +66,7 @@ BackendResult GpuModelBackend::run(const OpGraph& graph, const TensorValues& inp
                  {"machine_file", machine_.file},
                  {"fit_carried_over_from", machine_.fit_carried_over_from},
                  {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  if (mode_ == GpuMode::eager) result.host["eager"] = timeline.to_json();
   return result;
 }
 

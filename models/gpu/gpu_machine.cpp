@@ -110,6 +110,10 @@ GpuMachine parse_resolved(const MachineDocument& resolved) {
   c.host_scatter_max_min_s = host.number("scatter_max_min", 0.0, 1.0);
   c.host_zero_fill_s = host.number("zero_fill", 0.0, 1.0);
   m.eager.aten_call_s = host.number("aten_call", 0.0, 1.0);
+  m.eager.aten_view_call_s = host.number("aten_view_call", 0.0, 1.0);
+  m.eager.module_call_s = host.number("module_call", 0.0, 1.0);
+  m.eager.propagate_call_s = host.number("propagate_call", 0.0, 1.0);
+  m.eager.autograd_node_s = host.number("autograd_node", 0.0, 1.0);
   m.eager.segment_matmul_call_s = host.number("segment_matmul_call", 0.0, 1.0);
   m.eager.segment_matmul_per_segment_s = host.number("segment_matmul_per_segment", 0.0, 1.0);
   m.eager.optimizer_step_call_s = host.number("optimizer_step_call", 0.0, 1.0);

@@ -81,6 +81,13 @@ struct GpuMachine {
   // beyond its ATen calls as a fixed part plus a part per parameter (Python bookkeeping).
   struct EagerCalls {
     double aten_call_s = 0;
+    // Python-level calls that launch no kernel (views, allocations), nn.Module __call__ overhead,
+    // MessagePassing.propagate's Python work, and the extra host time of a call that records autograd
+    // history (grad mode, an input that requires grad): models/gpu/eager_calls.hpp.
+    double aten_view_call_s = 0;
+    double module_call_s = 0;
+    double propagate_call_s = 0;
+    double autograd_node_s = 0;
     double segment_matmul_call_s = 0;
     double segment_matmul_per_segment_s = 0;
     double optimizer_step_call_s = 0;

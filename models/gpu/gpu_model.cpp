@@ -78,7 +78,8 @@ nlohmann::json GpuPrediction::to_json() const {
           {"l2_bytes", l2_bytes},
           {"footprint_bytes", footprint_bytes},
           {"l2_hit_fraction", l2_hit_fraction},
-          {"kernels", ks}};
+          {"kernels", ks},
+          {"aten_calls", aten_calls}};
 }
 
 namespace {

@@ -50,6 +50,12 @@ struct GpuPrediction {
   double footprint_bytes = 0;   // distinct bytes one call touches (its tensors)
   double l2_hit_fraction = 0;   // share of the traffic served by L2 in back-to-back calls
   std::vector<GpuKernel> kernels;
+  // The ATen calls PyTorch dispatches for the op (recorded, models/gpu/eager_calls.hpp) with the op's
+  // sizes, and how many of the Python-level ones launch kernels; null / 0 for ops without a record.
+  nlohmann::json aten_calls;
+  int python_kernel_calls = 0;
+  // eager: the call waits for the GPU (a copy to the host), so its host and device times add up.
+  bool host_waits_for_device = false;
   nlohmann::json to_json() const;
 };
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/gpu/eager_calls.hpp"
 #include "models/gpu/gpu_kernel_list.hpp"
 
 namespace tilesim::gpu {
@@ -136,9 +137,8 @@ HostSide model_degree_count(const Op& op, const GpuMachine& m, GpuPrediction& p)
   return {3.0 * m.eager.aten_call_s, true};  // zeros, ones, scatter_add_
 }
 
-}  // namespace
-
-GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode, const ForeachStep* step) {
+// The kernels and host side of one op as written by hand from PyTorch's and PyG's sources.
+GpuPrediction predict_op_hand(const Op& op, const GpuMachine& machine, GpuMode mode, const ForeachStep* step) {
   require_positive(op, op.shape.num_inputs, "num_inputs");
   require_positive(op, op.shape.num_features, "num_features");
   if (op.kind == OpKind::gather || op.kind == OpKind::scatter_max ||
@@ -203,8 +203,41 @@ GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode, 
     return p;
   }
   p.host_floor_s = host.floor_s;
+  p.host_waits_for_device = !host.overlaps_device;
   p.time_s = host.overlaps_device ? std::max(p.host_floor_s, p.kernel_s) : p.host_floor_s + p.kernel_s;
   if (p.host_floor_s >= p.kernel_s) p.limiter = "host";
+  return p;
+}
+
+// The op's recorded ATen sequence, when it has one, into the prediction; for the kinds whose host side
+// is not a fitted floor of the whole call (matmul, unary, binary, degree_count), the host floor becomes
+// the recorded calls' (models/gpu/eager_calls.hpp): what PyTorch dispatches, not a hand count.
+void apply_recorded_sequence(const Op& op, const GpuMachine& machine, GpuPrediction& p) {
+  const RecordedSequence* seq = recorded_sequence(op);
+  if (seq == nullptr) return;
+  p.aten_calls = instantiate(*seq, op);
+  p.python_kernel_calls = seq->kernel_calls();
+  const bool host_from_record = op.kind == OpKind::matmul || op.kind == OpKind::unary || op.kind == OpKind::binary ||
+                                op.kind == OpKind::degree_count;
+  if (!host_from_record || p.mode != GpuMode::eager) return;
+  p.call = seq->python;
+  p.host_floor_s = recorded_host_s(*seq, machine, false);
+  p.time_s = std::max(p.host_floor_s, p.kernel_s);
+  if (p.host_floor_s >= p.kernel_s) {
+    p.limiter = "host";
+  } else if (p.limiter == "host") {
+    // The hand count's floor was the larger one; the recorded one is not: the slowest kernel bounds.
+    const auto slowest = std::max_element(p.kernels.begin(), p.kernels.end(),
+                                          [](const GpuKernel& a, const GpuKernel& b) { return a.time_s < b.time_s; });
+    if (slowest != p.kernels.end()) p.limiter = slowest->limiter;
+  }
+}
+
+}  // namespace
+
+GpuPrediction predict_op(const Op& op, const GpuMachine& machine, GpuMode mode, const ForeachStep* step) {
+  GpuPrediction p = predict_op_hand(op, machine, mode, step);
+  apply_recorded_sequence(op, machine, p);
   return p;
 }
 

@@ -1,0 +1,100 @@
+#include "models/gpu/eager_timeline.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "models/gpu/eager_calls.hpp"
+#include "models/gpu/gpu_machine.hpp"
+
+namespace tilesim::gpu {
+
+namespace {
+
+// Tensors that are module parameters in PyG: a Linear's weight and bias, a segment matmul's weights,
+// a bias row added on its own.
+void add_parameters(const Op& op, std::set<TensorId>& requires_grad) {
+  if (op.kind == OpKind::matmul || op.kind == OpKind::segment_matmul) {
+    if (op.weight >= 0) requires_grad.insert(op.weight);
+    if (op.bias >= 0) requires_grad.insert(op.bias);
+  }
+  if (op.kind == OpKind::binary && op.shape.other_rows == 1 && op.weight >= 0) requires_grad.insert(op.weight);
+}
+
+bool reads_grad(const Op& op, const std::set<TensorId>& requires_grad) {
+  for (TensorId t : {op.input, op.weight, op.bias})
+    if (t >= 0 && requires_grad.count(t)) return true;
+  return false;
+}
+
+}  // namespace
+
+nlohmann::json EagerTimeline::to_json() const {
+  return {{"model", "back-to-back iterations: max(host, device) per stretch between calls that wait for the GPU"},
+          {"host_s", host_s},
+          {"device_s", device_s},
+          {"total_s", total_s},
+          {"bound", host_s >= device_s ? "host" : "device"},
+          {"grad_mode", true},
+          {"recorded_calls", eager_record().calls_file},
+          {"layers", layers}};
+}
+
+EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPrediction>& predictions, const GpuMachine& machine) {
+  EagerTimeline t;
+  const std::size_t n = graph.ops.size();
+  t.op_time_s.assign(n, 0.0);
+  t.op_host_s.assign(n, 0.0);
+  // Python around each forward layer, charged to the layer's first op.
+  for (const OpGroup& g : graph.groups) {
+    if (g.phase != OpPhase::forward || g.op_count == 0 || g.first_op >= n) continue;
+    const auto& layers = eager_record().layers;
+    const auto it = layers.find(g.kind);
+    if (it == layers.end()) continue;
+    const double python_s = it->second.module_calls * machine.eager.module_call_s +
+                            it->second.propagate_calls * machine.eager.propagate_call_s;
+    t.op_host_s[g.first_op] += python_s;
+    t.layers.push_back({{"group", g.name},
+                        {"kind", g.kind},
+                        {"module_calls", it->second.module_calls},
+                        {"propagate_calls", it->second.propagate_calls},
+                        {"python_s", python_s}});
+  }
+  std::set<TensorId> requires_grad;
+  for (const Op& op : graph.ops) add_parameters(op, requires_grad);
+
+  // Stretches of overlapping host and device work, closed by a call that waits for the GPU.
+  std::size_t stretch_start = 0;
+  double stretch_host = 0, stretch_device = 0;
+  auto close_stretch = [&](std::size_t end) {
+    const bool host_bound = stretch_host >= stretch_device;
+    for (std::size_t i = stretch_start; i < end; ++i) t.op_time_s[i] = host_bound ? t.op_host_s[i] : predictions[i].kernel_s;
+    t.total_s += std::max(stretch_host, stretch_device);
+    stretch_host = stretch_device = 0;
+    stretch_start = end;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const Op& op = graph.ops[i];
+    const GpuPrediction& p = predictions[i];
+    double host = p.host_floor_s;
+    if (op.phase == OpPhase::forward && reads_grad(op, requires_grad)) {
+      host += std::max(1, p.python_kernel_calls) * machine.eager.autograd_node_s;
+      if (op.output >= 0 && !op.detach) requires_grad.insert(op.output);
+    }
+    t.op_host_s[i] += host;
+    t.host_s += t.op_host_s[i];
+    t.device_s += p.kernel_s;
+    if (p.host_waits_for_device) {
+      close_stretch(i);
+      t.op_time_s[i] = t.op_host_s[i] + p.kernel_s;
+      t.total_s += t.op_time_s[i];
+      stretch_start = i + 1;
+      continue;
+    }
+    stretch_host += t.op_host_s[i];
+    stretch_device += p.kernel_s;
+  }
+  close_stretch(n);
+  return t;
+}
+
+}  // namespace tilesim::gpu
