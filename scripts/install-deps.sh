@@ -26,6 +26,7 @@ packages=(
   python3-pytest          # the module's tests (tests/python/)
   python3-pip python3-setuptools python3-wheel python3-venv  # pip install . (offline, no build isolation)
   python3-matplotlib      # the Python example's plot (examples/python/)
+  python3-pandas          # Result.to_pandas() and its tests (tests/python/)
 )
 
 missing=()
