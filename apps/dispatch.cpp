@@ -69,8 +69,13 @@ int dispatch(int argc, char** argv) {
 
   ValidateArgs validate;
   auto* validate_cmd = app.add_subcommand(
-      "validate", "Run the validation suite through the models; write validation.json, points.csv and plots");
-  validate_cmd->add_option("--suite", validate.suite, "Validation suite (hydronet)")->capture_default_str();
+      "validate", "Run the validation suites through the models; write validation.json, points.csv and plots");
+  validate_cmd->add_option("--suite", validate.suite,
+                           "Validation suite: hydronet (measured single ops), layers, models (published figures) or all")
+      ->capture_default_str();
+  validate_cmd->add_option("--format", validate.format,
+                           "Tables as text, markdown or latex (markdown and latex are also written to validation.md / validation.tex)")
+      ->capture_default_str();
   validate_cmd->add_flag("--json", validate.json, "Print validation.json on stdout instead of the table");
   validate_cmd->add_option("--out", validate.out_dir, "Output directory (default out/validation/)");
   bool validate_no_plots = false;

@@ -1,6 +1,9 @@
-// tilesim validate: every point of a validation suite through the models, in one process, against
-// the measured times: the Bow IPU simulated (timing-only), the A100 modeled (eager PyTorch calls).
-// Writes validation.json, points.csv and the plots; prints a table with the held-out half as headline.
+// tilesim validate: the suites through the models, in one process. hydronet: every measured point
+// against the Bow IPU simulated (timing-only) and the A100 modeled (eager PyTorch calls), with
+// points.csv and the plots; layers and models: published figures against the predictions of shipped
+// workloads (apps/published_run.hpp). Writes validation.json (and validation.md / validation.tex with
+// --format markdown / latex) and prints the tables, the hydronet held-out half as its headline.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
@@ -10,10 +13,13 @@
 #include <unistd.h>
 
 #include "analysis/gnuplot.hpp"
+#include "analysis/published_report.hpp"
 #include "analysis/reference_data.hpp"
 #include "analysis/validation_plots.hpp"
 #include "analysis/validation_report.hpp"
+#include "analysis/validation_tables.hpp"
 #include "apps/commands.hpp"
+#include "apps/published_run.hpp"
 #include "apps/render_figures.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
@@ -21,6 +27,7 @@
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_model.hpp"
 #include "models/ipu/ipu_backend.hpp"
+#include "workloads/published_suite.hpp"
 #include "workloads/validation_suite.hpp"
 
 namespace tilesim::cli {
@@ -147,12 +154,11 @@ std::vector<analysis::GnuplotFigure> build_figures(const nlohmann::json& report,
   return figures;
 }
 
-}  // namespace
-
-int validate_command(const ValidateArgs& args) {
+// The hydronet suite: every measured point through the models; writes points.csv and the plots and
+// returns the report (files included). `summary` gets the line of timings for stderr.
+nlohmann::json run_hydronet_suite(const ValidateArgs& args, const std::string& out_dir, std::string& summary) {
   const auto run_start = Clock::now();
-  const auto datasets = analysis::suite_datasets(args.suite);
-  const std::string out_dir = args.out_dir.empty() ? "out/validation" : args.out_dir;
+  const auto datasets = analysis::suite_datasets("hydronet");
 
   // Everything that can fail on bad input fails before the long run: the data, gnuplot, the machines.
   std::vector<std::vector<analysis::MeasuredPoint>> measured;
@@ -227,16 +233,15 @@ int validate_command(const ValidateArgs& args) {
   }
 
   analysis::ReportInputs inputs;
-  inputs.suite = args.suite;
+  inputs.suite = "hydronet";
   inputs.data_dir = analysis::validation_data_dir();
   inputs.models = models;
   inputs.points = points;
   nlohmann::json report = analysis::build_validation_report(inputs);
 
   const fs::path out(out_dir);
-  const std::string json_path = (out / "validation.json").string();
   const std::string csv_path = (out / "points.csv").string();
-  nlohmann::json files = {{"validation_json", json_path}, {"points_csv", csv_path}, {"plots", nlohmann::json::array()}};
+  nlohmann::json files = {{"validation_json", (out / "validation.json").string()}, {"points_csv", csv_path}, {"plots", nlohmann::json::array()}};
   const auto plots_start = Clock::now();
   if (args.plots) {
     const auto figures = build_figures(report, points, models);
@@ -246,20 +251,96 @@ int validate_command(const ValidateArgs& args) {
       files["plots"].push_back({{"svg", r.svg_path}, {"png", r.png_path}, {"script", r.script_path}, {"data", r.data_path}});
   }
   report["files"] = files;
-  write_file_atomically(json_path, report.dump(2) + "\n");
   write_file_atomically(csv_path, analysis::points_csv(points));
   const double plots_wall_s = seconds_since(plots_start);
 
-  std::cerr << "validate: " << points.size() << " points in " << std::fixed << std::setprecision(1)
-            << seconds_since(run_start) << " s (bow simulated " << bow_wall_s << " s, a100 modeled " << std::setprecision(2)
-            << a100_wall_s << " s, files and plots " << std::setprecision(1) << plots_wall_s << " s)\n";
+  std::ostringstream line;
+  line << "validate: " << points.size() << " points in " << std::fixed << std::setprecision(1) << seconds_since(run_start)
+       << " s (bow simulated " << bow_wall_s << " s, a100 modeled " << std::setprecision(2) << a100_wall_s
+       << " s, files and plots " << std::setprecision(1) << plots_wall_s << " s)\n";
+  summary = line.str();
+  return report;
+}
+
+}  // namespace
+
+int validate_command(const ValidateArgs& args) {
+  const std::vector<std::string> suites = analysis::suite_names();
+  if (std::find(suites.begin(), suites.end(), args.suite) == suites.end())
+    throw InputError("", "--suite", "one of: hydronet, layers, models, all", "\"" + args.suite + "\"");
+  const analysis::TableFormat format = analysis::parse_table_format(args.format);
+  const bool all = args.suite == "all";
+  const std::string out_dir = args.out_dir.empty() ? "out/validation" : args.out_dir;
+
+  // The published suites' entries are read (and checked) before anything runs.
+  std::vector<analysis::PublishedSuite> published;
+  const std::string data_dir = analysis::validation_data_dir();
+  if (all || args.suite == "layers") published.push_back(analysis::read_published_suite(analysis::published_suite_file("layers", data_dir)));
+  if (all || args.suite == "models") published.push_back(analysis::read_published_suite(analysis::published_suite_file("models", data_dir)));
+
+  nlohmann::json report;
+  std::string hydronet_summary;
+  if (all || args.suite == "hydronet") {
+    report = run_hydronet_suite(args, out_dir, hydronet_summary);
+  } else {
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) throw InputError(out_dir, "", "an output directory tilesim can create", ec.message());
+    report["files"] = {{"validation_json", (fs::path(out_dir) / "validation.json").string()}};
+  }
+  report["suite"] = args.suite;
+  std::cerr << hydronet_summary;
+
+  if (!published.empty()) {
+    nlohmann::json suites_json = nlohmann::json::object();
+    for (const auto& suite : published) {
+      const auto t0 = Clock::now();
+      nlohmann::json r = run_published_suite(suite, out_dir);
+      const auto& sum = r["summary"];
+      std::cerr << "validate: " << suite.name << " suite: " << sum["entries"].get<std::size_t>() << " published entries, "
+                << sum["compared"].get<std::size_t>() << " predicted, " << sum["not_yet_comparable"].get<std::size_t>()
+                << " not yet comparable, in " << std::fixed << std::setprecision(1) << seconds_since(t0) << " s\n";
+      suites_json[suite.name] = std::move(r);
+    }
+    report["published_suites"] = std::move(suites_json);
+  }
+
+  // One table per suite.
+  std::vector<analysis::Table> tables;
+  if (report.contains("results")) tables.push_back(analysis::hydronet_table(report));
+  if (report.contains("published_suites"))
+    for (const auto& [name, r] : report["published_suites"].items())
+      for (auto& t : analysis::published_tables(r)) tables.push_back(std::move(t));
+  const fs::path out(out_dir);
+  std::string rendered;
+  if (format != analysis::TableFormat::text) {
+    const bool latex = format == analysis::TableFormat::latex;
+    rendered = latex ? "% tilesim validate --format latex: needs \\usepackage{booktabs}\n" : "## tilesim validate\n";
+    for (const auto& t : tables) rendered += "\n" + analysis::render_table(t, format);
+    const std::string path = (out / (latex ? "validation.tex" : "validation.md")).string();
+    write_file_atomically(path, rendered);
+    report["files"][latex ? "validation_tex" : "validation_md"] = path;
+  }
+  const std::string json_path = report["files"]["validation_json"];
+  write_file_atomically(json_path, report.dump(2) + "\n");
+
   if (args.json) {
     std::cout << report.dump(2) << std::endl;
     return 0;
   }
-  std::cout << analysis::format_validation_table(report) << "\nwrote " << json_path << "\n      " << csv_path << "\n";
-  if (args.plots) std::cout << "      " << files["plots"].size() << " plots (SVG, PNG, gnuplot script and data) in "
-                            << (out / "plots").string() << "\n";
+  if (format != analysis::TableFormat::text) {
+    std::cout << rendered;
+  } else {
+    if (report.contains("results")) std::cout << analysis::format_validation_table(report) << "\n";
+    for (std::size_t i = report.contains("results") ? 1 : 0; i < tables.size(); ++i)
+      std::cout << analysis::render_table(tables[i], format) << "\n";
+  }
+  std::cout << "wrote " << json_path << "\n";
+  if (report["files"].contains("points_csv")) std::cout << "      " << report["files"]["points_csv"].get<std::string>() << "\n";
+  for (const char* key : {"validation_md", "validation_tex"})
+    if (report["files"].contains(key)) std::cout << "      " << report["files"][key].get<std::string>() << "\n";
+  if (args.plots && report["files"].contains("plots"))
+    std::cout << "      " << report["files"]["plots"].size() << " plots (SVG, PNG, gnuplot script and data) in " << (out / "plots").string() << "\n";
   return 0;
 }
 

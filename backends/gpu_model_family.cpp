@@ -19,8 +19,8 @@ FamilyInfo gpu_model_info() {
   i.modes = {{"kernel", true, "device time of the op's kernels"},
              {"eager", false, "one eager PyTorch call per op: device time plus the per-call host floor "
                               "(what torch.utils.benchmark measures)"}};
-  i.help = "gpu-model:MACHINE[:eager|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file)";
-  i.accepted = "gpu-model, gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file path) or "
+  i.help = "gpu-model:MACHINE[:eager|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file)";
+  i.accepted = "gpu-model, gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file path) or "
                "gpu-model:MACHINE:eager|kernel";
   i.reads_input_values = false;
   // Training steps: the backward, loss and optimizer kinds are modeled as autograd and torch.optim

@@ -78,7 +78,7 @@ TEST_CASE("bad backend names say what each family accepts", "[backends][unit]") 
   const std::string all =
       "ipu, ipu:MACHINE (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file path), ipu:MACHINE:static "
       "(a model's graph edges compiled into the exchange), cpu, torch-cpu, cuda, cuda:kernel|per-call, gpu-model, "
-      "gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200 or a machine file path) or gpu-model:MACHINE:eager|kernel";
+      "gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file path) or gpu-model:MACHINE:eager|kernel";
   CHECK(accepted_names_text() == all);
   CHECK_THAT(parse_error("ipu,gpu"), Contains(all) && Contains("\"gpu\""));
   CHECK_THAT(parse_error("ipu:"), Contains(all));

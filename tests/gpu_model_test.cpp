@@ -113,7 +113,7 @@ void check_every_figure_has_a_source(const nlohmann::json& doc) {
 TEST_CASE("GPU machine files load with every figure and its source", "[gpu][machine][unit]") {
   const auto names = shipped_gpu_machines();
   CHECK(std::set<std::string>(names.begin(), names.end()) ==
-        std::set<std::string>{"a100-40gb", "a100-80gb", "h100-sxm", "h200"});
+        std::set<std::string>{"a100-40gb", "a100-80gb", "h100-sxm", "h200", "v100-16gb"});
   const GpuMachine a100 = load_gpu_machine("a100-40gb");
   for (const auto& name : names) {
     INFO(name);
@@ -157,6 +157,8 @@ TEST_CASE("GPU machine files load with every figure and its source", "[gpu][mach
   CHECK(load_gpu_machine("h100-sxm").sm_count == 132);
   CHECK(load_gpu_machine("h100-sxm").hbm_bytes_per_s == 3.35e12);
   CHECK(load_gpu_machine("h200").hbm_bytes_per_s == 4.8e12);
+  CHECK(load_gpu_machine("v100-16gb").sm_count == 80);
+  CHECK(load_gpu_machine("v100-16gb").hbm_bytes_per_s == 9e11);
   // The zero-fill floor is not fitted: it follows the gather floor.
   CHECK(a100.calibration.host_zero_fill_s == a100.calibration.host_gather_s);
 }
@@ -192,7 +194,7 @@ TEST_CASE("bad GPU machine files are rejected naming the file and JSON path", "[
   doc.erase("peak_flops_per_s");
   CHECK_THROWS_WITH(parse_gpu_machine(doc, "g.json"), Catch::Contains("peak_flops_per_s"));
   CHECK_THROWS_AS(load_gpu_machine("a100"), InputError);
-  CHECK_THROWS_WITH(load_gpu_machine("a100"), Catch::Contains("a100-40gb, a100-80gb, h100-sxm, h200"));
+  CHECK_THROWS_WITH(load_gpu_machine("a100"), Catch::Contains("a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb"));
   const fs::path file = scratch_dir() / "broken.json";
   std::ofstream(file) << "{\"name\": \"x\",}";
   CHECK_THROWS_WITH(load_gpu_machine(file.string()), Catch::Contains(file.string()));

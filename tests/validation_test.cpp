@@ -245,7 +245,7 @@ TEST_CASE("tilesim validate end to end on a tiny copy of the suite", "[validate]
   const fs::path suite = tiny_suite(4);
   const fs::path out = scratch_dir() / "validate_out";
   const std::string env = "TILESIM_VALIDATION_DIR=" + suite.string();
-  const CliResult r = tilesim_cli(env, "validate --out " + out.string());
+  const CliResult r = tilesim_cli(env, "validate --suite hydronet --out " + out.string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Contains("held-out") && Contains("bow") && Contains("scatter_max") && Contains("validation.json"));
@@ -272,7 +272,7 @@ TEST_CASE("tilesim validate end to end on a tiny copy of the suite", "[validate]
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 25);
 
   // --json prints validation.json itself; --no-plots needs no gnuplot.
-  const CliResult j = tilesim_cli(env + " TILESIM_GNUPLOT=/nonexistent/gnuplot", "validate --json --no-plots --out " + out.string());
+  const CliResult j = tilesim_cli(env + " TILESIM_GNUPLOT=/nonexistent/gnuplot", "validate --suite hydronet --json --no-plots --out " + out.string());
   INFO(j.err);
   REQUIRE(j.exit_code == 0);
   const auto printed = nlohmann::json::parse(j.out);
@@ -287,12 +287,12 @@ TEST_CASE("tilesim validate rejects bad input before running anything", "[valida
 
   const fs::path empty = scratch_dir() / "empty_suite";
   fs::create_directories(empty);
-  const CliResult missing = tilesim_cli("TILESIM_VALIDATION_DIR=" + empty.string(), "validate --out " + (scratch_dir() / "y").string());
+  const CliResult missing = tilesim_cli("TILESIM_VALIDATION_DIR=" + empty.string(), "validate --suite hydronet --out " + (scratch_dir() / "y").string());
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Contains("gather.csv"));
 
   const CliResult no_gnuplot = tilesim_cli("TILESIM_VALIDATION_DIR=" + tiny_suite(2).string() + " TILESIM_GNUPLOT=/nonexistent/gnuplot",
-                                           "validate --out " + (scratch_dir() / "z").string());
+                                           "validate --suite hydronet --out " + (scratch_dir() / "z").string());
   CHECK(no_gnuplot.exit_code == 2);
   CHECK_THAT(no_gnuplot.err, Contains("gnuplot-nox") && Contains("--no-plots"));
 }

@@ -14,7 +14,7 @@ std::string validation_data_dir() {
   return TILESIM_VALIDATION_DIR;
 }
 
-std::vector<std::string> suite_names() { return {"hydronet"}; }
+std::vector<std::string> suite_names() { return {"hydronet", "layers", "models", "all"}; }
 
 std::vector<SuiteDataset> suite_datasets(const std::string& suite, const std::string& data_dir) {
   if (suite != "hydronet") throw InputError("", "--suite", "one of: hydronet", "\"" + suite + "\"");

@@ -19,10 +19,11 @@ struct SuiteDataset {
 // source tree's validation/ (compiled in, so the tool works from its build tree).
 std::string validation_data_dir();
 
-// Names of the known suites ("hydronet").
+// Names of the known suites: "hydronet" (measured single ops), "layers" and "models" (published
+// figures, workloads/published_suite.hpp) and "all".
 std::vector<std::string> suite_names();
 
-// The data sets of a suite, in report order (Bow first, then A100; ops in the order above). Throws
+// The data sets of the hydronet suite, in report order (Bow first, then A100; ops in the order above). Throws
 // tilesim::InputError for an unknown suite name, listing the known ones.
 std::vector<SuiteDataset> suite_datasets(const std::string& suite, const std::string& data_dir = validation_data_dir());
 

@@ -1,0 +1,102 @@
+#include "apps/published_run.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "analysis/published_report.hpp"
+#include "apps/commands.hpp"
+#include "common/error.hpp"
+#include "common/strict_json.hpp"
+
+namespace tilesim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using analysis::PublishedEntry;
+using analysis::PublishedPrediction;
+
+// Swallows what run_command prints (its report goes to report.json), and restores std::cout even
+// when the run throws.
+class QuietStdout {
+ public:
+  QuietStdout() : saved_(std::cout.rdbuf(sink_.rdbuf())) {}
+  ~QuietStdout() { std::cout.rdbuf(saved_); }
+  QuietStdout(const QuietStdout&) = delete;
+  QuietStdout& operator=(const QuietStdout&) = delete;
+
+ private:
+  std::ostringstream sink_;
+  std::streambuf* saved_;
+};
+
+// The entry's report quantity: a loader run's step, epoch or throughput; a training run's median step
+// or last step's phase; a forward pass's time.
+double report_quantity(const nlohmann::json& result, const std::string& quantity, const std::string& what) {
+  const auto number = [&](const nlohmann::json& v) {
+    if (!v.is_number()) throw Error(ExitCode::internal_error, what + ": the run's report has no number for " + quantity);
+    return v.get<double>();
+  };
+  if (result.contains("minibatch")) {
+    const auto& mb = result["minibatch"];
+    if (quantity == "step_time_s") return number(mb["step_time_s"]["median"]);
+    if (quantity == "epoch_time_s") return number(mb["epoch_time_s"]);
+    if (quantity == "graphs_per_s") return number(mb["throughput"].value("graphs_per_s", nlohmann::json()));
+  } else if (result.contains("training")) {
+    const auto& t = result["training"];
+    if (quantity == "step_time_s") return number(t["median_step_time_s"]);
+    if (quantity == "forward_s") return number(t["last_step"]["forward_s"]);
+    if (quantity == "backward_s") return number(t["last_step"]["backward_s"]);
+  } else if (quantity == "step_time_s" || quantity == "forward_s") {
+    return number(result["time_s"]);
+  }
+  throw InputError("", what, "a report quantity this run gives (a loader run: step_time_s, epoch_time_s, graphs_per_s; a training "
+                   "run: step_time_s, forward_s, backward_s; a forward pass: step_time_s, forward_s)", "\"" + quantity + "\"");
+}
+
+PublishedPrediction predict(const PublishedEntry& e, const std::string& suite, const std::string& out_dir) {
+  const analysis::PredictionRecipe& r = *e.prediction;
+  RunArgs args;
+  args.workload = r.workload;
+  args.backends = r.backend;
+  args.out_dir = (fs::path(out_dir) / "runs" / suite / e.id).string();
+  args.json = true;
+  args.timing_only = true;  // the published figures are times; no values are needed
+  args.warmup = 0;
+  args.repeats = 1;
+  const std::string what = suite + " entry " + e.id;
+  int rc = 0;
+  try {
+    QuietStdout quiet;
+    rc = run_command(args);
+  } catch (const Error& err) {
+    throw Error(err.code(), what + " (" + r.workload + " on " + r.backend + "): " + err.what());
+  }
+  if (rc != 0) throw Error(ExitCode::internal_error, what + ": `tilesim run` exited " + std::to_string(rc));
+  PublishedPrediction p;
+  p.report_path = (fs::path(args.out_dir) / "report.json").string();
+  const nlohmann::json report = load_json_file(p.report_path);
+  const nlohmann::json& result = report.at("results").at(0);
+  p.report_value = report_quantity(result, r.quantity, what);
+  p.kind = analysis::prediction_label(r.backend, result.value("kind", std::string()));
+  const double converted = analysis::is_rate_unit(e.published.unit) ? p.report_value : p.report_value / analysis::seconds_per_unit(e.published.unit);
+  p.value = converted * r.scale;
+  if (!(p.value > 0))
+    throw Error(ExitCode::internal_error, what + ": the prediction is " + std::to_string(p.value) + "; a time or rate must be positive");
+  return p;
+}
+
+}  // namespace
+
+nlohmann::json run_published_suite(const analysis::PublishedSuite& suite, const std::string& out_dir) {
+  std::vector<std::optional<PublishedPrediction>> predictions;
+  for (const auto& e : suite.entries) {
+    if (e.prediction) predictions.push_back(predict(e, suite.name, out_dir));
+    else predictions.push_back(std::nullopt);
+  }
+  return analysis::build_published_report(suite, predictions);
+}
+
+}  // namespace tilesim::cli
