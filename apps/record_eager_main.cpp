@@ -20,23 +20,34 @@ namespace {
 
 using namespace tilesim;
 
+nlohmann::json symbolic(const std::vector<kernels::torch_peer::RecordedCall>& recorded, const Op& probe) {
+  nlohmann::json calls = nlohmann::json::array();
+  for (const auto& call : recorded) {
+    nlohmann::json shapes = nlohmann::json::array();
+    for (const auto& shape : call.tensor_shapes) {
+      nlohmann::json dims = nlohmann::json::array();
+      for (std::int64_t d : shape) dims.push_back(gpu::probe_dimension_symbol(d, probe));
+      shapes.push_back(dims);
+    }
+    nlohmann::json c = {{"op", call.op}, {"depth", call.depth}, {"shapes", shapes}};
+    if (call.autograd_node) c["autograd_node"] = true;
+    calls.push_back(c);
+  }
+  return calls;
+}
+
 nlohmann::json record_all() {
   nlohmann::json signatures = nlohmann::json::object();
   for (const Op& probe : gpu::eager_probe_ops()) {
-    nlohmann::json calls = nlohmann::json::array();
-    for (const auto& call : kernels::torch_peer::record_eager_op(probe)) {
-      nlohmann::json shapes = nlohmann::json::array();
-      for (const auto& shape : call.tensor_shapes) {
-        nlohmann::json dims = nlohmann::json::array();
-        for (std::int64_t d : shape) dims.push_back(gpu::probe_dimension_symbol(d, probe));
-        shapes.push_back(dims);
-      }
-      calls.push_back({{"op", call.op}, {"depth", call.depth}, {"shapes", shapes}});
-    }
-    signatures[gpu::eager_signature(probe)] = {{"python", kernels::torch_peer::eager_python_call(probe)}, {"calls", calls}};
+    nlohmann::json entry = {{"python", kernels::torch_peer::eager_python_call(probe)},
+                            {"calls", symbolic(kernels::torch_peer::record_eager_op(probe), probe)}};
+    if (kernels::torch_peer::has_eager_backward(probe))
+      entry["backward"] = symbolic(kernels::torch_peer::record_eager_backward(probe), probe);
+    signatures[gpu::eager_signature(probe)] = entry;
   }
   return {{"description",
-           "ATen operators each forward op dispatches when PyG's eager Python call for it runs, recorded with "
+           "ATen operators each forward op dispatches when PyG's eager Python call for it runs, and (\"backward\") the "
+           "autograd nodes and operators its backward runs with every float operand requiring grad, recorded with "
            "at::RecordFunction on CPU probe tensors (composite operators decompose the same way on CUDA). Sizes are "
            "OpShape fields. Written by tilesim-record-eager; do not edit by hand."},
           {"recorded_with", "libtorch " + kernels::torch_peer::version() + ", tilesim-record-eager"},

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
@@ -14,6 +16,7 @@
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_model.hpp"
 #include "workloads/layers/layers.hpp"
+#include "workloads/training/autodiff.hpp"
 
 using namespace tilesim;
 using namespace tilesim::gpu;
@@ -170,4 +173,81 @@ TEST_CASE("schnet_block on the A100 in eager mode runs the recorded sequence wit
   const BackendResult big = eager.run(large, {}, {});
   CHECK(big.host.at("eager").at("bound") == "device");
   CHECK(big.time_s == Approx(kernel.run(large, {}, {}).time_s));
+}
+
+namespace {
+
+// The probe op as a one-op graph over real tensors, then tilesim's backward of it (workloads/training)
+// with every float operand requiring grad, as the recorder runs it.
+int lowered_backward_kernels(const Op& probe, const GpuMachine& m) {
+  namespace layers = tilesim::workloads::layers;
+  OpGraph g;
+  const OpShape& s = probe.shape;
+  const TensorId x = g.add_tensor({"x", {s.num_inputs, s.num_features}, DType::float32});
+  std::set<TensorId> requires_grad = {x};
+  TensorId out = -1;
+  switch (probe.kind) {
+    case OpKind::gather: {
+      const TensorId idx = g.add_tensor({"idx", {s.num_outputs}, DType::int32});
+      out = g.add_op(layers::gather("op", g, x, idx));
+      break;
+    }
+    case OpKind::scatter_add:
+    case OpKind::scatter_mean: {
+      const TensorId idx = g.add_tensor({"idx", {s.num_inputs}, DType::int32});
+      out = g.add_op(layers::scatter("op", g, probe.kind, x, idx, s.num_outputs));
+      break;
+    }
+    case OpKind::matmul: {
+      const TensorId w = g.add_tensor({"w", {s.num_features, s.out_features}, DType::float32});
+      const TensorId b = probe.bias >= 0 ? g.add_tensor({"b", {s.out_features}, DType::float32}) : TensorId{-1};
+      requires_grad.insert(w);
+      if (b >= 0) requires_grad.insert(b);
+      out = g.add_op(layers::matmul("op", g, x, w, b));
+      break;
+    }
+    case OpKind::unary: out = g.add_op(layers::unary("op", g, probe.unary, x, probe.scalar)); break;
+    case OpKind::binary: {
+      const TensorId other = g.add_tensor({"other", {s.other_rows, s.other_groups}, DType::float32});
+      requires_grad.insert(other);
+      out = g.add_op(layers::binary("op", g, probe.binary, x, other));
+      break;
+    }
+    default: FAIL("no lowered backward for " << probe.name);
+  }
+  const std::size_t forward_end = g.ops.size();
+  const TensorId grad = g.add_tensor({"grad", g.tensor(out).shape, DType::float32});
+  workloads::training::append_backward(g, forward_end, out, grad, requires_grad);
+  int kernels = 0;
+  for (std::size_t i = forward_end; i < g.ops.size(); ++i) kernels += static_cast<int>(predict_op(g.ops[i], m, GpuMode::kernel).kernels.size());
+  return kernels;
+}
+
+}  // namespace
+
+TEST_CASE("tilesim's lowered backward of each op launches as many kernels as autograd's recorded backward", "[unit]") {
+  const GpuMachine a100 = load_gpu_machine("a100-40gb");
+  // Where tilesim's backward lowering (workloads/training/autodiff.cpp) knowingly differs from what
+  // PyTorch 1.13's autograd runs, by this many kernels (lowered - recorded):
+  //  - divide: the divisor's gradient is -sum(g * out) / o, reusing the forward's quotient and reducing
+  //    before dividing (3 kernels with the sum); autograd computes -g * ((x / o) / o) (4, then the sum);
+  //  - scatter_mean: the op graph keeps no count tensor from the forward, so the backward recounts
+  //    (degree: 3 kernels, the reciprocal's 3, the scaling 1, the gather 1); torch_scatter's mean saved
+  //    its count, and autograd runs DivBackward0's div and ScatterAddBackward0's gather.
+  const std::map<std::string, int> known = {{"scatter_mean", 6},
+                                            {"binary:divide:row", -1},
+                                            {"binary:divide:same", -1},
+                                            {"binary:divide:per_row", -1},
+                                            {"binary:divide:per_group", -1}};
+  int compared = 0;
+  for (const Op& probe : eager_probe_ops()) {
+    const RecordedSequence* seq = recorded_sequence(probe);
+    if (seq->backward.empty()) continue;
+    INFO(probe.name);
+    CHECK(seq->backward_nodes() >= 1);
+    const auto it = known.find(probe.name);
+    CHECK(lowered_backward_kernels(probe, a100) - seq->backward_kernels() == (it == known.end() ? 0 : it->second));
+    ++compared;
+  }
+  CHECK(compared == 26);  // 16 binaries, 5 unaries, gather, scatter_add, scatter_mean, matmul with and without bias
 }

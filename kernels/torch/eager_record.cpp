@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace tilesim::kernels::torch_peer {
 
@@ -26,6 +27,7 @@ std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction& fn) {
     RecordedCall call;
     call.op = fn.name();
     call.depth = current_depth;
+    call.autograd_node = fn.scope() == at::RecordScope::BACKWARD_FUNCTION;
     for (const c10::IValue& v : fn.inputs())
       if (v.isTensor()) {
         const auto sizes = v.toTensor().sizes();
@@ -42,11 +44,12 @@ void on_exit(const at::RecordFunction&, at::ObserverContext*) { --current_depth;
 // Registers the callbacks for one recording and removes them however it ends.
 class Recorder {
  public:
-  explicit Recorder(std::vector<RecordedCall>& out) {
+  explicit Recorder(std::vector<RecordedCall>& out, bool with_autograd_nodes = false) {
     recording = &out;
     current_depth = 0;
-    handle_ = at::addThreadLocalCallback(
-        at::RecordFunctionCallback(&on_enter, &on_exit).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
+    std::unordered_set<at::RecordScope, std::hash<at::RecordScope>> scopes = {at::RecordScope::FUNCTION};
+    if (with_autograd_nodes) scopes.insert(at::RecordScope::BACKWARD_FUNCTION);
+    handle_ = at::addThreadLocalCallback(at::RecordFunctionCallback(&on_enter, &on_exit).needsInputs(true).scopes(scopes));
   }
   ~Recorder() {
     at::removeCallback(handle_);
@@ -129,15 +132,14 @@ at::Tensor binary_call(BinaryFn fn, const at::Tensor& a, const at::Tensor& b) {
 }
 
 // One op as PyG calls it. Each branch is the Python line(s) named by eager_python_call().
-void run_eager(const Op& op, const Operands& o) {
+at::Tensor run_eager(const Op& op, const Operands& o) {
   const OpShape& s = op.shape;
   switch (op.kind) {
-    case OpKind::gather: (void)o.input.index_select(0, o.idx); return;
+    case OpKind::gather: return o.input.index_select(0, o.idx);
     case OpKind::scatter_add: {
       // torch_scatter.scatter_sum: broadcast the index over the features, zeros, scatter_add_.
       const at::Tensor i = o.idx.view({-1, 1}).expand_as(o.input);
-      (void)at::zeros({s.num_outputs, s.num_features}, o.input.options()).scatter_add_(0, i, o.input);
-      return;
+      return at::zeros({s.num_outputs, s.num_features}, o.input.options()).scatter_add_(0, i, o.input);
     }
     case OpKind::scatter_mean: {
       // torch_scatter.scatter_mean: the sum, a count of ones scattered the same way, count[count < 1] = 1,
@@ -147,53 +149,48 @@ void run_eager(const Op& op, const Operands& o) {
       const at::Tensor ones = at::ones({s.num_inputs}, o.input.options());
       at::Tensor count = at::zeros({s.num_outputs}, o.input.options()).scatter_add_(0, o.idx, ones);
       count.masked_fill_(count < 1, 1);
-      out.true_divide_(count.view({-1, 1}).expand_as(out));
-      return;
+      return out.true_divide_(count.view({-1, 1}).expand_as(out));
     }
     case OpKind::scatter_max: {
       // PyG 2.x's scatter(reduce='max') on ATen (torch >= 1.12): scatter_reduce_ into zeros, excluding them.
       const at::Tensor i = o.idx.view({-1, 1}).expand_as(o.input);
-      (void)at::zeros({s.num_outputs, s.num_features}, o.input.options())
+      return at::zeros({s.num_outputs, s.num_features}, o.input.options())
           .scatter_reduce_(0, i, o.input, "amax", /*include_self=*/false);
-      return;
     }
     case OpKind::degree_count: {
       // torch_geometric.utils.degree: zeros, ones, scatter_add_.
       const at::TensorOptions f32 = at::TensorOptions().dtype(at::kFloat);
-      (void)at::zeros({s.num_outputs}, f32).scatter_add_(0, o.idx, at::ones({s.num_inputs}, f32));
-      return;
+      return at::zeros({s.num_outputs}, f32).scatter_add_(0, o.idx, at::ones({s.num_inputs}, f32));
     }
-    case OpKind::matmul: (void)at::linear(o.input, o.weight, o.bias.defined() ? c10::optional<at::Tensor>(o.bias) : c10::nullopt); return;
+    case OpKind::matmul: return at::linear(o.input, o.weight, o.bias.defined() ? c10::optional<at::Tensor>(o.bias) : c10::nullopt);
     case OpKind::unary: {
       const at::Tensor& x = o.input;
       switch (op.unary) {
-        case UnaryFn::relu: (void)at::relu(x); return;
-        case UnaryFn::leaky_relu: (void)at::leaky_relu(x, op.scalar); return;
-        case UnaryFn::shifted_softplus: (void)shifted_softplus(x); return;
-        case UnaryFn::exp: (void)at::exp(x); return;
-        case UnaryFn::scale: (void)at::mul(py(static_cast<double>(op.scalar)), x); return;
+        case UnaryFn::relu: return at::relu(x);
+        case UnaryFn::leaky_relu: return at::leaky_relu(x, op.scalar);
+        case UnaryFn::shifted_softplus: return shifted_softplus(x);
+        case UnaryFn::exp: return at::exp(x);
+        case UnaryFn::scale: return at::mul(py(static_cast<double>(op.scalar)), x);
         case UnaryFn::rsqrt_or_zero:
         case UnaryFn::reciprocal_or_zero:
           break;  // in place on the degree: record_eager_op runs them
         case UnaryFn::cosine_cutoff:
           // CFConv: 0.5 * (torch.cos(edge_weight * PI / self.cutoff) + 1.0)
-          (void)at::mul(py(0.5), at::add(at::cos(at::div(at::mul(x, py(pi)), py(static_cast<double>(op.scalar)))), py(1.0)));
-          return;
+          return at::mul(py(0.5), at::add(at::cos(at::div(at::mul(x, py(pi)), py(static_cast<double>(op.scalar)))), py(1.0)));
       }
       break;
     }
     case OpKind::binary: {
       const at::Tensor& x = o.input;
       if (s.other_rows == 1 || s.other_groups == s.num_features) {
-        (void)binary_call(op.binary, x, o.weight);  // out + self.bias; x_j * W
+        return binary_call(op.binary, x, o.weight);  // out + self.bias; x_j * W
       } else if (s.other_groups == 1) {
-        (void)binary_call(op.binary, x, o.weight.view({-1, 1}));  // edge_weight.view(-1, 1) * x_j
+        return binary_call(op.binary, x, o.weight.view({-1, 1}));  // edge_weight.view(-1, 1) * x_j
       } else {
         // GAT: x_j [E, H, C] * alpha.unsqueeze(-1), the result viewed back as [E, H * C].
-        (void)binary_call(op.binary, x.view({s.num_inputs, s.other_groups, -1}), o.weight.unsqueeze(-1))
+        return binary_call(op.binary, x.view({s.num_inputs, s.other_groups, -1}), o.weight.unsqueeze(-1))
             .view({s.num_inputs, s.num_features});
       }
-      return;
     }
     default: break;
   }
@@ -254,8 +251,45 @@ std::vector<RecordedCall> record_eager_op(const Op& op) {
       at::Tensor d = degree.pow_(op.unary == UnaryFn::rsqrt_or_zero ? -0.5 : -1.0);
       d.masked_fill_(d == std::numeric_limits<double>::infinity(), 0);
     } else {
-      run_eager(op, o);
+      (void)run_eager(op, o);
     }
+  }
+  return calls;
+}
+
+}  // namespace tilesim::kernels::torch_peer
+
+namespace tilesim::kernels::torch_peer {
+
+bool has_eager_backward(const Op& op) {
+  switch (op.kind) {
+    case OpKind::gather:
+    case OpKind::scatter_add:
+    case OpKind::scatter_mean:
+    case OpKind::matmul: return true;
+    case OpKind::unary:
+      return op.unary == UnaryFn::relu || op.unary == UnaryFn::leaky_relu || op.unary == UnaryFn::shifted_softplus ||
+             op.unary == UnaryFn::exp || op.unary == UnaryFn::scale;
+    case OpKind::binary: return op.binary != BinaryFn::equal;
+    default: return false;
+  }
+}
+
+std::vector<RecordedCall> record_eager_backward(const Op& op) {
+  if (!has_eager_backward(op))
+    throw std::invalid_argument("op '" + op.name + "': no backward recorded for " + to_string(op.kind) +
+                                " (no gradient flows through it in the lowered layers)");
+  Operands o = operands(op);
+  // Every float operand requires grad, as inside a network: the input (an earlier layer's output) and
+  // the parameters or activations it is combined with.
+  for (at::Tensor* t : {&o.input, &o.weight, &o.bias})
+    if (t->defined() && t->is_floating_point()) t->requires_grad_(true);
+  const at::Tensor out = run_eager(op, o);
+  const at::Tensor grad = at::ones_like(out);
+  std::vector<RecordedCall> calls;
+  {
+    Recorder recorder(calls, /*with_autograd_nodes=*/true);
+    out.backward(grad);
   }
   return calls;
 }

@@ -20,6 +20,7 @@ namespace tilesim::kernels::torch_peer {
 struct RecordedCall {
   std::string op;     // "aten::addmm", "aten::view", ...
   int depth = 0;      // 0: called from the (Python-level) call itself; 1: from inside a depth-0 op, ...
+  bool autograd_node = false;  // a backward node (AddmmBackward0, ...) rather than an ATen operator
   std::vector<std::vector<std::int64_t>> tensor_shapes;  // its tensor arguments, in order
 };
 
@@ -27,6 +28,14 @@ struct RecordedCall {
 // returns the ATen operators it dispatched, in order. Throws std::invalid_argument for an op with no
 // eager transcription here (training kinds, segment_matmul: pyg_lib is not part of libtorch).
 std::vector<RecordedCall> record_eager_op(const Op& op);
+
+// The backward of `op` as autograd runs it after PyG's eager call, every float operand requiring grad:
+// the autograd nodes the engine evaluates and the ATen operators each calls, in order (the engine's own
+// calls outside any node, such as its shape checks, included at their depth). std::invalid_argument for
+// ops no gradient flows through in tilesim's lowered layers (degree, gcn_norm's powers, the cutoff,
+// comparisons) and for torch_scatter's max (its backward is the CUDA extension's, not ATen's).
+bool has_eager_backward(const Op& op);
+std::vector<RecordedCall> record_eager_backward(const Op& op);
 
 // The Python-level call each op kind is transcribed from, for the record file ("torch.nn.functional.linear").
 std::string eager_python_call(const Op& op);

@@ -150,6 +150,77 @@ int RecordedSequence::kernel_calls() const {
   return n;
 }
 int RecordedSequence::view_calls() const { return python_calls() - kernel_calls(); }
+
+namespace {
+
+// Whether calls[i] or an operator nested in it is not a view.
+bool launches(const std::vector<RecordedCall>& calls, std::size_t i) {
+  if (!is_view_op(calls[i].op)) return true;
+  for (std::size_t j = i + 1; j < calls.size() && calls[j].depth > calls[i].depth; ++j)
+    if (!calls[j].autograd_node && !is_view_op(calls[j].op)) return true;
+  return false;
+}
+
+}  // namespace
+
+int RecordedSequence::backward_nodes() const {
+  int n = 0;
+  for (const auto& c : backward) n += c.autograd_node ? 1 : 0;
+  return n;
+}
+
+int RecordedSequence::backward_kernels() const {
+  // The innermost non-view operators of autograd's nodes and of the engine's own frames (the engine sums
+  // a broadcast input's gradient down), outside AccumulateGrad, whose work is the parameters'
+  // accumulation (the optimizer side). A composite operator (index_select_backward: new_zeros, index_add_)
+  // counts its kernels, not itself.
+  int n = 0;
+  std::vector<std::size_t> stack;  // open frames, outermost first
+  for (std::size_t i = 0; i < backward.size(); ++i) {
+    while (!stack.empty() && backward[stack.back()].depth >= backward[i].depth) stack.pop_back();
+    bool in_accumulate = false;
+    for (std::size_t f : stack) in_accumulate = in_accumulate || backward[f].op.find("AccumulateGrad") != std::string::npos;
+    stack.push_back(i);
+    const RecordedCall& c = backward[i];
+    if (in_accumulate || c.autograd_node || c.op.rfind("aten::", 0) != 0 || is_view_op(c.op)) continue;
+    bool has_kernel_inside = false;
+    for (std::size_t j = i + 1; j < backward.size() && backward[j].depth > c.depth; ++j)
+      has_kernel_inside = has_kernel_inside || (backward[j].op.rfind("aten::", 0) == 0 && !is_view_op(backward[j].op));
+    if (!has_kernel_inside) ++n;
+  }
+  return n;
+}
+
+namespace {
+
+std::vector<RecordedCall> read_calls(ObjectReader& sig, const std::string& key, const std::string& file, bool backward) {
+  std::vector<RecordedCall> out;
+  const nlohmann::json& list = sig.array(key);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    ObjectReader c(list[i], file, sig.element_path(key, i));
+    RecordedCall call;
+    call.op = c.string("op");
+    call.depth = static_cast<int>(c.integer("depth", 0, 64));
+    if (backward && c.has("autograd_node")) call.autograd_node = c.boolean("autograd_node");
+    const nlohmann::json& shapes = c.value("shapes");
+    if (!shapes.is_array()) throw InputError(file, c.path_of("shapes"), "an array of shapes", describe_json(shapes));
+    for (const auto& shape : shapes) {
+      std::vector<std::string> dims;
+      if (!shape.is_array()) throw InputError(file, c.path_of("shapes"), "arrays of dimension symbols", describe_json(shape));
+      for (const auto& d : shape) {
+        if (!d.is_string()) throw InputError(file, c.path_of("shapes"), "dimension symbols (strings)", describe_json(d));
+        dims.push_back(d.get<std::string>());
+      }
+      call.shapes.push_back(std::move(dims));
+    }
+    c.finish();
+    out.push_back(std::move(call));
+  }
+  return out;
+}
+
+}  // namespace
+
 EagerRecord parse_eager_record(const nlohmann::json& calls_doc, const std::string& calls_file, const nlohmann::json& layers_doc,
                                const std::string& layers_file) {
   EagerRecord r;
@@ -160,37 +231,16 @@ EagerRecord parse_eager_record(const nlohmann::json& calls_doc, const std::strin
   r.recorded_with = root.string("recorded_with");
   ObjectReader sigs = root.object("signatures");
   for (const auto& [key, value] : calls_doc.at("signatures").items()) {
+    (void)value;
     ObjectReader sig = sigs.object(key);
     RecordedSequence seq;
     seq.python = sig.string("python");
-    const nlohmann::json& list = sig.array("calls");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      ObjectReader c(list[i], calls_file, sig.element_path("calls", i));
-      RecordedCall call;
-      call.op = c.string("op");
-      call.depth = static_cast<int>(c.integer("depth", 0, 64));
-      const nlohmann::json& shapes = c.value("shapes");
-      if (!shapes.is_array()) throw InputError(calls_file, c.path_of("shapes"), "an array of shapes", describe_json(shapes));
-      for (const auto& shape : shapes) {
-        std::vector<std::string> dims;
-        if (!shape.is_array()) throw InputError(calls_file, c.path_of("shapes"), "arrays of dimension symbols", describe_json(shape));
-        for (const auto& d : shape) {
-          if (!d.is_string()) throw InputError(calls_file, c.path_of("shapes"), "dimension symbols (strings)", describe_json(d));
-          dims.push_back(d.get<std::string>());
-        }
-        call.shapes.push_back(std::move(dims));
-      }
-      c.finish();
-      seq.calls.push_back(std::move(call));
-    }
+    seq.calls = read_calls(sig, "calls", calls_file, false);
+    if (sig.has("backward")) seq.backward = read_calls(sig, "backward", calls_file, true);
     sig.finish();
     // Which depth-0 calls launch kernels: the call or one nested in it is not a view.
-    for (std::size_t i = 0; i < seq.calls.size(); ++i) {
-      if (seq.calls[i].depth != 0) continue;
-      bool kernel = !is_view_op(seq.calls[i].op);
-      for (std::size_t j = i + 1; j < seq.calls.size() && seq.calls[j].depth > 0; ++j) kernel = kernel || !is_view_op(seq.calls[j].op);
-      seq.calls[i].launches_kernel = kernel;
-    }
+    for (std::size_t i = 0; i < seq.calls.size(); ++i)
+      if (seq.calls[i].depth == 0) seq.calls[i].launches_kernel = launches(seq.calls, i);
     if (seq.calls.empty() || seq.calls.front().depth != 0)
       throw InputError(calls_file, "signatures." + key + ".calls", "a sequence starting with a depth-0 call", "none");
     r.sequences.emplace(key, std::move(seq));

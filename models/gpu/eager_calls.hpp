@@ -48,6 +48,7 @@ struct RecordedCall {
   int depth = 0;
   std::vector<std::vector<std::string>> shapes;  // symbolic: field names of OpShape, "1", or a number
   bool launches_kernel = false;  // a depth-0 call: it or a call nested in it is not a view op
+  bool autograd_node = false;    // backward only: an autograd node (AddmmBackward0, ...), not an operator
 };
 
 struct RecordedSequence {
@@ -56,6 +57,11 @@ struct RecordedSequence {
   int python_calls() const;  // depth-0 calls
   int kernel_calls() const;  // depth-0 calls that launch a kernel
   int view_calls() const;    // depth-0 calls that do not
+  // The backward autograd runs for it (every float operand requiring grad); empty when no gradient
+  // flows through the op in tilesim's layers.
+  std::vector<RecordedCall> backward;
+  int backward_nodes() const;         // autograd nodes (AccumulateGrad of the leaves included)
+  int backward_kernels() const;  // kernels it launches: innermost non-view operators (AccumulateGrad's aside)
 };
 
 struct LayerStructure {
