@@ -13,15 +13,16 @@ namespace {
 FamilyInfo gpu_model_info() {
   FamilyInfo i;
   i.family = "gpu-model";
-  i.grammar = "gpu-model[:MACHINE][:eager|:kernel]";
+  i.grammar = "gpu-model[:MACHINE][:eager|:eager-nograd|:kernel]";
   i.kind = ResultKind::modeled;
   i.summary = "an analytic roofline-plus-overheads model of the kernels eager PyTorch launches on a GPU";
   i.modes = {{"kernel", true, "device time of the op's kernels"},
              {"eager", false, "one eager PyTorch call per op: device time plus the per-call host floor "
-                              "(what torch.utils.benchmark measures)"}};
-  i.help = "gpu-model:MACHINE[:eager|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file)";
+                              "(what torch.utils.benchmark measures), in grad mode (PyTorch's default)"},
+             {"eager-nograd", false, "eager under torch.no_grad(): no autograd bookkeeping on the calls"}};
+  i.help = "gpu-model:MACHINE[:eager|:eager-nograd|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file)";
   i.accepted = "gpu-model, gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file path) or "
-               "gpu-model:MACHINE:eager|kernel";
+               "gpu-model:MACHINE:eager|eager-nograd|kernel";
   i.reads_input_values = false;
   // Training steps: the backward, loss and optimizer kinds are modeled as autograd and torch.optim
   // launch them (models/gpu/README.md, "Training steps"); no values, so the steps' losses are null.
@@ -52,21 +53,22 @@ class GpuModelFamily final : public BackendFamily {
     // The mode is the last ':'-field when it names one, so a machine path may hold ':' itself.
     std::string rest = colon == std::string::npos ? "a100-40gb" : item.substr(colon + 1);
     spec.mode = "kernel";
-    for (const char* mode : {"eager", "kernel"}) {
+    for (const char* mode : {"eager-nograd", "eager", "kernel"}) {
       if (ends_with(rest, std::string(":") + mode)) {
         spec.mode = mode;
         rest.resize(rest.size() - std::string(mode).size() - 1);
         break;
       }
     }
-    if (rest.empty() || rest == "eager" || rest == "kernel") throw InputError("", "--backends", accepted_by_all, "\"" + item + "\"");
+    if (rest.empty() || rest == "eager" || rest == "eager-nograd" || rest == "kernel") throw InputError("", "--backends", accepted_by_all, "\"" + item + "\"");
     spec.machine = rest;
     return spec;
   }
 
   std::unique_ptr<Backend> make(const BackendSpec& spec) const override {
-    return std::make_unique<gpu::GpuModelBackend>(gpu::load_gpu_machine(spec.machine),
-                                                  spec.mode == "eager" ? gpu::GpuMode::eager : gpu::GpuMode::kernel, spec.name());
+    const bool eager = spec.mode == "eager" || spec.mode == "eager-nograd";
+    return std::make_unique<gpu::GpuModelBackend>(gpu::load_gpu_machine(spec.machine), eager ? gpu::GpuMode::eager : gpu::GpuMode::kernel,
+                                                  spec.name(), /*grad_mode=*/spec.mode == "eager");
   }
 
   std::string machine_name(const Backend& backend) const override {

@@ -92,7 +92,7 @@ RooflineMachine gpu_model_ceilings(const BackendSpec& spec, const std::string& b
   m.ceilings.push_back(bandwidth("l2", "L2", g.l2_bytes_per_s, source_of("chip.l2_bytes_per_s")));
   m.ceilings.push_back(compute("float32", "fp32", g.fp32_flops_per_s, source_of("peak_flops_per_s.fp32")));
   m.ceilings.push_back(compute("tf32", "tf32 (tensor)", g.tf32_flops_per_s, source_of("peak_flops_per_s.tf32")));
-  if (spec.mode == "eager")
+  if (spec.mode.rfind("eager", 0) == 0)
     m.notes.push_back("eager mode: each time includes the per-call host floor, so small points sit far below the ceilings");
   return m;
 }

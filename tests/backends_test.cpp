@@ -71,6 +71,9 @@ TEST_CASE("backend names parse to their family's canonical names, default machin
   REQUIRE(specs.size() == 3);
   CHECK((specs[0].descriptor == find_family("ipu") && specs[0].machine == "mk1" && specs[0].mode == "static"));
   CHECK((specs[1].descriptor == find_family("gpu-model") && specs[1].machine == "h200" && specs[1].mode == "eager"));
+  const auto nograd = parse_backend_list("gpu-model:a100-80gb:eager-nograd").front();
+  CHECK((nograd.machine == "a100-80gb" && nograd.mode == "eager-nograd"));
+  CHECK(parse_error("gpu-model:eager-nograd").find("gpu-model:MACHINE:eager|eager-nograd|kernel") != std::string::npos);
   CHECK((specs[2].descriptor == find_family("cpu") && specs[2].machine.empty() && specs[2].mode.empty()));
 }
 
@@ -78,7 +81,7 @@ TEST_CASE("bad backend names say what each family accepts", "[backends][unit]") 
   const std::string all =
       "ipu, ipu:MACHINE (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file path), ipu:MACHINE:static "
       "(a model's graph edges compiled into the exchange), cpu, torch-cpu, cuda, cuda:kernel|per-call, gpu-model, "
-      "gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file path) or gpu-model:MACHINE:eager|kernel";
+      "gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file path) or gpu-model:MACHINE:eager|eager-nograd|kernel";
   CHECK(accepted_names_text() == all);
   CHECK_THAT(parse_error("ipu,gpu"), Contains(all) && Contains("\"gpu\""));
   CHECK_THAT(parse_error("ipu:"), Contains(all));
@@ -90,7 +93,7 @@ TEST_CASE("bad backend names say what each family accepts", "[backends][unit]") 
   CHECK_THAT(parse_error("cuda:fast"), Contains("cuda, cuda:kernel or cuda:per-call"));
   CHECK_THAT(parse_error("ipu:static,ipu:bow:static"), Contains("each backend once") && Contains("\"ipu:bow:static\" twice"));
   CHECK_THAT(backends_help_text(), Contains("ipu (= ipu:bow)") && Contains("cuda[:kernel|:per-call]") &&
-                                       Contains("gpu-model:MACHINE[:eager|:kernel]"));
+                                       Contains("gpu-model:MACHINE[:eager|:eager-nograd|:kernel]"));
 }
 
 TEST_CASE("each family says how its rows are described and which roofline machine applies", "[backends][unit]") {
@@ -129,7 +132,7 @@ TEST_CASE("tilesim backends lists every family with its modes, machines and whet
   REQUIRE(version.exit_code == 0);
   const auto text = tilesim_test::run_tilesim("backends", dir.dir());
   REQUIRE(text.exit_code == 0);
-  for (const char* grammar : {"ipu[:MACHINE][:static|:dynamic]", "gpu-model[:MACHINE][:eager|:kernel]", "cuda[:kernel|:per-call]",
+  for (const char* grammar : {"ipu[:MACHINE][:static|:dynamic]", "gpu-model[:MACHINE][:eager|:eager-nograd|:kernel]", "cuda[:kernel|:per-call]",
                               "cpu  (measured)", "torch-cpu  (measured)"})
     CHECK_THAT(text.out, Contains(grammar));
   CHECK_THAT(text.out, Contains("dynamic (default)") && Contains("bow (default), bow-2000, mk1, mk2, or a machine file path"));

@@ -251,3 +251,18 @@ TEST_CASE("tilesim's lowered backward of each op launches as many kernels as aut
   }
   CHECK(compared == 26);  // 16 binaries, 5 unaries, gather, scatter_add, scatter_mean, matmul with and without bias
 }
+
+TEST_CASE("eager-nograd: the same calls without autograd's bookkeeping, and no training step", "[unit]") {
+  const GpuMachine a100 = load_gpu_machine("a100-40gb");
+  GpuModelBackend grad(a100, GpuMode::eager, "gpu-model:a100-40gb:eager", true);
+  GpuModelBackend nograd(a100, GpuMode::eager, "gpu-model:a100-40gb:eager-nograd", false);
+  const OpGraph g = schnet_block_graph(64, 32, 256);
+  const BackendResult a = grad.run(g, {}, {}), b = nograd.run(g, {}, {});
+  CHECK(b.host.at("eager").at("grad_mode") == false);
+  // 14 of the block's calls read a parameter or what came from one (see the host-bound case above).
+  CHECK(a.time_s - b.time_s == Approx(14 * a100.eager.autograd_node_s));
+  OpGraph step = g;
+  step.ops.back().phase = OpPhase::backward;
+  CHECK_THROWS_WITH(nograd.prepare(step), Catch::Contains("needs grad mode") && Catch::Contains(":eager"));
+  CHECK_NOTHROW(grad.prepare(step));
+}

@@ -34,13 +34,15 @@ nlohmann::json EagerTimeline::to_json() const {
           {"device_s", device_s},
           {"total_s", total_s},
           {"bound", host_s >= device_s ? "host" : "device"},
-          {"grad_mode", true},
+          {"grad_mode", grad_mode},
           {"recorded_calls", eager_record().calls_file},
           {"layers", layers}};
 }
 
-EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPrediction>& predictions, const GpuMachine& machine) {
+EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPrediction>& predictions, const GpuMachine& machine,
+                             bool grad_mode) {
   EagerTimeline t;
+  t.grad_mode = grad_mode;
   const std::size_t n = graph.ops.size();
   t.op_time_s.assign(n, 0.0);
   t.op_host_s.assign(n, 0.0);
@@ -76,7 +78,7 @@ EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPredicti
     const Op& op = graph.ops[i];
     const GpuPrediction& p = predictions[i];
     double host = p.host_floor_s;
-    if (op.phase == OpPhase::forward && reads_grad(op, requires_grad)) {
+    if (grad_mode && op.phase == OpPhase::forward && reads_grad(op, requires_grad)) {
       host += std::max(1, p.python_kernel_calls) * machine.eager.autograd_node_s;
       if (op.output >= 0 && !op.detach) requires_grad.insert(op.output);
     }

@@ -24,9 +24,12 @@ struct EagerTimeline {
   double host_s = 0, device_s = 0;
   nlohmann::json to_json() const;  // host and device totals, the bound, the layers' Python overheads
   nlohmann::json layers = nlohmann::json::array();
+  bool grad_mode = true;
 };
 
 // `predictions[i]` is predict_op's eager prediction of graph.ops[i].
-EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPrediction>& predictions, const GpuMachine& machine);
+// grad_mode: autograd records the forward (PyTorch's default); false: under torch.no_grad().
+EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPrediction>& predictions, const GpuMachine& machine,
+                             bool grad_mode = true);
 
 }  // namespace tilesim::gpu

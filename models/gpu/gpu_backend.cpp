@@ -10,10 +10,15 @@
 
 namespace tilesim::gpu {
 
-GpuModelBackend::GpuModelBackend(GpuMachine machine, GpuMode mode, std::string name)
-    : machine_(std::move(machine)), mode_(mode), name_(std::move(name)) {}
+GpuModelBackend::GpuModelBackend(GpuMachine machine, GpuMode mode, std::string name, bool grad_mode)
+    : machine_(std::move(machine)), mode_(mode), name_(std::move(name)), grad_mode_(grad_mode) {}
 
 void GpuModelBackend::prepare(const OpGraph& graph) {
+  if (mode_ == GpuMode::eager && !grad_mode_)
+    for (const Op& op : graph.ops)
+      if (op.phase != OpPhase::forward)
+        throw InputError("backend " + name_ + ": op '" + op.name + "' is part of a training step, which needs grad mode; "
+                         "eager-nograd models a forward under torch.no_grad() (use :eager)");
   const auto steps = foreach_steps(graph);
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     const Op& op = graph.ops[i];
@@ -50,7 +55,7 @@ BackendResult GpuModelBackend::run(const OpGraph& graph, const TensorValues& inp
   // Eager: the graph as back-to-back iterations of eager PyTorch (host and GPU overlapping, the
   // layers' Python and autograd included); kernel: each op's kernels.
   EagerTimeline timeline;
-  if (mode_ == GpuMode::eager) timeline = eager_timeline(graph, predictions, machine_);
+  if (mode_ == GpuMode::eager) timeline = eager_timeline(graph, predictions, machine_, grad_mode_);
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     const GpuPrediction& p = predictions[i];
     OpResult row = OpResult::for_op(graph.ops[i]);
