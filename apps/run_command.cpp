@@ -156,9 +156,13 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
 
   // Plan first: a workload that does not fit fails before any input is generated. The workload is
   // lowered once; its graph is planned here and then filled with inputs.
-  workloads::Lowered lowered = workloads::lower(workload);
+  // When every backend is a model that reads shapes alone (gpu-model), no input is generated and a
+  // model's tensors need not fit this host's memory (values a caller hands in are kept, and unread).
+  bool shapes_only = true;
+  for (const auto& s : specs) shapes_only = shapes_only && !s.descriptor->info().reads_input_values;
+  workloads::Lowered lowered = workloads::lower(workload, shapes_only);
   for (auto& b : backends) b->prepare(lowered.graph);
-  workloads::Instance instance = workloads::instantiate(workload, std::move(lowered));
+  workloads::Instance instance = workloads::instantiate(workload, std::move(lowered), shapes_only);
   if (hooks && hooks->set_inputs) hooks->set_inputs(instance.graph, instance.values);
   RunOptions options;
   options.timing_only = args.timing_only;
@@ -233,6 +237,7 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
   report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only},
                        {"warmup", args.warmup}, {"repeats", args.repeats}};
   if (training) report["options"]["steps"] = steps;
+  report["options"]["shapes_only"] = shapes_only;
   if (workload.available_memory_proportion) report["options"]["available_memory_proportion"] = *workload.available_memory_proportion;
   report["results"] = nlohmann::json::array();
   for (std::size_t b = 0; b < results.size(); ++b) {

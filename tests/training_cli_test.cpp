@@ -155,3 +155,21 @@ TEST_CASE("run: a training step too large for one IPU exits 3 naming recompute",
                         Contains("ipu:bow-2000"));
   CHECK_FALSE(std::ifstream(dir.path("o/report.json")).good());
 }
+
+TEST_CASE("run: models alone read shapes only, so a model too big for this host runs on them and not on the CPU",
+          "[training][gpu][cli]") {
+  TempDir dir("shapes-only");
+  // 4M nodes x 2048 features: 32 GiB of node features alone, over half of any host this runs on.
+  const std::string w = dir.path("big.json");
+  std::ofstream(w) << R"({"name": "big", "graph": {"generator": "erdos_renyi", "num_nodes": 4000000, "num_edges": 4000000},
+    "num_features": 2048, "model": [{"layer": "gcn", "out": 16}]})";
+  const auto gpu = run_tilesim("run " + w + " --backends gpu-model:a100-40gb:eager --out " + dir.path("gpu"), dir.dir());
+  INFO(gpu.err);
+  REQUIRE(gpu.exit_code == 0);
+  const json report = json::parse(tilesim_test::slurp(dir.path("gpu/report.json")));
+  CHECK(report["options"]["shapes_only"] == true);
+  CHECK(report["results"][0]["time_s"].get<double>() > 0);
+  const auto both = run_tilesim("run " + w + " --backends cpu,gpu-model:a100-40gb --out " + dir.path("both"), dir.dir());
+  CHECK(both.exit_code == 2);
+  CHECK_THAT(both.err, Contains("half of this host's memory"));
+}

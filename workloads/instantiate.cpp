@@ -33,7 +33,7 @@ std::int64_t half_host_memory() {
 
 }  // namespace
 
-Lowered lower(const Workload& workload) {
+Lowered lower(const Workload& workload, bool shapes_only) {
   Lowered out;
   for (std::size_t i = 0; i < workload.ops.size(); ++i) {
     const OpSpec& spec = workload.ops[i];
@@ -65,7 +65,7 @@ Lowered lower(const Workload& workload) {
     const graphs::EdgeList edges = graphs::build(workload.model->graph, workload.seed);
     // `node_features_only`: `bytes` counts the node features alone, a lower bound of the model's tensors.
     auto check_memory = [&](std::int64_t bytes, bool node_features_only) {
-      if (bytes <= half_host_memory()) return;
+      if (shapes_only || bytes <= half_host_memory()) return;
       const std::string found = node_features_only ? "at least " + std::to_string(bytes >> 20) +
                                                          " MiB (the node features of the input and each layer's output)"
                                                    : std::to_string(bytes >> 20) + " MiB";
@@ -110,8 +110,13 @@ OpGraph build_graph(const Workload& workload) { return lower(workload).graph; }
 
 Instance instantiate(const Workload& workload) { return instantiate(workload, lower(workload)); }
 
-Instance instantiate(const Workload& workload, Lowered lowered) {
+Instance instantiate(const Workload& workload, Lowered lowered, bool shapes_only) {
   Instance instance;
+  if (shapes_only) {
+    instance.graph = std::move(lowered.graph);
+    instance.training = std::move(lowered.training);
+    return instance;
+  }
   for (const auto& [position, graph_op] : lowered.plain_ops) {
     const OpSpec& spec = workload.ops[position];
     const Op& op = lowered.graph.ops[graph_op];

@@ -92,7 +92,9 @@ struct Lowered {
   std::vector<std::pair<std::size_t, std::size_t>> plain_ops;
   training::TrainingLayout training;  // active() when the model carries a "train" section
 };
-Lowered lower(const Workload& workload);
+// shapes_only: for runs whose backends read shapes alone (models): a model's tensors are not checked
+// against this host's memory, since none is allocated (instantiate(..., true) makes no values).
+Lowered lower(const Workload& workload, bool shapes_only = false);
 
 // The op graph and its generated inputs. Deterministic in workload.seed: the same seed gives the same
 // indices and values on every run. Values are standard-normal float32 (torch.randn); layer weights
@@ -105,7 +107,7 @@ struct Instance {
 Instance instantiate(const Workload& workload);
 // The same from a workload lowered already (`lowered` = lower(workload)), so that a run which plans the
 // graph before generating inputs lowers it once.
-Instance instantiate(const Workload& workload, Lowered lowered);
+Instance instantiate(const Workload& workload, Lowered lowered, bool shapes_only = false);
 
 // The uniform indices (with repeats) `instantiate` draws for the op at `position` of a workload with
 // `seed`; validation and sweeps call it so that any of their points can be re-run with `tilesim run`.
