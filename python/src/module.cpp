@@ -253,6 +253,9 @@ PYBIND11_MODULE(_core, m) {
         if (!options["seed"].is_none()) args.seed = tilesim::cli::checked_seed(py::cast<std::int64_t>(options["seed"]));
         if (!options["steps"].is_none()) args.steps = py::cast<std::int64_t>(options["steps"]);
         if (!options["batches"].is_none()) args.batches = py::cast<std::int64_t>(options["batches"]);
+        // Checked as the command line's --available-memory-proportion is (a number in (0, 1]).
+        if (!options["available_memory_proportion"].is_none())
+          args.available_memory_proportion = py::cast<std::string>(options["available_memory_proportion"]);
 
         ListedGraphs listed = list_graphs(graphs);
         tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);

@@ -100,7 +100,8 @@ class SweepResult(Table):
             self.sweep = json.load(f)
 
 
-def sweep(spec, out=None, *, jobs=None, resume=False, overwrite=False, backends=None, verify=False):
+def sweep(spec, out=None, *, jobs=None, resume=False, overwrite=False, backends=None, verify=False,
+          available_memory_proportion=None):
     """``tilesim sweep``: every point of a sweep file (a path or a dict of docs/sweep-format.md) into
     ``out``/results.csv (default out/<sweep name>/, as the command line's)."""
     backends = ",".join(backends) if isinstance(backends, (list, tuple)) else backends
@@ -109,14 +110,16 @@ def sweep(spec, out=None, *, jobs=None, resume=False, overwrite=False, backends=
             with open(path, encoding="utf-8") as f:
                 out = os.path.join("out", str(json.load(f).get("name", "sweep")))
         _call(["sweep", path, "--out", out] + _optional("--jobs", jobs) + _optional("--resume", resume) +
-              _optional("--overwrite", overwrite) + _optional("--backends", backends) + _optional("--verify", verify))
+              _optional("--overwrite", overwrite) + _optional("--backends", backends) + _optional("--verify", verify) +
+              _optional("--available-memory-proportion", available_memory_proportion))
     return SweepResult(str(out))
 
 
-def validate(suite="hydronet", out=None, *, plots=True):
-    """``tilesim validate``: the suite through the models; returns validation.json's content."""
+def validate(suite="all", out=None, *, plots=True, format=None):
+    """``tilesim validate``: the suites (hydronet, layers, models or all) through the models; returns
+    validation.json's content. ``format="markdown"`` or ``"latex"`` also writes validation.md / .tex."""
     out = out or os.path.join("out", "validation")
-    _call(["validate", "--suite", suite, "--out", out] + _optional("--no-plots", not plots))
+    _call(["validate", "--suite", suite, "--out", out] + _optional("--no-plots", not plots) + _optional("--format", format))
     with open(os.path.join(out, "validation.json"), encoding="utf-8") as f:
         return json.load(f)
 

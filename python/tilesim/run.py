@@ -89,7 +89,7 @@ def _backend_text(backends):
 
 
 def run(workload, backends=("ipu", "cpu"), *, out=None, timing_only=False, trace=None, seed=None, warmup=None, repeats=None,
-        steps=None, batches=None, values=None, outputs=True):
+        steps=None, batches=None, values=None, outputs=True, available_memory_proportion=None):
     """Runs ``workload`` (a Workload, or the path of a workload file) on ``backends`` as ``tilesim run``
     does, in this process, and returns a Result.
 
@@ -97,7 +97,7 @@ def run(workload, backends=("ipu", "cpu"), *, out=None, timing_only=False, trace
     out/<name>/). ``values``: name -> tensor or array overriding generated inputs (``"x"``, a layer's
     ``"conv1.weight"``, ...; float32, the input's shape); a graph's ``x`` is fed to ``"x"`` unless
     ``values`` names it. ``outputs=False`` skips copying the computed values back. The other options
-    are the command line's (``--timing-only``, ``--trace``, ``--seed``, ...)."""
+    are the command line's (``--timing-only``, ``--trace``, ``--seed``, ``--available-memory-proportion``, ...)."""
     if not isinstance(workload, Workload):
         workload = Workload.from_json(workload)
     values = dict(values or {})
@@ -114,7 +114,8 @@ def run(workload, backends=("ipu", "cpu"), *, out=None, timing_only=False, trace
     document, file, graphs = workload.native_arguments()
     out_dir = str(out) if out is not None else tempfile.mkdtemp(prefix="tilesim-run-")
     options = {"backends": _backend_text(backends), "out_dir": out_dir, "timing_only": bool(timing_only), "trace": str(trace or ""),
-               "warmup": warmup, "repeats": repeats, "seed": seed, "steps": steps, "batches": batches}
+               "warmup": warmup, "repeats": repeats, "seed": seed, "steps": steps, "batches": batches,
+               "available_memory_proportion": None if available_memory_proportion is None else str(available_memory_proportion)}
     try:
         code, table, computed = _native.core.run(document, file, graphs, arrays, options, bool(outputs))
         report_path = os.path.join(out_dir, "report.json")

@@ -1,6 +1,8 @@
 """The command line's other subcommands, called from Python: the same files, returned as data."""
 import json
 
+import pytest
+
 import tilesim
 from conftest import REPO, run_cli, write_json
 
@@ -102,3 +104,19 @@ def test_version_and_backends():
     assert torch.get_num_threads() == 1
     families = tilesim.backends()
     assert any(f.get("family") == "ipu" for f in families)
+
+
+def test_validate_published_suite_as_markdown(tmp_path):
+    v = tilesim.validate("models", out=tmp_path / "v", plots=False, format="markdown")
+    md = (tmp_path / "v" / "validation.md").read_text()
+    assert "whole-model suite" in md and "| entry |" in md
+    assert list(v["published_suites"]) == ["whole-model"]
+
+
+def test_run_takes_the_available_memory_proportion(tmp_path):
+    w = tilesim.Workload("amp", ops=[tilesim.Op("gather", num_inputs=4096, num_features=512, num_outputs=32768)])
+    r = tilesim.run(w, backends=["ipu:bow"], timing_only=True, available_memory_proportion=0.1)
+    plan = r.report["results"][0]["ops"][0]["plan"]["temporary_memory"]
+    assert plan["available_memory_proportion"] == 0.1
+    with pytest.raises(tilesim.InputError):
+        tilesim.run(w, backends=["ipu:bow"], timing_only=True, available_memory_proportion=1.5)
