@@ -261,6 +261,9 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
     // Which plan each op got under its proportion, when one was chosen for it (flag or op field).
     bool proportion_given = workload.available_memory_proportion.has_value();
     for (const auto& op : workload.ops) proportion_given = proportion_given || op.available_memory_proportion.has_value();
+    if (workload.model)
+      for (const auto& layer : workload.model->layers)
+        proportion_given = proportion_given || layer.available_memory_proportion.has_value();
     if (proportion_given) std::cout << format_plan_budgets(results);
     if (!agreements.empty()) {
       std::cout << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");

@@ -145,6 +145,32 @@ TEST_CASE("an op's own available_memory_proportion wins over the run-wide one", 
   CHECK(g.ops[1].available_memory_proportion == 0.9);
 }
 
+TEST_CASE("a model layer's available_memory_proportion covers its ops and their backward, over the run-wide one", "[workload][unit]") {
+  const nlohmann::json doc = nlohmann::json::parse(R"({"name": "amp", "graph": {"preset": "cora"},
+      "model": [{"layer": "gcn", "name": "conv1", "out": 16, "activation": "relu", "available_memory_proportion": 0.2},
+                {"layer": "gcn", "name": "conv2", "out": 7}],
+      "train": {"task": "node", "loss": "cross_entropy", "steps": 1, "optimizer": {"kind": "sgd", "lr": 0.1}}})");
+  workloads::Workload w = workloads::parse_workload(doc, "w.json");
+  CHECK(workloads::to_json(w)["model"][0]["available_memory_proportion"] == 0.2);
+  CHECK_FALSE(workloads::to_json(w)["model"][1].contains("available_memory_proportion"));
+  w.available_memory_proportion = 0.9;
+  const OpGraph g = workloads::build_graph(w);
+  int conv1_forward = 0, conv1_backward = 0;
+  for (const Op& op : g.ops) {
+    INFO(op.name);
+    // The optimizer's update of conv1's parameters is the optimizer's op, not the layer's.
+    const bool conv1 = op.name.rfind("conv1.", 0) == 0 && op.phase != OpPhase::optimizer;
+    CHECK(op.available_memory_proportion == (conv1 ? 0.2 : 0.9));
+    if (conv1) (op.phase == OpPhase::backward ? conv1_backward : conv1_forward) += 1;
+  }
+  CHECK(conv1_forward > 0);
+  CHECK(conv1_backward > 0);
+  const nlohmann::json bad = nlohmann::json::parse(
+      R"({"name": "amp", "graph": {"preset": "cora"}, "model": [{"layer": "gcn", "out": 16, "available_memory_proportion": 0}]})");
+  CHECK(tilesim_test::required_input_error_of([&] { workloads::parse_workload(bad, "w.json"); }) ==
+        "w.json: model[0].available_memory_proportion: expected a number greater than 0 and at most 1, found 0");
+}
+
 TEST_CASE("an available_memory_proportion not above 0 and at most 1 is an error naming the op's key", "[workload][unit]") {
   for (const char* bad : {"0", "-0.5", "1.5", "\"0.3\"", "null"}) {
     const nlohmann::json doc = nlohmann::json::parse(

@@ -35,6 +35,9 @@ struct LayerSpec {
   std::int64_t num_gaussians = 50;       // schnet
   float cutoff = 10.0f;                  // schnet: cosine cutoff and Gaussian range (PyG SchNet default 10)
   std::int32_t num_relations = 0;        // rgcn: 0 takes the graph's relation count
+  // The simulated IPU's available memory proportion for every op the layer lowers to (and their
+  // backward ops); unset: the run's or the machine file's (models/ipu/planning/temporary_budget.hpp).
+  std::optional<double> available_memory_proportion;
   std::string json_path;                 // where the workload file gives it ("model[1]"), for messages
 };
 

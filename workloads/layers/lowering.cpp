@@ -323,6 +323,8 @@ TensorId lower_layer(Lowering& l, const LayerSpec& spec, TensorId x) {
   }
   if (spec.activation) out = l.op(unary(spec.name + "." + to_string(*spec.activation), g, *spec.activation, out, spec.activation_scalar));
   group.op_count = g.ops.size() - group.first_op;
+  if (spec.available_memory_proportion)
+    for (std::size_t k = group.first_op; k < g.ops.size(); ++k) g.ops[k].available_memory_proportion = *spec.available_memory_proportion;
   g.groups.push_back(group);
   return out;
 }

@@ -58,6 +58,8 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
     if (a != "none") spec.activation = *unary_fn_from_string(a);
     if (a == "leaky_relu") spec.activation_scalar = torch_leaky_relu_slope;
   }
+  if (r.has("available_memory_proportion"))
+    spec.available_memory_proportion = r.number_above("available_memory_proportion", 0.0, 1.0);
   switch (spec.kind) {
     case LayerKind::gat:
       spec.heads = r.integer_or("heads", 1, 1024, 1);
@@ -120,6 +122,7 @@ nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
                       {"out", spec.out_features},
                       {"bias", spec.bias},
                       {"activation", spec.activation ? to_string(*spec.activation) : "none"}};
+  if (spec.available_memory_proportion) j["available_memory_proportion"] = *spec.available_memory_proportion;
   switch (spec.kind) {
     case LayerKind::gat:
       j["heads"] = spec.heads;

@@ -29,6 +29,7 @@ class Backward {
     op.name = f.name + ".grad" + suffix;
     op.phase = OpPhase::backward;
     op.grad_of = f.name;
+    op.available_memory_proportion = f.available_memory_proportion;  // a layer's setting covers its backward
     const TensorId out = g_.add_op(std::move(op));
     needs_.resize(g_.tensors.size(), false);
     return out;

@@ -79,7 +79,10 @@ struct OpPlan {
   std::int64_t estimated_peak_tile_bytes = 0;
   // What the plan needs on its busiest tile beyond its resident operands and outputs (receive buffers of
   // copied blocks and indices, a split's partial results): the term the available memory proportion
-  // bounds (planning/temporary_budget.hpp). Included in estimated_peak_tile_bytes.
+  // bounds (planning/temporary_budget.hpp). Counted by poplibs' own formulas (sliceTempBytes,
+  // updateTempBytes), beside estimated_peak_tile_bytes's tally of the buffers tilesim's program allocates:
+  // the two need not agree (poplibs' update formula counts an index split's partials twice), so a
+  // scatter's temporaries can exceed its estimated peak.
   std::int64_t estimated_temporary_tile_bytes = 0;
   // How the plan was chosen: the proportion in force, its budget in bytes per tile, and whether the
   // chosen plan's temporaries fit it (false: no candidate's did; see temporary_budget.hpp). Zero and
