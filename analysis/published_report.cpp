@@ -6,12 +6,8 @@
 
 namespace tilesim::analysis {
 
-std::string prediction_label(const std::string& backend, const std::string& report_kind) {
-  if (backend.rfind("gpu-model", 0) == 0) {
-    const bool eager = backend.size() >= 6 && backend.compare(backend.size() - 6, 6, ":eager") == 0;
-    return std::string("modeled (") + (eager ? "eager" : "kernel") + " mode)";
-  }
-  return report_kind;
+std::string prediction_label(const std::string& report_kind, const std::string& mode) {
+  return report_kind == "modeled" && !mode.empty() ? "modeled (" + mode + " mode)" : report_kind;
 }
 
 nlohmann::json build_published_report(const PublishedSuite& suite, const std::vector<std::optional<PublishedPrediction>>& predictions) {

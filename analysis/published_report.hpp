@@ -24,8 +24,9 @@ struct PublishedPrediction {
 // std::invalid_argument when the counts differ or a comparable entry has no prediction.
 nlohmann::json build_published_report(const PublishedSuite& suite, const std::vector<std::optional<PublishedPrediction>>& predictions);
 
-// "modeled (eager mode)" for gpu-model:M:eager, "modeled (kernel mode)" for gpu-model:M[:kernel],
-// else the report's kind ("simulated", "measured").
-std::string prediction_label(const std::string& backend, const std::string& report_kind);
+// A modeled prediction names its backend's mode, as the registry parsed it from the backend name
+// ("modeled (eager mode)", "modeled (kernel mode)", "modeled (eager-nograd mode)"); a simulated or
+// measured one is the report's kind alone.
+std::string prediction_label(const std::string& report_kind, const std::string& mode);
 
 }  // namespace tilesim::analysis

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "analysis/published_report.hpp"
+#include "backends/backend_spec.hpp"
 #include "apps/commands.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
@@ -80,7 +81,7 @@ PublishedPrediction predict(const PublishedEntry& e, const std::string& suite, c
   const nlohmann::json report = load_json_file(p.report_path);
   const nlohmann::json& result = report.at("results").at(0);
   p.report_value = report_quantity(result, r.quantity, what);
-  p.kind = analysis::prediction_label(r.backend, result.value("kind", std::string()));
+  p.kind = analysis::prediction_label(result.value("kind", std::string()), backends::parse_backend_list(r.backend).front().mode);
   const double converted = analysis::is_rate_unit(e.published.unit) ? p.report_value : p.report_value / analysis::seconds_per_unit(e.published.unit);
   p.value = converted * r.scale;
   if (!(p.value > 0))

@@ -10,6 +10,28 @@ namespace tilesim::backends {
 
 namespace {
 
+// The modes a backend name may end with, longest first where one ends another's spelling.
+constexpr const char* gpu_modes[] = {"eager-nograd", "eager", "kernel"};
+
+bool is_mode(const std::string& s) {
+  for (const char* m : gpu_modes)
+    if (s == m) return true;
+  return false;
+}
+
+// Removes a trailing ":MODE" from `rest` (MACHINE[:MODE]) and returns the mode, "" when none is named.
+// Only the last ':'-field is a mode, so a machine file path may hold ':' itself.
+std::string take_mode(std::string& rest) {
+  for (const char* mode : gpu_modes) {
+    const std::string suffix = std::string(":") + mode;
+    if (ends_with(rest, suffix)) {
+      rest.resize(rest.size() - suffix.size());
+      return mode;
+    }
+  }
+  return "";
+}
+
 FamilyInfo gpu_model_info() {
   FamilyInfo i;
   i.family = "gpu-model";
@@ -50,17 +72,10 @@ class GpuModelFamily final : public BackendFamily {
     BackendSpec spec;
     spec.descriptor = this;
     const auto colon = item.find(':');
-    // The mode is the last ':'-field when it names one, so a machine path may hold ':' itself.
     std::string rest = colon == std::string::npos ? "a100-40gb" : item.substr(colon + 1);
-    spec.mode = "kernel";
-    for (const char* mode : {"eager-nograd", "eager", "kernel"}) {
-      if (ends_with(rest, std::string(":") + mode)) {
-        spec.mode = mode;
-        rest.resize(rest.size() - std::string(mode).size() - 1);
-        break;
-      }
-    }
-    if (rest.empty() || rest == "eager" || rest == "eager-nograd" || rest == "kernel") throw InputError("", "--backends", accepted_by_all, "\"" + item + "\"");
+    const std::string mode = take_mode(rest);
+    spec.mode = mode.empty() ? "kernel" : mode;
+    if (rest.empty() || is_mode(rest)) throw InputError("", "--backends", accepted_by_all, "\"" + item + "\"");
     spec.machine = rest;
     return spec;
   }
@@ -84,15 +99,9 @@ class GpuModelFamily final : public BackendFamily {
   // "gpu-model:a100-40gb:eager" -> "A100-40GB model (eager)"; a machine file by its stem.
   std::optional<std::string> display_label(const std::string& name, const std::string&, const std::string& mode) const override {
     std::string rest = name.size() > 10 ? name.substr(10) : "a100-40gb";
-    std::string m = mode;
-    for (const char* suffix : {":eager", ":kernel"}) {
-      const std::string s = suffix;
-      if (rest.size() > s.size() && rest.compare(rest.size() - s.size(), s.size(), s) == 0) {
-        if (m.empty()) m = s.substr(1);
-        rest.resize(rest.size() - s.size());
-      }
-    }
-    return upper_case(machine_stem(rest)) + " model (" + (m.empty() ? "kernel" : m) + ")";
+    const std::string named = take_mode(rest);
+    const std::string m = !mode.empty() ? mode : !named.empty() ? named : "kernel";
+    return upper_case(machine_stem(rest)) + " model (" + m + ")";
   }
 
   RooflineMachine ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine) const override {

@@ -120,6 +120,8 @@ TEST_CASE("each family says how its rows are described and which roofline machin
   CHECK(roofline_machine_family("cuda").empty());
   CHECK(roofline_machine_forms() == std::vector<std::string>{"ipu:NAME_OR_FILE", "gpu-model:NAME_OR_FILE", "cpu:FILE"});
   CHECK(display_label("ipu:bow:static", "simulated", "timing-only").has_value());
+  CHECK(display_label("gpu-model:a100-40gb:eager-nograd", "modeled", "") == std::optional<std::string>("A100-40GB model (eager-nograd)"));
+  CHECK(display_label("gpu-model:h100-sxm", "modeled", "") == std::optional<std::string>("H100-SXM model (kernel)"));
   CHECK(display_label("cuda:per-call", "measured", "") == std::optional<std::string>("CUDA GPU (measured, per-call)"));
   CHECK_FALSE(display_label("cpu:x", "measured", "").has_value());
   CHECK_FALSE(display_label("validation/hydronet-gnn/a100", "", "").has_value());

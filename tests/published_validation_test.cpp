@@ -137,11 +137,12 @@ TEST_CASE("a published report keeps not-comparable entries, and its tables are w
   PublishedPrediction p;
   p.value = 0.012;
   p.report_value = 0.012;
-  p.kind = prediction_label("gpu-model:a100-40gb:eager", "modeled");
+  p.kind = prediction_label("modeled", "eager");
   const nlohmann::json report = build_published_report(suite, {p, std::nullopt});
   CHECK(p.kind == "modeled (eager mode)");
-  CHECK(prediction_label("gpu-model:a100-40gb", "modeled") == "modeled (kernel mode)");
-  CHECK(prediction_label("ipu:bow", "simulated") == "simulated");
+  CHECK(prediction_label("modeled", "kernel") == "modeled (kernel mode)");
+  CHECK(prediction_label("modeled", "eager-nograd") == "modeled (eager-nograd mode)");
+  CHECK(prediction_label("simulated", "dynamic") == "simulated");
   REQUIRE(report["entries"].size() == 2);
   CHECK(report["entries"][0]["status"] == "compared");
   CHECK(report["entries"][0]["error_pct"].get<double>() == Approx(20.0));

@@ -172,8 +172,11 @@ at::Tensor run_eager(const Op& op, const Operands& o) {
         case UnaryFn::exp: return at::exp(x);
         case UnaryFn::scale: return at::mul(py(static_cast<double>(op.scalar)), x);
         case UnaryFn::rsqrt_or_zero:
-        case UnaryFn::reciprocal_or_zero:
-          break;  // in place on the degree: record_eager_op runs them
+        case UnaryFn::reciprocal_or_zero: {
+          // In place on the degree PyG computed and owns: here the operand, made for this call alone.
+          at::Tensor d = x.pow_(op.unary == UnaryFn::rsqrt_or_zero ? -0.5 : -1.0);
+          return d.masked_fill_(d == std::numeric_limits<double>::infinity(), 0);
+        }
         case UnaryFn::cosine_cutoff:
           // CFConv: 0.5 * (torch.cos(edge_weight * PI / self.cutoff) + 1.0)
           return at::mul(py(0.5), at::add(at::cos(at::div(at::mul(x, py(pi)), py(static_cast<double>(op.scalar)))), py(1.0)));
@@ -239,20 +242,10 @@ std::string eager_python_call(const Op& op) {
 
 std::vector<RecordedCall> record_eager_op(const Op& op) {
   const Operands o = operands(op);
-  // rsqrt_or_zero / reciprocal_or_zero act in place on a degree PyG owns: give them their own copy
-  // before recording, so the recorded calls are the op's two, not a clone.
-  const bool in_place_norm = op.kind == OpKind::unary &&
-                             (op.unary == UnaryFn::rsqrt_or_zero || op.unary == UnaryFn::reciprocal_or_zero);
-  at::Tensor degree = in_place_norm ? o.input.clone() : at::Tensor();
   std::vector<RecordedCall> calls;
   {
     Recorder recorder(calls);
-    if (in_place_norm) {
-      at::Tensor d = degree.pow_(op.unary == UnaryFn::rsqrt_or_zero ? -0.5 : -1.0);
-      d.masked_fill_(d == std::numeric_limits<double>::infinity(), 0);
-    } else {
-      (void)run_eager(op, o);
-    }
+    (void)run_eager(op, o);
   }
   return calls;
 }

@@ -292,9 +292,8 @@ const RecordedSequence* recorded_sequence(const Op& op) {
   return &it->second;
 }
 
-double recorded_host_s(const RecordedSequence& seq, const GpuMachine& m, bool records_grad) {
-  const double kernel_calls = seq.kernel_calls(), view_calls = seq.view_calls();
-  return kernel_calls * (m.eager.aten_call_s + (records_grad ? m.eager.autograd_node_s : 0.0)) + view_calls * m.eager.aten_view_call_s;
+double recorded_host_s(const RecordedSequence& seq, const GpuMachine& m) {
+  return seq.kernel_calls() * m.eager.aten_call_s + seq.view_calls() * m.eager.aten_view_call_s;
 }
 
 nlohmann::json instantiate(const RecordedSequence& seq, const Op& op) {

@@ -86,9 +86,9 @@ std::string eager_record_dir();
 
 // The host side of one eager op from its recorded sequence, or nullptr when it has none.
 const RecordedSequence* recorded_sequence(const Op& op);
-// Host seconds of the op's Python-level calls: kernel calls x aten_call + view calls x aten_view_call,
-// plus autograd_node per kernel call when `records_grad`.
-double recorded_host_s(const RecordedSequence& seq, const GpuMachine& machine, bool records_grad);
+// Host seconds of the op's Python-level calls: kernel calls x aten_call + view calls x aten_view_call
+// (autograd's share, which depends on the graph, is eager_timeline's).
+double recorded_host_s(const RecordedSequence& seq, const GpuMachine& machine);
 // The sequence with the op's sizes, for reports: [{"op", "depth", "shapes"}].
 nlohmann::json instantiate(const RecordedSequence& seq, const Op& op);
 

@@ -47,9 +47,9 @@ EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPredicti
   t.op_time_s.assign(n, 0.0);
   t.op_host_s.assign(n, 0.0);
   // Python around each forward layer, charged to the layer's first op.
+  const auto& layers = eager_record().layers;
   for (const OpGroup& g : graph.groups) {
     if (g.phase != OpPhase::forward || g.op_count == 0 || g.first_op >= n) continue;
-    const auto& layers = eager_record().layers;
     const auto it = layers.find(g.kind);
     if (it == layers.end()) continue;
     const double python_s = it->second.module_calls * machine.eager.module_call_s +

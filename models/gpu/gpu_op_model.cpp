@@ -221,7 +221,7 @@ void apply_recorded_sequence(const Op& op, const GpuMachine& machine, GpuPredict
                                 op.kind == OpKind::degree_count;
   if (!host_from_record || p.mode != GpuMode::eager) return;
   p.call = seq->python;
-  p.host_floor_s = recorded_host_s(*seq, machine, false);
+  p.host_floor_s = recorded_host_s(*seq, machine);
   p.time_s = std::max(p.host_floor_s, p.kernel_s);
   if (p.host_floor_s >= p.kernel_s) {
     p.limiter = "host";
