@@ -88,14 +88,14 @@ std::string render_table(const Table& t, TableFormat format) {
   return out.str();
 }
 
-namespace {
-
-std::string pct(const nlohmann::json& v, bool sign = false) {
+std::string percent_text(const nlohmann::json& v, bool sign) {
   if (!v.is_number()) return "-";
   char buf[32];
   std::snprintf(buf, sizeof buf, sign ? "%+.1f%%" : "%.1f%%", v.get<double>());
   return buf;
 }
+
+namespace {
 
 std::string figure(double value, const std::string& unit) {
   char buf[48];
@@ -117,7 +117,7 @@ Table hydronet_table(const nlohmann::json& report) {
       const auto& s = entry.at("splits").at(split);
       t.rows.push_back({entry.at("machine").get<std::string>(), entry.value("prediction_kind", std::string("-")),
                         entry.at("op").get<std::string>(), std::string(split) == "held_out" ? "held-out" : split,
-                        std::to_string(s.at("count").get<std::size_t>()), pct(s.at("median_ape_pct")), pct(s.at("p90_ape_pct"))});
+                        std::to_string(s.at("count").get<std::size_t>()), percent_text(s.at("median_ape_pct")), percent_text(s.at("p90_ape_pct"))});
     }
   }
   t.note = "headline: the held-out half (fitted figures use only the calibration half)";
@@ -139,7 +139,7 @@ std::vector<Table> published_tables(const nlohmann::json& report) {
     if (e.at("status") == "compared") {
       const auto& p = e.at("prediction");
       compared.rows.push_back({e.at("id").get<std::string>(), hardware, published, figure(p.at("value").get<double>(), unit),
-                               p.at("kind").get<std::string>() + ", " + p.at("backend").get<std::string>(), pct(e.at("error_pct"), true),
+                               p.at("kind").get<std::string>() + ", " + p.at("backend").get<std::string>(), percent_text(e.at("error_pct"), true),
                                source});
     } else {
       missing.rows.push_back({e.at("id").get<std::string>(), hardware, published, e.at("missing").get<std::string>(), source});
@@ -147,7 +147,7 @@ std::vector<Table> published_tables(const nlohmann::json& report) {
   }
   const auto& s = report.at("summary");
   compared.note = std::to_string(s.at("compared").get<std::size_t>()) + " of " + std::to_string(s.at("entries").get<std::size_t>()) +
-                  " entries compared; median APE " + pct(s.at("median_ape_pct")) + ", p90 APE " + pct(s.at("p90_ape_pct")) +
+                  " entries compared; median APE " + percent_text(s.at("median_ape_pct")) + ", p90 APE " + percent_text(s.at("p90_ape_pct")) +
                   "; error = (predicted - published) / published";
   std::vector<Table> tables;
   if (!compared.rows.empty()) tables.push_back(std::move(compared));

@@ -23,6 +23,10 @@ struct Table {
 };
 std::string render_table(const Table& table, TableFormat format);
 
+// A percentage figure of a report, one decimal: "12.3%" ("+12.3%" with `sign`); "-" when it is not a
+// number (no point compared).
+std::string percent_text(const nlohmann::json& value, bool sign = false);
+
 // LaTeX: \ & % $ # _ { } ~ ^ escaped, so any text reads as itself. Markdown: | and \ escaped, line
 // breaks turned into spaces, so a cell stays one cell.
 std::string escape_latex(const std::string& text);

@@ -90,13 +90,6 @@ std::string shape_text(const OpShape& s) {
 
 std::string machine_label(const std::string& machine) { return machine == "bow" ? "Bow IPU" : "A100"; }
 
-std::string percent(const nlohmann::json& value) {
-  if (!value.is_number()) return "-";
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(1) << value.get<double>() << "%";
-  return s.str();
-}
-
 // The figures of one run: per (machine, op) predicted-vs-measured and the error map; per op measured on
 // both machines, the speedup surface.
 std::vector<analysis::GnuplotFigure> build_figures(const nlohmann::json& report, const std::vector<ValidationPoint>& points,
@@ -114,7 +107,7 @@ std::vector<analysis::GnuplotFigure> build_figures(const nlohmann::json& report,
     }
     const auto& held = entry["splits"]["held_out"];
     std::ostringstream note;
-    note << "held-out: median " << percent(held["median_ape_pct"]) << ", p90 " << percent(held["p90_ape_pct"]);
+    note << "held-out: median " << analysis::percent_text(held["median_ape_pct"]) << ", p90 " << analysis::percent_text(held["p90_ape_pct"]);
     if (held["pearson_log_r"].is_number())
       note << ", r(log t) = " << std::fixed << std::setprecision(3) << held["pearson_log_r"].get<double>();
     std::string kind = "predicted";
