@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "sim/shared_copies.hpp"
 
 namespace tilesim::sim {
 
@@ -72,6 +73,8 @@ class Compiler {
     effective_received_bytes_.assign(tiles, 0.0);
     link_cycles_.assign(tiles, 0);
     link_bytes_.assign(config.links.size(), 0);
+    shared_ = find_shared_copies(program);
+    if (functional_) resolve_buffer_addresses();
   }
 
   CompiledProgram compile() {
@@ -103,9 +106,36 @@ class Compiler {
   }
 
   std::byte* address(const BufferRef& ref) const {
-    std::byte* base = tile_bases_[static_cast<std::size_t>(placement(ref.buffer).tile)];
+    std::byte* base = out_.buffer_addresses[static_cast<std::size_t>(ref.buffer)];
     // A tile whose buffers are all empty has no arena; its refs are empty ranges.
-    return base ? base + placement(ref.buffer).offset_bytes + ref.offset_bytes : nullptr;
+    return base ? base + ref.offset_bytes : nullptr;
+  }
+
+  // Each buffer's bytes: its own place in its tile's arena, or its source's for a shared copy. A
+  // source is used before its copies, so resolving in that order never revisits a buffer.
+  void resolve_buffer_addresses() {
+    const std::size_t count = program_.buffers.size();
+    out_.buffer_addresses.assign(count, nullptr);
+    out_.shared_copy.assign(count, 0);
+    for (std::size_t b = 0; b < count; ++b) {
+      const BufferPlacement& p = out_.layout.buffers[b];
+      std::byte* base = tile_bases_[static_cast<std::size_t>(p.tile)];
+      out_.buffer_addresses[b] = base ? base + p.offset_bytes : nullptr;
+    }
+    for (const auto& step : program_.steps) {
+      for (const auto& transfer : step.exchange.transfers) {
+        if (!transfer.read_only_copies) continue;
+        for (const auto& ref : transfer.dst) {
+          if (!shared_copy(ref.buffer)) continue;
+          out_.buffer_addresses[static_cast<std::size_t>(ref.buffer)] = address(transfer.src);
+          out_.shared_copy[static_cast<std::size_t>(ref.buffer)] = 1;
+        }
+      }
+    }
+  }
+
+  bool shared_copy(BufferId buffer) const {
+    return buffer >= 0 && static_cast<std::size_t>(buffer) < shared_.size() && shared_[static_cast<std::size_t>(buffer)].shared;
   }
 
   std::string buffer_name(BufferId buffer) const {
@@ -359,6 +389,13 @@ class Compiler {
     return true;
   }
 
+  std::size_t copied_destinations(const Transfer& transfer) const {
+    if (!transfer.read_only_copies) return transfer.dst.size();
+    std::size_t n = 0;
+    for (const auto& ref : transfer.dst) n += shared_copy(ref.buffer) ? 0 : 1;
+    return n;
+  }
+
   void compile_exchange(const Superstep& step, std::uint32_t step_index) {
     const auto& plan = step.exchange;
     if (plan.empty()) return;
@@ -391,7 +428,7 @@ class Compiler {
       sent_regions_[static_cast<std::size_t>(src_tile)] += transfer.blocks;
       // The source tile performs the copies on wake-up (functional mode); count them for grouping.
       if (functional_ && transfer.bytes > 0)
-        tile_items_[static_cast<std::size_t>(src_tile)] += index32(transfer.dst.size(), context);
+        tile_items_[static_cast<std::size_t>(src_tile)] += index32(copied_destinations(transfer), context);
       add_receptions(transfer);
       out_.exchange_bytes_sent += transfer.total_bytes();
       out_.exchange_bytes_received += transfer.total_bytes() * static_cast<std::int64_t>(transfer.dst.size());
@@ -412,6 +449,7 @@ class Compiler {
         auto& position = tile_items_[static_cast<std::size_t>(placement(transfer.src.buffer).tile)];
         const std::byte* src = address(transfer.src);
         for (const auto& ref : transfer.dst) {
+          if (shared_copy(ref.buffer)) continue;  // it reads the source's bytes
           out_.copies[position++] =
               CopyItem{src, address(ref), transfer.bytes, transfer.blocks, transfer.src_stride_bytes, transfer.dst_stride_bytes};
         }
@@ -469,6 +507,7 @@ class Compiler {
   std::vector<Cycles> link_cycles_;        // per tile: when its slowest transfer across chips arrives
   std::vector<std::int64_t> link_bytes_;   // per link group: bytes routed over it in this phase
   std::vector<std::int32_t> remote_chips_;
+  std::vector<SharedSource> shared_;  // by buffer
 };
 
 }  // namespace

@@ -84,7 +84,10 @@ struct CompiledProgram {
   std::vector<std::string> superstep_names;
   std::vector<std::string> labels;
   std::vector<CompiledPhase> phases;  // in execution order; empty compute and exchange phases left out
-  // Functional mode only: what tiles execute on wake-up.
+  // Functional mode only: where each buffer's bytes are (index = BufferId; a shared copy's are its
+  // source's, sim/shared_copies.hpp), and what tiles execute on wake-up.
+  std::vector<std::byte*> buffer_addresses;
+  std::vector<char> shared_copy;
   std::vector<VertexItem> vertices;
   std::vector<std::byte*> addresses;
   std::vector<CopyItem> copies;

@@ -83,8 +83,15 @@ struct Engine::Impl {
     return placement;
   }
 
-  std::byte* host_address(const BufferPlacement& placement, std::int64_t offset_bytes) const {
-    return arenas.base(placement.tile) + placement.offset_bytes + offset_bytes;
+  std::byte* host_address(BufferId buffer, std::int64_t offset_bytes) const {
+    return program->buffer_addresses[static_cast<std::size_t>(buffer)] + offset_bytes;
+  }
+
+  void check_host_write(BufferId buffer, const char* what) const {
+    if (program->shared_copy[static_cast<std::size_t>(buffer)]) {
+      throw std::logic_error(std::string(what) + ": buffer " + std::to_string(buffer) + " of program " + program->name +
+                             " is a read-only copy sharing its source's bytes; write the source");
+    }
   }
 
   const std::int32_t tile_slots;
@@ -140,13 +147,25 @@ void Engine::load(const Program& program, const MachineConfig& config, Mode mode
 }
 
 void Engine::write(BufferId buffer, std::int64_t offset_bytes, const void* src, std::int64_t bytes) {
-  const BufferPlacement& placement = impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::write");
-  if (bytes > 0) std::memcpy(impl_->host_address(placement, offset_bytes), src, static_cast<std::size_t>(bytes));
+  impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::write");
+  impl_->check_host_write(buffer, "Engine::write");
+  if (bytes > 0) std::memcpy(impl_->host_address(buffer, offset_bytes), src, static_cast<std::size_t>(bytes));
 }
 
 void Engine::read(BufferId buffer, std::int64_t offset_bytes, void* dst, std::int64_t bytes) const {
-  const BufferPlacement& placement = impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::read");
-  if (bytes > 0) std::memcpy(dst, impl_->host_address(placement, offset_bytes), static_cast<std::size_t>(bytes));
+  impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::read");
+  if (bytes > 0) std::memcpy(dst, impl_->host_address(buffer, offset_bytes), static_cast<std::size_t>(bytes));
+}
+
+const std::byte* Engine::host_view(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes) const {
+  impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::host_view");
+  return impl_->host_address(buffer, offset_bytes);
+}
+
+std::byte* Engine::host_view_for_write(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes) {
+  impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::host_view_for_write");
+  impl_->check_host_write(buffer, "Engine::host_view_for_write");
+  return impl_->host_address(buffer, offset_bytes);
 }
 
 RunStats Engine::run(TraceWriter* trace) {

@@ -7,6 +7,7 @@
 // computes its phase length from the cost of its vertices (or its exchange bytes) and signals its
 // arrival at the sync that many cycles later; the sync controller waits for every tile, charges the
 // sync, and starts the next phase. Nothing is woken per cycle.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -34,9 +35,15 @@ class Engine {
   // refers to tiles or buffers that do not exist, or if config.num_tiles exceeds tile_slots().
   void load(const Program& program, const MachineConfig& config, Mode mode);
 
-  // Host access to loaded buffers (functional mode only; untimed, like data already resident).
+  // Host access to loaded buffers (functional mode only; untimed, like data already resident). A read
+  // of a shared copy (Transfer::read_only_copies) sees its source's bytes; writing one throws
+  // std::logic_error, since the program promised that nothing writes it.
   void write(BufferId buffer, std::int64_t offset_bytes, const void* src, std::int64_t bytes);
   void read(BufferId buffer, std::int64_t offset_bytes, void* dst, std::int64_t bytes) const;
+  // The loaded buffer's bytes [offset_bytes, offset_bytes + bytes), checked once, for host code that
+  // moves many pieces in its own order (programs' tensor I/O); valid until the next load.
+  const std::byte* host_view(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes) const;
+  std::byte* host_view_for_write(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes);
 
   // Runs the loaded program to completion. `trace` (optional) receives one slice per busy tile per
   // phase and one per sync.

@@ -73,6 +73,11 @@ struct ComputeSet {
 // and written to each destination at dst + k * dst_stride_bytes (a broadcast when there are several
 // destinations). The receiving tiles are the destinations' tiles. A strided transfer is one exchange
 // descriptor for a column block of rows, as a compiled exchange program lists regions.
+//
+// `read_only_copies` is the builder's promise that each destination is a whole buffer that nothing
+// reads before this exchange and nothing writes after it, and that nothing writes the source region
+// after it either. A functional engine then lets such destinations share the source's bytes instead of
+// copying them (sim/shared_copies.hpp); the exchange's cost is the same.
 struct Transfer {
   BufferRef src;
   std::int64_t bytes = 0;
@@ -80,6 +85,7 @@ struct Transfer {
   std::int64_t blocks = 1;
   std::int64_t src_stride_bytes = 0;
   std::int64_t dst_stride_bytes = 0;
+  bool read_only_copies = false;
 
   std::int64_t total_bytes() const { return bytes * blocks; }
 };

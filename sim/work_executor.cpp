@@ -1,6 +1,6 @@
 #include "sim/work_executor.hpp"
 
-#include <cstring>
+#include "sim/block_copy.hpp"
 
 namespace tilesim::sim {
 
@@ -18,9 +18,9 @@ void WorkExecutor::run(const TileWork& work) noexcept {
       const auto* copies = program_->copies.data() + work.first;
       for (std::uint32_t i = 0; i < work.count; ++i) {
         const CopyItem& c = copies[i];
-        // memmove: a plan may copy a region onto itself; overlapping regions are the plan's business.
+        // memmove semantics: a plan may copy a region onto itself; overlapping regions are the plan's business.
         for (std::int64_t k = 0; k < c.blocks; ++k) {
-          std::memmove(c.dst + k * c.dst_stride_bytes, c.src + k * c.src_stride_bytes, static_cast<std::size_t>(c.bytes));
+          move_bytes(c.dst + k * c.dst_stride_bytes, c.src + k * c.src_stride_bytes, static_cast<std::size_t>(c.bytes));
         }
       }
     }

@@ -25,6 +25,8 @@ void place_block(sim::Program& program, sim::ExchangePlan& exchange, std::vector
   if (copies.empty()) return;
   sim::Transfer t{{held, 0}, bytes, {}};
   for (const auto c : copies) t.dst.push_back({c, 0});
+  // The copies and the held block are only read (a gather's table, a scatter's messages).
+  t.read_only_copies = true;
   exchange.transfers.push_back(std::move(t));
 }
 

@@ -27,7 +27,8 @@ struct BlockSource {
 
 // Declares the block (`rows` x `cols` of the tensor) as `name` on tile `holder` and as "`name` copy" on
 // each of `copy_tiles`, records each tile's buffer in `buffer_of` (by tile), and adds the transfers that
-// bring it there to `exchange` (and, for a resident tensor, the held block to `input`).
+// bring it there to `exchange` (and, for a resident tensor, the held block to `input`). A resident
+// block's broadcast carries read-only copies (sim::Transfer::read_only_copies): its readers only read.
 void place_block(sim::Program& program, sim::ExchangePlan& exchange, std::vector<TensorPiece>& input, const std::string& name,
                  Range rows, Range cols, sim::TileId holder, const std::vector<sim::TileId>& copy_tiles,
                  const BlockSource& source, std::vector<sim::BufferId>& buffer_of);

@@ -22,6 +22,7 @@ void add_group_indices(sim::Program& program, sim::ExchangePlan& exchange, const
       t.dst.push_back({copy, 0});
     }
   }
+  t.read_only_copies = true;  // indices are only read
   exchange.transfers.push_back(std::move(t));
 }
 

@@ -57,33 +57,23 @@ void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorP
       continue;
     }
     // A column block: consecutive rows whose segments fall in the same linear tile share one strided
-    // transfer; a row straddling a tile boundary is cut like a contiguous run.
-    std::int64_t group_row = 0, group_rows = 0, group_tile = -1;
-    auto flush = [&] {
-      if (group_rows == 0) return;
-      const std::int64_t flat = (piece.row_begin + group_row) * width + piece.col_begin;
-      emit(piece, group_row * piece.cols, group_tile, flat - layout.tile_range(group_tile).begin, piece.cols, group_rows);
-      group_rows = 0;
-    };
-    for (std::int64_t r = 0; r < piece.rows; ++r) {
+    // transfer; a row straddling a tile boundary is cut like a contiguous run. A group's extent is
+    // computed, not found row by row: a large block spans thousands of rows but few tiles.
+    std::int64_t r = 0;
+    while (r < piece.rows) {
       const std::int64_t flat = (piece.row_begin + r) * width + piece.col_begin;
-      const std::int64_t first_tile = flat / layout.elements_per_tile;
-      const std::int64_t last_tile = (flat + piece.cols - 1) / layout.elements_per_tile;
-      if (first_tile != last_tile) {
-        flush();
+      const std::int64_t tile = flat / layout.elements_per_tile;
+      const std::int64_t tile_end = (tile + 1) * layout.elements_per_tile;
+      if (flat + piece.cols > tile_end) {  // straddles
         emit_run(piece, r * piece.cols, flat, piece.cols);
+        ++r;
         continue;
       }
-      if (group_rows > 0 && first_tile == group_tile) {
-        ++group_rows;
-      } else {
-        flush();
-        group_row = r;
-        group_rows = 1;
-        group_tile = first_tile;
-      }
+      // The last row whose segment still ends inside this tile (its start is in it too).
+      const std::int64_t last = std::min(piece.rows - 1, (tile_end - piece.col_begin - piece.cols) / width - piece.row_begin);
+      emit(piece, r * piece.cols, tile, flat - layout.tile_range(tile).begin, piece.cols, last - r + 1);
+      r = last + 1;
     }
-    flush();
   }
 }
 
