@@ -1,5 +1,6 @@
 #include "analysis/results_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -46,6 +47,11 @@ class RowReader {
       : fields_(fields), column_(column), file_(std::move(file)), line_(line) {}
 
   const std::string& text(const std::string& name) const { return fields_.at(column_.at(name)); }
+  // A column the header may lack (later_result_columns()): "" when it does.
+  std::string text_or_empty(const std::string& name) const {
+    const auto it = column_.find(name);
+    return it == column_.end() ? std::string() : fields_.at(it->second);
+  }
 
   std::string nonempty(const std::string& name) const {
     const std::string& t = text(name);
@@ -117,8 +123,14 @@ const std::vector<std::string>& result_columns() {
                                   "cycles", "flops",    "min_bytes"};
     for (const auto& level : byte_level_columns()) c.push_back(level);
     for (const char* name : {"intensity_level", "intensity_flops_per_byte", "verified", "wall_s"}) c.push_back(name);
+    for (const auto& later : later_result_columns()) c.push_back(later);
     return c;
   }();
+  return columns;
+}
+
+const std::vector<std::string>& later_result_columns() {
+  static const std::vector<std::string> columns = {"threads", "team_threads", "disturbed"};
   return columns;
 }
 
@@ -165,6 +177,9 @@ std::string results_csv_row(const ResultRow& r) {
   f.push_back(optional_text(r.intensity_flops_per_byte, 8));
   f.push_back(csv_field(r.verified));
   f.push_back(number(r.wall_s, 4));
+  f.push_back(r.threads ? std::to_string(*r.threads) : "");
+  f.push_back(r.team_threads ? std::to_string(*r.team_threads) : "");
+  f.push_back(csv_field(r.disturbed));
   std::string line;
   for (std::size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
   return line + "\n";
@@ -210,8 +225,9 @@ std::vector<ResultRow> parse_results_csv(const std::string& text, const std::str
       const auto names = split_csv_record(record, file, line);
       header_fields = names.size();
       for (std::size_t i = 0; i < names.size(); ++i) column.emplace(names[i], i);
+      const auto& later = later_result_columns();
       for (const auto& c : result_columns())
-        if (!column.count(c))
+        if (!column.count(c) && std::find(later.begin(), later.end(), c) == later.end())
           throw InputError(file + ":1", "", "a results.csv header with the column \"" + c + "\" (written by tilesim sweep)",
                            "\"" + record.substr(0, 120) + "\"");
       continue;
@@ -257,6 +273,10 @@ std::vector<ResultRow> parse_results_csv(const std::string& text, const std::str
     if (!row.time_s && row.verified != "does-not-fit")
       r.fail("time_s", "a time (only a does-not-fit row has none)", "an empty field");
     row.wall_s = r.real("wall_s", true);
+    if (!r.text_or_empty("threads").empty()) row.threads = static_cast<int>(r.integer("threads", 1, 1 << 20));
+    if (!r.text_or_empty("team_threads").empty())
+      row.team_threads = static_cast<int>(r.integer("team_threads", 1, 1 << 20));
+    row.disturbed = r.text_or_empty("disturbed");
     rows.push_back(std::move(row));
   }
   if (line == 0) throw InputError(file, "", "a results.csv with a header line", "an empty file");

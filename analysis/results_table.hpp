@@ -20,6 +20,9 @@ const std::vector<std::string>& byte_level_columns();
 
 // Every column of results.csv, in order.
 const std::vector<std::string>& result_columns();
+// The columns of result_columns() that a reader does without (read as empty): added after files were
+// written, so older results.csv files still read.
+const std::vector<std::string>& later_result_columns();
 
 struct ResultRow {
   std::string op;                  // "gather", "scatter_add"
@@ -43,6 +46,14 @@ struct ResultRow {
   // planned on the machine (no time).
   std::string verified;
   double wall_s = 0;               // host seconds this point took (simulator or model speed)
+  // Measured rows: the threads the timed calls ran on, the team they would have run on on a quiet host
+  // (threads < team_threads: other work held cores and the timing fell back to the free ones;
+  // kernels/cpu/guarded_timing.hpp), and why the time is still not to be trusted: "" when it is, else
+  // what the disturbance detector saw ("threads waited for a core ..."). Empty / nullopt for simulated
+  // and modeled rows, and in files written before these columns existed.
+  std::optional<int> threads;
+  std::optional<int> team_threads;
+  std::string disturbed;
   int line = 0;                    // 1-based line in the file it was read from (0 when built in code)
 };
 
@@ -51,9 +62,9 @@ struct ResultRow {
 std::string results_csv_header();
 std::string results_csv_row(const ResultRow& row);
 
-// Reads results.csv. The header must hold every column of result_columns() (in any order; extra
-// columns are ignored). A short row, a bad number or an unknown kind throws tilesim::InputError
-// naming the file, line and column.
+// Reads results.csv. The header must hold every column of result_columns() but the later ones (in any
+// order; extra columns are ignored). A short row, a bad number or an unknown kind throws
+// tilesim::InputError naming the file, line and column.
 std::vector<ResultRow> parse_results_csv(const std::string& text, const std::string& file);
 std::vector<ResultRow> read_results_csv(const std::string& path);
 

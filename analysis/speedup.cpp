@@ -82,14 +82,14 @@ std::string series_label(const std::string& name, const std::string& kind, const
 TimeSeries series_from_rows(const std::vector<ResultRow>& rows, const std::string& backend, const std::string& file) {
   TimeSeries s;
   s.name = backend;
-  std::map<PointId, std::vector<double>> times;
+  std::map<PointId, std::vector<double>> times, disturbed_times;
   bool any = false;
   for (const auto& r : rows) {
     if (r.backend != backend) continue;
     any = true;
     s.kind = r.kind;
     s.mode = r.mode;
-    if (r.time_s) times[{r.op, r.shape, r.dtype}].push_back(*r.time_s);
+    if (r.time_s) (r.disturbed.empty() ? times : disturbed_times)[{r.op, r.shape, r.dtype}].push_back(*r.time_s);
   }
   if (!any) {
     std::vector<std::string> present;
@@ -98,6 +98,12 @@ TimeSeries series_from_rows(const std::vector<ResultRow>& rows, const std::strin
     throw InputError(file, "", "a backend with rows in this file (" + join(present) + ")", "\"" + backend + "\"");
   }
   for (auto& [id, t] : times) s.time_s[id] = median_of(t);
+  // A point only disturbed repeats measured keeps their median, marked.
+  for (auto& [id, t] : disturbed_times)
+    if (!s.time_s.count(id)) {
+      s.time_s[id] = median_of(t);
+      s.disturbed.insert(id);
+    }
   s.label = series_label(backend, s.kind, s.mode);
   return s;
 }
@@ -146,7 +152,9 @@ std::vector<SpeedupSample> paired_speedups(const TimeSeries& baseline, const Tim
     if (!op.empty() && id.op != op) continue;
     const auto b = baseline.time_s.find(id);
     if (b == baseline.time_s.end()) continue;
-    out.push_back({id, b->second, t, b->second / t});
+    SpeedupSample sample{id, b->second, t, b->second / t};
+    sample.disturbed = baseline.disturbed.count(id) > 0 || target.disturbed.count(id) > 0;
+    out.push_back(sample);
   }
   return out;
 }

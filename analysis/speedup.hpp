@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -33,11 +34,15 @@ struct TimeSeries {
   std::string kind;   // "simulated", "measured" or "modeled"
   std::string mode;   // "timing-only", "eager", ... ("" for a reference)
   std::map<PointId, double> time_s;
+  // Points whose time comes from measurements other work disturbed (results.csv's disturbed column):
+  // the time is kept, but a ratio taken from it must say so.
+  std::set<PointId> disturbed;
 };
 
-// The rows of one backend; repeats of a point are reduced to their median time. Rows without a time
-// (does-not-fit) are left out. Throws InputError when the backend has no row, naming the backends the
-// rows do have.
+// The rows of one backend; repeats of a point are reduced to their median time, over the repeats that
+// were not disturbed when there are any (else over all, and the point is marked disturbed). Rows
+// without a time (does-not-fit) are left out. Throws InputError when the backend has no row, naming
+// the backends the rows do have.
 TimeSeries series_from_rows(const std::vector<ResultRow>& rows, const std::string& backend, const std::string& file);
 
 // Measured points of a hydronet reference CSV (float32).
@@ -59,6 +64,7 @@ struct SpeedupSample {
   PointId id;
   double baseline_s = 0, target_s = 0;
   double speedup = 0;  // baseline_s / target_s
+  bool disturbed = false;  // either time was disturbed (TimeSeries::disturbed)
 };
 
 // Points both series have, for one op (all ops when `op` is empty), in PointId order.

@@ -43,6 +43,17 @@ CpuMachine machine_from_calibration(const CalibrationResult& r, const std::strin
                                                               rate_text(r.float32_flops_per_s, "FLOP/s") + best + ")"};
   m.peak_flops_per_s["float64"] = {r.float64_flops_per_s, where + "independent float64 FMA chains in registers (" +
                                                               rate_text(r.float64_flops_per_s, "FLOP/s") + best + ")"};
+  for (const auto& [dtype, peak] : r.matmul_peaks) {
+    if (peak.flops_per_s <= 0) continue;
+    const std::int64_t size = peak.details.value("size", std::int64_t{0});
+    const std::string n = std::to_string(size);
+    m.matmul_peak_flops_per_s[dtype] = {
+        {peak.flops_per_s, where + n + " x " + n + " @ " + n + " x " + n + " " + dtype + " matmul through " + peak.kernel + " (" +
+                               peak.instruction_set + "; " + rate_text(peak.flops_per_s, "FLOP/s") + ", best of " +
+                               std::to_string(peak.details.value("trials_flops_per_s", nlohmann::json::array()).size()) + " trials)"},
+        peak.instruction_set,
+        peak.kernel};
+  }
   m.details = r.details;
   return m;
 }

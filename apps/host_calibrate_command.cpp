@@ -57,8 +57,8 @@ int host_calibrate_command(const HostCalibrateArgs& args) {
 
   cpu_model::CalibrationOptions options;
   if (!args.json)
-    std::cerr << "calibrate: measuring this host with all cores (streaming bandwidth, random gather, peak FLOP/s), a few "
-                 "seconds ...\n";
+    std::cerr << "calibrate: measuring this host with all cores (streaming bandwidth, random gather, peak FLOP/s, matmul "
+                 "peaks in float32/bfloat16/float16), a few seconds ...\n";
   const auto result = cpu_model::calibrate_host(options);
   const std::string host = host_name();
   const auto machine = cpu_model::machine_from_calibration(result, machine_name(host), host, host_cpu_model_name(),
@@ -76,8 +76,14 @@ int host_calibrate_command(const HostCalibrateArgs& args) {
             << "  DRAM streaming bandwidth (triad)   " << std::setw(9) << result.stream_bytes_per_s / 1e9 << " GB/s\n"
             << "  DRAM random gather bandwidth       " << std::setw(9) << result.gather_bytes_per_s / 1e9 << " GB/s\n"
             << "  peak float32                       " << std::setw(9) << result.float32_flops_per_s / 1e9 << " GFLOP/s\n"
-            << "  peak float64                       " << std::setw(9) << result.float64_flops_per_s / 1e9 << " GFLOP/s\n"
-            << "measured in " << std::setprecision(1) << result.wall_s << " s; wrote " << out << "\n";
+            << "  peak float64                       " << std::setw(9) << result.float64_flops_per_s / 1e9 << " GFLOP/s\n";
+  for (const char* dtype : {"float32", "bfloat16", "float16"}) {
+    const auto it = result.matmul_peaks.find(dtype);
+    if (it == result.matmul_peaks.end()) continue;
+    std::cout << "  matmul " << std::left << std::setw(28) << dtype << std::right << std::setw(9) << it->second.flops_per_s / 1e9
+              << " GFLOP/s  (" << it->second.instruction_set << ": " << it->second.kernel << ")\n";
+  }
+  std::cout << "measured in " << std::setprecision(1) << result.wall_s << " s; wrote " << out << "\n";
   return 0;
 }
 

@@ -120,6 +120,10 @@ RooflineMachine host_cpu_ceilings(const std::string& backend, const std::string&
                                  c.dram_random_gather_bytes_per_s.source, true));
   for (const auto& [dtype, f] : c.peak_flops_per_s)
     m.ceilings.push_back(compute(dtype, dtype == "float32" ? "fp32" : (dtype == "float64" ? "fp64" : dtype), f.value, f.source));
+  // The matmul ceilings (files from `tilesim calibrate` since they were added): a dense GEMM's rate per
+  // dtype, on AMX or the BF16/FP16 instructions where the host has them.
+  for (const auto& [dtype, f] : c.matmul_peak_flops_per_s)
+    m.ceilings.push_back(compute(dtype, dtype + " matmul (" + f.instruction_set + ")", f.rate.value, f.rate.source));
   return m;
 }
 

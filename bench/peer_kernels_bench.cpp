@@ -4,8 +4,11 @@
 // shapes (degree, linear and RGCN's segment matmul over the N node rows, activations, the edge-weight
 // scaling of the E messages), each op's tilesim kernel and its torch form(s) back to back, so their ratio is taken under the same machine load. The peer table at the end
 // (peer_table.hpp) gives times, effective GB/s, speed-ups and their medians; the stream_copy rows give
-// the machine's streaming bandwidth to read the large gathers against. Run just these with
-// --benchmark_filter=peer/.
+// the machine's streaming bandwidth to read the large gathers against; (c) dense products (matmul_f32,
+// matmul_bf16, matmul_f16 on shapes with every dimension >= 256 and on the GIN layer's 3312 x 3703 @
+// 3703 x 64) through tilesim's matmul, OpenBLAS's SGEMM and ATen's mm. This host's ceilings are measured
+// once, before the first of these benchmarks runs (kernels/cpu/host_calibration), so every row also
+// gives its share of the measured ceiling. Run just these with --benchmark_filter=peer/.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -15,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -22,19 +26,46 @@
 
 #include "bench/peer_table.hpp"
 #include "kernels/cpu/degree_count.hpp"
+#include "kernels/cpu/host_calibration.hpp"
 #include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gather_scatter.hpp"
 #include "kernels/cpu/matmul.hpp"
+#include "kernels/cpu/openblas_coretype.hpp"
 #include "kernels/cpu/scatter_reduce.hpp"
 #include "kernels/cpu/spmm.hpp"
 #ifdef TILESIM_HAVE_TORCH
 #include "kernels/torch/torch_ops.hpp"
 #endif
 
+// OpenBLAS (the torch-cpu peer's BLAS, and the SGEMM rows) loads with the kernel set cpuid calls for.
+TILESIM_SELECT_OPENBLAS_CORETYPE_AT_LOAD
+
 namespace {
 
 namespace cpu = tilesim::kernels::cpu;
 using tilesim::bench::register_bytes;
+using tilesim::bench::register_flops;
+
+// This host's ceilings, measured once before the first peer benchmark (a few seconds, all threads), with
+// fewer trials than `tilesim calibrate` takes: the table reads shares of them, not the ceilings themselves.
+void measure_ceilings_once() {
+  static const bool measured = [] {
+    tilesim::cpu_model::CalibrationOptions options;
+    options.trials = 3;
+    options.flops_trial_s = 0.1;
+    const auto r = tilesim::cpu_model::calibrate_host(options);
+    tilesim::bench::Ceilings c;
+    c.stream_bytes_per_s = r.stream_bytes_per_s;
+    c.float32_fma_flops_per_s = r.float32_flops_per_s;
+    for (const auto& [dtype, peak] : r.matmul_peaks) {
+      c.matmul_flops_per_s[dtype] = peak.flops_per_s;
+      c.matmul_instruction_set[dtype] = peak.instruction_set;
+    }
+    tilesim::bench::set_ceilings(c);
+    return true;
+  }();
+  (void)measured;
+}
 
 // Page-aligned, so rows of 16 floats are whole cache lines (as from any large allocation).
 struct AlignedFloats {
@@ -143,6 +174,7 @@ void add(const std::string& op, const Shape& s, const std::string& impl, double 
   const std::string name = "peer/" + op + "/" + s.label + "/" + impl;
   register_bytes(name, bytes);
   benchmark::RegisterBenchmark(name.c_str(), [s, make, bytes](benchmark::State& state) {
+    measure_ceilings_once();
     Data& d = data_for(s);
     const Call call = make(s, d);
     for (auto _ : state) {
@@ -255,6 +287,8 @@ void add_spmm(const Shape& s) {
 // A GNN layer's linear transform: [nodes x F] @ [F x F] + bias.
 void add_linear(const Shape& s) {
   const double bytes = 4.0 * (s.num_outputs * s.num_features * 2 + s.num_features * s.num_features + s.num_features);
+  const double flops = 2.0 * s.num_outputs * s.num_features * s.num_features;
+  register_flops("peer/addmm/" + s.label + "/tilesim", flops, "float32");
   add("addmm", s, "tilesim", bytes, [](const Shape& s, Data& d) -> Call {
     return [&s, &d] {
       cpu::matmul_f32(d.node_table.get(), d.weight_matrix.data(), s.num_outputs, s.num_features, s.num_features, d.bias.data(), d.out.get());
@@ -289,6 +323,7 @@ void add_degree(const Shape& s) {
 // own F x F weight.
 void add_segment_matmul(const Shape& s) {
   const double bytes = 4.0 * (s.num_outputs * s.num_features * 2 + kRelations * s.num_features * s.num_features);
+  register_flops("peer/segment_mm/" + s.label + "/tilesim", 2.0 * s.num_outputs * s.num_features * s.num_features, "float32");
   add("segment_mm", s, "tilesim", bytes, [](const Shape& s, Data& d) -> Call {
     return [&s, &d] {
       cpu::segment_matmul_f32(d.node_table.get(), d.relation_offsets.data(), kRelations, d.relation_weights.data(), s.num_features,
@@ -371,6 +406,89 @@ void add_stream_copy() {
   }
 }
 
+// A dense product's operands in T, filled once per shape (values in [-1, 1), stored in T).
+template <class T>
+struct Product {
+  std::int64_t m, k, n;
+  std::vector<T> a, b, c;
+  Product(std::int64_t m_, std::int64_t k_, std::int64_t n_) : m(m_), k(k_), n(n_) {
+    Random rng{7};
+    a.resize(static_cast<std::size_t>(m * k));
+    b.resize(static_cast<std::size_t>(k * n));
+    c.resize(static_cast<std::size_t>(m * n));
+    for (auto& v : a) v = cpu::from_float<T>(rng.uniform());
+    for (auto& v : b) v = cpu::from_float<T>(rng.uniform());
+  }
+};
+
+// Only the current product's operands are kept (as data_for does for the op shapes).
+template <class T>
+Product<T>& product_for(std::int64_t m, std::int64_t k, std::int64_t n) {
+  static std::unique_ptr<Product<T>> current;
+  if (!current || current->m != m || current->k != k || current->n != n) {
+    current.reset();
+    current = std::make_unique<Product<T>>(m, k, n);
+  }
+  return *current;
+}
+
+void add_product_benchmark(const std::string& name, double bytes, double flops, const std::string& dtype,
+                           std::function<Call()> make) {
+  register_bytes(name, bytes);
+  register_flops(name, flops, dtype);
+  benchmark::RegisterBenchmark(name.c_str(), [make, flops](benchmark::State& state) {
+    measure_ceilings_once();
+    const Call call = make();
+    for (auto _ : state) {
+      call();
+      benchmark::ClobberMemory();
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(flops * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+  })->UseRealTime()->Unit(benchmark::kMillisecond)->Repetitions(3)->ReportAggregatesOnly(true)->MinTime(0.2);
+}
+
+// c[m x n] = a[m x k] @ b[k x n] in T through tilesim's matmul (oneDNN), and in float32 also through
+// OpenBLAS's SGEMM and ATen's mm (the torch-cpu peer).
+template <class T>
+void add_product(const std::string& op, std::int64_t m, std::int64_t k, std::int64_t n) {
+  const std::string label = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+  const std::string dtype = cpu::storage_name<T>();
+  const double bytes = static_cast<double>(sizeof(T)) * static_cast<double>(m * k + k * n + m * n);
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+  const std::string prefix = "peer/" + op + "/" + label + "/";
+  add_product_benchmark(prefix + "tilesim", bytes, flops, dtype, [m, k, n]() -> Call {
+    auto& p = product_for<T>(m, k, n);
+    return [&p] { cpu::matmul<T>(p.a.data(), p.b.data(), p.m, p.k, p.n, nullptr, p.c.data()); };
+  });
+  if constexpr (std::is_same_v<T, float>) {
+    add_product_benchmark(prefix + "openblas_sgemm", bytes, flops, dtype, [m, k, n]() -> Call {
+      auto& p = product_for<float>(m, k, n);
+      return [&p] { cpu::openblas_matmul_f32(p.a.data(), false, p.b.data(), false, p.m, p.k, p.n, nullptr, p.c.data()); };
+    });
+#ifdef TILESIM_HAVE_TORCH
+    add_product_benchmark(prefix + "torch_mm", bytes, flops, dtype, [m, k, n]() -> Call {
+      auto& p = product_for<float>(m, k, n);
+      auto call = std::make_shared<tilesim::kernels::torch_peer::PeerCall>(
+          tilesim::kernels::torch_peer::mm(p.a.data(), p.b.data(), p.m, p.k, p.n, nullptr, p.c.data()));
+      return [call] { (*call)(); };
+    });
+#endif
+  }
+}
+
+// Every dimension >= 256 (4096 x 1024 @ 1024 x 1024: a wide layer over 4k rows; 2048^3), and the GIN
+// layer's first linear (Cora-sized: 3312 nodes x 3703 features @ 3703 x 64).
+void add_products() {
+  add_product<float>("matmul_f32", 4096, 1024, 1024);
+  add_product<cpu::BFloat16>("matmul_bf16", 4096, 1024, 1024);
+  add_product<cpu::Float16>("matmul_f16", 4096, 1024, 1024);
+  add_product<float>("matmul_f32", 2048, 2048, 2048);
+  add_product<cpu::BFloat16>("matmul_bf16", 2048, 2048, 2048);
+  add_product<float>("matmul_f32", 3312, 3703, 64);
+  add_product<cpu::BFloat16>("matmul_bf16", 3312, 3703, 64);
+  add_product<cpu::Float16>("matmul_f16", 3312, 3703, 64);
+}
+
 const std::vector<Shape> kHydronetGrid = {
     {"16x16x32", 16, 16, 32},         {"16x16x32768", 16, 16, 32768},       {"16x512x32", 16, 512, 32},
     {"16x512x32768", 16, 512, 32768}, {"4096x16x32", 4096, 16, 32},         {"4096x16x32768", 4096, 16, 32768},
@@ -379,6 +497,7 @@ const std::vector<Shape> kHydronetGrid = {
 
 int register_all() {
   add_stream_copy();
+  add_products();
   // Hydronet points: num_inputs x num_features x num_outputs, as the workload's ops read them.
   for (const Shape& s : kHydronetGrid) {
     add_gather(s);

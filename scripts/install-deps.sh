@@ -14,7 +14,8 @@ packages=(
   libcli11-dev            # command line
   libomp-dev              # OpenMP for the CPU kernels (g++ uses libgomp; clang needs this)
   libbenchmark-dev        # bench/
-  libopenblas-dev         # matmul in the CPU kernels (an optimised SGEMM; libtorch links it too)
+  libopenblas-dev         # the torch-cpu peer's BLAS (libtorch links it), and SGEMM for comparison in bench/
+  libdnnl-dev             # oneDNN: the CPU matmul in float32/float16/bfloat16 (AMX, AVX-512-BF16/FP16 by cpuid)
   libtorch-dev            # the torch-cpu peer backend (optional to CMake; ~170 packages, ~600 MB installed)
   gnuplot-nox             # plots
   clang                   # the fuzz build (make fuzz, make test-fuzz: clang++ with -fsanitize=fuzzer)

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -52,9 +53,21 @@ std::string sweep_error(const nlohmann::json& doc) {
 }
 
 // The rows without their host-time column (the last), sorted: what two runs must agree on.
+// Each data row without its wall_s field (how long the point took to run, the one field two runs of a
+// simulated or modeled point may differ in), sorted.
 std::vector<std::string> rows_without_wall_time(const fs::path& csv) {
+  const auto& columns = tilesim::analysis::result_columns();
+  const auto wall = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "wall_s") - columns.begin());
+  REQUIRE(wall < columns.size());
   std::vector<std::string> rows;
-  for (auto line : data_lines(csv)) rows.push_back(line.substr(0, line.rfind(',')));
+  for (const auto& line : data_lines(csv)) {
+    std::vector<std::string> fields = tilesim::analysis::split_csv_record(line, csv.string(), 0);
+    REQUIRE(fields.size() == columns.size());
+    fields.erase(fields.begin() + static_cast<std::ptrdiff_t>(wall));
+    std::string row;
+    for (const auto& f : fields) row += f + ",";
+    rows.push_back(row);
+  }
   std::sort(rows.begin(), rows.end());
   return rows;
 }

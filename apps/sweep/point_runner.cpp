@@ -26,6 +26,24 @@ struct Checks {
   std::string failure;
 };
 
+// What a measured backend's guarded timing said of its rows (kernels/cpu/guarded_timing.hpp): the
+// fewest threads any op ran on, the team they would have used, and each disturbed op's reason ("op:
+// why" when the point has several ops). Rows without those keys (simulated, modeled, unguarded) leave
+// the columns empty.
+void add_disturbance(ResultRow& row, const BackendResult& result) {
+  for (const OpResult& o : result.ops) {
+    if (!o.timing.is_object()) continue;
+    if (const auto t = o.timing.find("threads"); t != o.timing.end() && t->is_number_integer())
+      row.threads = row.threads ? std::min(*row.threads, t->get<int>()) : t->get<int>();
+    if (const auto t = o.timing.find("team_threads"); t != o.timing.end() && t->is_number_integer())
+      row.team_threads = row.team_threads ? std::max(*row.team_threads, t->get<int>()) : t->get<int>();
+    const auto d = o.timing.find("disturbed");
+    if (d == o.timing.end() || !d->is_string() || d->get<std::string>().empty()) continue;
+    const std::string why = result.ops.size() > 1 ? o.op + ": " + d->get<std::string>() : d->get<std::string>();
+    row.disturbed += (row.disturbed.empty() ? "" : "; ") + why;
+  }
+}
+
 // The point's totals over the backend's rows: time, cycles (when every op has them), FLOPs, minimum
 // bytes and bytes by level.
 Checks add_totals(ResultRow& row, const BackendResult& result, const std::string& backend_name) {
@@ -55,6 +73,7 @@ Checks add_totals(ResultRow& row, const BackendResult& result, const std::string
   }
   row.time_s = time_s;
   if (all_cycles) row.cycles = cycles;
+  add_disturbance(row, result);
   return checks;
 }
 

@@ -94,6 +94,7 @@ void run_serially(const std::vector<analysis::SweepPoint>& points, PointRunner& 
       throw Error(e.code(), what + ": " + e.what() + " (the rows before it are in " + csv_path + ")");
     }
     if (row.verified == "does-not-fit" || row.verified == "no") recorder.note_problem(what + ": " + runner.last_error());
+    recorder.note_measurement(p.backend, what, row.threads, row.team_threads, row.disturbed);
     recorder.record(p.backend, analysis::results_csv_row(row), row.wall_s, row.verified, what);
   }
 }

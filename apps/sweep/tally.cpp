@@ -19,6 +19,14 @@ void Recorder::record(std::size_t backend, const std::string& csv_line, double w
   if (stop_after_ && tally_.rows >= stop_after_) stopped_ = true;
 }
 
+void Recorder::note_measurement(std::size_t backend, const std::string& what, std::optional<int> threads,
+                                std::optional<int> team_threads, const std::string& disturbed) {
+  if (threads && team_threads && *threads < *team_threads) ++tally_.fewer_threads_by_backend[backend];
+  if (disturbed.empty()) return;
+  ++tally_.disturbed;
+  tally_.last_disturbed = what + ": " + disturbed;
+}
+
 int print_summary(const Recorder& recorder, const std::vector<std::string>& backend_names, const std::string& csv_path,
                   Clock::time_point run_start) {
   const Tally& tally = recorder.tally();
@@ -31,6 +39,15 @@ int print_summary(const Recorder& recorder, const std::vector<std::string>& back
     std::cout << "  " << std::left << std::setw(28) << backend_names[b] << std::right << std::setw(6) << n << " points, "
               << std::fixed << std::setprecision(2) << tally.wall_by_backend.at(b) << " s of host time ("
               << std::setprecision(2) << 1e3 * tally.wall_by_backend.at(b) / static_cast<double>(n) << " ms/point)\n";
+  for (const auto& [b, fewer] : tally.fewer_threads_by_backend)
+    std::cout << "  " << backend_names[b] << ": " << fewer
+              << " points timed on fewer threads than their team, the cores other work left free (results.csv columns "
+                 "threads, team_threads)\n";
+  if (tally.disturbed)
+    std::cout << "  " << tally.disturbed
+              << " measured points stayed DISTURBED by other work on the host (results.csv column disturbed; reports "
+                 "mark them), e.g. "
+              << tally.last_disturbed << "\n";
   if (tally.does_not_fit)
     std::cout << "  " << tally.does_not_fit << " points do not fit their machine (verified = does-not-fit), e.g. "
               << tally.last_problem << "\n";

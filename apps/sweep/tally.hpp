@@ -3,6 +3,7 @@
 // it happens, so --stop-after can stop the run), then the summary and the exit code.
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ struct Tally {
   std::map<std::size_t, double> wall_by_backend;
   std::map<std::size_t, std::size_t> rows_by_backend;
   std::string last_problem;
+  // Measured points (kernels/cpu/guarded_timing.hpp): those still disturbed by other work after
+  // re-measuring, one of them named, and per backend those timed on fewer threads than their team.
+  std::size_t disturbed = 0;
+  std::string last_disturbed;
+  std::map<std::size_t, std::size_t> fewer_threads_by_backend;
 };
 
 class Recorder {
@@ -29,6 +35,9 @@ class Recorder {
               const std::string& what);
   // The point that did not fit or failed verification, named in the summary.
   void note_problem(const std::string& what) { tally_.last_problem = what; }
+  // A measured point's thread count and disturbance (results.csv's threads and disturbed), for the summary.
+  void note_measurement(std::size_t backend, const std::string& what, std::optional<int> threads, std::optional<int> team_threads,
+                        const std::string& disturbed);
 
   bool stopped() const { return stopped_; }
   const Tally& tally() const { return tally_; }
@@ -43,7 +52,7 @@ class Recorder {
 };
 
 // The lines after the last point (new rows and host time per backend, points that did not fit or
-// failed) and the exit code: 1 when a point failed verification, 3 when one did not fit, else 0.
+// failed, measured points that ran on fewer threads or stayed disturbed) and the exit code: 1 when a point failed verification, 3 when one did not fit, else 0.
 int print_summary(const Recorder& recorder, const std::vector<std::string>& backend_names, const std::string& csv_path,
                   Clock::time_point run_start);
 

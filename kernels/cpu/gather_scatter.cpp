@@ -1,5 +1,6 @@
 // Gather on the host CPU: a copy of rows, done as 64-byte AVX-512 moves, split over OpenMP threads for
-// large calls; scatter-add is the sum case of scatter_reduce.cpp's engine.
+// large calls, with non-temporal stores for outputs past the cache (also when the output does not start
+// on a cache line); scatter-add is the sum case of scatter_reduce.cpp's engine.
 #include "kernels/cpu/gather_scatter.hpp"
 
 #include <omp.h>
@@ -35,6 +36,13 @@ struct GatherPlan {
   std::byte* out;
   bool streaming;  // non-temporal stores (row_bytes and out are whole cache lines)
   bool prefetch;
+  // Non-temporal stores into an output that does not start on a cache line (a std::vector's large
+  // buffer starts 16 bytes into a page, as every output the backends time does): rows of whole lines,
+  // realigned in registers (stream_shifted_lines). The output's first `head` bytes lie before its first
+  // whole line.
+  bool shifted = false;
+  std::int64_t head = 0;
+  std::int64_t num_lookups = 0;
 };
 
 // Copies `bytes` from `from` to `to`: 64-byte vector moves, then one masked move for the tail.
@@ -109,6 +117,59 @@ void copy_whole_rows_dispatch(const GatherPlan& p, std::int64_t first, std::int6
 #endif
 
 // Output bytes [b_begin, b_end) of a gather, which may start and end inside a row.
+void gather_range(const GatherPlan& p, std::int64_t b_begin, std::int64_t b_end);
+
+#ifdef TILESIM_ROW_OPS_AVX512
+// The whole output lines [o_begin, o_end) of a shifted plan (both offsets are p.head past a line
+// boundary of the output, so the stores are aligned). The output is the concatenation of the gathered
+// rows' source lines; the line at output offset o = p.head + 64 j is the last 64 - head bytes of source
+// line j and the first `head` bytes of line j + 1, which one two-source permute (vpermt2d) puts
+// together from the two loads. Each source line is loaded once.
+void stream_shifted_lines(const GatherPlan& p, std::int64_t o_begin, std::int64_t o_end) {
+  if (o_begin >= o_end) return;
+  const std::int64_t lines_per_row = p.row_bytes / kCacheLineBytes;
+  const std::int64_t first_line = (o_begin - p.head) / kCacheLineBytes, end_line = (o_end - p.head) / kCacheLineBytes;
+  // Dword i of the result is dword i + head / 4 of (line j, line j + 1): indices past 15 pick line j + 1.
+  const __m512i pick = _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                        _mm512_set1_epi32(static_cast<int>(p.head / 4)));
+  std::int64_t lookup = first_line / lines_per_row, line = first_line % lines_per_row;
+  const std::byte* row = p.table + std::int64_t{p.indices[lookup]} * p.row_bytes;
+  __m512i previous = _mm512_loadu_si512(row + line * kCacheLineBytes);
+  std::byte* to = p.out + o_begin;
+  for (std::int64_t j = first_line; j < end_line; ++j, to += kCacheLineBytes) {
+    if (++line == lines_per_row) {  // line j + 1 begins the next row
+      line = 0;
+      ++lookup;
+      row = p.table + std::int64_t{p.indices[lookup]} * p.row_bytes;
+      if (p.prefetch && lookup + kPrefetchDistanceLookups < p.num_lookups)
+        prefetch_row(p.table + std::int64_t{p.indices[lookup + kPrefetchDistanceLookups]} * p.row_bytes, p.row_bytes);
+    }
+    const __m512i next = _mm512_loadu_si512(row + line * kCacheLineBytes);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(to), _mm512_permutex2var_epi32(previous, pick, next));
+    previous = next;
+  }
+}
+#endif
+
+// Output bytes [b_begin, b_end) of a shifted plan: the part before the first whole output line and
+// after the last with ordinary stores (gather_range), the whole lines between streamed.
+void gather_range_shifted(const GatherPlan& p, std::int64_t b_begin, std::int64_t b_end) {
+  GatherPlan ordinary = p;
+  ordinary.streaming = ordinary.shifted = false;
+#ifdef TILESIM_ROW_OPS_AVX512
+  // Thread boundaries past the first lie on whole output lines (gather_bytes), so only b_begin = 0 is before one.
+  const std::int64_t body_begin = std::max(b_begin, p.head);
+  if (body_begin < b_end) {
+    const std::int64_t body_end = body_begin + (b_end - body_begin) / kCacheLineBytes * kCacheLineBytes;
+    gather_range(ordinary, b_begin, body_begin);
+    stream_shifted_lines(p, body_begin, body_end);
+    gather_range(ordinary, body_end, b_end);
+    return;
+  }
+#endif
+  gather_range(ordinary, b_begin, b_end);
+}
+
 void gather_range(const GatherPlan& p, std::int64_t b_begin, std::int64_t b_end) {
   if (b_begin >= b_end) return;
   const std::int64_t last_lookup = (b_end - 1) / p.row_bytes;
@@ -149,29 +210,46 @@ void gather_bytes(const std::byte* table, std::int64_t num_rows, std::int64_t ro
   const std::int64_t out_bytes = num_lookups * row_bytes;
   if (out_bytes == 0) return;
   const std::int64_t bytes_moved = num_lookups * static_cast<std::int64_t>(sizeof(std::int32_t)) + 2 * out_bytes;
-  const bool lines = row_bytes % kCacheLineBytes == 0 && reinterpret_cast<std::uintptr_t>(out) % kCacheLineBytes == 0;
-  GatherPlan plan{table, row_bytes, indices, out, lines && out_bytes >= kStreamingMinBytes,
+  const auto out_address = reinterpret_cast<std::uintptr_t>(out);
+  const bool whole_rows = row_bytes % kCacheLineBytes == 0, large = out_bytes >= kStreamingMinBytes;
+  GatherPlan plan{table, row_bytes, indices, out, whole_rows && large && out_address % kCacheLineBytes == 0,
                   num_rows * row_bytes >= kPrefetchMinTableBytes};
+  plan.num_lookups = num_lookups;
+  // Bytes before the output's first cache line boundary: thread boundaries fall on the output's own
+  // lines, so no line is written by two threads (and streamed lines are aligned).
+  plan.head = static_cast<std::int64_t>((kCacheLineBytes - out_address % kCacheLineBytes) % kCacheLineBytes);
+#ifdef TILESIM_ROW_OPS_AVX512
+  // The realigning path moves dwords: the output must start on 4 bytes (any float32 array does).
+  plan.shifted = whole_rows && large && plan.head != 0 && out_address % 4 == 0;
+#endif
+  const bool streams = plan.streaming || plan.shifted;
+  auto range = [&plan](std::int64_t b_begin, std::int64_t b_end) {
+    plan.shifted ? gather_range_shifted(plan, b_begin, b_end) : gather_range(plan, b_begin, b_end);
+  };
   // A plain branch rather than the parallel region's if() clause: libgomp still sets up a one-thread team
   // for if(false), ~0.25 us on the development host, five times a whole 32 x 16 gather (~0.05 us).
   const int threads = parallel::threads_for(bytes_moved);
   if (threads == 1) {
-    gather_range(plan, 0, out_bytes);
-    if (plan.streaming) store_fence();
+    range(0, out_bytes);
+    if (streams) store_fence();
     return;
   }
   // Threads split the flat output, not the lookups, so a few very wide rows still spread over all cores;
-  // boundaries fall on cache lines, so no line is written by two threads.
+  // boundaries fall on the output's cache lines (plan.head past its start), so no line is written by two
+  // threads.
 #pragma omp parallel num_threads(threads)
   {
     const int parts = omp_get_num_threads();
     const int part = omp_get_thread_num();
-    auto boundary = [&](int p) {
+    auto boundary = [&](int p) -> std::int64_t {
+      if (p == 0) return 0;
       if (p == parts) return out_bytes;
-      return parallel::part_begin(out_bytes, parts, p) / kCacheLineBytes * kCacheLineBytes;
+      const std::int64_t head = std::min(plan.head, out_bytes);
+      const std::int64_t lines = parallel::part_begin(out_bytes - head, parts, p) / kCacheLineBytes * kCacheLineBytes;
+      return std::min(head + lines, out_bytes);
     };
-    gather_range(plan, boundary(part), boundary(part + 1));
-    if (plan.streaming) store_fence();
+    range(boundary(part), boundary(part + 1));
+    if (streams) store_fence();
   }
 }
 

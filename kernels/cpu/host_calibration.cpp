@@ -224,6 +224,12 @@ CalibrationResult calibrate_host(const CalibrationOptions& o) {
   r.details["gather"] = measure_gather(o, ws, r.gather_bytes_per_s);
   r.details["float32_flops"] = measure_flops<float>(o, r.threads, r.float32_flops_per_s);
   r.details["float64_flops"] = measure_flops<double>(o, r.threads, r.float64_flops_per_s);
+  if (o.matmul_size > 0) {
+    for (const char* dtype : {"float32", "bfloat16", "float16"}) {
+      r.matmul_peaks[dtype] = kernels::cpu::measure_matmul_peak(dtype, o.matmul_size, o.matmul_trials);
+      r.details[std::string("matmul_") + dtype] = r.matmul_peaks[dtype].details;
+    }
+  }
   r.details["last_level_cache_bytes"] = r.last_level_cache_bytes;
   r.details["trials"] = o.trials;
   r.wall_s = seconds_since(t0);

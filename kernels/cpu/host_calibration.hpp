@@ -8,9 +8,15 @@
 //                         4x the last-level cache into an output of the same size; per lookup 4 bytes of
 //                         index, 64 read and 64 written are counted;
 //   peak FLOP/s per dtype: independent fused multiply-adds on 64-byte vectors held in registers
-//                         (16 chains per thread, enough to cover FMA latency), 2 FLOPs each.
+//                         (16 chains per thread, enough to cover FMA latency), 2 FLOPs each;
+//   matmul peak per dtype: a large square float32, bfloat16 and float16 product through the CPU kernels'
+//                         matmul (oneDNN: AMX, AVX-512-BF16/FP16 where cpuid has them, else float32),
+//                         2 m k n FLOPs each (kernels/cpu/matmul_peak.hpp).
 #include <cstdint>
+#include <map>
 #include <string>
+
+#include "kernels/cpu/matmul_peak.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +26,8 @@ struct CalibrationOptions {
   int trials = 7;                       // per measurement; the best is kept
   double flops_trial_s = 0.15;          // length of one peak-FLOP/s trial
   std::int64_t working_set_bytes = 0;   // per array / table; 0: 4x the last-level cache, in [64, 512] MiB
+  std::int64_t matmul_size = 2048;      // m = k = n of the matmul-peak products; 0: not measured
+  int matmul_trials = 3;                // per dtype (each 2048^3 product is 17 GFLOP: 0.05-0.2 s here)
 };
 
 struct CalibrationResult {
@@ -27,6 +35,8 @@ struct CalibrationResult {
   double gather_bytes_per_s = 0;
   double float32_flops_per_s = 0;
   double float64_flops_per_s = 0;
+  // By dtype ("float32", "bfloat16", "float16"): the rate, instruction set and kernel of a large matmul.
+  std::map<std::string, kernels::cpu::MatmulPeak> matmul_peaks;
   int threads = 0;
   std::int64_t last_level_cache_bytes = 0;
   std::int64_t working_set_bytes = 0;

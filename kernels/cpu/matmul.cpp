@@ -1,62 +1,198 @@
 #include "kernels/cpu/matmul.hpp"
 
-#include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "common/error.hpp"
+#include "kernels/cpu/onednn_matmul.hpp"
 #include "kernels/cpu/parallel.hpp"
+#include "kernels/cpu/row_ops.hpp"
 
 namespace tilesim::kernels::cpu {
 namespace {
 
-void match_openmp_threads() {
-  const int wanted = omp_get_max_threads();
-  if (openblas_get_num_threads() != wanted) openblas_set_num_threads(wanted);
+template <class T>
+MatmulDtype dtype_of();
+template <>
+MatmulDtype dtype_of<float>() { return MatmulDtype::float32; }
+template <>
+MatmulDtype dtype_of<Float16>() { return MatmulDtype::float16; }
+template <>
+MatmulDtype dtype_of<BFloat16>() { return MatmulDtype::bfloat16; }
+
+// The libraries' kernels index with int (CBLAS takes int dimensions, oneDNN's brgemm blocks are int).
+void check_dim(std::int64_t v, const char* what) {
+  if (v < 0 || v > std::numeric_limits<int>::max())
+    throw InputError("matmul: " + std::string(what) + " = " + std::to_string(v) + " is outside [0, " +
+                     std::to_string(std::numeric_limits<int>::max()) + "] (the GEMM libraries index with int)");
 }
 
-// CBLAS takes int dimensions.
-int to_blas_int(std::int64_t v, const char* what) {
-  if (v < 0 || v > std::numeric_limits<int>::max())
-    throw InputError("matmul_f32: " + std::string(what) + " = " + std::to_string(v) + " is outside [0, " +
-                     std::to_string(std::numeric_limits<int>::max()) + "] (CBLAS takes int dimensions)");
-  return static_cast<int>(v);
+// The empty products: nothing to write when m or n is 0; the bias (or zeros) when k is 0. Returns true
+// when it handled the call.
+template <class T>
+bool empty_product(std::int64_t m, std::int64_t k, std::int64_t n, const T* bias, T* c) {
+  check_dim(m, "m");
+  check_dim(k, "k");
+  check_dim(n, "n");
+  if (m == 0 || n == 0) return true;
+  if (k != 0) return false;
+  for (std::int64_t r = 0; r < m; ++r) {
+    if (bias != nullptr) std::copy_n(bias, n, c + r * n);
+    else std::fill_n(c + r * n, n, from_float<T>(0.0f));
+  }
+  return true;
+}
+
+// to[i] = float(from[i]), split over the OpenMP team when large (exact: every 16-bit value is a float).
+template <class T>
+void widen(const T* from, std::int64_t count, float* to) {
+  parallel::for_each_block(count, count * static_cast<std::int64_t>(sizeof(T) + sizeof(float)),
+                           [&](std::int64_t begin, std::int64_t end) {
+                             std::int64_t i = begin;
+#ifdef TILESIM_ROW_OPS_AVX512
+                             for (; i + rows::kVectorFloats <= end; i += rows::kVectorFloats)
+                               rows::store16(to + i, rows::load16(from + i));
+#endif
+                             for (; i < end; ++i) to[i] = to_float(from[i]);
+                           });
+}
+
+// to[i] = T(from[i]), the one rounding of the output.
+template <class T>
+void narrow(const float* from, std::int64_t count, T* to) {
+  parallel::for_each_block(count, count * static_cast<std::int64_t>(sizeof(T) + sizeof(float)),
+                           [&](std::int64_t begin, std::int64_t end) { rows::store(from + begin, end - begin, to + begin); });
+}
+
+// The float32 operands of a widened product, kept by the calling thread so repeated calls do not pay
+// page faults for fresh buffers.
+std::vector<float>& widened(int slot, std::int64_t count) {
+  thread_local std::vector<float> buffers[4];
+  auto& v = buffers[slot];
+  if (static_cast<std::int64_t>(v.size()) < count) v.resize(static_cast<std::size_t>(count));
+  return v;
+}
+
+MatmulShape shape_of(std::int64_t m, std::int64_t k, std::int64_t n, bool a_transposed, bool b_transposed, bool has_bias) {
+  MatmulShape s;
+  s.m = m;
+  s.k = k;
+  s.n = n;
+  s.a_transposed = a_transposed;
+  s.b_transposed = b_transposed;
+  s.has_bias = has_bias;
+  return s;
+}
+
+// A non-empty product of T: oneDNN's kernel for T where it has one, else widened to float32.
+template <class T>
+void product(const T* a, bool a_transposed, const T* b, bool b_transposed, std::int64_t m, std::int64_t k, std::int64_t n,
+             const T* bias, T* c) {
+  if (onednn_matmul(dtype_of<T>(), a, b, bias, c, shape_of(m, k, n, a_transposed, b_transposed, bias != nullptr))) return;
+  if constexpr (std::is_same_v<T, float>) {
+    // No oneDNN float32 kernel at all (it has one on every x86-64 host; this keeps the code total).
+    openblas_matmul_f32(a, a_transposed, b, b_transposed, m, k, n, bias, c);
+  } else {
+    matmul_by_conversion(a, a_transposed, b, b_transposed, m, k, n, bias, c);
+  }
 }
 
 }  // namespace
 
+template <class T>
+void matmul_by_conversion(const T* a, bool a_transposed, const T* b, bool b_transposed, std::int64_t m, std::int64_t k,
+                          std::int64_t n, const T* bias, T* c) {
+  if (empty_product(m, k, n, bias, c)) return;
+  float* a32 = widened(0, m * k).data();
+  float* b32 = widened(1, k * n).data();
+  float* c32 = widened(2, m * n).data();
+  float* bias32 = bias != nullptr ? widened(3, n).data() : nullptr;
+  widen(a, m * k, a32);
+  widen(b, k * n, b32);
+  if (bias != nullptr) widen(bias, n, bias32);
+  if (!onednn_matmul(MatmulDtype::float32, a32, b32, bias32, c32, shape_of(m, k, n, a_transposed, b_transposed, bias != nullptr)))
+    openblas_matmul_f32(a32, a_transposed, b32, b_transposed, m, k, n, bias32, c32);
+  narrow(c32, m * n, c);
+}
+
+template <class T>
+void matmul(const T* a, const T* b, std::int64_t m, std::int64_t k, std::int64_t n, const T* bias, T* c) {
+  if (empty_product(m, k, n, bias, c)) return;
+  product(a, false, b, false, m, k, n, bias, c);
+}
+
+template <class T>
+void matmul_transposed(const T* a, bool a_transposed, const T* b, bool b_transposed, std::int64_t m, std::int64_t k,
+                       std::int64_t n, T* c) {
+  if (empty_product<T>(m, k, n, nullptr, c)) return;
+  product<T>(a, a_transposed, b, b_transposed, m, k, n, nullptr, c);
+}
+
+std::string instruction_set_of_kernel(const std::string& kernel, const std::string& dtype) {
+  const bool half = dtype != "float32";
+  if (kernel.empty()) return half ? "conversion to float32" : "other";
+  if (kernel.find("amx") != std::string::npos) return "AMX";
+  if (kernel.find("avx512_core_fp16") != std::string::npos) return half ? "AVX-512-FP16" : "AVX-512";
+  if (kernel.find("avx512_core_bf16") != std::string::npos) return half ? "AVX-512-BF16" : "AVX-512";
+  // A 16-bit product on a kernel without its instruction set: oneDNN widens to float32 inside.
+  if (half) return "conversion to float32";
+  if (kernel.find("avx512") != std::string::npos) return "AVX-512";
+  if (kernel.find("avx2") != std::string::npos) return "AVX2";
+  return "other";
+}
+
+template <class T>
+std::string matmul_kernel() {
+  const std::string own = onednn_kernel(dtype_of<T>());
+  if (!own.empty()) return onednn_version() + " " + own;
+  if constexpr (std::is_same_v<T, float>) {
+    return "OpenBLAS " + openblas_core();
+  } else {
+    const std::string f32 = onednn_kernel(MatmulDtype::float32);
+    return "float32 via " + (f32.empty() ? "OpenBLAS " + openblas_core() : onednn_version() + " " + f32) + " (" +
+           storage_name<T>() + " widened)";
+  }
+}
+
+template <class T>
+std::string matmul_instruction_set() {
+  const std::string own = onednn_kernel(dtype_of<T>());
+  if (std::is_same_v<T, float> && own.empty()) return "other";
+  return instruction_set_of_kernel(own, storage_name<T>());
+}
+
+template void matmul<float>(const float*, const float*, std::int64_t, std::int64_t, std::int64_t, const float*, float*);
+template void matmul<Float16>(const Float16*, const Float16*, std::int64_t, std::int64_t, std::int64_t, const Float16*, Float16*);
+template void matmul<BFloat16>(const BFloat16*, const BFloat16*, std::int64_t, std::int64_t, std::int64_t, const BFloat16*,
+                               BFloat16*);
+template void matmul_transposed<float>(const float*, bool, const float*, bool, std::int64_t, std::int64_t, std::int64_t, float*);
+template void matmul_transposed<Float16>(const Float16*, bool, const Float16*, bool, std::int64_t, std::int64_t, std::int64_t,
+                                         Float16*);
+template void matmul_transposed<BFloat16>(const BFloat16*, bool, const BFloat16*, bool, std::int64_t, std::int64_t, std::int64_t,
+                                          BFloat16*);
+template void matmul_by_conversion<Float16>(const Float16*, bool, const Float16*, bool, std::int64_t, std::int64_t,
+                                            std::int64_t, const Float16*, Float16*);
+template void matmul_by_conversion<BFloat16>(const BFloat16*, bool, const BFloat16*, bool, std::int64_t, std::int64_t,
+                                             std::int64_t, const BFloat16*, BFloat16*);
+template std::string matmul_kernel<float>();
+template std::string matmul_kernel<Float16>();
+template std::string matmul_kernel<BFloat16>();
+template std::string matmul_instruction_set<float>();
+template std::string matmul_instruction_set<Float16>();
+template std::string matmul_instruction_set<BFloat16>();
+
 void matmul_f32(const float* a, const float* b, std::int64_t m, std::int64_t k, std::int64_t n, const float* bias, float* c) {
-  const int m_int = to_blas_int(m, "m"), k_int = to_blas_int(k, "k"), n_int = to_blas_int(n, "n");
-  if (m == 0 || n == 0) return;
-  match_openmp_threads();
-  float beta = 0.0f;
-  if (bias != nullptr) {
-    // c starts as the broadcast bias, and SGEMM adds the product to it (beta = 1): one pass, as addmm.
-    for (std::int64_t r = 0; r < m; ++r) std::memcpy(c + r * n, bias, static_cast<std::size_t>(n) * sizeof(float));
-    beta = 1.0f;
-  }
-  if (k == 0) {
-    if (bias == nullptr) std::fill_n(c, m * n, 0.0f);
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m_int, n_int, k_int, 1.0f, a, k_int, b, n_int, beta, c, n_int);
+  matmul<float>(a, b, m, k, n, bias, c);
 }
 
 void matmul_transposed_f32(const float* a, bool a_transposed, const float* b, bool b_transposed, std::int64_t m, std::int64_t k,
                            std::int64_t n, float* c) {
-  const int m_int = to_blas_int(m, "m"), k_int = to_blas_int(k, "k"), n_int = to_blas_int(n, "n");
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    std::fill_n(c, m * n, 0.0f);
-    return;
-  }
-  match_openmp_threads();
-  cblas_sgemm(CblasRowMajor, a_transposed ? CblasTrans : CblasNoTrans, b_transposed ? CblasTrans : CblasNoTrans, m_int, n_int,
-              k_int, 1.0f, a, a_transposed ? m_int : k_int, b, b_transposed ? k_int : n_int, 0.0f, c, n_int);
+  matmul_transposed<float>(a, a_transposed, b, b_transposed, m, k, n, c);
 }
 
 namespace {
@@ -156,13 +292,6 @@ void segment_matmul_transposed_input_f32(const float* a, const std::int32_t* off
       for (std::int64_t j = 0; j < n; ++j) cp[j] += arp * gr[j];
     }
   }
-}
-
-int blas_threads() { return openblas_get_num_threads(); }
-
-std::string blas_description() {
-  const char* config = openblas_get_config();  // "OpenBLAS 0.3.21 DYNAMIC_ARCH ..."
-  return config ? config : "OpenBLAS";
 }
 
 }  // namespace tilesim::kernels::cpu

@@ -9,8 +9,15 @@
 namespace tilesim::kernels::cpu {
 
 nlohmann::json TimingStats::to_json() const {
-  return {{"median_s", median_s}, {"min_s", min_s},     {"max_s", max_s},     {"p25_s", p25_s},
-          {"p75_s", p75_s},       {"warmup", warmup}, {"repeats", repeats}};
+  nlohmann::json j = {{"median_s", median_s}, {"min_s", min_s},     {"max_s", max_s},     {"p25_s", p25_s},
+                      {"p75_s", p75_s},       {"warmup", warmup}, {"repeats", repeats}};
+  if (threads > 0) {
+    j["threads"] = threads;
+    j["team_threads"] = team_threads;
+    j["disturbed"] = disturbed;
+    j["checks"] = checks;
+  }
+  return j;
 }
 
 TimingStats time_calls(const std::function<void()>& fn, int warmup, int repeats) {

@@ -8,6 +8,8 @@
 #include <thread>
 
 #include "kernels/cpu/cpu_backend.hpp"
+#include "kernels/cpu/guarded_timing.hpp"
+#include "kernels/cpu/openblas_matmul.hpp"
 #include "kernels/cpu/timing.hpp"
 #include "kernels/run_ops.hpp"
 #include "kernels/torch/torch_ops.hpp"
@@ -81,7 +83,10 @@ class TorchCpuBackend : public Backend {
           graph, inputs, "torch-cpu backend",
           [&](const Op& op, const Operands& operands, std::vector<float>& output) {
             const PeerCall call = make_call(op, operands, output.data());
-            return cpu::time_calls([&call] { call(); }, options.warmup, options.repeats);
+            // Guarded as the cpu backend's calls are (kernels/cpu/guarded_timing.hpp): a fallback to the
+            // free cores resizes ATen's pool, and the size is put back after the op.
+            return cpu::time_calls_guarded([&call] { call(); }, options.warmup, options.repeats, threads,
+                                           [](int n) { set_num_threads(n); });
           },
           result, outputs_);
     }
@@ -106,6 +111,9 @@ class TorchCpuBackend : public Backend {
                       "loss.backward(); the graph's gradient ops on the .grad tensors; torch::optim::Adam / SGD step with "
                       "the state of the step's inputs. One row per phase"}}},
                    {"aten_threads", num_threads()},
+                   // ATen's float32 mm calls the BLAS, Debian's OpenBLAS (the same library the process loaded
+                   // for the cpu backend): the kernel set it chose at load, from cpuid (openblas_coretype.hpp).
+                   {"blas", "OpenBLAS " + cpu::openblas_core()},
                    {"rows", training ? "one per phase of the training step (autograd runs the backward as one call)" : "one per op"},
                    {"omp_max_threads", threads},
                    {"threads_note", "ATen's intra-op threads set to the cpu backend's OpenMP thread count, so both use the same cores"},

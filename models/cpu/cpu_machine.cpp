@@ -22,6 +22,27 @@ Figure read_figure(ObjectReader& parent, const std::string& key) {
 
 nlohmann::json figure_json(const Figure& f) { return {{"value", f.value}, {"source", f.source}}; }
 
+const char* const kMatmulInstructionSets[] = {"AMX",     "AVX-512-BF16", "AVX-512-FP16", "conversion to float32",
+                                              "AVX-512", "AVX2",         "other"};
+
+CpuMachine::MatmulFigure read_matmul_figure(ObjectReader& parent, const std::string& key) {
+  ObjectReader r = parent.object(key);
+  CpuMachine::MatmulFigure f;
+  f.rate.value = r.positive_number("value");
+  f.rate.source = r.string("source");
+  f.instruction_set = r.string("instruction_set");
+  f.kernel = r.string("kernel");
+  bool known = false;
+  std::string allowed;
+  for (const char* name : kMatmulInstructionSets) {
+    known = known || f.instruction_set == name;
+    allowed += std::string(allowed.empty() ? "" : ", ") + name;
+  }
+  if (!known) throw InputError(r.file(), r.path() + ".instruction_set", "one of " + allowed, "\"" + f.instruction_set + "\"");
+  r.finish();
+  return f;
+}
+
 }  // namespace
 
 std::string cpu_machine_dir() {
@@ -55,6 +76,13 @@ CpuMachine parse_cpu_machine(const nlohmann::json& document, const std::string& 
   for (const char* dtype : {"float32", "float64"}) m.peak_flops_per_s[dtype] = read_figure(peak, dtype);
   peak.finish();
 
+  if (r.has("matmul_peak_flops_per_s")) {
+    ObjectReader mm = r.object("matmul_peak_flops_per_s");
+    for (const char* dtype : {"float32", "bfloat16", "float16"})
+      if (mm.has(dtype)) m.matmul_peak_flops_per_s[dtype] = read_matmul_figure(mm, dtype);
+    mm.finish();
+  }
+
   if (r.has("details")) {
     const auto& d = r.value("details");
     if (!d.is_object()) throw InputError(file, "details", "an object (how each figure was measured)", describe_json(d));
@@ -75,7 +103,7 @@ CpuMachine load_cpu_machine(const std::string& name_or_path) {
 nlohmann::json to_json(const CpuMachine& m) {
   nlohmann::json peak = nlohmann::json::object();
   for (const auto& [dtype, f] : m.peak_flops_per_s) peak[dtype] = figure_json(f);
-  return {{"name", m.name},
+  nlohmann::json doc = {{"name", m.name},
           {"description", m.description},
           {"host",
            {{"hostname", m.hostname},
@@ -89,6 +117,13 @@ nlohmann::json to_json(const CpuMachine& m) {
             {"dram_random_gather", figure_json(m.dram_random_gather_bytes_per_s)}}},
           {"peak_flops_per_s", peak},
           {"details", m.details}};
+  if (!m.matmul_peak_flops_per_s.empty()) {
+    nlohmann::json mm = nlohmann::json::object();
+    for (const auto& [dtype, f] : m.matmul_peak_flops_per_s)
+      mm[dtype] = {{"value", f.rate.value}, {"source", f.rate.source}, {"instruction_set", f.instruction_set}, {"kernel", f.kernel}};
+    doc["matmul_peak_flops_per_s"] = mm;
+  }
+  return doc;
 }
 
 }  // namespace tilesim::cpu_model

@@ -32,6 +32,15 @@ struct CpuMachine {
   Figure dram_stream_bytes_per_s;         // STREAM triad over arrays far larger than the last-level cache
   Figure dram_random_gather_bytes_per_s;  // 64-byte rows gathered at random from a table far larger than the LLC
   std::map<std::string, Figure> peak_flops_per_s;  // by dtype: "float32", "float64"
+  // Optional (files from before it have none): a large matmul's rate by dtype ("float32", "bfloat16",
+  // "float16"), with the instruction set it ran on: "AMX", "AVX-512-BF16", "AVX-512-FP16", "conversion to
+  // float32" (16-bit), or "AVX-512", "AVX2", "other" (float32); kernel names the library's kernel.
+  struct MatmulFigure {
+    Figure rate;
+    std::string instruction_set;
+    std::string kernel;
+  };
+  std::map<std::string, MatmulFigure> matmul_peak_flops_per_s;
 
   nlohmann::json details = nlohmann::json::object();  // how each figure was measured (array sizes, trials)
 };
