@@ -6,19 +6,6 @@
 
 namespace tilesim {
 
-std::string to_string(DType dtype) {
-  switch (dtype) {
-    case DType::float32: return "float32";
-    case DType::int32: return "int32";
-  }
-  throw std::logic_error("to_string: unknown dtype");
-}
-
-std::optional<DType> dtype_from_string(const std::string& name) {
-  if (name == "float32") return DType::float32;
-  return std::nullopt;
-}
-
 namespace {
 
 struct KindName {
@@ -249,7 +236,9 @@ std::int64_t Op::min_bytes_read() const {
     case OpKind::sum_to: return m * k * value_bytes;
     case OpKind::loss:
     case OpKind::loss_grad:
-      return m * k * value_bytes + (loss == LossFn::mse ? m * k * value_bytes : m * index_bytes) + (aux >= 0 ? m * value_bytes : 0);
+      // Row weights are float32 whatever the predictions' dtype.
+      return m * k * value_bytes + (loss == LossFn::mse ? m * k * value_bytes : m * index_bytes) +
+             (aux >= 0 ? m * dtype_bytes(DType::float32) : 0);
     case OpKind::optimizer_step:
       return (2 + optimizer.state_rows()) * m * k * value_bytes + (aux >= 0 ? value_bytes : 0);
   }

@@ -11,8 +11,6 @@ void run_measured_ops(const OpGraph& graph, const TensorValues& inputs, const st
                       BackendResult& result, TensorValues& outputs, bool runs_training) {
   outputs = TensorValues{};
   for (const Op& op : graph.ops) {
-    if (op.dtype != DType::float32)
-      throw std::invalid_argument(who + ": op '" + op.name + "': dtype " + to_string(op.dtype) + " is not implemented");
     if (!runs_training) require_forward_op(op, who);
     const Operands operands = resolve_operands(op, inputs, outputs);
     check_operands(op, operands, who);
@@ -29,7 +27,7 @@ void run_measured_ops(const OpGraph& graph, const TensorValues& inputs, const st
     row.timing = stats.to_json();
     result.time_s += row.time_s;
     result.ops.push_back(std::move(row));
-    outputs.set_f32(op.output, std::move(output));
+    outputs.set_f32(op.output, std::move(output), op.dtype);
   }
 }
 

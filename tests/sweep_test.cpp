@@ -146,7 +146,7 @@ TEST_CASE("sweep file errors name the file, the JSON path, what was expected and
       {R"({"name": "my sweep"})", {"s.json: name: expected a name of 1 to 255 letters", "\"my sweep\""}},
       {R"({"ops": ["gather", "scatter_max"]})", {"s.json: ops[1]: expected one of \"gather\", \"scatter_add\"", "\"scatter_max\""}},
       {R"({"ops": ["gather", "gather"]})", {"ops[1]: expected each name once"}},
-      {R"({"dtypes": ["float16"]})", {"dtypes[0]: expected one of \"float32\"", "\"float16\""}},
+      {R"({"dtypes": ["float64"]})", {"dtypes[0]: expected one of \"float32\", \"float16\", \"bfloat16\"", "\"float64\""}},
       {R"({"sizes": {"num_inputs": {"from": 16, "to": 64, "times": 1}}})", {"sizes.num_inputs.times: expected an integer in [2, 1024], found 1"}},
       {R"({"sizes": {"num_inputs": {"from": 16, "to": 64, "times": 2, "step": 16}}})",
        {"sizes.num_inputs: expected exactly one of \"times\"", "found both"}},

@@ -351,7 +351,7 @@ TEST_CASE("workload errors: unknown keys", "[workload][errors][unit]") {
   SECTION("top level") {
     json doc = one_op(gather(1, 1, 1));
     doc["sead"] = 3;
-    CHECK_THAT(parse_error_of(doc), Contains("w.json: sead: expected one of the known keys (\"graph\", \"loader\", \"model\", \"name\", \"num_features\", \"ops\", \"seed\", \"train\"), "
+    CHECK_THAT(parse_error_of(doc), Contains("w.json: sead: expected one of the known keys (\"dtype\", \"graph\", \"loader\", \"model\", \"name\", \"num_features\", \"ops\", \"seed\", \"train\"), "
                                              "found unknown key \"sead\""));
   }
   SECTION("inside an op") {
@@ -540,11 +540,12 @@ TEST_CASE("workload errors: unknown op and unsupported dtypes", "[workload][erro
                Contains("w.json: ops[0].op: expected one of \"gather\", \"scatter_add\", \"schnet_block\", found \"scatter_max\""));
   }
   SECTION("a dtype not implemented yet") {
-    for (const char* dtype : {"float16", "bfloat16", "int32"}) {
+    for (const char* dtype : {"float64", "int8", "int32"}) {
       json op = gather(1, 1, 1);
       op["dtype"] = dtype;
       CHECK_THAT(parse_error_of(one_op(op)),
-                 Contains(std::string("w.json: ops[0].dtype: expected \"float32\" (the only value dtype implemented so far; ") +
+                 Contains(std::string("w.json: ops[0].dtype: expected \"float32\", \"float16\" or \"bfloat16\" (the value dtypes "
+                                      "implemented so far; ") +
                           dtype + " is not implemented yet), found \"" + dtype + "\""));
     }
   }
@@ -552,7 +553,7 @@ TEST_CASE("workload errors: unknown op and unsupported dtypes", "[workload][erro
     json op = gather(1, 1, 1);
     op["dtype"] = "floaty";
     CHECK_THAT(parse_error_of(one_op(op)),
-               Contains("w.json: ops[0].dtype: expected \"float32\" (the only value dtype implemented so far), found \"floaty\""));
+               Contains("w.json: ops[0].dtype: expected \"float32\", \"float16\" or \"bfloat16\" (a value dtype), found \"floaty\""));
   }
   SECTION("a dtype that is not a string") {
     json op = gather(1, 1, 1);

@@ -47,7 +47,7 @@ Lowered lower(const Workload& workload, bool shapes_only) {
     const std::size_t first_op = out.graph.ops.size();
     if (spec.schnet_block) {
       layers::lower_schnet_block(out.graph, out.fills, spec.name, spec.shape.num_inputs, spec.shape.num_features,
-                                 spec.shape.num_outputs, workload.seed);
+                                 spec.shape.num_outputs, workload.seed, spec.dtype);
     } else {
       out.plain_ops.emplace_back(i, out.graph.ops.size());
       out.graph.add_gather_scatter(spec.name, spec.kind, spec.dtype, spec.shape);
@@ -78,13 +78,17 @@ Lowered lower(const Workload& workload, bool shapes_only) {
     // layer's output), a lower bound of the full check below, already over the budget are refused now,
     // so a small file declaring billions of nodes costs nothing.
     std::int64_t feature_bytes = 0, width = workload.model->num_features;
-    auto add_rows = [&](std::int64_t w) { feature_bytes = saturating_add(feature_bytes, saturating_mul(saturating_mul(edges.num_nodes, w), 4)); };
+    const std::int64_t value_bytes = dtype_bytes(workload.model->dtype);
+    auto add_rows = [&](std::int64_t w) {
+      feature_bytes = saturating_add(feature_bytes, saturating_mul(saturating_mul(edges.num_nodes, w), value_bytes));
+    };
     add_rows(width);
     for (const auto& layer : workload.model->layers) add_rows(width = layers::output_width(layer, width));
     check_memory(feature_bytes, true);
 
     layers::Lowering l(out.graph, out.fills, edges, workload.seed);
     l.source_file = workload.source_file;
+    l.value_dtype = workload.model->dtype;
     if (workload.model->train)
       out.training = training::lower_training_step(l, out.fills, workload.model->layers, workload.model->num_features,
                                                    *workload.model->train, workload.seed, "train");
@@ -122,7 +126,8 @@ Instance instantiate(const Workload& workload, Lowered lowered, bool shapes_only
     const Op& op = lowered.graph.ops[graph_op];
 
     auto value_engine = engine_for(workload.seed, position, 0);
-    instance.values.set_f32(op.input, streams::standard_normal(value_engine, spec.shape.num_inputs * spec.shape.num_features));
+    instance.values.set_f32(op.input, streams::standard_normal(value_engine, spec.shape.num_inputs * spec.shape.num_features),
+                            op.dtype);
 
     std::vector<std::int32_t> indices;
     if (spec.indices.distribution == IndexDistribution::file) {

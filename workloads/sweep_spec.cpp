@@ -154,7 +154,7 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file) {
   // schnet_block: the hydronet SchNet InteractionBlock benchmark, one group of ops per point
   // (workloads/layers/layers.hpp), with num_inputs nodes, num_features = hidden = filters, num_outputs edges.
   s.ops = read_names(r, "ops", {"gather", "scatter_add", "schnet_block"});
-  s.dtypes = r.has("dtypes") ? read_names(r, "dtypes", {"float32"}) : std::vector<std::string>{"float32"};
+  s.dtypes = r.has("dtypes") ? read_names(r, "dtypes", {"float32", "float16", "bfloat16"}) : std::vector<std::string>{"float32"};
 
   ObjectReader sizes = r.object("sizes");
   s.num_inputs = read_axis(sizes.value("num_inputs"), file, sizes.path_of("num_inputs"));

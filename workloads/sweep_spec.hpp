@@ -29,7 +29,7 @@ struct SweepSpec {
   std::string name;
   std::string description;
   std::vector<std::string> ops;        // "gather", "scatter_add", "schnet_block"
-  std::vector<std::string> dtypes;     // "float32"
+  std::vector<std::string> dtypes;     // "float32", "float16", "bfloat16"
   std::vector<std::int64_t> num_inputs, num_features, num_outputs;  // ascending, distinct
   std::vector<SweepBackend> backends;
   int repeats = 1;

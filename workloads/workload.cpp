@@ -24,7 +24,8 @@ constexpr std::int64_t max_size = limits::max_size;
 
 // Value dtypes a user may reasonably write that tilesim knows of but does not implement yet; they get
 // a "not implemented" message rather than "unknown".
-const char* const planned_dtypes[] = {"float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"};
+const char* const planned_dtypes[] = {"float64", "int8", "int16", "int32", "int64", "uint8", "bool"};
+const char* const value_dtypes_text = "\"float32\", \"float16\" or \"bfloat16\"";
 
 bool is_name_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
@@ -57,13 +58,12 @@ DType read_dtype(ObjectReader& reader) {
     for (const char* planned : planned_dtypes) {
       if (name == planned) {
         throw InputError(reader.file(), reader.path_of("dtype"),
-                         "\"float32\" (the only value dtype implemented so far; " + name + " is not implemented yet)",
+                         std::string(value_dtypes_text) + " (the value dtypes implemented so far; " + name + " is not implemented yet)",
                          describe_json(v));
       }
     }
   }
-  throw InputError(reader.file(), reader.path_of("dtype"), "\"float32\" (the only value dtype implemented so far)",
-                   describe_json(v));
+  throw InputError(reader.file(), reader.path_of("dtype"), std::string(value_dtypes_text) + " (a value dtype)", describe_json(v));
 }
 
 std::string resolve_index_path(const std::string& given, const std::string& workload_file) {
@@ -210,7 +210,13 @@ ModelSpec read_model(ObjectReader& root) {
                      "no \"num_features\"");
   }
   m.layers = layers::parse_model(root.value("model"), file, "model", m.num_features);
+  m.dtype = read_dtype(root);
   if (root.has("train")) m.train = training::parse_train(root.value("train"), file, "train");
+  if (m.train && m.dtype != DType::float32)
+    throw InputError(file, "dtype",
+                     "\"float32\" beside a \"train\" section (half-precision training, with float32 master weights and loss "
+                     "scaling, is not implemented yet)",
+                     describe_json(to_string(m.dtype)));
   if (m.loader && m.train) {
     // Each batch is one step: the loader decides how many.
     if (root.value("train").contains("steps"))
@@ -250,6 +256,9 @@ Workload parse_workload(const nlohmann::json& document, const std::string& file)
   const auto& ops = root.has("ops") ? root.array("ops") : no_ops;
   if (root.has("train") && !root.has("model"))
     throw InputError(file, "train", "a \"train\" section beside a \"model\" (it trains the model)", "no \"model\"");
+  if (root.has("dtype") && !root.has("model"))
+    throw InputError(file, "dtype", "a \"dtype\" beside a \"model\" (the model's value type; an op takes its own \"dtype\")",
+                     "no \"model\"");
   if (root.has("loader") && !root.has("model"))
     throw InputError(file, "loader", "a \"loader\" section beside a \"model\" (it feeds the model batches)", "no \"model\"");
   if (root.has("loader") && root.has("ops"))
@@ -257,7 +266,7 @@ Workload parse_workload(const nlohmann::json& document, const std::string& file)
                      describe_json(root.value("ops")));
   if (root.has("model") || root.has("graph") || root.has("num_features") || root.has("loader")) w.model = read_model(root);
   // Known keys, so that a misspelt one is reported with them listed.
-  for (const char* key : {"ops", "graph", "num_features", "model", "train", "loader"}) root.ignore(key);
+  for (const char* key : {"ops", "graph", "num_features", "model", "train", "loader", "dtype"}) root.ignore(key);
   root.finish();
 
   const std::int64_t limit = memory_limit_bytes();
@@ -345,6 +354,7 @@ nlohmann::json to_json(const Workload& workload) {
     if (!workload.model->loader || workload.model->loader->kind != loaders::LoaderSpec::Kind::graphs)
       echo["graph"] = graphs::to_json(workload.model->graph);
     echo["num_features"] = workload.model->num_features;
+    echo["dtype"] = to_string(workload.model->dtype);
     nlohmann::json model = nlohmann::json::array();
     std::int64_t in = workload.model->num_features;
     for (const auto& layer : workload.model->layers) {

@@ -51,6 +51,9 @@ struct OpSpec {
 struct ModelSpec {
   graphs::GraphSpec graph;
   std::int64_t num_features = 0;         // node feature width of the model's input
+  // "dtype": the value dtype of every tensor and op of the model (features, weights, activations), as
+  // torch's model.half() / .bfloat16() makes them; indices stay int32.
+  DType dtype = DType::float32;
   std::vector<layers::LayerSpec> layers;
   // "train": a training step (forward, loss, backward, optimizer) instead of the forward pass alone.
   std::optional<training::TrainSpec> train;

@@ -32,8 +32,14 @@ const std::vector<Index>& need(const Op& op, const std::vector<Index>* values, c
   return *values;
 }
 
+// The unit roundoff of the additions a scatter or count may make: float32's, or for a half dtype the
+// dtype's own, since ATen's scatter_add_ / index_add_ (and the IPU's half multi-update-add) add into
+// the half output element by element; a float32 accumulator rounded once at the store lies within it.
+double accumulation_unit(const Op& op) { return is_half_dtype(op.dtype) ? unit_roundoff(op.dtype) : kU32; }
+
 OpExpectation scatter_family(const Op& op, const Operands& o) {
   const std::int64_t F = op.shape.num_features;
+  const double accumulation_u = accumulation_unit(op);
   const ScatterAddReference sum = scatter_add(need(op, o.input, "src"), F, need(op, o.indices, "indices"), op.shape.num_outputs);
   OpExpectation e;
   const std::size_t size = sum.sum.size();
@@ -55,18 +61,19 @@ OpExpectation scatter_family(const Op& op, const Operands& o) {
   for (std::size_t el = 0; el < size; ++el) {
     const double n = sum.count_per_row[el / sz(F)];
     if (n == 0) continue;  // rows nobody scatters to are exactly 0 for every reduction (PyG)
-    const double sum_bound = ((n - 1) * kU32 + n * kU64) * sum.abs_sum[el] + kTinyAbs;
+    const double sum_bound = ((n - 1) * accumulation_u + n * kU64) * sum.abs_sum[el] + kTinyAbs;
     switch (op.kind) {
       case OpKind::scatter_add: e.value[el] = sum.sum[el]; e.bound[el] = sum_bound; break;
       case OpKind::scatter_mean:
         e.value[el] = sum.sum[el] / n;
-        e.bound[el] = sum_bound / n + 2 * kU32 * std::fabs(e.value[el]);
+        e.bound[el] = sum_bound / n + 2 * accumulation_u * std::fabs(e.value[el]);
         break;
       default: e.value[el] = max[el]; break;  // a comparison: exact
     }
   }
-  e.rule = op.kind == OpKind::scatter_add    ? "each element within (n - 1) * 2^-24 * sum|terms|"
-           : op.kind == OpKind::scatter_mean ? "each element within (n - 1) * 2^-24 * sum|terms| / n + 2^-23 * |mean|"
+  const std::string u = is_half_dtype(op.dtype) ? "u" : "2^-24";
+  e.rule = op.kind == OpKind::scatter_add    ? "each element within (n - 1) * " + u + " * sum|terms|"
+           : op.kind == OpKind::scatter_mean ? "each element within (n - 1) * " + u + " * sum|terms| / n + 2 " + u + " * |mean|"
                                              : "each element exactly the largest message (0 where none)";
   return e;
 }
@@ -83,6 +90,13 @@ OpExpectation degree_count(const Op& op, const Operands& o) {
     e.value[sz(idx[i])] += 1;
   }
   e.rule = "each count exact";
+  if (is_half_dtype(op.dtype)) {
+    // Counted by adding ones into a half output (PyG's degree in x's dtype): exact up to 2^11 (float16)
+    // or 2^8 (bfloat16), then each addition may round.
+    const double u = accumulation_unit(op);
+    for (std::size_t r = 0; r < e.value.size(); ++r) e.bound[r] = std::max(0.0, e.value[r] - 1) * u * e.value[r];
+    e.rule = "each count within (n - 1) * u * n (additions in the dtype)";
+  }
   return e;
 }
 
@@ -261,10 +275,16 @@ OpExpectation unary(const Op& op, const Operands& o) {
   OpExpectation e;
   e.value.resize(x.size());
   e.bound.resize(x.size());
+  // In a half dtype the two functions PyG composes of several ATen calls (softplus then the shift; the
+  // cutoff's multiply, cos, add and scale) round in the dtype at every step: the float32 bound with the
+  // dtype's unit roundoff in place of 2^-24 covers them (and the one store adds its rounding after).
+  // The others are one ATen call each: computed in float32, rounded once at the store.
+  const bool composite = op.unary == UnaryFn::shifted_softplus || op.unary == UnaryFn::cosine_cutoff;
+  const double unit_scale = is_half_dtype(op.dtype) && composite ? unit_roundoff(op.dtype) / kU32 : 1.0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     const Elementwise r = unary_value(op.unary, op.scalar, x[i]);
     e.value[i] = r.value;
-    e.bound[i] = r.bound + kSubnormalAbs;
+    e.bound[i] = r.bound * unit_scale + kSubnormalAbs;
   }
   switch (op.unary) {
     case UnaryFn::relu: e.rule = "each element exact"; break;
@@ -276,6 +296,7 @@ OpExpectation unary(const Op& op, const Operands& o) {
     case UnaryFn::reciprocal_or_zero: e.rule = "each element within 1 ulp (2^-23 |value|), 0 where x = 0"; break;
     case UnaryFn::cosine_cutoff: e.rule = "each element within 2^-24 (2 |pi x / cutoff| + 4), 0 from the cutoff on"; break;
   }
+  if (unit_scale != 1.0) e.rule += " with the dtype's unit roundoff in place of 2^-24 (each step may round in it)";
   return e;
 }
 
@@ -314,11 +335,38 @@ OpExpectation binary(const Op& op, const Operands& o) {
   return e;
 }
 
+// A half dtype's store: a result computed in float32 (matmuls accumulate in float32, as autocast and
+// the IPU's AMP do; elementwise ops compute in float32, as ATen's opmath does) is rounded once into the
+// dtype, which moves it by up to u |value| (or half a subnormal step). Exact kinds stay exact: their
+// results are operand values, or counts, which degree_count bounds itself.
+void add_store_rounding(const Op& op, OpExpectation& e) {
+  const bool exact = op.kind == OpKind::scatter_max || op.kind == OpKind::degree_count ||
+                     (op.kind == OpKind::unary && op.unary == UnaryFn::relu) ||
+                     (op.kind == OpKind::binary && op.binary == BinaryFn::equal);
+  if (exact) return;
+  const double u = unit_roundoff(op.dtype), tiny = subnormal_half_step(op.dtype);
+  for (std::size_t el = 0; el < e.value.size(); ++el) e.bound[el] += u * std::fabs(e.value[el]) + tiny;
+  e.rule += std::string(", plus one rounding to ") + to_string(op.dtype) + " (u = " + (op.dtype == DType::float16 ? "2^-11" : "2^-8") +
+            ") of |value|";
+}
+
+OpExpectation expect_float32(const Op& op, const Operands& operands);
+
 }  // namespace
 
 OpExpectation expect(const Op& op, const Operands& operands) {
-  if (op.dtype != DType::float32)
+  if (!is_value_dtype(op.dtype))
     throw std::invalid_argument("reference: op '" + op.name + "': no reference for dtype " + to_string(op.dtype));
+  OpExpectation e = expect_float32(op, operands);
+  if (is_half_dtype(op.dtype) && !e.bitwise) add_store_rounding(op, e);
+  return e;
+}
+
+namespace {
+
+// The expectation of a float32 computation (for a half dtype: of its float32 part, the accumulations
+// of scatters and counts already in the dtype).
+OpExpectation expect_float32(const Op& op, const Operands& operands) {
   switch (op.kind) {
     case OpKind::gather: {
       OpExpectation e;
@@ -344,13 +392,15 @@ OpExpectation expect(const Op& op, const Operands& operands) {
   throw std::logic_error("reference: unknown op kind");
 }
 
+}  // namespace
+
 double unary_exact(UnaryFn fn, double scalar, double x) { return unary_value(fn, scalar, x).value; }
 
 std::vector<float> compute(const Op& op, const Operands& operands) {
   OpExpectation e = expect(op, operands);
   if (e.bitwise) return std::move(e.copy);
   std::vector<float> out(e.value.size());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(e.value[i]);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = round_to(op.dtype, static_cast<float>(e.value[i]));
   return out;
 }
 

@@ -75,7 +75,7 @@ Verification verify(const Op& op, const Operands& operands, const std::vector<fl
   const std::string what = op.name + ": " + to_string(op.kind) +
                            (op.kind == OpKind::unary ? " " + to_string(op.unary) : op.kind == OpKind::binary ? " " + to_string(op.binary) : "") +
                            " " + std::to_string(rows) + " x " + std::to_string(cols);
-  if (op.dtype != DType::float32) {
+  if (!is_value_dtype(op.dtype)) {
     v.detail = op.name + ": no reference for dtype " + to_string(op.dtype);
     return v;
   }
@@ -108,9 +108,16 @@ Verification verify(const Op& op, const Operands& operands, const std::vector<fl
   for (std::size_t el = 0; el < output.size(); ++el) {
     const double got = output[el];
     const double value = e.value[el];
+    // A half op's output must hold values of its dtype: a float32 result that was never stored in the
+    // format fails, whatever its accuracy.
+    if (!representable(op.dtype, output[el])) {
+      if (v.mismatches++ == 0)
+        first = describe(el) + ": got " + format_value(got) + ", which is not a " + to_string(op.dtype) + " value";
+      continue;
+    }
     // The reference rounded once equals a correct result always for exact kinds, and covers an exact
-    // value beyond float32's range (both infinite); NaN passes only against a NaN reference.
-    if (static_cast<float>(value) == output[el] || (std::isnan(value) && std::isnan(got))) continue;
+    // value beyond the dtype's range (both infinite); NaN passes only against a NaN reference.
+    if (round_to(op.dtype, static_cast<float>(value)) == output[el] || (std::isnan(value) && std::isnan(got))) continue;
     const double error = std::fabs(got - value);
     if (error <= e.bound[el]) {  // false for NaN
       if (e.bound[el] > 0) worst_fraction_of_bound = std::max(worst_fraction_of_bound, error / e.bound[el]);

@@ -12,6 +12,7 @@
 #include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gather_scatter.hpp"
 #include "kernels/cpu/guarded_timing.hpp"
+#include "kernels/cpu/half_ops.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/scatter_reduce.hpp"
 #include "kernels/cpu/timing.hpp"
@@ -108,6 +109,14 @@ BackendResult CpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
   run_measured_ops(
       graph, inputs, "cpu backend",
       [&](const Op& op, const Operands& operands, std::vector<float>& output) {
+        if (is_half_dtype(op.dtype)) {
+          // 16-bit operands made once, as a half model holds them; the calls read and write 2-byte values.
+          HalfOp half(op, operands);
+          TimingStats stats = time_calls_guarded([&] { half.run(); }, options.warmup, options.repeats, omp_get_max_threads(),
+                                                 [](int threads) { omp_set_num_threads(threads); });
+          half.output(output.data());
+          return stats;
+        }
         // Guarded: a measurement other work disturbed is re-measured, then on the free cores, and flagged
         // if it stays disturbed (guarded_timing.hpp); the kernels read their team size from OpenMP.
         return time_calls_guarded([&] { run_op(op, operands, output.data()); }, options.warmup, options.repeats,

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "common/error.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/cpu/guarded_timing.hpp"
 #include "kernels/cpu/openblas_matmul.hpp"
@@ -82,11 +83,22 @@ class TorchCpuBackend : public Backend {
       run_measured_ops(
           graph, inputs, "torch-cpu backend",
           [&](const Op& op, const Operands& operands, std::vector<float>& output) {
-            const PeerCall call = make_call(op, operands, output.data());
+            // A half op's operands become tensors of its dtype once, as a half model holds them.
+            const PeerCall call = [&] {
+              ValueDTypeScope scope(op.dtype);
+              return make_call(op, operands, output.data());
+            }();
             // Guarded as the cpu backend's calls are (kernels/cpu/guarded_timing.hpp): a fallback to the
             // free cores resizes ATen's pool, and the size is put back after the op.
-            return cpu::time_calls_guarded([&call] { call(); }, options.warmup, options.repeats, threads,
-                                           [](int n) { set_num_threads(n); });
+            try {
+              cpu::TimingStats stats = cpu::time_calls_guarded([&call] { call(); }, options.warmup, options.repeats, threads,
+                                                               [](int n) { set_num_threads(n); });
+              call.finish();
+              return stats;
+            } catch (const UnsupportedByPeer& e) {
+              throw InputError("backend torch-cpu: op '" + op.name + "' (" + to_string(op.kind) + ", " + to_string(op.dtype) +
+                               "): " + e.what() + "; run it on the other backends, or in another dtype");
+            }
           },
           result, outputs_);
     }

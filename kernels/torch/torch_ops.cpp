@@ -15,7 +15,43 @@ namespace tilesim::kernels::torch_peer {
 
 struct PeerCall::Impl {
   std::function<void()> call;  // captures the wrapping tensors by value, so they live as long as the call
+  // Half calls: each half output tensor and the caller's float buffer it is widened into by finish().
+  std::vector<std::pair<at::Tensor, at::Tensor>> copy_back;
+  DType dtype = DType::float32;  // the value dtype the call was made in
 };
+
+namespace {
+
+// The value dtype the factories make their tensors in (ValueDTypeScope), and the outputs of the call
+// being made that finish() must widen.
+thread_local DType value_dtype = DType::float32;
+thread_local std::vector<std::pair<at::Tensor, at::Tensor>> pending_copy_back;
+
+at::ScalarType scalar_type(DType dtype) {
+  switch (dtype) {
+    case DType::float32: return at::kFloat;
+    case DType::float16: return at::kHalf;
+    case DType::bfloat16: return at::kBFloat16;
+    case DType::int32: break;
+  }
+  throw std::invalid_argument("torch-cpu: " + to_string(dtype) + " is not a value dtype");
+}
+
+}  // namespace
+
+ValueDTypeScope::ValueDTypeScope(DType dtype) : previous_(value_dtype) {
+  scalar_type(dtype);  // refuses a non-value dtype
+  value_dtype = dtype;
+  pending_copy_back.clear();  // nothing left over from a factory that threw
+}
+ValueDTypeScope::~ValueDTypeScope() {
+  value_dtype = previous_;
+  pending_copy_back.clear();
+}
+
+void PeerCall::finish() const {
+  for (auto& [half, caller] : impl_->copy_back) caller.copy_(half);
+}
 
 PeerCall::PeerCall(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PeerCall::PeerCall(PeerCall&&) noexcept = default;
@@ -25,21 +61,40 @@ PeerCall::~PeerCall() = default;
 void PeerCall::operator()() const {
   // Inference mode skips autograd's bookkeeping, as torch.inference_mode() would: the peer at its fastest.
   c10::InferenceMode guard;
-  impl_->call();
+  if (impl_->dtype == DType::float32) {
+    impl_->call();
+    return;
+  }
+  try {
+    impl_->call();
+  } catch (const c10::Error& e) {
+    // ATen's CPU kernels do not all take half types (libtorch 1.13: no float16 mm or cos): what a user of
+    // this libtorch would meet, said as the request it is, not as a crash.
+    const std::string what = e.what_without_backtrace();
+    throw UnsupportedByPeer("libtorch " + version() + " has no " + to_string(impl_->dtype) + " CPU kernel for this op (ATen: " +
+                            what.substr(0, what.find('\n')) + ")");
+  }
 }
 
 namespace {
 
-// A tensor over caller-owned memory. from_blob takes a non-const pointer; the inputs are only read.
-at::Tensor wrap(const float* data, std::int64_t rows, std::int64_t cols) {
-  return at::from_blob(const_cast<float*>(data), {rows, cols}, at::TensorOptions().dtype(at::kFloat));
+// A tensor over caller-owned memory (float32), or its copy in the scope's half dtype. from_blob takes a
+// non-const pointer; the inputs are only read.
+at::Tensor wrap_input(const float* data, at::IntArrayRef shape) {
+  at::Tensor t = at::from_blob(const_cast<float*>(data), shape, at::TensorOptions().dtype(at::kFloat));
+  return value_dtype == DType::float32 ? t : t.to(scalar_type(value_dtype));
 }
-at::Tensor wrap(float* data, std::int64_t rows, std::int64_t cols) {
-  return at::from_blob(data, {rows, cols}, at::TensorOptions().dtype(at::kFloat));
+// The output: the caller's buffer itself (float32), or a half tensor widened into it by finish().
+at::Tensor wrap_output(float* data, at::IntArrayRef shape) {
+  at::Tensor t = at::from_blob(data, shape, at::TensorOptions().dtype(at::kFloat));
+  if (value_dtype == DType::float32) return t;
+  at::Tensor half = at::empty(shape, at::TensorOptions().dtype(scalar_type(value_dtype)));
+  pending_copy_back.emplace_back(half, t);
+  return half;
 }
-at::Tensor wrap_vector(const float* data, std::int64_t count) {
-  return at::from_blob(const_cast<float*>(data), {count}, at::TensorOptions().dtype(at::kFloat));
-}
+at::Tensor wrap(const float* data, std::int64_t rows, std::int64_t cols) { return wrap_input(data, {rows, cols}); }
+at::Tensor wrap(float* data, std::int64_t rows, std::int64_t cols) { return wrap_output(data, {rows, cols}); }
+at::Tensor wrap_vector(const float* data, std::int64_t count) { return wrap_input(data, {count}); }
 at::Tensor wrap_indices(const std::int32_t* data, std::int64_t count) {
   return at::from_blob(const_cast<std::int32_t*>(data), {count}, at::TensorOptions().dtype(at::kInt));
 }
@@ -49,6 +104,9 @@ at::Tensor indices_int64(const std::int32_t* data, std::int64_t count) { return 
 PeerCall make(std::function<void()> call) {
   auto impl = std::make_unique<PeerCall::Impl>();
   impl->call = std::move(call);
+  impl->copy_back = std::move(pending_copy_back);
+  impl->dtype = value_dtype;
+  pending_copy_back.clear();
   return PeerCall(std::move(impl));
 }
 
@@ -134,7 +192,7 @@ PeerCall mm(const float* a, const float* b, std::int64_t m, std::int64_t k, std:
 
 PeerCall degree(const std::int32_t* indices, std::int64_t count, std::int64_t num_outputs, float* out) {
   at::Tensor i = indices_int64(indices, count);
-  at::Tensor o = wrap_vector(out, num_outputs);
+  at::Tensor o = wrap_output(out, {num_outputs});
   return make([i, o, count]() mutable { o.zero_().scatter_add_(0, i, at::ones({count}, o.options())); });
 }
 
@@ -142,7 +200,7 @@ PeerCall segment_mm(const float* a, const std::int32_t* offsets, std::int64_t nu
                     std::int64_t n, float* c) {
   std::int64_t rows = offsets[num_segments];
   at::Tensor at_a = wrap(a, rows, k);
-  at::Tensor at_w = at::from_blob(const_cast<float*>(weights), {num_segments, k, n}, at::TensorOptions().dtype(at::kFloat));
+  at::Tensor at_w = wrap_input(weights, {num_segments, k, n});
   at::Tensor at_c = wrap(c, rows, n);
   std::vector<std::int64_t> off(offsets, offsets + num_segments + 1);
   return make([at_a, at_w, at_c, off]() mutable {
@@ -156,7 +214,7 @@ PeerCall segment_mm(const float* a, const std::int32_t* offsets, std::int64_t nu
 
 PeerCall unary(UnaryFn fn, float scalar, const float* x, std::int64_t count, float* out) {
   at::Tensor xt = wrap_vector(x, count);
-  at::Tensor o = at::from_blob(out, {count}, at::TensorOptions().dtype(at::kFloat));
+  at::Tensor o = wrap_output(out, {count});
   switch (fn) {
     case UnaryFn::relu: return make([xt, o]() mutable { at::clamp_min_out(o, xt, 0); });
     case UnaryFn::leaky_relu: return make([xt, o, scalar]() mutable { at::leaky_relu_out(o, xt, scalar); });

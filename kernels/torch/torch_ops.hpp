@@ -6,6 +6,7 @@
 // op into the caller's output, so timing it times the ATen kernel and its dispatch, not allocation.
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "ir/op_graph.hpp"
@@ -20,6 +21,12 @@ std::string version();
 void set_num_threads(int threads);
 int num_threads();
 
+// A call libtorch cannot make in the dtype asked for (ATen has no CPU kernel of that type).
+class UnsupportedByPeer : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class PeerCall {
  public:
   struct Impl;
@@ -28,9 +35,27 @@ class PeerCall {
   PeerCall& operator=(PeerCall&&) noexcept;
   ~PeerCall();
   void operator()() const;  // one call; writes the output buffer given to the factory
+  // For a call made in a half dtype (ValueDTypeScope): widens the half output of the last call into the
+  // caller's float buffer. Nothing to do for float32, whose calls write the buffer directly.
+  void finish() const;
 
  private:
   std::unique_ptr<Impl> impl_;
+};
+
+// While one of these lives (on this thread), the factories below hold their float operands as tensors
+// of `dtype` (float16 or bfloat16: at::kHalf, at::kBFloat16), converted once when the call is made, as
+// a half model holds them; the call writes a half output tensor, which PeerCall::finish() widens into
+// the caller's buffer. The caller's float values must be values of the dtype (they are, in tilesim).
+class ValueDTypeScope {
+ public:
+  explicit ValueDTypeScope(DType dtype);
+  ~ValueDTypeScope();
+  ValueDTypeScope(const ValueDTypeScope&) = delete;
+  ValueDTypeScope& operator=(const ValueDTypeScope&) = delete;
+
+ private:
+  DType previous_;
 };
 
 // out = table.index_select(0, indices)                       (PyG: x.index_select(0, edge_index[0]))

@@ -22,8 +22,8 @@ void GpuModelBackend::prepare(const OpGraph& graph) {
   const auto steps = foreach_steps(graph);
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     const Op& op = graph.ops[i];
-    if (op.dtype != DType::float32) {
-      throw InputError("", "ops." + op.name + ".dtype", "float32 (the GPU model's value type)", to_string(op.dtype));
+    if (!is_value_dtype(op.dtype)) {
+      throw InputError("", "ops." + op.name + ".dtype", "float32, float16 or bfloat16 (the GPU model's value types)", to_string(op.dtype));
     }
     // A shape the model cannot take (a size below 1) is the workload's error, said before anything runs.
     try {

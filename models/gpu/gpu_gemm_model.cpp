@@ -17,7 +17,7 @@ double gemm_compute_s(double tiles, double tile_rows, double tile_cols, double d
     throw std::invalid_argument("gemm_compute_s: tiles, tile sizes and depth must be at least 1");
   const double sms = static_cast<double>(machine.sm_count);
   const double waves = std::ceil(tiles / sms);
-  const double sm_flops_per_s = peak_flops_per_s(dtype, machine) / sms * machine.gemm.efficiency;
+  const double sm_flops_per_s = gemm_peak_flops_per_s(dtype, machine) / sms * machine.gemm.efficiency;
   return waves * 2.0 * tile_rows * tile_cols * depth / sm_flops_per_s;
 }
 

@@ -6,8 +6,20 @@
 namespace tilesim::gpu {
 
 double peak_flops_per_s(DType dtype, const GpuMachine& m) {
-  if (dtype == DType::float32) return m.fp32_flops_per_s;
+  // ATen does the arithmetic of half tensors' elementwise, reduction and scatter kernels in float32
+  // (its opmath type) on the CUDA cores: half storage halves their bytes, not their FLOP rate.
+  if (is_value_dtype(dtype)) return m.fp32_flops_per_s;
   throw std::invalid_argument("GPU model: values of dtype " + to_string(dtype) + " are not modeled");
+}
+
+double gemm_peak_flops_per_s(DType dtype, const GpuMachine& m) {
+  switch (dtype) {
+    case DType::float32: return m.fp32_flops_per_s;
+    case DType::float16: return m.fp16_flops_per_s;
+    case DType::bfloat16: return m.bf16_flops_per_s;
+    case DType::int32: break;
+  }
+  throw std::invalid_argument("GPU model: matrix products of dtype " + to_string(dtype) + " are not modeled");
 }
 
 void add_scatter_add_kernel(KernelList& ks, const GpuMachine& m, DType dtype, double rows, double features,

@@ -89,9 +89,13 @@ class KernelList {
   std::map<std::string, double> share_;
 };
 
-// The vendor's dense peak for values of `dtype` on the CUDA cores (float32 matmuls run without TF32:
-// PyTorch's default since 1.12, torch.backends.cuda.matmul.allow_tf32 = False).
+// The vendor's dense float32 peak on the CUDA cores, the rate of every non-GEMM kernel's arithmetic
+// for any value dtype (ATen computes half tensors' elementwise and scatter arithmetic in float32).
 double peak_flops_per_s(DType dtype, const GpuMachine& m);
+// The peak of a matrix product's multiply-adds in `dtype`, as cuBLAS runs PyTorch's mm: float32 on the
+// CUDA cores (torch.backends.cuda.matmul.allow_tf32 is False by default since 1.12), float16 and
+// bfloat16 on the tensor cores, accumulating in float32 (the machine file's fp16 and bf16 peaks).
+double gemm_peak_flops_per_s(DType dtype, const GpuMachine& m);
 
 // ATen's scatter_add_ over `rows` messages of `features` values into out_elements outputs (an index
 // of torch int64, expanded over the features and read once per row): one fp32 atomicAdd per message

@@ -1,7 +1,7 @@
 // The backward and loss kinds of a training step as eager PyTorch's autograd launches them: each is the
 // list of kernels the backward formulas of tools/autograd/derivatives.yaml (and the ATen functions they
 // call) run, one ATen call per kernel, built from the same kernel terms as the forward kinds
-// (gpu_kernel_list.hpp). Bytes per element are 4-byte float values (the GPU model's value type), 1-byte
+// (gpu_kernel_list.hpp). Bytes per element are the op dtype's (4 for float32, 2 for float16 and bfloat16), 1-byte
 // bool masks and the machine's index_bytes for torch's int64 labels. The kernel sequences were checked
 // with torch.profiler on PyTorch 2.11 (H100): the same kernels, in this order, for every kind here but
 // the weighted losses (row weights, Op::aux), which are not profiled.

@@ -141,20 +141,21 @@ void set_values(const tilesim::OpGraph& graph, tilesim::TensorValues& values, co
   std::string names;
   for (const tilesim::TensorId id : graph.graph_inputs()) {
     const auto& info = graph.tensor(id);
-    if (info.dtype != tilesim::DType::float32) continue;  // indices come from the graph or the workload's "indices"
+    if (!tilesim::is_value_dtype(info.dtype)) continue;  // indices come from the graph or the workload's "indices"
     inputs[info.name] = id;
     names += (names.empty() ? "" : ", ") + info.name;
   }
   for (const auto& [name, array] : given) {
     const auto it = inputs.find(name);
     if (it == inputs.end())
-      throw tilesim::InputError("", "values." + name, "the name of a float32 input of the workload (" + names + ")", "\"" + name + "\"");
+      throw tilesim::InputError("", "values." + name, "the name of a value input of the workload (" + names + ")", "\"" + name + "\"");
     const auto& info = graph.tensor(it->second);
     std::vector<std::int64_t> shape(array.shape(), array.shape() + array.ndim());
     if (squeezed(shape) != squeezed(info.shape))
       throw tilesim::InputError("", "values." + name, "an array of shape " + tilesim::shape_text(info.shape) + " (dimensions of size 1 may be left out)",
                                 "shape " + tilesim::shape_text(shape));
-    values.set_f32(it->second, std::vector<float>(array.data(), array.data() + array.size()));
+    // A half input's values are rounded into its dtype, as a tensor.half() makes them.
+    values.set_f32(it->second, std::vector<float>(array.data(), array.data() + array.size()), info.dtype);
   }
 }
 

@@ -93,7 +93,7 @@ def test_in_memory_graph_errors():
     w = tilesim.Workload("w", graph=g, num_features=4, model=[tilesim.layers.GCN(out=2)])
     with pytest.raises(tilesim.InputError, match=r"^values\.x: expected an array of shape \[3, 4\] \(dimensions of size 1 may be left out\), found shape \[3, 5\]$"):
         tilesim.run(w, backends="cpu", values={"x": np.zeros((3, 5), dtype=np.float32)})
-    with pytest.raises(tilesim.InputError, match=r"^values\.nope: expected the name of a float32 input of the workload \(x, "):
+    with pytest.raises(tilesim.InputError, match=r"^values\.nope: expected the name of a value input of the workload \(x, "):
         tilesim.run(w, backends="cpu", values={"nope": np.zeros(3, dtype=np.float32)})
     # A workload naming an in-memory graph it was not given.
     with pytest.raises(tilesim.InputError, match=r"graph\.edge_index: expected the name of a graph handed over in memory"):

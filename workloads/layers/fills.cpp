@@ -35,7 +35,7 @@ std::vector<float> fill_values(const InputFill& fill, const TensorInfo& info, st
 void fill_inputs(TensorValues& values, const OpGraph& graph, std::vector<InputFill>& fills, std::uint64_t seed) {
   for (auto& fill : fills) {
     if (fill.kind == InputFill::Kind::given_i32) values.set_i32(fill.tensor, std::move(fill.i32));
-    else values.set_f32(fill.tensor, fill_values(fill, graph.tensor(fill.tensor), seed));
+    else values.set_f32(fill.tensor, fill_values(fill, graph.tensor(fill.tensor), seed), graph.tensor(fill.tensor).dtype);
   }
 }
 

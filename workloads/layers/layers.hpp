@@ -83,12 +83,15 @@ class Lowering {
 
   // The workload file, for messages about the graph a layer cannot use.
   std::string source_file;
+  // The value dtype of every float tensor and op the layers make (a model's "dtype"; the whole model in
+  // one dtype, as torch's model.half() or PopTorch's half model): float32, float16 or bfloat16.
+  DType value_dtype = DType::float32;
 
   OpGraph& graph() { return graph_; }
   const graphs::EdgeList& edges() const { return edges_; }
   std::int64_t num_nodes() const { return edges_.num_nodes; }
 
-  // A float32 graph input of `shape` filled as described (kind, bound, block rows).
+  // A graph input of `shape` in the value dtype, filled as described (kind, bound, block rows).
   TensorId input(const std::string& name, std::vector<std::int64_t> shape, InputFill::Kind kind, double bound = 0,
                  std::int64_t block_rows = 0);
   TensorId given_i32(const std::string& name, std::vector<std::int32_t> values);
@@ -105,8 +108,11 @@ class Lowering {
   // Gaussian smearing of the distances (PyG GaussianSmearing(0, cutoff, G)), computed here: not timed.
   TensorId gaussians(float cutoff, std::int64_t num_gaussians);
 
-  // Appends an op; returns its output.
-  TensorId op(Op op) { return graph_.add_op(std::move(op)); }
+  // Appends an op in the value dtype; returns its output.
+  TensorId op(Op op) {
+    op.dtype = value_dtype;
+    return graph_.add_op(std::move(op));
+  }
 
  private:
   OpGraph& graph_;
@@ -157,7 +163,7 @@ TensorId lower_model(Lowering& l, const std::vector<LayerSpec>& model, std::int6
 // filters = num_features, 50 Gaussians, cutoff 6, distances uniform in [1, 6) smeared beforehand; one
 // InteractionBlock forward.
 void lower_schnet_block(OpGraph& graph, std::vector<InputFill>& fills, const std::string& name, std::int64_t num_nodes,
-                        std::int64_t num_features, std::int64_t num_edges, std::uint64_t seed);
+                        std::int64_t num_features, std::int64_t num_edges, std::uint64_t seed, DType dtype = DType::float32);
 
 // The LayerSpec the schnet_block benchmark uses.
 LayerSpec schnet_block_layer(const std::string& name, std::int64_t num_features);

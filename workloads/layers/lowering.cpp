@@ -47,7 +47,7 @@ std::optional<LayerKind> layer_kind_from_string(const std::string& name) {
 
 TensorId Lowering::input(const std::string& name, std::vector<std::int64_t> shape, InputFill::Kind kind, double bound,
                          std::int64_t block_rows) {
-  const TensorId id = graph_.add_tensor({name, std::move(shape), DType::float32});
+  const TensorId id = graph_.add_tensor({name, std::move(shape), value_dtype});
   InputFill fill;
   fill.tensor = id;
   fill.kind = kind;
@@ -68,7 +68,7 @@ TensorId Lowering::given_i32(const std::string& name, std::vector<std::int32_t> 
 }
 
 TensorId Lowering::given_f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> values) {
-  const TensorId id = graph_.add_tensor({name, std::move(shape), DType::float32});
+  const TensorId id = graph_.add_tensor({name, std::move(shape), value_dtype});
   InputFill fill;
   fill.tensor = id;
   fill.kind = InputFill::Kind::given_f32;
@@ -347,7 +347,7 @@ LayerSpec schnet_block_layer(const std::string& name, std::int64_t num_features)
 }
 
 void lower_schnet_block(OpGraph& graph, std::vector<InputFill>& fills, const std::string& name, std::int64_t num_nodes,
-                        std::int64_t num_features, std::int64_t num_edges, std::uint64_t seed) {
+                        std::int64_t num_features, std::int64_t num_edges, std::uint64_t seed, DType dtype) {
   graphs::EdgeList edges;
   edges.num_nodes = num_nodes;
   // torch.randint(num_inputs, (2, num_outputs)): sources then destinations, uniform with repeats.
@@ -356,6 +356,7 @@ void lower_schnet_block(OpGraph& graph, std::vector<InputFill>& fills, const std
   edges.dst = streams::uniform_indices(engine, num_edges, num_nodes);
   // Its own seed for the distances, so that two blocks of one workload differ.
   Lowering l(graph, fills, edges, streams::mix64(seed ^ streams::name_hash(name)));
+  l.value_dtype = dtype;
   // Tensor names carry the op's name so that several schnet_block ops can share one graph.
   const std::size_t first_tensor = graph.tensors.size();
   const TensorId x = l.input(name + ".x", {num_nodes, num_features}, InputFill::Kind::standard_normal);

@@ -118,6 +118,7 @@ LoweredBatch lower_batch(const Workload& workload, const BatchSource& source, st
   std::vector<layers::InputFill> fills;
   layers::Lowering l(graph, fills, batch.graph, workload.seed);
   l.source_file = workload.source_file;
+  l.value_dtype = model.dtype;
   if (model.train) {
     const bool graph_task = model.train->task == training::TrainSpec::Task::graph;
     const training::GivenReadout given = graph_task ? graph_readout(batch, shape, padded.has_value())

@@ -1,0 +1,286 @@
+// Half precision (float16, bfloat16) through the op graph: the dtype's rounding against the
+// reference's independent search of the formats, tensor values stored rounded, the reference's bounds
+// (a correct half output passes; an unrounded or wrong one fails), the CPU backend on every op kind of
+// a training step in both dtypes, and workloads that ask for a half dtype.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ir/reference/reference.hpp"
+#include "ir/reference/reference_ops.hpp"
+#include "kernels/cpu/cpu_backend.hpp"
+#include "models/ipu/ipu_backend.hpp"
+#include "tests/cpu_op_cases.hpp"
+#include "tests/dtype_cases.hpp"
+#include "tests/op_backward_cases.hpp"
+#include "tests/test_support.hpp"
+#include "workloads/sweep_spec.hpp"
+#include "workloads/workload.hpp"
+
+using namespace tilesim;
+using namespace tilesim_test;
+namespace reference = tilesim::reference;
+
+namespace {
+
+std::uint32_t bits_of(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+RunOptions quick() {
+  RunOptions o;
+  o.warmup = 0;
+  o.repeats = 2;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("half dtypes: rounding agrees with the reference's search of each format", "[dtype][half][unit]") {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> mantissa(-2.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-30, 20);
+  std::vector<float> xs = {0.0f, -0.0f, 1.0f, 65504.0f, 65520.0f, 1e-8f, 3.0e-5f, 6.1e-5f, 3.3895e38f, INFINITY, -INFINITY};
+  for (int i = 0; i < 4000; ++i) xs.push_back(std::ldexp(mantissa(rng), exponent(rng)));
+  for (float x : xs) {
+    INFO("x = " << x);
+    CHECK(bits_of(round_to(DType::float16, x)) == bits_of(static_cast<float>(reference::float16_value(reference::nearest_float16(x)))));
+    CHECK(bits_of(round_to(DType::bfloat16, x)) == bits_of(static_cast<float>(reference::bfloat16_value(reference::nearest_bfloat16(x)))));
+    CHECK(round_to(DType::float32, x) == x);
+    CHECK(representable(DType::float16, round_to(DType::float16, x)));
+    CHECK(representable(DType::bfloat16, round_to(DType::bfloat16, x)));
+  }
+  CHECK_FALSE(representable(DType::float16, 1.0f + 0x1p-12f));
+  CHECK_FALSE(representable(DType::bfloat16, 1.0f + 0x1p-9f));
+  CHECK(representable(DType::bfloat16, 1.0f + 0x1p-7f));
+  CHECK(dtype_bytes(DType::float16) == 2);
+  CHECK(dtype_bytes(DType::bfloat16) == 2);
+  CHECK(unit_roundoff(DType::float16) == 0x1p-11);
+  CHECK(unit_roundoff(DType::bfloat16) == 0x1p-8);
+  CHECK(dtype_from_string("bfloat16") == DType::bfloat16);
+  CHECK(to_string(DType::float16) == "float16");
+}
+
+TEST_CASE("half dtypes: tensor values are stored rounded into the dtype", "[dtype][half][unit]") {
+  TensorValues v;
+  v.set_f32(0, {1.0f + 0x1p-12f, 3.14159f}, DType::float16);
+  CHECK(v.dtype(0) == DType::float16);
+  CHECK(v.f32(0)[0] == 1.0f);
+  CHECK(v.f32(0)[1] == round_to(DType::float16, 3.14159f));
+  CHECK(v.f32(0)[1] != 3.14159f);
+  v.set_f32(1, {1.0f + 0x1p-12f});
+  CHECK(v.f32(1)[0] == 1.0f + 0x1p-12f);
+  CHECK_THROWS(v.set_f32(2, {1.0f}, DType::int32));
+}
+
+TEST_CASE("half dtypes: the reference accepts a correctly rounded output and rejects an unrounded or wrong one",
+          "[dtype][half][reference][unit]") {
+  for (const DType dtype : {DType::float16, DType::bfloat16}) {
+    OpCase c = matmul_case(8, 64, 5, true, 3);
+    convert_to_dtype(c.graph, c.values, dtype);
+    const Op& op = c.op();
+    REQUIRE(op.dtype == dtype);
+    CHECK(op.min_bytes() == (8 * 64 + 64 * 5 + 5 + 8 * 5) * 2);
+    // The exact product rounded once into the dtype: correct.
+    const reference::OpExpectation e = reference::expect(op, resolve_operands(op, c.values));
+    std::vector<float> good(e.value.size()), unrounded(e.value.size());
+    for (std::size_t i = 0; i < good.size(); ++i) {
+      unrounded[i] = static_cast<float>(e.value[i]);
+      good[i] = round_to(dtype, unrounded[i]);
+    }
+    const reference::Verification ok = reference::verify(op, c.values, good);
+    INFO(ok.detail);
+    CHECK(ok.ok);
+    CHECK_THAT(ok.detail, Catch::Contains("plus one rounding to " + to_string(dtype)));
+    // float32 results never stored in the dtype: caught, though closer to the exact value.
+    bool any_unrepresentable = false;
+    for (float x : unrounded) any_unrepresentable = any_unrepresentable || !representable(dtype, x);
+    REQUIRE(any_unrepresentable);
+    const reference::Verification raw = reference::verify(op, c.values, unrounded);
+    CHECK_FALSE(raw.ok);
+    CHECK_THAT(raw.detail, Catch::Contains("not a " + to_string(dtype) + " value"));
+    // One element off by a few units of the dtype: caught.
+    std::vector<float> wrong = good;
+    wrong[3] = round_to(dtype, wrong[3] + 8 * static_cast<float>(unit_roundoff(dtype)) * std::max(1.0f, std::fabs(wrong[3])));
+    CHECK_FALSE(reference::verify(op, c.values, wrong).ok);
+  }
+}
+
+TEST_CASE("half dtypes: the CPU backend runs every op kind of a training step in float16 and bfloat16, verified",
+          "[dtype][half][cpu][unit]") {
+  kernels::cpu::CpuBackend cpu;
+  for (const DType dtype : {DType::float16, DType::bfloat16}) {
+    for (OpBackwardCase& c : op_backward_cases()) {
+      convert_to_dtype(c.graph, c.values, dtype);
+      const BackendResult r = cpu.run(c.graph, c.values, quick());
+      REQUIRE(r.ops.size() == c.graph.ops.size());
+      for (std::size_t k = 0; k < r.ops.size(); ++k) {
+        INFO(to_string(dtype) << " " << c.name << ": " << r.ops[k].verification);
+        CHECK(r.ops[k].verified == true);
+        const std::vector<float>& out = cpu.outputs().f32(c.graph.ops[k].output);
+        for (float x : out) CHECK(representable(dtype, x));
+      }
+    }
+  }
+}
+
+TEST_CASE("half dtypes: scatters of many terms and large gathers on the CPU, serial and threaded", "[dtype][half][cpu][unit]") {
+  kernels::cpu::CpuBackend cpu;
+  for (const DType dtype : {DType::float16, DType::bfloat16}) {
+    for (const OpKind kind : {OpKind::scatter_add, OpKind::scatter_mean, OpKind::scatter_max}) {
+      for (const std::int64_t messages : {std::int64_t{40}, std::int64_t{70000}}) {
+        std::mt19937 rng(11);
+        OpCase c = scatter_case(kind, 16, 300, random_indices(messages, 300, rng), 5);
+        convert_to_dtype(c.graph, c.values, dtype);
+        const BackendResult r = cpu.run(c.graph, c.values, quick());
+        INFO(to_string(dtype) << " " << to_string(kind) << " " << messages << ": " << r.ops[0].verification);
+        CHECK(r.ops[0].verified == true);
+      }
+    }
+    for (const std::int64_t features : {std::int64_t{3}, std::int64_t{128}}) {
+      OpCase c = unary_case(UnaryFn::shifted_softplus, 0, 5000, features, 9);
+      convert_to_dtype(c.graph, c.values, dtype);
+      const BackendResult r = cpu.run(c.graph, c.values, quick());
+      INFO(r.ops[0].verification);
+      CHECK(r.ops[0].verified == true);
+      OpCase b = binary_case(BinaryFn::divide, 5000, features, 5000, 1, 10);
+      convert_to_dtype(b.graph, b.values, dtype);
+      const BackendResult rb = cpu.run(b.graph, b.values, quick());
+      INFO(rb.ops[0].verification);
+      CHECK(rb.ops[0].verified == true);
+    }
+  }
+}
+
+TEST_CASE("half dtypes: a workload's ops and schnet_block take \"dtype\", with half the bytes", "[dtype][half][workload][unit]") {
+  const nlohmann::json doc = {
+      {"name", "half"},
+      {"ops",
+       {{{"op", "gather"}, {"num_inputs", 64}, {"num_features", 8}, {"num_outputs", 100}, {"dtype", "float16"}},
+        {{"op", "gather"}, {"name", "g32"}, {"num_inputs", 64}, {"num_features", 8}, {"num_outputs", 100}},
+        {{"op", "schnet_block"}, {"num_inputs", 20}, {"num_features", 8}, {"num_outputs", 60}, {"dtype", "bfloat16"}}}}};
+  const workloads::Workload w = workloads::parse_workload(doc, "half.json");
+  const workloads::Instance instance = workloads::instantiate(w);
+  const OpGraph& g = instance.graph;
+  CHECK(g.ops[0].dtype == DType::float16);
+  CHECK(g.ops[1].dtype == DType::float32);
+  // The 100 int32 indices keep their 4 bytes; the values take half.
+  CHECK(g.ops[1].min_bytes() - 100 * 4 == 2 * (g.ops[0].min_bytes() - 100 * 4));
+  CHECK(g.tensor(g.ops[0].input).bytes() * 2 == g.tensor(g.ops[1].input).bytes());
+  for (std::size_t k = 2; k < g.ops.size(); ++k) {
+    INFO(g.ops[k].name);
+    CHECK(g.ops[k].dtype == DType::bfloat16);
+  }
+  for (float x : instance.values.f32(g.ops[0].input)) CHECK(representable(DType::float16, x));
+  kernels::cpu::CpuBackend cpu;
+  const BackendResult r = cpu.run(g, instance.values, quick());
+  for (const OpResult& row : r.ops) {
+    INFO(row.verification);
+    CHECK(row.verified == true);
+  }
+}
+
+TEST_CASE("half dtypes: a model's top-level \"dtype\" makes every tensor and op of it half, and is echoed",
+          "[dtype][half][workload][unit]") {
+  const nlohmann::json doc = {{"name", "gcn_half"},
+                              {"graph", {{"generator", "erdos_renyi"}, {"num_nodes", 200}, {"num_edges", 1200}}},
+                              {"num_features", 24},
+                              {"dtype", "bfloat16"},
+                              {"model", {{{"layer", "gcn"}, {"out", 16}, {"activation", "relu"}}, {{"layer", "gin"}, {"out", 8}}}}};
+  const workloads::Workload w = workloads::parse_workload(doc, "m.json");
+  REQUIRE(w.model);
+  CHECK(w.model->dtype == DType::bfloat16);
+  CHECK(workloads::to_json(w)["dtype"] == "bfloat16");
+  const workloads::Instance instance = workloads::instantiate(w);
+  for (const Op& op : instance.graph.ops) {
+    INFO(op.name);
+    CHECK(op.dtype == DType::bfloat16);
+  }
+  for (const TensorInfo& t : instance.graph.tensors) CHECK((t.dtype == DType::bfloat16 || t.dtype == DType::int32));
+  kernels::cpu::CpuBackend cpu;
+  const BackendResult r = cpu.run(instance.graph, instance.values, quick());
+  for (const OpResult& row : r.ops) {
+    INFO(row.op << ": " << row.verification);
+    CHECK(row.verified == true);
+  }
+
+  nlohmann::json train = doc;
+  train["train"] = {{"task", "node"}, {"loss", "cross_entropy"}, {"optimizer", {{"kind", "sgd"}}}};
+  CHECK_THROWS_WITH(workloads::parse_workload(train, "m.json"),
+                    Catch::Contains("m.json: dtype: expected \"float32\" beside a \"train\" section") &&
+                        Catch::Contains("found \"bfloat16\""));
+  nlohmann::json no_model = {{"name", "x"}, {"dtype", "float16"}, {"ops", {{{"op", "gather"}, {"num_inputs", 4}, {"num_features", 2}, {"num_outputs", 3}}}}};
+  CHECK_THROWS_WITH(workloads::parse_workload(no_model, "m.json"), Catch::Contains("m.json: dtype: expected a \"dtype\" beside a \"model\""));
+}
+
+TEST_CASE("half dtypes: the simulated IPU refuses half ops by name until it models them", "[dtype][half][ipu][unit]") {
+  OpCase c = matmul_case(8, 16, 4, false, 2);
+  convert_to_dtype(c.graph, c.values, DType::float16);
+  CHECK_THROWS_WITH(ipu::require_modelled_dtype(c.op(), "ipu:bow"),
+                    Catch::Contains("backend ipu:bow: op 'linear' is float16: the simulated IPU models float32 values only so far"));
+  convert_to_dtype(c.graph, c.values, DType::bfloat16);
+  CHECK_THROWS_WITH(ipu::require_modelled_dtype(c.op(), "ipu:bow"), Catch::Contains("not bfloat16"));
+  OpCase f = matmul_case(8, 16, 4, false, 2);
+  CHECK_NOTHROW(ipu::require_modelled_dtype(f.op(), "ipu:bow"));
+}
+
+TEST_CASE("half dtypes: tilesim run reports half ops on the cpu and the GPU model, and refuses them on the IPU with exit code 2",
+          "[dtype][half][cli]") {
+  const fs::path dir = tilesim_test::scratch("half_cli");
+  const fs::path w = tilesim_test::write_text(dir / "h.json", R"({"name": "h", "ops": [
+    {"op": "gather", "num_inputs": 256, "num_features": 32, "num_outputs": 1000, "dtype": "float16"},
+    {"op": "scatter_add", "num_inputs": 1000, "num_features": 32, "num_outputs": 256, "dtype": "bfloat16"}]})");
+  const auto ok = tilesim_test::run_tilesim("run '" + w.string() + "' --backends cpu,gpu-model:a100-40gb --repeats 2 --json --out '" +
+                                                (dir / "out").string() + "'",
+                                            dir);
+  INFO(ok.err);
+  REQUIRE(ok.exit_code == 0);
+  const nlohmann::json report = nlohmann::json::parse(ok.out);
+  const nlohmann::json& model = report["workload"]["ops"];
+  CHECK(model[0]["dtype"] == "float16");
+  CHECK(model[1]["dtype"] == "bfloat16");
+  const auto bad = tilesim_test::run_tilesim("run '" + w.string() + "' --backends ipu:bow --out '" + (dir / "out2").string() + "'", dir);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("op 'gather_0' is float16: the simulated IPU models float32 values only so far"));
+}
+
+TEST_CASE("half dtypes: the shipped half examples run verified on the cpu, torch-cpu and the GPU model", "[dtype][half][cli][slow]") {
+  const fs::path dir = tilesim_test::scratch("half_examples");
+  for (const char* example : {"gcn_cora_bf16.json", "hydronet_ops_half.json"}) {
+    INFO(example);
+    const auto r = tilesim_test::run_tilesim(std::string("run workloads/examples/half/") + example +
+                                                 " --backends cpu,torch-cpu,gpu-model:a100-40gb --repeats 1 --warmup 0 --json --out '" +
+                                                 (dir / example).string() + "'",
+                                             dir);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json report = nlohmann::json::parse(r.out);
+    std::size_t half_rows = 0;
+    for (const auto& backend : report["results"]) {
+      if (backend["kind"] != "measured") continue;
+      for (const auto& op : backend["ops"]) {
+        INFO(backend["backend"] << " " << op["op"] << ": " << op["verification"]);
+        CHECK(op["verified"] == true);
+        half_rows += op["dtype"] != "float32" ? 1 : 0;
+      }
+    }
+    CHECK(half_rows > 0);
+  }
+}
+
+TEST_CASE("half dtypes: the half sweep covers each point in three dtypes", "[dtype][half][sweep][unit]") {
+  const analysis::SweepSpec s = analysis::load_sweep(std::string(TILESIM_SOURCE_DIR) + "/workloads/sweeps/hydronet_half.json");
+  CHECK(s.dtypes == std::vector<std::string>{"float32", "float16", "bfloat16"});
+  const auto points = analysis::expand_sweep(s);
+  std::map<std::string, std::size_t> per_dtype;
+  for (const auto& p : points) ++per_dtype[p.dtype];
+  CHECK(per_dtype["float16"] == 594 * 2 * 2);
+  CHECK(per_dtype["bfloat16"] == per_dtype["float32"]);
+}
