@@ -6,12 +6,14 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "common/error.hpp"
 #include "kernels/cpu/timing.hpp"
 #include "kernels/cuda/cuda_launch.hpp"
 #include "kernels/cuda/training_bodies.hpp"
+#include "kernels/cuda/value_storage.hpp"
 #include "kernels/run_ops.hpp"
 
 namespace tilesim::kernels::cuda {
@@ -76,20 +78,58 @@ class Events {
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
 
+// tilesim's float32 values of an op operand into a device buffer of storage S: as they are for float32;
+// for a half dtype converted to 16-bit on the host first (exactly: the values are the dtype's), as the
+// tensors a half model holds, before any timing.
+template <class S>
+void upload_values(const DeviceBuffer& buffer, const std::vector<float>& values) {
+  if constexpr (std::is_same_v<S, Float32Storage>)
+    buffer.upload(values);
+  else
+    buffer.upload(stored<S>(values));
+}
+// The device's output in storage S back into float32 values (widened exactly), for verification.
+template <class S>
+void download_values(const DeviceBuffer& buffer, std::vector<float>& values) {
+  if constexpr (std::is_same_v<S, Float32Storage>) {
+    buffer.download(values);
+  } else {
+    std::vector<typename S::type> held(values.size());
+    buffer.download(held);
+    values = widened<S>(held);
+  }
+}
+
 class CudaBackend : public Backend {
  public:
   CudaBackend(CudaTiming timing, std::string device_name) : timing_(timing), device_name_(std::move(device_name)) {}
   std::string name() const override { return timing_ == CudaTiming::kernel ? "cuda" : "cuda:per-call"; }
   const TensorValues* computed_outputs() const override { return &outputs_; }
 
-  // Uploads one op's operands, times its kernels (warm-up, then repeats) and downloads the output.
+  // One op in its dtype's kernels; the index type is no dtype an op computes in.
   cpu::TimingStats time_op(const Op& op, const Operands& o, std::vector<float>& output, Events& events, const RunOptions& options) {
+    switch (op.dtype) {
+      case DType::float32: return time_op_in<Float32Storage>(op, o, output, events, options);
+      case DType::float16: return time_op_in<Float16Storage>(op, o, output, events, options);
+      case DType::bfloat16: return time_op_in<BFloat16Storage>(op, o, output, events, options);
+      case DType::int32: break;
+    }
+    throw std::invalid_argument("cuda backend: op '" + op.name + "': dtype " + to_string(op.dtype) + " is not a value dtype");
+  }
+
+  // Uploads one op's operands, times its kernels (warm-up, then repeats) and downloads the output. S is
+  // the storage of the op's value operands and output; indices, scratch and a loss's row weights keep
+  // their own types.
+  template <class S>
+  cpu::TimingStats time_op_in(const Op& op, const Operands& o, std::vector<float>& output, Events& events, const RunOptions& options) {
+    using Value = typename S::type;
     const OpShape& s = op.shape;
     // Every operand the op has goes to the device (check_operands has vetted their sizes and indices);
     // mean and max scatters get their per-row counts as scratch.
     const auto bytes_of = [](const auto* values) { return values ? values->size() * sizeof((*values)[0]) : std::size_t{0}; };
-    const DeviceBuffer d_input(bytes_of(o.input)), d_indices(bytes_of(o.indices)), d_weight(bytes_of(o.weight)), d_bias(bytes_of(o.bias)),
-        d_output(output.size() * sizeof(float));
+    const auto value_bytes_of = [](const std::vector<float>* values) { return values ? values->size() * sizeof(Value) : std::size_t{0}; };
+    const DeviceBuffer d_input(value_bytes_of(o.input)), d_indices(bytes_of(o.indices)), d_weight(value_bytes_of(o.weight)),
+        d_bias(value_bytes_of(o.bias)), d_output(output.size() * sizeof(Value));
     const bool counted = op.kind == OpKind::scatter_mean || op.kind == OpKind::scatter_max;
     const DeviceBuffer d_counts(counted ? static_cast<std::size_t>(s.num_outputs) * sizeof(std::int32_t) : 0);
     // The loss's per-row scratch, and with row weights the weights and their sum on the device; Adam's
@@ -101,65 +141,65 @@ class CudaBackend : public Backend {
     const bool column_sums = op.kind == OpKind::sum_to && s.other_rows == 1;
     const DeviceBuffer d_partial(column_sums ? static_cast<std::size_t>(sum_to_chunks(s.num_inputs) * s.num_features) * sizeof(float) : 0);
     const double step = op.kind == OpKind::optimizer_step && o.aux != nullptr ? static_cast<double>((*o.aux)[0]) : 1.0;
-    if (o.input) d_input.upload(*o.input);
+    if (o.input) upload_values<S>(d_input, *o.input);
     if (o.indices) d_indices.upload(*o.indices);
-    if (o.weight) d_weight.upload(*o.weight);
-    if (o.bias) d_bias.upload(*o.bias);
-    if (weighted) d_row_weights.upload(*o.aux);
+    if (o.weight) upload_values<S>(d_weight, *o.weight);
+    if (o.bias) upload_values<S>(d_bias, *o.bias);
+    if (weighted) d_row_weights.upload(*o.aux);  // float32 in every dtype
     const float* row_weights = weighted ? d_row_weights.as<float>() : nullptr;
     float* weight_sum = weighted ? d_weight_sum.as<float>() : nullptr;
-    d_output.upload(output);  // NaN: an element the kernel never wrote fails verification
-    const float* in = d_input.as<float>();
+    upload_values<S>(d_output, output);  // NaN: an element the kernel never wrote fails verification
+    const Value* in = d_input.as<Value>();
+    const Value* weight = d_weight.as<Value>();
     const std::int32_t* idx = d_indices.as<std::int32_t>();
-    float* out = d_output.as<float>();
+    Value* out = d_output.as<Value>();
     auto launches = [&] {
       switch (op.kind) {
-        case OpKind::gather: launch_gather(in, s.num_features, idx, s.num_outputs, out, nullptr); break;
+        case OpKind::gather: launch_gather<S>(in, s.num_features, idx, s.num_outputs, out, nullptr); break;
         case OpKind::scatter_add:
         case OpKind::scatter_mean:
         case OpKind::scatter_max:
-          launch_scatter(op.kind == OpKind::scatter_add ? DeviceReduce::sum : op.kind == OpKind::scatter_mean ? DeviceReduce::mean : DeviceReduce::max,
-                         in, s.num_inputs, s.num_features, idx, s.num_outputs, out, d_counts.as<std::int32_t>(), nullptr);
+          launch_scatter<S>(op.kind == OpKind::scatter_add ? DeviceReduce::sum : op.kind == OpKind::scatter_mean ? DeviceReduce::mean : DeviceReduce::max,
+                            in, s.num_inputs, s.num_features, idx, s.num_outputs, out, d_counts.as<std::int32_t>(), nullptr);
           break;
-        case OpKind::degree_count: launch_degree(idx, s.num_inputs, s.num_outputs, out, nullptr); break;
+        case OpKind::degree_count: launch_degree<S>(idx, s.num_inputs, s.num_outputs, out, nullptr); break;
         case OpKind::matmul:
           if (op.transpose_input || op.transpose_weight) {
-            launch_matmul_transposed(in, op.transpose_input, d_weight.as<float>(), op.transpose_weight, s.num_inputs, s.num_features,
-                                     s.out_features, out, nullptr);
+            launch_matmul_transposed<S>(in, op.transpose_input, weight, op.transpose_weight, s.num_inputs, s.num_features, s.out_features, out,
+                                        nullptr);
             break;
           }
-          launch_matmul(in, d_weight.as<float>(), s.num_inputs, s.num_features, s.out_features, o.bias ? d_bias.as<float>() : nullptr, out, nullptr);
+          launch_matmul<S>(in, weight, s.num_inputs, s.num_features, s.out_features, o.bias ? d_bias.as<Value>() : nullptr, out, nullptr);
           break;
         case OpKind::segment_matmul:
           if (op.transpose_input) {
-            launch_segment_matmul_transposed_input(in, s.num_features, idx, s.num_segments, d_weight.as<float>(), s.out_features, out, nullptr);
+            launch_segment_matmul_transposed_input<S>(in, s.num_features, idx, s.num_segments, weight, s.out_features, out, nullptr);
             break;
           }
           if (op.transpose_weight) {
-            launch_segment_matmul_transposed_weight(in, s.num_inputs, s.num_features, idx, s.num_segments, d_weight.as<float>(), s.out_features,
-                                                    out, nullptr);
+            launch_segment_matmul_transposed_weight<S>(in, s.num_inputs, s.num_features, idx, s.num_segments, weight, s.out_features, out,
+                                                       nullptr);
             break;
           }
-          launch_segment_matmul(in, s.num_inputs, s.num_features, idx, s.num_segments, d_weight.as<float>(), s.out_features, out, nullptr);
+          launch_segment_matmul<S>(in, s.num_inputs, s.num_features, idx, s.num_segments, weight, s.out_features, out, nullptr);
           break;
-        case OpKind::unary: launch_unary(op.unary, op.scalar, in, s.num_inputs * s.num_features, out, nullptr); break;
+        case OpKind::unary: launch_unary<S>(op.unary, op.scalar, in, s.num_inputs * s.num_features, out, nullptr); break;
         case OpKind::binary:
-          launch_binary(op.binary, in, s.num_inputs, s.num_features, d_weight.as<float>(), s.other_rows, s.other_groups, out, nullptr);
+          launch_binary<S>(op.binary, in, s.num_inputs, s.num_features, weight, s.other_rows, s.other_groups, out, nullptr);
           break;
-        case OpKind::unary_grad:
-          launch_unary_grad(op.unary, op.scalar, in, d_weight.as<float>(), s.num_inputs * s.num_features, out, nullptr);
+        case OpKind::unary_grad: launch_unary_grad<S>(op.unary, op.scalar, in, weight, s.num_inputs * s.num_features, out, nullptr); break;
+        case OpKind::sum_to:
+          launch_sum_to<S>(in, s.num_inputs, s.num_features, s.other_rows, s.other_groups, d_partial.as<float>(), out, nullptr);
           break;
-        case OpKind::sum_to: launch_sum_to(in, s.num_inputs, s.num_features, s.other_rows, s.other_groups, d_partial.as<float>(), out, nullptr); break;
         case OpKind::loss:
-          launch_loss(op.loss, in, s.num_inputs, s.num_features, idx, d_weight.as<float>(), row_weights, d_row_loss.as<float>(), weight_sum,
-                      out, nullptr);
+          launch_loss<S>(op.loss, in, s.num_inputs, s.num_features, idx, weight, row_weights, d_row_loss.as<float>(), weight_sum, out, nullptr);
           break;
         case OpKind::loss_grad:
-          launch_loss_grad(op.loss, in, s.num_inputs, s.num_features, idx, d_weight.as<float>(), row_weights, weight_sum, out, nullptr);
+          launch_loss_grad<S>(op.loss, in, s.num_inputs, s.num_features, idx, weight, row_weights, weight_sum, out, nullptr);
           break;
         case OpKind::optimizer_step:
-          launch_optimizer_step(op.optimizer, step, in, d_weight.as<float>(), o.bias ? d_bias.as<float>() : nullptr, s.num_inputs * s.num_features,
-                                out, nullptr);
+          launch_optimizer_step<S>(op.optimizer, step, in, weight, o.bias ? d_bias.as<Value>() : nullptr, s.num_inputs * s.num_features, out,
+                                   nullptr);
           break;
       }
     };
@@ -176,7 +216,7 @@ class CudaBackend : public Backend {
       }
       if (i >= options.warmup) samples_s.push_back(t);
     }
-    d_output.download(output);
+    download_values<S>(d_output, output);
     return cpu::summarise(std::move(samples_s), options.warmup);
   }
 

@@ -5,19 +5,22 @@
 // from the qualifiers and the atomics, which fall back to ordinary read-modify-writes on the host
 // (exact there: an emulated launch runs its threads one after another).
 //
-// Work is laid out as "items" (one output or message element, or one 4-float vector of it) over a
+// The bodies of the op kinds are templates on a storage policy (value_storage.hpp): S = Float32Storage
+// (the default, so float pointers call the float32 kernel as before), Float16Storage or BFloat16Storage.
+// Each loads its operands widened to float32, computes in float32 exactly as the float32 kernel does,
+// and rounds each result once when it stores it; accumulating kernels keep float32 accumulators, except
+// the atomic ones, which add into the half output element by element as ATen does (half_atomics.hpp).
+//
+// Work is laid out as "items" (one output or message element, or one 16-byte vector of it) over a
 // 1-D grid; every body walks its items with a grid-stride loop, so a launch of any size covers any
 // amount of work and the tests can use small grids to exercise the stride.
 #include <cmath>
 #include <cstdint>
 
 #include "ir/op_graph.hpp"  // UnaryFn, BinaryFn
-
-#ifdef __CUDACC__
-#define TILESIM_HD __host__ __device__
-#else
-#define TILESIM_HD
-#endif
+#include "kernels/cuda/half_atomics.hpp"
+#include "kernels/cuda/host_device.hpp"
+#include "kernels/cuda/value_storage.hpp"
 
 namespace tilesim::kernels::cuda {
 
@@ -85,17 +88,26 @@ TILESIM_HD inline void atomic_max(float* address, float value) {
 #endif
 }
 
-// out[e] = value for e in [0, count): zeroing (sum, mean) or -inf (max) before a scatter.
-TILESIM_HD inline void fill_body(const ThreadIndex& t, float* out, std::int64_t count, float value) {
-  for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = value;
+// The float32 storage's atomics, beside half_atomics.hpp's 16-bit ones, so a body names one function
+// for every storage: atomic_add_stored(S{}, address, value).
+TILESIM_HD inline void atomic_add_stored(Float32Storage, float* address, float value) { atomic_add(address, value); }
+TILESIM_HD inline void atomic_max_stored(Float32Storage, float* address, float value) { atomic_max(address, value); }
+
+// out[e] = value (rounded to the storage) for e in [0, count): zeroing (sum, mean) or -inf (max) before
+// a scatter.
+template <class S = Float32Storage>
+TILESIM_HD void fill_body(const ThreadIndex& t, typename S::type* out, std::int64_t count, float value) {
+  const typename S::type stored_value = S::store(value);
+  for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = stored_value;
 }
 TILESIM_HD inline void fill_body(const ThreadIndex& t, std::int32_t* out, std::int64_t count, std::int32_t value) {
   for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = value;
 }
 
-// Gather, one output element per item: out[i, f] = table[indices[i], f].
-TILESIM_HD inline void gather_body(const ThreadIndex& t, const float* table, std::int64_t num_features, const std::int32_t* indices,
-                                   std::int64_t num_lookups, float* out) {
+// Gather, one output element per item: out[i, f] = table[indices[i], f] (a copy: no conversion).
+template <class S = Float32Storage>
+TILESIM_HD void gather_body(const ThreadIndex& t, const typename S::type* table, std::int64_t num_features, const std::int32_t* indices,
+                            std::int64_t num_lookups, typename S::type* out) {
   const std::int64_t items = num_lookups * num_features;
   for (std::int64_t e = t.global(); e < items; e += t.stride()) {
     const std::int64_t i = e / num_features, f = e - i * num_features;
@@ -103,57 +115,88 @@ TILESIM_HD inline void gather_body(const ThreadIndex& t, const float* table, std
   }
 }
 
-// Gather in 16-byte vectors, for rows of a multiple of 4 floats (16-byte aligned rows, as cudaMalloc
-// gives): a quarter of the items and 128-bit loads and stores, which is how a warp reaches full
-// memory bandwidth. Items are (lookup, vector of 4 features).
+// Gather in 16-byte vectors, for rows of a multiple of a vector's elements (16-byte aligned rows, as
+// cudaMalloc gives): 4 floats or 8 half values a vector, so a fraction of the items and 128-bit loads
+// and stores, which is how a warp reaches full memory bandwidth. Items are (lookup, vector of features).
 struct Float4 {
   float x, y, z, w;
 };
-TILESIM_HD inline void gather_vec4_body(const ThreadIndex& t, const float* table, std::int64_t num_features, const std::int32_t* indices,
-                                        std::int64_t num_lookups, float* out) {
-  const std::int64_t vectors_per_row = num_features / 4;
+struct alignas(16) Half8 {
+  std::uint16_t v[8];
+};
+template <class S>
+struct GatherVector {
+  using type = Half8;
+};
+template <>
+struct GatherVector<Float32Storage> {
+  using type = Float4;
+};
+// Elements per gather vector of a storage: 4 for float32, 8 for the 16-bit formats.
+template <class S>
+TILESIM_HD constexpr std::int64_t gather_vector_elements() {
+  return static_cast<std::int64_t>(sizeof(typename GatherVector<S>::type) / sizeof(typename S::type));
+}
+template <class S>
+TILESIM_HD void gather_vector_body(const ThreadIndex& t, const typename S::type* table, std::int64_t num_features,
+                                   const std::int32_t* indices, std::int64_t num_lookups, typename S::type* out) {
+  using Vector = typename GatherVector<S>::type;
+  const std::int64_t vectors_per_row = num_features / gather_vector_elements<S>();
   const std::int64_t items = num_lookups * vectors_per_row;
-  const Float4* table4 = reinterpret_cast<const Float4*>(table);
-  Float4* out4 = reinterpret_cast<Float4*>(out);
+  const Vector* table_vectors = reinterpret_cast<const Vector*>(table);
+  Vector* out_vectors = reinterpret_cast<Vector*>(out);
   for (std::int64_t e = t.global(); e < items; e += t.stride()) {
     const std::int64_t i = e / vectors_per_row, v = e - i * vectors_per_row;
-    out4[e] = table4[static_cast<std::int64_t>(indices[i]) * vectors_per_row + v];
+    out_vectors[e] = table_vectors[static_cast<std::int64_t>(indices[i]) * vectors_per_row + v];
   }
+}
+// The float32 name: 4 floats a vector.
+TILESIM_HD inline void gather_vec4_body(const ThreadIndex& t, const float* table, std::int64_t num_features, const std::int32_t* indices,
+                                        std::int64_t num_lookups, float* out) {
+  gather_vector_body<Float32Storage>(t, table, num_features, indices, num_lookups, out);
 }
 
 // Scatter with atomics, one message element per item: out[indices[m], f] op= src[m, f]. Consecutive
 // threads take consecutive features of one message, so a warp's atomics hit one output row's
 // consecutive addresses (coalesced, no two threads of a warp on one address unless rows repeat).
 // counts (mean, max; may be null) gets one increment per message, from its feature-0 thread.
+// In a half dtype the sum adds into the half output, each addition rounding in the dtype (ATen's
+// scatter_add_ on CUDA).
 enum class ScatterOp { add, max };
-TILESIM_HD inline void scatter_atomic_body(const ThreadIndex& t, ScatterOp op, const float* src, std::int64_t num_messages,
-                                           std::int64_t num_features, const std::int32_t* indices, float* out, std::int32_t* counts) {
+template <class S = Float32Storage>
+TILESIM_HD void scatter_atomic_body(const ThreadIndex& t, ScatterOp op, const typename S::type* src, std::int64_t num_messages,
+                                    std::int64_t num_features, const std::int32_t* indices, typename S::type* out, std::int32_t* counts) {
   const std::int64_t items = num_messages * num_features;
   for (std::int64_t e = t.global(); e < items; e += t.stride()) {
     const std::int64_t m = e / num_features, f = e - m * num_features;
     const std::int64_t r = indices[m];
-    float* target = out + r * num_features + f;
+    typename S::type* target = out + r * num_features + f;
     if (op == ScatterOp::add)
-      atomic_add(target, src[e]);
+      atomic_add_stored(S{}, target, S::load(src[e]));
     else
-      atomic_max(target, src[e]);
+      atomic_max_stored(S{}, target, S::load(src[e]));
     if (counts != nullptr && f == 0) atomic_add(counts + r, 1);
   }
 }
 
 // After a counted scatter: mean divides each row by its count; rows no message reached become 0
-// (max's -inf identity included). One output element per item.
-TILESIM_HD inline void finish_body(const ThreadIndex& t, bool mean, const std::int32_t* counts, std::int64_t num_outputs,
-                                   std::int64_t num_features, float* out) {
+// (max's -inf identity included). One output element per item. In a half dtype the mean divides the
+// half sum in float32 and rounds the quotient (ATen's division of the half sum by the counts).
+template <class S = Float32Storage>
+TILESIM_HD void finish_body(const ThreadIndex& t, bool mean, const std::int32_t* counts, std::int64_t num_outputs,
+                            std::int64_t num_features, typename S::type* out) {
   const std::int64_t items = num_outputs * num_features;
   for (std::int64_t e = t.global(); e < items; e += t.stride()) {
     const std::int32_t n = counts[e / num_features];
     if (n == 0)
-      out[e] = 0.0f;
+      out[e] = S::store(0.0f);
     else if (mean)
-      out[e] = out[e] / static_cast<float>(n);
+      out[e] = S::store(S::load(out[e]) / static_cast<float>(n));
   }
 }
+
+// Segment reduction and SpMM below are float32 only: no op kind runs them on the device (they are the
+// scatter's and a GNN layer's alternatives, kept for comparison).
 
 // Segment reduction over sorted indices (CSR offsets), owner computes: one output element per item,
 // summed or maxed over its segment in message order, no atomics; each element written once.
@@ -205,9 +248,11 @@ TILESIM_HD inline void spmm_csr_body(const ThreadIndex& t, const float* x, std::
 // binary with broadcast, segment matmul. (matmul itself goes through cuBLAS: cuda_launch.hpp.)
 
 // degree_count, one index per item: out[indices[e]] += 1 after a zero fill. Float counts are exact below
-// 2^24 per node, like PyG's degree() in the values' dtype.
-TILESIM_HD inline void degree_body(const ThreadIndex& t, const std::int32_t* indices, std::int64_t num_indices, float* out) {
-  for (std::int64_t e = t.global(); e < num_indices; e += t.stride()) atomic_add(out + indices[e], 1.0f);
+// 2^24 per node, like PyG's degree() in the values' dtype; half counts by adding ones into the half
+// output, exact up to 2^11 (float16) or 2^8 (bfloat16), then rounding as PyG's would.
+template <class S = Float32Storage>
+TILESIM_HD void degree_body(const ThreadIndex& t, const std::int32_t* indices, std::int64_t num_indices, typename S::type* out) {
+  for (std::int64_t e = t.global(); e < num_indices; e += t.stride()) atomic_add_stored(S{}, out + indices[e], 1.0f);
 }
 
 // f(x) for the op graph's unary functions, in float32 as PyG's CUDA calls compute them: softplus in its
@@ -229,8 +274,10 @@ TILESIM_HD inline float unary_value(UnaryFn fn, float x, float scalar) {
 }
 
 // Unary, one element per item.
-TILESIM_HD inline void unary_body(const ThreadIndex& t, UnaryFn fn, float scalar, const float* in, std::int64_t count, float* out) {
-  for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = unary_value(fn, in[e], scalar);
+template <class S = Float32Storage>
+TILESIM_HD void unary_body(const ThreadIndex& t, UnaryFn fn, float scalar, const typename S::type* in, std::int64_t count,
+                           typename S::type* out) {
+  for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = S::store(unary_value(fn, S::load(in[e]), scalar));
 }
 
 TILESIM_HD inline float binary_value(BinaryFn fn, float a, float b) {
@@ -246,13 +293,14 @@ TILESIM_HD inline float binary_value(BinaryFn fn, float a, float b) {
 
 // Binary with the op graph's broadcast (ir/op_graph.hpp BinaryFn): out[r, c] = in[r, c] (op)
 // other[r', c / (features / groups)], r' = r, or 0 when `other` has one row. One element per item.
-TILESIM_HD inline void binary_body(const ThreadIndex& t, BinaryFn fn, const float* in, std::int64_t rows, std::int64_t features,
-                                   const float* other, std::int64_t other_rows, std::int64_t groups, float* out) {
+template <class S = Float32Storage>
+TILESIM_HD void binary_body(const ThreadIndex& t, BinaryFn fn, const typename S::type* in, std::int64_t rows, std::int64_t features,
+                            const typename S::type* other, std::int64_t other_rows, std::int64_t groups, typename S::type* out) {
   const std::int64_t items = rows * features, width = features / groups;
   for (std::int64_t e = t.global(); e < items; e += t.stride()) {
     const std::int64_t r = e / features, c = e - r * features;
-    const float b = other[(other_rows == 1 ? 0 : r) * groups + c / width];
-    out[e] = binary_value(fn, in[e], b);
+    const float b = S::load(other[(other_rows == 1 ? 0 : r) * groups + c / width]);
+    out[e] = S::store(binary_value(fn, S::load(in[e]), b));
   }
 }
 
@@ -271,18 +319,19 @@ TILESIM_HD inline std::int64_t segment_of(const std::int32_t* offsets, std::int6
 // Segment matmul, one output element per item: out[r, c] = sum_k in[r, k] weight[s(r), k, c]. Consecutive
 // threads take consecutive columns, so a warp reads one input row (broadcast) and consecutive weight
 // elements (coalesced). A plain dot product per thread: the kernel for correctness on any segment
-// sizes, not a tuned grouped GEMM.
-TILESIM_HD inline void segment_matmul_body(const ThreadIndex& t, const float* in, std::int64_t rows, std::int64_t depth,
-                                           const std::int32_t* offsets, std::int64_t segments, const float* weight,
-                                           std::int64_t cols, float* out) {
+// sizes, not a tuned grouped GEMM. A float32 accumulator in every dtype (a half GEMM's accumulation).
+template <class S = Float32Storage>
+TILESIM_HD void segment_matmul_body(const ThreadIndex& t, const typename S::type* in, std::int64_t rows, std::int64_t depth,
+                                    const std::int32_t* offsets, std::int64_t segments, const typename S::type* weight, std::int64_t cols,
+                                    typename S::type* out) {
   const std::int64_t items = rows * cols;
   for (std::int64_t e = t.global(); e < items; e += t.stride()) {
     const std::int64_t r = e / cols, c = e - r * cols;
-    const float* w = weight + segment_of(offsets, segments, r) * depth * cols + c;
-    const float* x = in + r * depth;
+    const typename S::type* w = weight + segment_of(offsets, segments, r) * depth * cols + c;
+    const typename S::type* x = in + r * depth;
     float acc = 0.0f;
-    for (std::int64_t k = 0; k < depth; ++k) acc += x[k] * w[k * cols];
-    out[e] = acc;
+    for (std::int64_t k = 0; k < depth; ++k) acc += S::load(x[k]) * S::load(w[k * cols]);
+    out[e] = S::store(acc);
   }
 }
 
