@@ -66,6 +66,9 @@ struct FamilyInfo {
   // Runs programs compiled for fixed shapes (the IPU, as PopTorch compiles them): mini-batches are
   // padded to one shape for it; the other families run each batch's exact shape.
   bool fixed_shapes = false;
+  // The value dtypes its ops may have (ir/dtype.hpp names); a sweep asking another of it is refused
+  // before any point runs.
+  std::vector<std::string> value_dtypes = {"float32", "float16", "bfloat16"};
   std::string unchecked_verified;   // results.csv's verified for a row whose outputs were not checked
   std::string roofline_machine_family;  // the --machine FAMILY of `tilesim roofline` that applies to its rows ("" none)
   std::string roofline_machine_form;    // how that option names its machine ("ipu:NAME_OR_FILE"); "" for no own form

@@ -36,6 +36,8 @@ FamilyInfo ipu_info() {
   // with the step's live tensors checked against the SRAM (models/ipu/planning/step_memory.hpp).
   i.runs_training_steps = true;
   i.fixed_shapes = true;
+  // The tiles hold 4-byte values: half ops are refused (models/ipu/README.md, "Value types").
+  i.value_dtypes = {"float32"};
   return i;
 }
 

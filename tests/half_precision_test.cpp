@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/results_table.hpp"
 #include "ir/reference/reference.hpp"
 #include "ir/reference/reference_ops.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
@@ -283,4 +284,25 @@ TEST_CASE("half dtypes: the half sweep covers each point in three dtypes", "[dty
   for (const auto& p : points) ++per_dtype[p.dtype];
   CHECK(per_dtype["float16"] == 594 * 2 * 2);
   CHECK(per_dtype["bfloat16"] == per_dtype["float32"]);
+}
+
+TEST_CASE("half dtypes: a sweep asking the simulated IPU for a half dtype is refused before any point runs", "[dtype][half][cli]") {
+  const fs::path dir = tilesim_test::scratch("half_sweep");
+  const fs::path s = tilesim_test::write_text(dir / "s.json", R"({"name": "sh", "ops": ["gather"], "dtypes": ["float32", "float16"],
+    "sizes": {"num_inputs": [16], "num_features": [16], "num_outputs": [32, 64]}, "backends": ["cpu", "ipu:bow"]})");
+  const auto r = tilesim_test::run_tilesim("sweep '" + s.string() + "' --out '" + (dir / "out").string() + "'", dir);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("s.json: dtypes[1]: expected dtypes every backend of the sweep models (ipu:bow: \"float32\"") &&
+                        Catch::Contains("found \"float16\" with backend ipu:bow"));
+  CHECK_FALSE(fs::exists(dir / "out" / "results.csv"));
+  // Without the IPU the same sweep runs, each half point verified on the CPU.
+  const auto ok = tilesim_test::run_tilesim("sweep '" + s.string() + "' --backends cpu --out '" + (dir / "out2").string() + "'", dir);
+  INFO(ok.err);
+  REQUIRE(ok.exit_code == 0);
+  std::size_t half_rows = 0;
+  for (const auto& row : tilesim::analysis::read_results_csv((dir / "out2" / "results.csv").string())) {
+    CHECK(row.verified == "yes");
+    half_rows += row.dtype == "float16" ? 1 : 0;
+  }
+  CHECK(half_rows == 2);
 }

@@ -76,6 +76,21 @@ std::vector<SweepBackendRun> resolve_backends(analysis::SweepSpec& spec) {
   return backends;
 }
 
+void check_dtypes(const analysis::SweepSpec& spec, const std::vector<SweepBackendRun>& backends, const std::string& file) {
+  for (const auto& b : backends) {
+    const auto& allowed = b.spec.descriptor->info().value_dtypes;
+    for (std::size_t i = 0; i < spec.dtypes.size(); ++i) {
+      if (std::find(allowed.begin(), allowed.end(), spec.dtypes[i]) != allowed.end()) continue;
+      std::string names;
+      for (const auto& d : allowed) names += (names.empty() ? "\"" : ", \"") + d + "\"";
+      throw InputError(file, "dtypes[" + std::to_string(i) + "]",
+                       "dtypes every backend of the sweep models (" + b.name + ": " + names +
+                           "; the simulated IPU holds 4-byte values, half ops are not modelled yet)",
+                       "\"" + spec.dtypes[i] + "\" with backend " + b.name);
+    }
+  }
+}
+
 void check_host_memory(const analysis::SweepSpec& spec, const std::vector<SweepBackendRun>& backends) {
   bool needs_values = false;
   for (const auto& b : backends) needs_values = needs_values || (b.spec.descriptor->info().reads_input_values && !b.timing.timing_only);

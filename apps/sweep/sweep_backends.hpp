@@ -30,5 +30,8 @@ std::vector<SweepBackendRun> resolve_backends(analysis::SweepSpec& spec);
 // Values are generated only for backends that read them; the largest point's tensors must then fit in
 // half of the host's memory (as for workloads, docs/workload-format.md). Throws InputError otherwise.
 void check_host_memory(const analysis::SweepSpec& spec, const std::vector<SweepBackendRun>& backends);
+// Throws InputError naming `file` and dtypes[i] when a dtype of the sweep is one a backend does not
+// model (FamilyInfo::value_dtypes), before any point runs.
+void check_dtypes(const analysis::SweepSpec& spec, const std::vector<SweepBackendRun>& backends, const std::string& file);
 
 }  // namespace tilesim::cli::sweep

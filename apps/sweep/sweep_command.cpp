@@ -115,6 +115,7 @@ int sweep_command(const SweepArgs& args) {
   apply_command_line(spec, args.backends, args.verify);
   const std::optional<double> proportion = parse_memory_proportion_option(args.available_memory_proportion);
   std::vector<SweepBackendRun> backends = resolve_backends(spec);
+  check_dtypes(spec, backends, args.sweep);
   check_host_memory(spec, backends);
   std::vector<std::string> names;
   for (const auto& b : backends) names.push_back(b.name);

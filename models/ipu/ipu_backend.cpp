@@ -146,6 +146,8 @@ void IpuBackend::prepare(const OpGraph& graph) {
 }
 
 BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) {
+  // Every path in, prepare() or not (a sweep's timing-only points call run alone).
+  for (const Op& op : graph.ops) require_modelled_dtype(op, name_);
   sim::Engine& engine = engine_for(machine_);
   const sim::Mode mode = options.timing_only ? sim::Mode::timing_only : sim::Mode::functional;
   sim::TraceWriter trace;
