@@ -7,6 +7,7 @@
 #include "backends/machine_listings.hpp"
 #include "common/error.hpp"
 #include "models/ipu/ipu_backend.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
 
 namespace tilesim::backends {
 
@@ -36,8 +37,8 @@ FamilyInfo ipu_info() {
   // with the step's live tensors checked against the SRAM (models/ipu/planning/step_memory.hpp).
   i.runs_training_steps = true;
   i.fixed_shapes = true;
-  // The tiles hold 4-byte values: half ops are refused (models/ipu/README.md, "Value types").
-  i.value_dtypes = {"float32"};
+  // The one value type the tiles hold (models/ipu/README.md, "Value types"); half ops are refused.
+  i.value_dtypes = {to_string(ipu::kValueDType)};
   return i;
 }
 

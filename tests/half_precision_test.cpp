@@ -6,12 +6,12 @@
 
 #include <cmath>
 #include <map>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "analysis/results_table.hpp"
+#include "ir/half_float.hpp"
 #include "ir/reference/reference.hpp"
 #include "ir/reference/reference_ops.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
@@ -28,12 +28,6 @@ using namespace tilesim_test;
 namespace reference = tilesim::reference;
 
 namespace {
-
-std::uint32_t bits_of(float x) {
-  std::uint32_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
 
 RunOptions quick() {
   RunOptions o;
@@ -52,8 +46,8 @@ TEST_CASE("half dtypes: rounding agrees with the reference's search of each form
   for (int i = 0; i < 4000; ++i) xs.push_back(std::ldexp(mantissa(rng), exponent(rng)));
   for (float x : xs) {
     INFO("x = " << x);
-    CHECK(bits_of(round_to(DType::float16, x)) == bits_of(static_cast<float>(reference::float16_value(reference::nearest_float16(x)))));
-    CHECK(bits_of(round_to(DType::bfloat16, x)) == bits_of(static_cast<float>(reference::bfloat16_value(reference::nearest_bfloat16(x)))));
+    CHECK(float_bits(round_to(DType::float16, x)) == float_bits(static_cast<float>(reference::float16_value(reference::nearest_float16(x)))));
+    CHECK(float_bits(round_to(DType::bfloat16, x)) == float_bits(static_cast<float>(reference::bfloat16_value(reference::nearest_bfloat16(x)))));
     CHECK(round_to(DType::float32, x) == x);
     CHECK(representable(DType::float16, round_to(DType::float16, x)));
     CHECK(representable(DType::bfloat16, round_to(DType::bfloat16, x)));

@@ -84,8 +84,7 @@ void check_dtypes(const analysis::SweepSpec& spec, const std::vector<SweepBacken
       std::string names;
       for (const auto& d : allowed) names += (names.empty() ? "\"" : ", \"") + d + "\"";
       throw InputError(file, "dtypes[" + std::to_string(i) + "]",
-                       "dtypes every backend of the sweep models (" + b.name + ": " + names +
-                           "; the simulated IPU holds 4-byte values, half ops are not modelled yet)",
+                       "dtypes every backend of the sweep models (" + b.name + ": " + names + ")",
                        "\"" + spec.dtypes[i] + "\" with backend " + b.name);
     }
   }

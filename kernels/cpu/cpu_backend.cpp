@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -109,18 +110,20 @@ BackendResult CpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
   run_measured_ops(
       graph, inputs, "cpu backend",
       [&](const Op& op, const Operands& operands, std::vector<float>& output) {
-        if (is_half_dtype(op.dtype)) {
-          // 16-bit operands made once, as a half model holds them; the calls read and write 2-byte values.
-          HalfOp half(op, operands);
-          TimingStats stats = time_calls_guarded([&] { half.run(); }, options.warmup, options.repeats, omp_get_max_threads(),
-                                                 [](int threads) { omp_set_num_threads(threads); });
-          half.output(output.data());
-          return stats;
-        }
+        // A half op's 16-bit operands are made once, as a half model holds them; its calls read and write
+        // 2-byte values, and its output is widened for verification after the timing.
+        std::optional<HalfOp> half;
+        if (is_half_dtype(op.dtype)) half.emplace(op, operands);
         // Guarded: a measurement other work disturbed is re-measured, then on the free cores, and flagged
         // if it stays disturbed (guarded_timing.hpp); the kernels read their team size from OpenMP.
-        return time_calls_guarded([&] { run_op(op, operands, output.data()); }, options.warmup, options.repeats,
-                                  omp_get_max_threads(), [](int threads) { omp_set_num_threads(threads); });
+        const TimingStats stats = time_calls_guarded(
+            [&] {
+              if (half) half->run();
+              else run_op(op, operands, output.data());
+            },
+            options.warmup, options.repeats, omp_get_max_threads(), [](int threads) { omp_set_num_threads(threads); });
+        if (half) half->output(output.data());
+        return stats;
       },
       result, outputs_, /*runs_training=*/true);
 

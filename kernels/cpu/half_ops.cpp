@@ -10,7 +10,7 @@
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/parallel.hpp"
 #include "kernels/cpu/scatter_reduce.hpp"
-#include "kernels/cpu/storage.hpp"
+#include "kernels/cpu/storage_convert.hpp"
 #include "kernels/cpu/training_ops.hpp"
 
 namespace tilesim::kernels::cpu {
@@ -21,36 +21,13 @@ namespace {
 // output. One pass over memory in 2-byte values, as a fused half kernel makes.
 constexpr std::int64_t kChunkElements = 4096;
 
-template <class T>
-void widen(const T* in, std::int64_t count, float* out) {
-  for (std::int64_t i = 0; i < count; ++i) out[i] = to_float(in[i]);
-}
-template <class T>
-void narrow(const float* in, std::int64_t count, T* out) {
-  for (std::int64_t i = 0; i < count; ++i) out[i] = from_float<T>(in[i]);
-}
-
+// A float32 operand (values of T already) held as T, as a half model holds it.
 template <class T>
 std::vector<T> stored(const std::vector<float>* values) {
-  std::vector<T> out;
-  if (values == nullptr) return out;
-  out.resize(values->size());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = from_float<T>((*values)[i]);
+  if (values == nullptr) return {};
+  std::vector<T> out(values->size());
+  narrow(values->data(), static_cast<std::int64_t>(values->size()), out.data());
   return out;
-}
-
-// Whole operands widened into float32 (parallel), for the kinds computed by their float32 kernel on
-// widened copies: segment products, counts, sums and the training kinds.
-template <class T>
-void widen_parallel(const std::vector<T>& in, std::vector<float>& out) {
-  out.resize(in.size());
-  const auto n = static_cast<std::int64_t>(in.size());
-  parallel::for_each_block(n, n * 6, [&](std::int64_t b, std::int64_t e) { widen(in.data() + b, e - b, out.data() + b); });
-}
-template <class T>
-void narrow_parallel(const std::vector<float>& in, std::vector<T>& out) {
-  const auto n = static_cast<std::int64_t>(in.size());
-  parallel::for_each_block(n, n * 6, [&](std::int64_t b, std::int64_t e) { narrow(in.data() + b, e - b, out.data() + b); });
 }
 
 }  // namespace
@@ -120,9 +97,9 @@ class TypedHalfOp final : public HalfOp::Impl {
       float* x = parallel::scratch().get<float>(parallel::Scratch::rows, kChunkElements);
       for (std::int64_t c = b; c < e; c += kChunkElements) {
         const std::int64_t m = std::min(kChunkElements, e - c);
-        widen(input_.data() + c, m, x);
+        rows::load(input_.data() + c, m, x);
         unary_f32(op_.unary, op_.scalar, x, m, x);
-        narrow(x, m, out_.data() + c);
+        rows::store(x, m, out_.data() + c);
       }
     });
   }
@@ -134,10 +111,10 @@ class TypedHalfOp final : public HalfOp::Impl {
       float* g = parallel::scratch().get<float>(parallel::Scratch::other, kChunkElements);
       for (std::int64_t c = b; c < e; c += kChunkElements) {
         const std::int64_t m = std::min(kChunkElements, e - c);
-        widen(input_.data() + c, m, x);
-        widen(weight_.data() + c, m, g);
+        rows::load(input_.data() + c, m, x);
+        rows::load(weight_.data() + c, m, g);
         unary_grad_f32(op_.unary, op_.scalar, x, g, m, x);
-        narrow(x, m, out_.data() + c);
+        rows::store(x, m, out_.data() + c);
       }
     });
   }
@@ -150,23 +127,23 @@ class TypedHalfOp final : public HalfOp::Impl {
     const int threads = parallel::threads_for(s.num_inputs * F * 6);
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (std::int64_t c = 0; c < chunks; ++c) {
-      const std::int64_t r0 = c * rows_per_chunk, rows = std::min(rows_per_chunk, s.num_inputs - r0);
-      float* x = parallel::scratch().get<float>(parallel::Scratch::rows, static_cast<std::size_t>(rows * F));
-      float* other = parallel::scratch().get<float>(parallel::Scratch::other, static_cast<std::size_t>(rows * G));
-      widen(input_.data() + r0 * F, rows * F, x);
-      const std::int64_t other_rows = s.other_rows == 1 ? 1 : rows;
-      widen(weight_.data() + (s.other_rows == 1 ? 0 : r0 * G), other_rows * G, other);
-      binary_f32(op_.binary, x, rows, F, other, other_rows, G, x);
-      narrow(x, rows * F, out_.data() + r0 * F);
+      const std::int64_t r0 = c * rows_per_chunk, block_rows = std::min(rows_per_chunk, s.num_inputs - r0);
+      float* x = parallel::scratch().get<float>(parallel::Scratch::rows, static_cast<std::size_t>(block_rows * F));
+      float* other = parallel::scratch().get<float>(parallel::Scratch::other, static_cast<std::size_t>(block_rows * G));
+      rows::load(input_.data() + r0 * F, block_rows * F, x);
+      const std::int64_t other_rows = s.other_rows == 1 ? 1 : block_rows;
+      rows::load(weight_.data() + (s.other_rows == 1 ? 0 : r0 * G), other_rows * G, other);
+      binary_f32(op_.binary, x, block_rows, F, other, other_rows, G, x);
+      rows::store(x, block_rows * F, out_.data() + r0 * F);
     }
   }
 
     // The remaining kinds on widened copies of their operands: the float32 kernel, then one rounding of
   // each result element.
   void through_float32(const OpShape& s) {
-    widen_parallel(input_, input_f32_);
-    widen_parallel(weight_, weight_f32_);
-    widen_parallel(bias_, bias_f32_);
+    widened(input_, input_f32_);
+    widened(weight_, weight_f32_);
+    widened(bias_, bias_f32_);
     out_f32_.resize(out_.size());
     const float* in = input_f32_.data();
     const float* w = weight_f32_.data();
@@ -197,7 +174,13 @@ class TypedHalfOp final : public HalfOp::Impl {
         break;
       default: throw std::logic_error("cpu backend: op '" + op_.name + "': no half path for " + to_string(op_.kind));
     }
-    narrow_parallel(out_f32_, out_);
+    narrow(out_f32_.data(), static_cast<std::int64_t>(out_f32_.size()), out_.data());
+  }
+
+  // An operand widened whole into float32 (its buffer kept across calls).
+  static void widened(const std::vector<T>& in, std::vector<float>& out) {
+    out.resize(in.size());
+    widen(in.data(), static_cast<std::int64_t>(in.size()), out.data());
   }
 
   const Op& op_;

@@ -11,7 +11,7 @@
 #include "common/error.hpp"
 #include "kernels/cpu/onednn_matmul.hpp"
 #include "kernels/cpu/parallel.hpp"
-#include "kernels/cpu/row_ops.hpp"
+#include "kernels/cpu/storage_convert.hpp"
 
 namespace tilesim::kernels::cpu {
 namespace {
@@ -46,27 +46,6 @@ bool empty_product(std::int64_t m, std::int64_t k, std::int64_t n, const T* bias
     else std::fill_n(c + r * n, n, from_float<T>(0.0f));
   }
   return true;
-}
-
-// to[i] = float(from[i]), split over the OpenMP team when large (exact: every 16-bit value is a float).
-template <class T>
-void widen(const T* from, std::int64_t count, float* to) {
-  parallel::for_each_block(count, count * static_cast<std::int64_t>(sizeof(T) + sizeof(float)),
-                           [&](std::int64_t begin, std::int64_t end) {
-                             std::int64_t i = begin;
-#ifdef TILESIM_ROW_OPS_AVX512
-                             for (; i + rows::kVectorFloats <= end; i += rows::kVectorFloats)
-                               rows::store16(to + i, rows::load16(from + i));
-#endif
-                             for (; i < end; ++i) to[i] = to_float(from[i]);
-                           });
-}
-
-// to[i] = T(from[i]), the one rounding of the output.
-template <class T>
-void narrow(const float* from, std::int64_t count, T* to) {
-  parallel::for_each_block(count, count * static_cast<std::int64_t>(sizeof(T) + sizeof(float)),
-                           [&](std::int64_t begin, std::int64_t end) { rows::store(from + begin, end - begin, to + begin); });
 }
 
 // The float32 operands of a widened product, kept by the calling thread so repeated calls do not pay

@@ -90,6 +90,16 @@ inline void add_scaled(const T* __restrict from, float scale, std::int64_t n, fl
   }
 }
 
+// to[f] = float(from[f]): a stored row widened to float32 (exact: every 16-bit value is a float).
+template <class T>
+inline void load(const T* __restrict from, std::int64_t n, float* __restrict to) {
+  std::int64_t f = 0;
+#ifdef TILESIM_ROW_OPS_AVX512
+  for (; f + kVectorFloats <= n; f += kVectorFloats) store16(to + f, load16(from + f));
+#endif
+  for (; f < n; ++f) to[f] = to_float(from[f]);
+}
+
 // to[f] = T(from[f]): a float32 row out to storage (the one rounding of a 16-bit result).
 template <class T>
 inline void store(const float* __restrict from, std::int64_t n, T* __restrict to) {

@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "ir/operands.hpp"
 #include "ir/reference/reference.hpp"
+#include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/plan.hpp"
 #include "models/ipu/planning/step_memory.hpp"
 #include "models/ipu/programs/op_program.hpp"
@@ -77,9 +78,9 @@ sim::Engine& engine_for(const IpuMachine& machine) {
 }
 
 void require_modelled_dtype(const Op& op, const std::string& backend) {
-  if (op.dtype == DType::float32) return;
-  // The tiles' programs, their codelet costs and their functional bodies hold 4-byte values
-  // (machine/element_bytes.hpp); half storage and the half codelets are not modelled yet.
+  // The tiles' programs, their codelet costs and their functional bodies hold values of one type
+  // (machine/element_bytes.hpp: float32); half storage and the half codelets are not modelled yet.
+  if (op.dtype == kValueDType) return;
   throw InputError("backend " + backend + ": op '" + op.name + "' is " + to_string(op.dtype) +
                    ": the simulated IPU models float32 values only so far (its half-precision codelet costs and 16-bit "
                    "tile storage are not implemented yet" +
