@@ -37,8 +37,15 @@ nlohmann::json op_agreements(const OpGraph& graph, const TensorValues& inputs, c
   // already, and the two are compared against the bound computed from backend a's operands (b's when a
   // did not form them all); failing that, when both formed the operands, against the reference evaluated
   // on each side's own operands (reference::compare_through_operands); failing that within a relative
-  // tolerance of the output's largest magnitude ("chained").
-  constexpr double chained_relative_tolerance = 1e-4;
+  // tolerance of the output's largest magnitude ("chained"; below).
+  // 1e-4 for float32 values; values computed in a half dtype (a half op's, or a cast's from one: a half
+  // model's gradient cast back to its float32 master weight) round at every op of each backend's own
+  // chain, so 32 units of that dtype's roundoff (2^-6 float16, 2^-3 bfloat16), as for the gradients
+  // torch-cpu's autograd computes (kernels/torch/training_checks.hpp).
+  auto chained_relative_tolerance = [](const Op& op) {
+    const DType computed_in = op.kind == OpKind::cast && is_half_dtype(op.input_dtype) ? op.input_dtype : op.dtype;
+    return is_half_dtype(computed_in) ? 32.0 * unit_roundoff(computed_in) : 1e-4;
+  };
   std::vector<bool> is_output(graph.tensors.size(), false);
   for (const Op& op : graph.ops) is_output[static_cast<std::size_t>(op.output)] = true;
   auto chained = [&](const Op& op) {
@@ -79,9 +86,9 @@ nlohmann::json op_agreements(const OpGraph& graph, const TensorValues& inputs, c
         if (from_outputs && !agreement.equal) {
           double magnitude = 0;
           for (float v : operand_source == ob ? vb : va) magnitude = std::max(magnitude, static_cast<double>(std::abs(v)));
-          if (agreement.max_abs_difference <= chained_relative_tolerance * std::max(1.0, magnitude)) {
+          if (agreement.max_abs_difference <= chained_relative_tolerance(op) * std::max(1.0, magnitude)) {
             agreement.equal = true;
-            agreement.detail = "within " + std::to_string(chained_relative_tolerance) +
+            agreement.detail = "within " + std::to_string(chained_relative_tolerance(op)) +
                                " of the output's largest magnitude (operands computed by each backend)";
           }
         }

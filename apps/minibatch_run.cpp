@@ -227,13 +227,13 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
 
   // Loss curves, pair by pair: the first batch starts every backend from the same parameters, so its
   // losses agree (padding is neutral); later ones follow each backend's own rounded updates.
-  constexpr double loss_relative_tolerance = 1e-4;
+  const double loss_tolerance = loss_relative_tolerance(workload.model ? workload.model->dtype : DType::float32);
   nlohmann::json loss_agreements = nlohmann::json::array();
   std::string loss_notes;
   if (training)
     for (std::size_t a = 0; a < runs.size(); ++a)
       for (std::size_t b = a + 1; b < runs.size(); ++b) {
-        const LossAgreement la = compare_losses(runs[a].loss, runs[b].loss, loss_relative_tolerance);
+        const LossAgreement la = compare_losses(runs[a].loss, runs[b].loss, loss_tolerance);
         if (la.compared_steps == 0) continue;
         all_agree = all_agree && la.first_step_equal;
         loss_agreements.push_back({{"backends", {specs[a].name(), specs[b].name()}},
@@ -242,7 +242,7 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
                                    {"every_batch_equal", la.every_step_equal},
                                    {"first_batch_apart", la.first_step_apart},
                                    {"max_abs_difference", la.max_abs_difference},
-                                   {"tolerance", "within " + std::to_string(loss_relative_tolerance) + " of max(1, |loss|)"}});
+                                   {"tolerance", "within " + std::to_string(loss_tolerance) + " of max(1, |loss|)"}});
         std::ostringstream note;
         note << "loss " << specs[a].name() << " / " << specs[b].name() << ": ";
         if (!la.first_step_equal) note << "DIFFER at batch 1 (same parameters) by " << la.max_abs_difference;

@@ -122,7 +122,7 @@ std::string shape_of(const OpResult& o) {
   if (o.op_kind == OpKind::matmul || o.op_kind == OpKind::segment_matmul)
     return std::to_string(s.num_inputs) + " x " + std::to_string(s.num_features) + " -> " + std::to_string(s.out_features) +
            (o.op_kind == OpKind::segment_matmul ? " (" + std::to_string(s.num_segments) + " segments)" : "");
-  if (o.op_kind == OpKind::unary || o.op_kind == OpKind::binary)
+  if (o.op_kind == OpKind::unary || o.op_kind == OpKind::binary || o.op_kind == OpKind::cast)
     return std::to_string(s.num_inputs) + " x " + std::to_string(s.num_features);
   return std::to_string(s.num_inputs) + " x " + std::to_string(s.num_features) + " x " + std::to_string(s.num_outputs);
 }

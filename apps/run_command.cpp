@@ -199,12 +199,12 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
 
   // Training: each pair of loss curves, step by step (training_run.hpp: the first step must agree; a
   // later difference is each backend's own rounding carried forward, reported beside the curves).
-  constexpr double loss_relative_tolerance = 1e-4;
+  const double loss_tolerance = loss_relative_tolerance(workload.model ? workload.model->dtype : DType::float32);
   nlohmann::json loss_agreements = nlohmann::json::array();
   std::string loss_notes;
   for (std::size_t a = 0; a < training_runs.size(); ++a)
     for (std::size_t b = a + 1; b < training_runs.size(); ++b) {
-      const LossAgreement la = compare_losses(training_runs[a].loss, training_runs[b].loss, loss_relative_tolerance);
+      const LossAgreement la = compare_losses(training_runs[a].loss, training_runs[b].loss, loss_tolerance);
       all_agree = all_agree && la.first_step_equal;
       // A pair with no step compared (a modeled backend computes no losses) says so instead of "equal".
       const bool compared = la.compared_steps > 0;
@@ -216,7 +216,7 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
                                  {"first_step_apart", la.first_step_apart},
                                  {"max_abs_difference", la.max_abs_difference},
                                  {"worst_step", la.worst_step},
-                                 {"tolerance", "within " + std::to_string(loss_relative_tolerance) + " of max(1, |loss|)"}});
+                                 {"tolerance", "within " + std::to_string(loss_tolerance) + " of max(1, |loss|)"}});
       if (!compared) continue;  // nothing to say of a curve a model does not compute
       std::ostringstream note;
       note << "loss curves " << specs[a].name() << " / " << specs[b].name() << ": ";

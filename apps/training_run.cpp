@@ -102,4 +102,6 @@ LossAgreement compare_losses(const std::vector<std::optional<double>>& a, const 
   return r;
 }
 
+double loss_relative_tolerance(DType model_dtype) { return is_half_dtype(model_dtype) ? 8.0 * unit_roundoff(model_dtype) : 1e-4; }
+
 }  // namespace tilesim::cli

@@ -52,4 +52,10 @@ struct LossAgreement {
 LossAgreement compare_losses(const std::vector<std::optional<double>>& a, const std::vector<std::optional<double>>& b,
                              double relative_tolerance);
 
+// The relative_tolerance of a model of `model_dtype`: 1e-4 for float32. A half model's forward pass rounds
+// in its dtype at every op, each backend at its own points (accumulation order, a fused or an unfused
+// call), so its first-step losses (float32, from the half predictions) agree to a few units of the dtype's
+// roundoff u: 8u, 2^-8 (0.4%) for float16 and 2^-5 (3.1%) for bfloat16.
+double loss_relative_tolerance(DType model_dtype);
+
 }  // namespace tilesim::cli

@@ -1,6 +1,7 @@
 #include "ir/op_graph.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +21,7 @@ constexpr KindName kind_names[] = {
     {OpKind::binary, "binary"},           {OpKind::unary_grad, "unary_grad"},
     {OpKind::sum_to, "sum_to"},           {OpKind::loss, "loss"},
     {OpKind::loss_grad, "loss_grad"},     {OpKind::optimizer_step, "optimizer_step"},
+    {OpKind::cast, "cast"},
 };
 
 struct UnaryName {
@@ -195,6 +197,7 @@ double Op::flops() const {
     case OpKind::segment_matmul: return 2.0 * m * k * static_cast<double>(shape.out_features);
     case OpKind::unary:
     case OpKind::binary: return out;
+    case OpKind::cast: return cast_scale() != 1.0f ? out : 0.0;
     case OpKind::unary_grad: return 2.0 * out;  // the derivative, then the multiply by grad
     case OpKind::sum_to: return m * k;
     // cross_entropy: max, subtract, exp, sum per element and a log, a subtract and the mean per row;
@@ -239,8 +242,9 @@ std::int64_t Op::min_bytes_read() const {
       // Row weights are float32 whatever the predictions' dtype.
       return m * k * value_bytes + (loss == LossFn::mse ? m * k * value_bytes : m * index_bytes) +
              (aux >= 0 ? m * dtype_bytes(DType::float32) : 0);
-    case OpKind::optimizer_step:
-      return (2 + optimizer.state_rows()) * m * k * value_bytes + (aux >= 0 ? value_bytes : 0);
+    case OpKind::optimizer_step:  // Adam's step number is float32 whatever the op's dtype
+      return (2 + optimizer.state_rows()) * m * k * value_bytes + (aux >= 0 ? dtype_bytes(DType::float32) : 0);
+    case OpKind::cast: return m * k * dtype_bytes(input_dtype);
   }
   return 0;
 }
@@ -356,11 +360,29 @@ TensorId OpGraph::add_op(Op op) {
       const std::int64_t rows = op.optimizer.state_rows();
       if (rows > 0) expect(op.bias, "state", {rows, p}, op.dtype);
       else if (op.bias >= 0) bad_op(op, "has a state tensor, but " + to_string(op.optimizer.kind) + " without momentum keeps none");
-      if (op.optimizer.kind == OptimizerSpec::Kind::adam) expect(op.aux, "step", {1, 1}, op.dtype);
+      if (op.optimizer.kind == OptimizerSpec::Kind::adam) expect(op.aux, "step", {1, 1}, DType::float32);
+      break;
+    }
+    case OpKind::cast: {
+      if (!is_value_dtype(op.dtype)) bad_op(op, "casts to " + to_string(op.dtype) + ", which is not a value dtype");
+      if (op.input < 0 || static_cast<std::size_t>(op.input) >= tensors.size()) bad_op(op, "input tensor is missing");
+      // The input's dtype is the graph tensor's: any value dtype, read as it is stored.
+      const TensorInfo& in = tensor(op.input);
+      op.input_dtype = in.dtype;
+      if (!is_value_dtype(op.input_dtype)) bad_op(op, "input '" + in.name + "' is " + to_string(op.input_dtype) + ", not a value dtype");
+      // Any shape of num_inputs x num_features elements whose last dimension is num_features (a 1-D bias,
+      // a [S, K, N] weight): the output keeps the input's shape, as tensor.to(dtype) does.
+      if (in.elements() != s.num_inputs * s.num_features || in.shape.empty() || in.shape.back() != s.num_features)
+        bad_op(op, "input '" + in.name + "' is " + shape_text(in.shape) + ", expected " + std::to_string(s.num_inputs) + " x " +
+                       std::to_string(s.num_features) + " elements ending in a dimension of " + std::to_string(s.num_features));
+      if (op.scalar == 0) op.scalar = 1.0f;
+      if (!std::isfinite(op.scalar)) bad_op(op, "scale " + std::to_string(op.scalar) + " is not finite");
       break;
     }
   }
-  op.output = add_tensor({op.name + ".out", {op.output_rows(), op.output_cols()}, op.dtype});
+  std::vector<std::int64_t> out_shape = {op.output_rows(), op.output_cols()};
+  if (op.kind == OpKind::cast) out_shape = tensor(op.input).shape;
+  op.output = add_tensor({op.name + ".out", std::move(out_shape), op.dtype});
   ops.push_back(op);
   return op.output;
 }

@@ -49,6 +49,9 @@ enum class OpKind {
   loss,            // out [1, 1] = the mean loss of predictions `input` [M, C] (LossFn)
   loss_grad,       // out [M, C] = d loss / d input for the same operands
   optimizer_step,  // out [1 + S, P] = the updated parameter, then its S updated state rows (OptimizerSpec)
+  // Mixed precision (a half model's training step: float32 master weights, a float32 loss, loss scaling):
+  cast,            // out = round_to(op.dtype, scalar * input), elementwise: input in its own dtype (Op::input_dtype,
+                   // the graph tensor's), out in op.dtype; scalar 1 is a plain conversion (tensor.to(dtype))
 };
 std::string to_string(OpKind kind);
 std::optional<OpKind> op_kind_from_string(const std::string& name);
@@ -150,8 +153,12 @@ std::string to_string(OpPhase phase);
 //                  [M] when set; out [1, 1]
 //  loss_grad:      the same operands, out [M, C]
 //  optimizer_step: input the parameter and weight its gradient, each P = M * F elements (a 1-D bias [F] is
-//                  M = 1); bias the state [S, P] when S = state_rows() > 0; aux the step [1, 1] (adam);
-//                  out [1 + S, P]
+//                  M = 1); bias the state [S, P] when S = state_rows() > 0; aux the step [1, 1] (adam,
+//                  float32 whatever the op's dtype); out [1 + S, P]
+// and for the mixed-precision kind:
+//  cast:           input of M * F elements ([M, F], or any shape ending in F: a 1-D bias, a [S, K, F] weight)
+//                  in any value dtype (input_dtype), out of the input's shape in op.dtype; `scalar` the factor,
+//                  where 0 (an Op's default) means 1 (Op::cast_scale(); OpGraph::add_op writes the 1)
 struct OpShape {
   std::int64_t num_inputs = 0;
   std::int64_t num_features = 0;
@@ -174,7 +181,10 @@ struct Op {
   TensorId bias = -1;     // matmul: the bias when shape has one; else -1
   UnaryFn unary = UnaryFn::relu;     // unary only
   BinaryFn binary = BinaryFn::add;   // binary only
-  float scalar = 0;                  // unary leaky_relu slope, scale factor, cosine cutoff
+  float scalar = 0;                  // unary leaky_relu slope, scale factor, cosine cutoff; cast: its factor
+  // cast: the input tensor's value dtype (op.dtype is the output's). OpGraph::add_op copies it from the
+  // graph tensor, so it is the graph's word; ops built without a graph (tests, models) set it themselves.
+  DType input_dtype = DType::float32;
   bool transpose_input = false;      // matmul: input stored [num_features, num_inputs]; segment_matmul:
                                      // out[s] = input_s^T @ weight_s (see above)
   bool transpose_weight = false;     // matmul: weight stored [out_features, num_features]; segment_matmul:
@@ -198,13 +208,18 @@ struct Op {
   std::int64_t output_cols() const;
   // Floating-point operations (a multiply-add is 2; a compare, exp or divide is 1):
   // gather 0; scatter_add E*F; scatter_mean E*F + N*F; scatter_max E*F; degree_count E;
-  // matmul 2*M*K*N (+ M*N with bias); segment_matmul 2*M*K*N; unary and binary one per output element.
+  // matmul 2*M*K*N (+ M*N with bias); segment_matmul 2*M*K*N; unary and binary one per output element;
+  // cast one per element when it scales (scalar != 1), else 0 (a conversion moves bytes only).
   double flops() const;
   // Minimum bytes any implementation must move between memory and the processor: every operand read
-  // once (for a gather at most min(rows, lookups) distinct rows), the output written once.
+  // once (for a gather at most min(rows, lookups) distinct rows), the output written once. Each tensor
+  // at its own dtype: a cast reads input_dtype and writes op.dtype; loss row weights and Adam's step
+  // number are float32.
   std::int64_t min_bytes() const;
   std::int64_t min_bytes_read() const;
   std::int64_t min_bytes_written() const;
+  // cast: the factor it multiplies by (scalar, 1 where left 0).
+  float cast_scale() const { return scalar == 0 ? 1.0f : scalar; }
 };
 
 // A run of consecutive ops that one layer (or a composite op such as schnet_block) lowered to.
@@ -233,7 +248,7 @@ struct OpGraph {
   // Adds a gather or scatter_* op with fresh input, index and output tensors named after it.
   const Op& add_gather_scatter(const std::string& name, OpKind kind, DType dtype, OpShape shape);
   // Adds an op over existing tensors: fills op.output with a fresh tensor "<name>.out" of the op's output
-  // shape, checks that the operands' shapes match op.shape (std::invalid_argument naming the op if
+  // shape (a cast's: its input's), checks that the operands' shapes match op.shape (std::invalid_argument naming the op if
   // not), and returns the output tensor.
   TensorId add_op(Op op);
   const TensorInfo& tensor(TensorId id) const { return tensors.at(static_cast<std::size_t>(id)); }

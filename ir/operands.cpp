@@ -114,7 +114,8 @@ void check_operands(const Op& op, const Operands& o, const std::string& who) {
       expect_size(op, who, o.input, "input", m * k, times(m, k));
       expect_size(op, who, o.weight, "grad", m * k, times(m, k));
       break;
-    case OpKind::sum_to: expect_size(op, who, o.input, "input", m * k, times(m, k)); break;
+    case OpKind::sum_to:
+    case OpKind::cast: expect_size(op, who, o.input, "input", m * k, times(m, k)); break;
     case OpKind::loss:
     case OpKind::loss_grad:
       expect_size(op, who, o.input, "predictions", m * k, times(m, k));

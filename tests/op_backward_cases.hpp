@@ -174,6 +174,20 @@ inline std::vector<OpBackwardCase> op_backward_cases() {
     loss.row_weights = {0.5f, 2.0f, 0.75f, 1.25f};
     out.push_back(b.finish(L::matmul("matmul", b.graph(), x, w, -1), loss));
   }
+  {
+    // A cast with a factor (mixed precision's conversions and loss scaling): its backward is the cast back
+    // times the same factor.
+    Builder b("cast");
+    const TensorId x = b.param("x", {4, 3}, distinct_values(12, 13));
+    Op cast;
+    cast.name = "cast";
+    cast.kind = OpKind::cast;
+    cast.input = x;
+    cast.scalar = 1.5f;
+    cast.shape.num_inputs = 4;
+    cast.shape.num_features = 3;
+    out.push_back(b.finish(cast));
+  }
   struct UnaryCase {
     UnaryFn fn;
     float scalar;

@@ -212,11 +212,15 @@ ModelSpec read_model(ObjectReader& root) {
   m.layers = layers::parse_model(root.value("model"), file, "model", m.num_features);
   m.dtype = read_dtype(root);
   if (root.has("train")) m.train = training::parse_train(root.value("train"), file, "train");
-  if (m.train && m.dtype != DType::float32)
-    throw InputError(file, "dtype",
-                     "\"float32\" beside a \"train\" section (half-precision training, with float32 master weights and loss "
-                     "scaling, is not implemented yet)",
-                     describe_json(to_string(m.dtype)));
+  if (m.train) {
+    // Loss scaling guards half gradients; a float32 model has none (its step is the plain float32 one).
+    if (m.dtype == DType::float32 && m.train->loss_scale && *m.train->loss_scale != 1)
+      throw InputError(file, "train.loss_scale",
+                       "1 or no \"loss_scale\" for a float32 model (loss scaling keeps a half model's gradients in range; "
+                       "give the model a \"dtype\" of \"float16\" or \"bfloat16\" to train it in half precision)",
+                       describe_json(root.value("train")["loss_scale"]));
+    if (!m.train->loss_scale) m.train->loss_scale = training::default_loss_scale(m.dtype);
+  }
   if (m.loader && m.train) {
     // Each batch is one step: the loader decides how many.
     if (root.value("train").contains("steps"))

@@ -52,7 +52,10 @@ struct ModelSpec {
   graphs::GraphSpec graph;
   std::int64_t num_features = 0;         // node feature width of the model's input
   // "dtype": the value dtype of every tensor and op of the model (features, weights, activations), as
-  // torch's model.half() / .bfloat16() makes them; indices stay int32.
+  // torch's model.half() / .bfloat16() makes them; indices stay int32. A training step keeps its trained
+  // parameters and optimizer state in float32 whatever this is (master weights, cast to this dtype for the
+  // forward and backward passes; the echo's "train" says "master_weight_dtype") and computes its loss in
+  // float32.
   DType dtype = DType::float32;
   std::vector<layers::LayerSpec> layers;
   // "train": a training step (forward, loss, backward, optimizer) instead of the forward pass alone.

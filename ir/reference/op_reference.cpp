@@ -2,6 +2,7 @@
 // operands, with the per-element bound each kind's check allows (see reference.hpp for the table).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "ir/reference/reference.hpp"
@@ -335,6 +336,34 @@ OpExpectation binary(const Op& op, const Operands& o) {
   return e;
 }
 
+// A cast (ir/op_graph.hpp): the input, read in its own dtype, times the scale, rounded once into the
+// output dtype. Every implementation multiplies in float32 (a float times a float: IEEE's correctly
+// rounded product, exact for a power-of-two scale) and stores that once, so there is one correct result
+// per element: the float32 product rounded to nearest even into the dtype (correctly_rounded: verify
+// accepts that value alone, so a conversion that truncates, flushes a subnormal or rounds twice fails).
+// The bound, a float32 rounding of the product plus the store's, serves the cross-backend comparisons.
+OpExpectation cast(const Op& op, const Operands& o) {
+  const std::vector<float>& x = need(op, o.input, "input");
+  if (static_cast<std::int64_t>(x.size()) != op.shape.num_inputs * op.shape.num_features)
+    throw std::invalid_argument("reference: op '" + op.name + "': input does not match its shape");
+  const double scale = op.cast_scale();
+  const double u = op.dtype == DType::float32 ? 0.0 : unit_roundoff(op.dtype);
+  const double tiny = subnormal_half_step(op.dtype);
+  OpExpectation e;
+  e.correctly_rounded = true;
+  e.value.resize(x.size());
+  e.bound.resize(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    e.value[i] = scale * x[i];  // exact in double: two floats' product
+    e.bound[i] = (kU32 + u) * std::fabs(e.value[i]) + tiny;
+  }
+  char scale_text[32];
+  std::snprintf(scale_text, sizeof scale_text, "%.9g", scale);
+  e.rule = to_string(op.input_dtype) + " -> " + to_string(op.dtype) + (scale != 1 ? std::string(" times ") + scale_text : std::string()) +
+           ", each element exactly the float32 product rounded once to " + to_string(op.dtype);
+  return e;
+}
+
 // A half dtype's store: a result computed in float32 (matmuls accumulate in float32, as autocast and
 // the IPU's AMP do; elementwise ops compute in float32, as ATen's opmath does) is rounded once into the
 // dtype, which moves it by up to u |value| (or half a subnormal step). Exact kinds stay exact: their
@@ -358,7 +387,8 @@ OpExpectation expect(const Op& op, const Operands& operands) {
   if (!is_value_dtype(op.dtype))
     throw std::invalid_argument("reference: op '" + op.name + "': no reference for dtype " + to_string(op.dtype));
   OpExpectation e = expect_float32(op, operands);
-  if (is_half_dtype(op.dtype) && !e.bitwise) add_store_rounding(op, e);
+  // A cast's expectation holds its own store rounding.
+  if (is_half_dtype(op.dtype) && !e.bitwise && op.kind != OpKind::cast) add_store_rounding(op, e);
   return e;
 }
 
@@ -388,6 +418,7 @@ OpExpectation expect_float32(const Op& op, const Operands& operands) {
     case OpKind::loss: return training::loss(op, operands);
     case OpKind::loss_grad: return training::loss_grad(op, operands);
     case OpKind::optimizer_step: return training::optimizer_step(op, operands);
+    case OpKind::cast: return cast(op, operands);
   }
   throw std::logic_error("reference: unknown op kind");
 }

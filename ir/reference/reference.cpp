@@ -118,6 +118,11 @@ Verification verify(const Op& op, const Operands& operands, const std::vector<fl
     // The reference rounded once equals a correct result always for exact kinds, and covers an exact
     // value beyond the dtype's range (both infinite); NaN passes only against a NaN reference.
     if (round_to(op.dtype, static_cast<float>(value)) == output[el] || (std::isnan(value) && std::isnan(got))) continue;
+    if (e.correctly_rounded) {  // one correct value, which this is not
+      if (v.mismatches++ == 0)
+        first = describe(el) + ": got " + format_value(got) + ", expected exactly " + format_value(round_to(op.dtype, static_cast<float>(value)));
+      continue;
+    }
     const double error = std::fabs(got - value);
     if (error <= e.bound[el]) {  // false for NaN
       if (e.bound[el] > 0) worst_fraction_of_bound = std::max(worst_fraction_of_bound, error / e.bound[el]);
@@ -131,7 +136,7 @@ Verification verify(const Op& op, const Operands& operands, const std::vector<fl
   }
   v.ok = v.mismatches == 0;
   v.detail = what + " against a double-precision reference, " + e.rule + ": " +
-             (v.ok ? "all within; worst used " + format_value(100 * worst_fraction_of_bound) + "% of its bound"
+             (v.ok ? (e.correctly_rounded ? std::string("all exact") : "all within; worst used " + format_value(100 * worst_fraction_of_bound) + "% of its bound")
                    : std::to_string(v.mismatches) + " elements outside; first at " + first);
   return v;
 }

@@ -16,6 +16,8 @@
 //                             rounded ones (multiply, add, scale, leaky_relu), 2u for divide and
 //                             reciprocal, a stated few-ulp bound for the library functions exp, softplus,
 //                             cos and rsqrt; relu exact
+//   cast                      exactly: the float32 product input * scale (IEEE-rounded; exact for a power-of-two
+//                             scale) rounded once to the output dtype (OpExpectation::correctly_rounded)
 // Every element also passes when it equals the reference rounded to float32 (so an infinity the exact
 // value overflows to passes), or when both are NaN; elementwise bounds add 2^-148 absolute for
 // subnormal results.
@@ -47,6 +49,10 @@ struct OpExpectation {
   bool bitwise = false;                     // gather: compare the bits of the float32 copy instead
   std::vector<float> copy;                  // gather: the float32 values copied, for the bitwise check
   std::vector<std::int64_t> terms_per_row;  // scatter family: messages per output row (else empty)
+  // cast: verify accepts each element only as the value rounded through float32 into the op's dtype
+  // (round_to(dtype, float(value))), the one result a correct conversion stores; `bound` then serves
+  // the cross-backend comparisons (compare.hpp), whose operands may round to either side of a tie.
+  bool correctly_rounded = false;
   std::string rule;                         // the tolerance in words, for the verification text
 };
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/host_info.hpp"
+#include "kernels/cpu/cast.hpp"
 #include "kernels/cpu/degree_count.hpp"
 #include "kernels/cpu/elementwise.hpp"
 #include "kernels/cpu/gather_scatter.hpp"
@@ -89,6 +90,7 @@ void run_op(const Op& op, const Operands& o, float* out) {
       optimizer_step_f32(op.optimizer, o.input->data(), o.weight->data(), op.bias >= 0 ? o.bias->data() : nullptr,
                          op.aux >= 0 ? (*o.aux)[0] : 1.0, s.num_inputs * s.num_features, out);
       return;
+    case OpKind::cast: break;  // CastOp, which holds its input in its own dtype
   }
   throw std::logic_error("cpu backend: op '" + op.name + "': unknown op kind");
 }
@@ -113,15 +115,19 @@ BackendResult CpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
         // A half op's 16-bit operands are made once, as a half model holds them; its calls read and write
         // 2-byte values, and its output is widened for verification after the timing.
         std::optional<HalfOp> half;
-        if (is_half_dtype(op.dtype)) half.emplace(op, operands);
+        std::optional<CastOp> cast;  // a cast's input and output are in dtypes of their own
+        if (op.kind == OpKind::cast) cast.emplace(op, operands);
+        else if (is_half_dtype(op.dtype)) half.emplace(op, operands);
         // Guarded: a measurement other work disturbed is re-measured, then on the free cores, and flagged
         // if it stays disturbed (guarded_timing.hpp); the kernels read their team size from OpenMP.
         const TimingStats stats = time_calls_guarded(
             [&] {
-              if (half) half->run();
+              if (cast) cast->run();
+              else if (half) half->run();
               else run_op(op, operands, output.data());
             },
             options.warmup, options.repeats, omp_get_max_threads(), [](int threads) { omp_set_num_threads(threads); });
+        if (cast) cast->output(output.data());
         if (half) half->output(output.data());
         return stats;
       },

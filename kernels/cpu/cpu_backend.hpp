@@ -16,7 +16,8 @@ class CpuBackend : public Backend {
   // Every op kind of the op graph. Ops run in graph order; an operand another op produced is read from
   // that op's output (kernels/run_ops.hpp). Throws std::invalid_argument when values are missing, do not
   // match the op's shape, hold an index out of range or segment offsets out of order (the workload layer
-  // should have rejected them), or for a dtype other than float32.
+  // should have rejected them). Ops run in their dtype (half ops through half_ops.hpp); a cast reads its
+  // input in the input tensor's dtype (cast.hpp), so a graph mixes dtypes op by op.
   BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) override;
   // Each op's output tensor (keyed by Op::output) from the last timed call of the latest run(), so other
   // backends' outputs can be compared with the CPU's.

@@ -106,8 +106,18 @@ class CudaBackend : public Backend {
   std::string name() const override { return timing_ == CudaTiming::kernel ? "cuda" : "cuda:per-call"; }
   const TensorValues* computed_outputs() const override { return &outputs_; }
 
-  // One op in its dtype's kernels; the index type is no dtype an op computes in.
+  // One op in its dtype's kernels; the index type is no dtype an op computes in. A cast reads its input
+  // in the input tensor's dtype and writes the op's.
   cpu::TimingStats time_op(const Op& op, const Operands& o, std::vector<float>& output, Events& events, const RunOptions& options) {
+    if (op.kind == OpKind::cast) {
+      switch (op.input_dtype) {
+        case DType::float32: return time_cast_from<Float32Storage>(op, o, output, events, options);
+        case DType::float16: return time_cast_from<Float16Storage>(op, o, output, events, options);
+        case DType::bfloat16: return time_cast_from<BFloat16Storage>(op, o, output, events, options);
+        case DType::int32: break;
+      }
+      throw std::invalid_argument("cuda backend: op '" + op.name + "': a cast from " + to_string(op.input_dtype) + ", not a value dtype");
+    }
     switch (op.dtype) {
       case DType::float32: return time_op_in<Float32Storage>(op, o, output, events, options);
       case DType::float16: return time_op_in<Float16Storage>(op, o, output, events, options);
@@ -115,6 +125,52 @@ class CudaBackend : public Backend {
       case DType::int32: break;
     }
     throw std::invalid_argument("cuda backend: op '" + op.name + "': dtype " + to_string(op.dtype) + " is not a value dtype");
+  }
+
+  template <class In>
+  cpu::TimingStats time_cast_from(const Op& op, const Operands& o, std::vector<float>& output, Events& events, const RunOptions& options) {
+    switch (op.dtype) {
+      case DType::float32: return time_cast<In, Float32Storage>(op, o, output, events, options);
+      case DType::float16: return time_cast<In, Float16Storage>(op, o, output, events, options);
+      case DType::bfloat16: return time_cast<In, BFloat16Storage>(op, o, output, events, options);
+      case DType::int32: break;
+    }
+    throw std::invalid_argument("cuda backend: op '" + op.name + "': a cast to " + to_string(op.dtype) + ", not a value dtype");
+  }
+
+  // A cast: the input uploaded in its storage In, the output in Out.
+  template <class In, class Out>
+  cpu::TimingStats time_cast(const Op& op, const Operands& o, std::vector<float>& output, Events& events, const RunOptions& options) {
+    const DeviceBuffer d_input(o.input->size() * sizeof(typename In::type)), d_output(output.size() * sizeof(typename Out::type));
+    upload_values<In>(d_input, *o.input);
+    upload_values<Out>(d_output, output);  // NaN: an element the kernel never wrote fails verification
+    const float scale = op.cast_scale();
+    const std::int64_t count = static_cast<std::int64_t>(output.size());
+    const cpu::TimingStats stats = time_launches(
+        [&] { launch_cast<In, Out>(d_input.as<typename In::type>(), scale, count, d_output.as<typename Out::type>(), nullptr); }, events,
+        options);
+    download_values<Out>(d_output, output);
+    return stats;
+  }
+
+  // Warm-up calls of `launches`, then the timed repeats: CUDA events around them (kernel timing), or the
+  // host clock around the launches and a device synchronisation (per-call).
+  template <class F>
+  cpu::TimingStats time_launches(F&& launches, Events& events, const RunOptions& options) {
+    std::vector<double> samples_s;
+    for (int i = 0; i < options.warmup + options.repeats; ++i) {
+      double t;
+      if (timing_ == CudaTiming::kernel) {
+        t = events.time(launches);
+      } else {
+        const auto start = std::chrono::steady_clock::now();
+        launches();
+        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+      if (i >= options.warmup) samples_s.push_back(t);
+    }
+    return cpu::summarise(std::move(samples_s), options.warmup);
   }
 
   // Uploads one op's operands, times its kernels (warm-up, then repeats) and downloads the output. S is
@@ -201,23 +257,12 @@ class CudaBackend : public Backend {
           launch_optimizer_step<S>(op.optimizer, step, in, weight, o.bias ? d_bias.as<Value>() : nullptr, s.num_inputs * s.num_features, out,
                                    nullptr);
           break;
+        case OpKind::cast: break;  // time_cast, with its two storages
       }
     };
-    std::vector<double> samples_s;
-    for (int i = 0; i < options.warmup + options.repeats; ++i) {
-      double t;
-      if (timing_ == CudaTiming::kernel) {
-        t = events.time(launches);
-      } else {
-        const auto start = std::chrono::steady_clock::now();
-        launches();
-        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-        t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      }
-      if (i >= options.warmup) samples_s.push_back(t);
-    }
+    const cpu::TimingStats stats = time_launches(launches, events, options);
     download_values<S>(d_output, output);
-    return cpu::summarise(std::move(samples_s), options.warmup);
+    return stats;
   }
 
   BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) override {

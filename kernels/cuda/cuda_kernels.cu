@@ -62,6 +62,8 @@ template <class S>
 __global__ void unary_kernel(UnaryFn fn, float scalar, const V<S>* in, std::int64_t n, V<S>* out) {
   unary_body<S>(this_thread(), fn, scalar, in, n, out);
 }
+template <class In, class Out>
+__global__ void cast_kernel(const V<In>* in, float scale, std::int64_t n, V<Out>* out) { cast_body<In, Out>(this_thread(), in, scale, n, out); }
 template <class S>
 __global__ void binary_kernel(BinaryFn fn, const V<S>* in, std::int64_t rows, std::int64_t f, const V<S>* other, std::int64_t other_rows,
                               std::int64_t groups, V<S>* out) {
@@ -334,6 +336,11 @@ void launch_segment_matmul(const V<S>* in, std::int64_t rows, std::int64_t depth
   launch("segment_matmul", rows * cols, stream, segment_matmul_kernel<S>, in, rows, depth, offsets, segments, weight, cols, out);
 }
 
+template <class In, class Out>
+void launch_cast(const V<In>* in, float scale, std::int64_t count, V<Out>* out, void* stream) {
+  launch("cast", count, stream, cast_kernel<In, Out>, in, scale, count, out);
+}
+
 // The launchers the backend calls, for each storage (declared in cuda_launch.hpp).
 #define TILESIM_CUDA_LAUNCHERS(S)                                                                                                          \
   template void launch_gather<S>(const V<S>*, std::int64_t, const std::int32_t*, std::int64_t, V<S>*, void*);                              \
@@ -363,5 +370,16 @@ TILESIM_CUDA_LAUNCHERS(Float32Storage)
 TILESIM_CUDA_LAUNCHERS(Float16Storage)
 TILESIM_CUDA_LAUNCHERS(BFloat16Storage)
 #undef TILESIM_CUDA_LAUNCHERS
+
+// The cast between every pair of storages.
+#define TILESIM_CUDA_CASTS(In)                                                                          \
+  template void launch_cast<In, Float32Storage>(const V<In>*, float, std::int64_t, float*, void*);       \
+  template void launch_cast<In, Float16Storage>(const V<In>*, float, std::int64_t, std::uint16_t*, void*); \
+  template void launch_cast<In, BFloat16Storage>(const V<In>*, float, std::int64_t, std::uint16_t*, void*);
+
+TILESIM_CUDA_CASTS(Float32Storage)
+TILESIM_CUDA_CASTS(Float16Storage)
+TILESIM_CUDA_CASTS(BFloat16Storage)
+#undef TILESIM_CUDA_CASTS
 
 }  // namespace tilesim::kernels::cuda

@@ -54,6 +54,10 @@ void launch_unary(UnaryFn fn, float scalar, const typename S::type* in, std::int
 template <class S>
 void launch_binary(BinaryFn fn, const typename S::type* in, std::int64_t rows, std::int64_t features, const typename S::type* other,
                    std::int64_t other_rows, std::int64_t groups, typename S::type* out, void* stream);
+// out = In -> Out conversion of `count` values times `scale` (the cast op; cast_body). Instantiated for
+// every pair of the three storages.
+template <class In, class Out>
+void launch_cast(const typename In::type* in, float scale, std::int64_t count, typename Out::type* out, void* stream);
 // Segment matmul over int32 offsets (segments + 1, device): out[rows, cols] = in[rows, depth] @ weight[s].
 template <class S>
 void launch_segment_matmul(const typename S::type* in, std::int64_t rows, std::int64_t depth, const std::int32_t* offsets,

@@ -304,6 +304,16 @@ TILESIM_HD void binary_body(const ThreadIndex& t, BinaryFn fn, const typename S:
   }
 }
 
+// cast (ir/op_graph.hpp), one element per item: the input widened from its storage In, times the scale
+// in float32 (exact for a power of two, as a loss scale is), rounded once into the output's storage Out
+// (to nearest even: __float2half_rn and __float2bfloat16_rn on the device, ir/half_float.hpp's
+// conversions in the host emulation). The one body with two storages: a mixed-precision training step's
+// master weights, float32 loss and scaled gradients cross dtypes here.
+template <class In, class Out>
+TILESIM_HD void cast_body(const ThreadIndex& t, const typename In::type* in, float scale, std::int64_t count, typename Out::type* out) {
+  for (std::int64_t e = t.global(); e < count; e += t.stride()) out[e] = Out::store(In::load(in[e]) * scale);
+}
+
 // The segment of `row` under non-decreasing offsets (offsets[0] = 0 <= row < offsets[segments]): the
 // last s with offsets[s] <= row, which skips empty segments (offsets[s] == offsets[s + 1]).
 TILESIM_HD inline std::int64_t segment_of(const std::int32_t* offsets, std::int64_t segments, std::int64_t row) {

@@ -17,6 +17,16 @@ constexpr double kLog2 = 0.69314718055994530942;
 
 at::Tensor rows(const at::Tensor& t, std::int64_t r, std::int64_t c) { return t.reshape({r, c}); }
 
+at::ScalarType scalar_type_of(const Op& op, DType dtype) {
+  switch (dtype) {
+    case DType::float32: return at::kFloat;
+    case DType::float16: return at::kHalf;
+    case DType::bfloat16: return at::kBFloat16;
+    case DType::int32: break;
+  }
+  refuse(op, to_string(dtype) + " is not a value dtype");
+}
+
 // PyG's scatter(src, index, 0, dim_size=n, reduce=...): a fresh zeros output, the index broadcast over the
 // features (a view), then scatter_add_ (sum) or scatter_reduce_ (mean, amax) without the zeros' values.
 at::Tensor scatter(const Op& op, const at::Tensor& src, const at::Tensor& index) {
@@ -74,8 +84,8 @@ at::Tensor record_op(const Op& op, const OperandTensors& given) {
     case OpKind::scatter_add:
     case OpKind::scatter_mean:
     case OpKind::scatter_max: return scatter(op, o.input, o.indices);
-    case OpKind::degree_count: {  // PyG's utils.degree: zeros(N).scatter_add_(0, index, ones(E))
-      at::Tensor out = at::zeros({s.num_outputs}, at::TensorOptions().dtype(at::kFloat));
+    case OpKind::degree_count: {  // PyG's utils.degree: zeros(N, dtype=x.dtype).scatter_add_(0, index, ones(E))
+      at::Tensor out = at::zeros({s.num_outputs}, at::TensorOptions().dtype(scalar_type_of(op, op.dtype)));
       return out.scatter_add_(0, o.indices, at::ones({s.num_inputs}, out.options())).view({s.num_outputs, 1});
     }
     case OpKind::matmul: {
@@ -103,6 +113,13 @@ at::Tensor record_op(const Op& op, const OperandTensors& given) {
     }
     case OpKind::unary: return unary(op, o.input);
     case OpKind::binary: return binary(op, o.input, o.weight);
+    case OpKind::cast: {
+      // tensor.to(dtype) (a master weight's cast under autocast; its backward is ToCopyBackward's
+      // conversion back); a scale multiplies in float32 first, exact for a power of two.
+      const at::ScalarType to = scalar_type_of(op, op.dtype);
+      const double scale = op.cast_scale();
+      return scale == 1.0 ? o.input.to(to) : o.input.to(at::kFloat).mul(scale).to(to);
+    }
     default: break;
   }
   refuse(op, to_string(op.kind) + " is not a forward op the peer records through autograd");

@@ -40,6 +40,7 @@ PeerCall make_call(const Op& op, const Operands& o, float* out) {
     case OpKind::unary: return unary(op.unary, op.scalar, o.input->data(), s.num_inputs * s.num_features, out);
     case OpKind::binary:
       return binary(op.binary, o.input->data(), s.num_inputs, s.num_features, o.weight->data(), s.other_rows, s.other_groups, out);
+    case OpKind::cast: return cast(op.input_dtype, op.dtype, op.cast_scale(), o.input->data(), s.num_inputs * s.num_features, out);
     case OpKind::unary_grad:
     case OpKind::sum_to:
     case OpKind::loss:
@@ -115,13 +116,17 @@ class TorchCpuBackend : public Backend {
                      {"unary", "clamp_min_out (relu), leaky_relu_out, softplus_out + sub_ (shifted softplus), exp_out, mul_out, "
                                "pow_out(-0.5) / reciprocal_out + masked_fill_, mul_out + cos_ + add_ + mul_ + masked_fill_ (cutoff)"},
                      {"binary", "add/sub/mul/div_out with other viewed [rows or 1, groups, 1]"},
+                     {"cast", "out.copy_(x) (tensor.to(dtype)); with a scale, mul_out into float32 then copy_, or copy_ then mul_ "
+                              "for a float32 result"},
                      {"training_step",
                       "parameters as leaf tensors requiring grad; forward ops recorded by autograd as PyG calls them "
                       "(index_select, zeros().scatter_add_ / scatter_reduce_(mean | amax, include_self=False), mm / addmm, "
                       "relu, leaky_relu, softplus - log 2, exp, mul, pow(-0.5) + masked_fill, the cosine cutoff, broadcasting "
                       "add/sub/mul/div, detach() where the graph detaches); at::cross_entropy_loss / mse_loss (mean); "
                       "loss.backward(); the graph's gradient ops on the .grad tensors; torch::optim::Adam / SGD step with "
-                      "the state of the step's inputs. One row per phase"}}},
+                      "the state of the step's inputs. A half model in mixed precision as torch.amp: float32 master "
+                      "parameters cast with .to(dtype) where the forward reads them, the predictions .float() for the loss, "
+                      "(loss * scale).backward() and each .grad.mul_(1 / scale) before the step. One row per phase"}}},
                    {"aten_threads", num_threads()},
                    // ATen's float32 mm calls the BLAS, Debian's OpenBLAS (the same library the process loaded
                    // for the cpu backend): the kernel set it chose at load, from cpuid (openblas_coretype.hpp).

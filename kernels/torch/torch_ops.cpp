@@ -237,6 +237,27 @@ PeerCall unary(UnaryFn fn, float scalar, const float* x, std::int64_t count, flo
   throw std::logic_error("torch-cpu: unknown unary function");
 }
 
+PeerCall cast(DType from, DType to, float scale, const float* x, std::int64_t count, float* out) {
+  // The scope names the call's half dtype, for a kernel libtorch lacks (PeerCall::operator()).
+  ValueDTypeScope scope(to != DType::float32 ? to : from);
+  at::Tensor xt = at::from_blob(const_cast<float*>(x), {count}, at::TensorOptions().dtype(at::kFloat));
+  if (from != DType::float32) xt = xt.to(scalar_type(from));
+  at::Tensor caller = at::from_blob(out, {count}, at::TensorOptions().dtype(at::kFloat));
+  at::Tensor o = caller;
+  if (to != DType::float32) {
+    o = at::empty({count}, at::TensorOptions().dtype(scalar_type(to)));
+    pending_copy_back.emplace_back(o, caller);
+  }
+  if (scale == 1.0f) return make([xt, o]() mutable { o.copy_(xt); });
+  if (to == DType::float32) return make([xt, o, scale]() mutable { o.copy_(xt).mul_(static_cast<double>(scale)); });
+  at::Tensor wide = at::empty({count}, at::TensorOptions().dtype(at::kFloat));
+  if (from == DType::float32) {
+    at::Tensor s = at::scalar_tensor(scale, at::TensorOptions().dtype(at::kFloat));
+    return make([xt, o, wide, s]() mutable { o.copy_(at::mul_out(wide, xt, s)); });
+  }
+  return make([xt, o, wide, scale]() mutable { o.copy_(wide.copy_(xt).mul_(static_cast<double>(scale))); });
+}
+
 PeerCall binary(BinaryFn fn, const float* x, std::int64_t num_rows, std::int64_t num_features, const float* other,
                 std::int64_t other_rows, std::int64_t other_groups, float* out) {
   const std::int64_t per_group = num_features / other_groups;

@@ -92,6 +92,11 @@ PeerCall segment_mm(const float* a, const std::int32_t* offsets, std::int64_t nu
 // scalar, pow_out(-0.5) and reciprocal_out with masked_fill_ of the x <= 0 / x == 0 entries (PyG's GCN
 // masks the infinities of zero degrees), and SchNet's cutoff 0.5 (cos(pi x / c) + 1) masked from c on.
 PeerCall unary(UnaryFn fn, float scalar, const float* x, std::int64_t count, float* out);
+// out = x.to(to) (a [count] tensor held in `from`, written into `out` by copy_, the out= form of .to), and
+// with a scale other than 1 as PyTorch's mixed precision multiplies: in float32, x.float() * scale rounded
+// once into `to` (mul_out into float32, then copy_), or for a float32 result copy_ then mul_ (GradScaler's
+// unscale of a half gradient). Makes its own tensors in the two dtypes (ValueDTypeScope is not read).
+PeerCall cast(DType from, DType to, float scale, const float* x, std::int64_t count, float* out);
 // out = x (fn) other with `other` [other_rows, other_groups] viewed as [other_rows, other_groups, 1] against
 // x viewed as [rows, other_groups, num_features / other_groups]: ATen's broadcasting add/sub/mul/div_out.
 PeerCall binary(BinaryFn fn, const float* x, std::int64_t num_rows, std::int64_t num_features, const float* other,

@@ -5,6 +5,7 @@
 #include <c10/util/string_utils.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
 #include "kernels/cpu/timing.hpp"
 #include "kernels/torch/autograd_ops.hpp"
 #include "kernels/torch/training_checks.hpp"
@@ -25,22 +27,38 @@ namespace {
 
 const std::string kWho = "torch-cpu backend";
 
+// A tensor's values as float32 (a half tensor's widened: exact).
 std::vector<float> to_vector(const at::Tensor& t) {
-  const at::Tensor c = t.detach().contiguous();
+  const at::Tensor c = t.detach().to(at::kFloat).contiguous();
   const float* p = c.data_ptr<float>();
   return std::vector<float>(p, p + c.numel());
+}
+
+at::ScalarType scalar_type(DType dtype) {
+  switch (dtype) {
+    case DType::float16: return at::kHalf;
+    case DType::bfloat16: return at::kBFloat16;
+    default: return at::kFloat;
+  }
 }
 
 // The key torch::optim keeps a parameter's state under (its TensorImpl's address, as Optimizer does).
 std::string state_key(const at::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
 
-// Runs `call` for `op`, turning an ATen failure into an error that names the op.
+// Runs `call` for `op`, turning an ATen failure into an error that names the op: a kernel libtorch lacks
+// for a half dtype (libtorch 1.13 has no float16 CPU mm) is the request's limit, as on the forward path
+// (torch_ops.hpp, UnsupportedByPeer), said as bad input; anything else is an internal error.
 template <class F>
-auto naming(const Op& op, F&& call) {
+auto naming(const Op& op, DType model_dtype, F&& call) {
   try {
     return call();
   } catch (const c10::Error& e) {
-    throw std::runtime_error(kWho + ": op '" + op.name + "': " + e.what_without_backtrace());
+    const std::string what = e.what_without_backtrace();
+    if (is_half_dtype(model_dtype) && what.find("not implemented for") != std::string::npos)
+      throw InputError("backend torch-cpu: op '" + op.name + "' (" + to_string(op.kind) + ", a " + to_string(model_dtype) +
+                       " training step): libtorch " + TORCH_VERSION + " has no " + to_string(model_dtype) + " CPU kernel for it (ATen: " +
+                       what.substr(0, what.find('\n')) + "); run it on the other backends, or in another dtype");
+    throw std::runtime_error(kWho + ": op '" + op.name + "': " + what);
   }
 }
 
@@ -110,29 +128,40 @@ class TrainingStep {
   void forward() {
     for (std::size_t k : plan_.forward_ops) {
       const Op& op = graph_.ops[k];
-      values_[op.output] = naming(op, [&] { return record_op(op, operands(op)); });
+      values_[op.output] = naming(op, plan_.model_dtype, [&] { return record_op(op, operands(op)); });
     }
   }
 
+  // A half model's predictions cast to float32 first (autocast's float32 loss), then the loss.
   void loss() {
+    for (std::size_t k : plan_.loss_input_ops) {
+      const Op& op = graph_.ops[k];
+      values_[op.output] = naming(op, plan_.model_dtype, [&] { return record_op(op, operands(op)); });
+    }
     const Op& op = graph_.ops[plan_.loss_op];
-    loss_ = naming(op, [&] { return record_loss(op, operands(op)); });
+    loss_ = naming(op, plan_.model_dtype, [&] { return record_loss(op, operands(op)); });
   }
 
+  // With a loss scale, torch.amp's scaler.scale(loss).backward(): the float32 loss times the scale.
   void backward() {
-    naming(graph_.ops[plan_.loss_op], [&] {
-      loss_.backward();
+    naming(graph_.ops[plan_.loss_op], plan_.model_dtype, [&] {
+      if (plan_.loss_scale != 1.0) loss_.mul(plan_.loss_scale).backward();
+      else loss_.backward();
       return 0;
     });
   }
 
-  // The gradient ops on autograd's gradients, then the updates.
+  // The gradients unscaled (GradScaler's unscale_: each float32 master gradient times 1 / scale, in
+  // place; exact for a power of two), the gradient ops on them, then the updates.
   void optimizer() {
     at::NoGradGuard no_grad;
-    for (std::size_t i = 0; i < params_.size(); ++i) values_[plan_.parameters[i].grad] = gradient(i);
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      if (plan_.loss_scale != 1.0) params_[i].mutable_grad().mul_(1.0 / plan_.loss_scale);
+      values_[plan_.parameters[i].grad] = gradient(i);
+    }
     for (std::size_t k : plan_.gradient_ops) {
       const Op& op = graph_.ops[k];
-      values_[op.output] = naming(op, [&] { return record_op(op, operands(op)); });
+      values_[op.output] = naming(op, plan_.model_dtype, [&] { return record_op(op, operands(op)); });
     }
     for (std::size_t i = 0; i < params_.size(); ++i) {
       const Op& step = graph_.ops[plan_.parameters[i].step_op];
@@ -142,16 +171,21 @@ class TrainingStep {
     if (sgd_) sgd_->step();
   }
 
-  // After backward: the forward outputs, the loss and autograd's gradients.
+  // After backward: the forward outputs, the loss's cast input and the loss, and autograd's gradients
+  // (unscaled, as the update will read them), each in its graph tensor's dtype.
   void capture_activations(TensorValues& out) const {
-    for (std::size_t k : plan_.forward_ops) out.set_f32(graph_.ops[k].output, to_vector(values_.at(graph_.ops[k].output)));
-    out.set_f32(graph_.ops[plan_.loss_op].output, to_vector(loss_));
-    for (std::size_t i = 0; i < params_.size(); ++i) out.set_f32(plan_.parameters[i].grad, to_vector(gradient(i)));
+    auto keep = [&](TensorId id, const at::Tensor& t) { out.set_f32(id, to_vector(t), graph_.tensor(id).dtype); };
+    for (std::size_t k : plan_.forward_ops) keep(graph_.ops[k].output, values_.at(graph_.ops[k].output));
+    for (std::size_t k : plan_.loss_input_ops) keep(graph_.ops[k].output, values_.at(graph_.ops[k].output));
+    keep(graph_.ops[plan_.loss_op].output, loss_);
+    for (std::size_t i = 0; i < params_.size(); ++i)
+      keep(plan_.parameters[i].grad, plan_.loss_scale != 1.0 ? gradient(i).mul(1.0 / plan_.loss_scale) : gradient(i));
   }
 
   // After the update: the gradient ops' outputs and each update [1 + S, P]: the parameter, then its state.
   void capture_updates(TensorValues& out) {
-    for (std::size_t k : plan_.gradient_ops) out.set_f32(graph_.ops[k].output, to_vector(values_.at(graph_.ops[k].output)));
+    for (std::size_t k : plan_.gradient_ops)
+      out.set_f32(graph_.ops[k].output, to_vector(values_.at(graph_.ops[k].output)), graph_.ops[k].dtype);
     for (std::size_t i = 0; i < params_.size(); ++i) {
       const Op& step = graph_.ops[plan_.parameters[i].step_op];
       std::vector<float> update = to_vector(params_[i]);
@@ -167,7 +201,7 @@ class TrainingStep {
       } else if (step.optimizer.momentum != 0) {
         append(static_cast<const torch::optim::SGDParamState&>(*sgd_->state().at(key)).momentum_buffer());
       }
-      out.set_f32(step.output, std::move(update));
+      out.set_f32(step.output, std::move(update), step.dtype);
     }
   }
 
@@ -189,6 +223,9 @@ class TrainingStep {
       const auto& v = inputs_.f32(id);
       if (static_cast<std::int64_t>(v.size()) != info.elements()) mismatch(op, info, v.size());
       t = at::from_blob(const_cast<float*>(v.data()), info.shape, at::TensorOptions().dtype(at::kFloat));
+      // A half model's inputs (node features, edge weights) as the half tensors it holds: an owned copy,
+      // made once (exact: the values are the dtype's).
+      if (info.dtype != DType::float32) t = t.to(scalar_type(info.dtype));
     }
     return wrapped_[id] = t;
   }
@@ -255,9 +292,8 @@ void run_training_step(const OpGraph& graph, const TensorValues& inputs, const R
                        TensorValues& outputs) {
   if (options.warmup < 0 || options.repeats < 1)
     throw std::invalid_argument(kWho + ": warm-up must be >= 0 and repeats >= 1");
-  for (const Op& op : graph.ops)
-    if (op.dtype != DType::float32)
-      throw std::invalid_argument(kWho + ": op '" + op.name + "': dtype " + to_string(op.dtype) + " is not implemented");
+  // Every dtype: a half model's step in mixed precision (float32 master weights and loss, its forward
+  // and autograd's backward in the half dtype, the loss scaled) as torch.amp runs one.
   const TrainingStepPlan plan = plan_training_step(graph, kWho);
   TrainingStep step(graph, plan, inputs);
   outputs = TensorValues{};
@@ -291,11 +327,13 @@ void run_training_step(const OpGraph& graph, const TensorValues& inputs, const R
   for (const TrainedParameter& p : plan.parameters) optimizer_ops.push_back(p.step_op);
   std::sort(optimizer_ops.begin(), optimizer_ops.end());
   const Op& loss_op = graph.ops[plan.loss_op];
+  std::vector<std::size_t> loss_ops = plan.loss_input_ops;
+  loss_ops.push_back(plan.loss_op);
   const std::vector<OpResult> rows = {
       phase_row("torch.forward", OpPhase::forward, graph, cpu::summarise(forward_s, options.warmup),
                 check_ops(graph, plan.forward_ops, inputs, outputs, "forward ops")),
       phase_row("torch.loss (" + to_string(loss_op.loss) + ")", OpPhase::loss, graph, cpu::summarise(loss_s, options.warmup),
-                check_ops(graph, {plan.loss_op}, inputs, outputs, "loss op")),
+                check_ops(graph, loss_ops, inputs, outputs, plan.loss_input_ops.empty() ? "loss op" : "loss ops (the input's cast, the loss)")),
       phase_row("torch.backward (autograd)", OpPhase::backward, graph, cpu::summarise(backward_s, options.warmup),
                 check_gradients(graph, plan, inputs, outputs)),
       phase_row("torch.optimizer (" + step.optimizer_name() + ")", OpPhase::optimizer, graph,

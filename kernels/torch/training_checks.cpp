@@ -18,6 +18,10 @@ std::string number(double v) {
 
 }  // namespace
 
+double gradient_relative_bound(DType model_dtype) {
+  return is_half_dtype(model_dtype) ? 32.0 * unit_roundoff(model_dtype) : kGradientRelativeBound;
+}
+
 PhaseCheck check_ops(const OpGraph& graph, const std::vector<std::size_t>& ops, const TensorValues& inputs,
                      const TensorValues& computed, const std::string& what) {
   PhaseCheck check;
@@ -47,15 +51,18 @@ PhaseCheck check_gradients(const OpGraph& graph, const TrainingStepPlan& plan, c
   // The graph's backward from torch's forward values, so that both sides differentiate the same
   // activations (a ReLU at the edge of 0, a tie in a max, route the gradient identically).
   TensorValues produced;
-  for (std::size_t k : plan.forward_ops) {
+  std::vector<std::size_t> recorded = plan.forward_ops;
+  recorded.insert(recorded.end(), plan.loss_input_ops.begin(), plan.loss_input_ops.end());  // the loss reads them
+  for (std::size_t k : recorded) {
     const TensorId out = graph.ops[k].output;
-    if (computed.has(out)) produced.set_f32(out, computed.f32(out));
+    if (computed.has(out)) produced.set_f32(out, computed.f32(out), graph.ops[k].dtype);
   }
   for (std::size_t k : plan.replaced_ops) {
     const Op& op = graph.ops[k];
-    produced.set_f32(op.output, reference::compute(op, resolve_operands(op, inputs, produced)));
+    produced.set_f32(op.output, reference::compute(op, resolve_operands(op, inputs, produced)), op.dtype);
   }
 
+  const double relative_bound = gradient_relative_bound(plan.model_dtype);
   PhaseCheck check;
   std::size_t failed = 0;
   std::string failures, worst_name;
@@ -71,7 +78,7 @@ PhaseCheck check_gradients(const OpGraph& graph, const TrainingStepPlan& plan, c
     const std::vector<float>& got = computed.f32(p.grad);
     double largest = 0;
     for (float r : ref) largest = std::max(largest, static_cast<double>(std::fabs(r)));
-    const double bound = kGradientRelativeBound * largest;
+    const double bound = relative_bound * largest;
     double worst = 0;
     std::size_t worst_at = 0;
     bool nan = false;
@@ -97,7 +104,8 @@ PhaseCheck check_gradients(const OpGraph& graph, const TrainingStepPlan& plan, c
   check.ok = failed == 0;
   check.detail = std::to_string(plan.parameters.size()) +
                  " parameter gradients from autograd against the graph's loss_grad and backward ops evaluated by the reference from "
-                 "torch's forward values, each element within 2^-12 of its parameter's largest |gradient|: " +
+                 "torch's forward values, each element within " + (is_half_dtype(plan.model_dtype) ? "32 u(" + to_string(plan.model_dtype) + ") = " + number(relative_bound) : std::string("2^-12")) +
+                 " of its parameter's largest |gradient|: " +
                  (check.ok ? "all within; largest difference " + number(worst_fraction) + " of the largest magnitude" +
                                  (worst_name.empty() ? "" : " (" + worst_name + ")")
                            : std::to_string(failed) + " outside: " + failures);

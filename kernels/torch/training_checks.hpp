@@ -26,6 +26,14 @@ namespace tilesim::kernels::torch_peer {
 // 10^-6; 2^-12 (2.4e-4) leaves a margin of more than 10 over that, while a gradient off by a factor
 // (a term missing, doubled or scaled) by more than 2.4e-4 of its scale fails.
 inline constexpr double kGradientRelativeBound = 0x1p-12;
+// A half model's step (mixed precision): autograd's backward and the graph's backward ops each round every
+// intermediate gradient in the model's dtype, at their own points (autograd accumulates a tensor's
+// gradients in its own order, fuses or splits calls), so the two part by a few roundings of the dtype,
+// not of float32: the bound is 32 u of the largest magnitude (u the dtype's unit roundoff), 2^-6 for
+// float16 and 2^-3 for bfloat16, where the bfloat16 SchNet and GCN examples part by at most 0.0067 of the
+// largest magnitude (1.7 u). A gradient off by a factor of 2, or missing or doubling a term of its scale,
+// still fails.
+double gradient_relative_bound(DType model_dtype);
 
 struct PhaseCheck {
   bool ok = true;
@@ -39,7 +47,9 @@ PhaseCheck check_ops(const OpGraph& graph, const std::vector<std::size_t>& ops, 
 
 // Each parameter's gradient in `computed` (at plan.parameters[i].grad, as autograd left it) against the
 // graph's gradient tensor evaluated by the reference: plan.replaced_ops run through reference::compute
-// from `inputs` and torch's forward outputs in `computed`. Within kGradientRelativeBound, above.
+// from `inputs` and torch's forward outputs in `computed`. Within gradient_relative_bound(plan.model_dtype)
+// of the largest magnitude, above (kGradientRelativeBound for a float32 model); a half model's autograd
+// gradients are compared unscaled (the graph's casts back to its master weights carry 1 / loss_scale).
 PhaseCheck check_gradients(const OpGraph& graph, const TrainingStepPlan& plan, const TensorValues& inputs,
                            const TensorValues& computed);
 

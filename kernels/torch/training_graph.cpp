@@ -19,7 +19,8 @@ bool recordable(const Op& op) {
     case OpKind::scatter_max:
     case OpKind::degree_count:
     case OpKind::unary:
-    case OpKind::binary: return true;
+    case OpKind::binary:
+    case OpKind::cast: return true;
     case OpKind::matmul:
     case OpKind::segment_matmul: return !op.transpose_input && !op.transpose_weight;
     default: return false;
@@ -47,6 +48,19 @@ TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who
       has_loss = true;
     } else if (op.kind == OpKind::loss_grad || op.phase == OpPhase::backward) {
       plan.replaced_ops.push_back(k);
+    } else if (op.phase == OpPhase::loss && op.kind == OpKind::cast) {
+      // Before the loss: the predictions' cast to float32, recorded. After it: the loss gradient's
+      // scaled cast to the model dtype, which autograd's backward of loss * scale stands for.
+      if (!has_loss) {
+        plan.loss_input_ops.push_back(k);
+        plan.model_dtype = op.input_dtype;
+      } else {
+        auto it = producer.find(op.input);
+        if (it == producer.end() || graph.ops[it->second].kind != OpKind::loss_grad)
+          refuse(who, op, "a cast after the loss that does not read the loss gradient");
+        plan.loss_scale = op.cast_scale();
+        plan.replaced_ops.push_back(k);
+      }
     } else if (op.kind == OpKind::optimizer_step) {
       TrainedParameter p;
       p.step_op = k;

@@ -24,8 +24,17 @@ struct TrainedParameter {
 
 struct TrainingStepPlan {
   std::vector<std::size_t> forward_ops;   // phase forward, in graph order
+  // A half model's cast of its predictions to float32 before the loss (autocast runs losses in float32):
+  // recorded with the loss, in the loss phase.
+  std::vector<std::size_t> loss_input_ops;
   std::size_t loss_op = 0;
-  std::vector<std::size_t> replaced_ops;  // loss_grad and the backward ops: autograd's work, in graph order
+  // loss_grad, a half model's scaled cast of it, and the backward ops: autograd's work, in graph order.
+  std::vector<std::size_t> replaced_ops;
+  // A half model's static loss scale (the factor of the loss gradient's cast; 1 without one): the peer
+  // differentiates loss * scale and unscales each gradient by 1 / scale, as torch.amp's GradScaler does.
+  double loss_scale = 1;
+  // The dtype the model's forward ops compute in (a half model's, under float32 master weights).
+  DType model_dtype = DType::float32;
   std::vector<std::size_t> gradient_ops;  // optimizer-phase ops other than the updates, on gradients, in order
   std::vector<TrainedParameter> parameters;  // in the order of their optimizer_step ops
 };
@@ -36,7 +45,8 @@ bool is_training_graph(const OpGraph& graph);
 // The plan of a training step. Throws std::invalid_argument "<who>: op 'NAME': ..." for a graph the
 // peer cannot run this way: no loss or more than one, a forward op of a kind autograd is not given here
 // (a training kind, a transposed matmul or segment_matmul), an optimizer_step whose parameter is another
-// op's output, or a gradient op that does not read exactly one gradient.
+// op's output, a gradient op that does not read exactly one gradient, or a loss-phase cast other than
+// the loss input's and the loss gradient's.
 TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who);
 
 }  // namespace tilesim::kernels::torch_peer

@@ -63,6 +63,13 @@ EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPredicti
   }
   std::set<TensorId> requires_grad;
   for (const Op& op : graph.ops) add_parameters(op, requires_grad);
+  // Mixed precision: a forward cast of a graph input (a tensor no op writes) is autocast's cast of a
+  // float32 master parameter, an autograd node of its own.
+  std::set<TensorId> written;
+  for (const Op& op : graph.ops) written.insert(op.output);
+  for (const Op& op : graph.ops)
+    if (op.kind == OpKind::cast && op.phase == OpPhase::forward && op.input >= 0 && written.count(op.input) == 0)
+      requires_grad.insert(op.input);
 
   // Stretches of overlapping host and device work, closed by a call that waits for the GPU.
   std::size_t stretch_start = 0;

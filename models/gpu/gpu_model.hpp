@@ -94,6 +94,8 @@ std::map<std::size_t, ForeachStep> foreach_steps(const OpGraph& graph);
 //   segment_matmul  pyg_lib.ops.segment_matmul: sizes from the pointer (copied to the host, which
 //                   waits for the GPU), one pinned copy of the GEMM arguments, one CUTLASS grouped GEMM
 //   unary, binary   the elementwise ATen calls PyG makes for the function (one kernel each)
+//   cast            tensor.to(dtype): one elementwise copy kernel, the input read at its dtype's bytes and the
+//                   output written at the op's (a scale folded in)
 // and the kinds of a training step, as autograd and torch.optim launch them (gpu_training_model.cpp,
 // gpu_optimizer_model.cpp; models/gpu/README.md, "Training steps"):
 //   transposed matmul  torch.mm with a transposed operand: the same GEMM as matmul

@@ -96,6 +96,23 @@ HostSide model_binary(const Op& op, const GpuMachine& m, GpuPrediction& p) {
   return {m.eager.aten_call_s, true};
 }
 
+// A cast (mixed precision: a master weight's autocast cast, the predictions' .float() for the loss, the
+// loss gradient's and each master gradient's casts): one elementwise kernel reading the input at its
+// dtype's bytes and writing the output at the op's, the scale folded in. (Eager PyTorch folds the loss
+// scale into the loss's scalar seed, and GradScaler unscales every gradient in one fused foreach kernel,
+// a pass over the same bytes, counted here in each gradient's cast instead.)
+HostSide model_cast(const Op& op, const GpuMachine& m, GpuPrediction& p) {
+  const double elements = static_cast<double>(op.shape.num_inputs) * static_cast<double>(op.shape.num_features);
+  p.call = std::string("tensor.to(") + to_string(op.dtype) + ")" + (op.cast_scale() != 1.0f ? " with a scale" : "");
+  p.flops = op.flops();
+  p.footprint_bytes = elements * static_cast<double>(dtype_bytes(op.input_dtype) + dtype_bytes(op.dtype));
+  p.l2_hit_fraction = l2_hit_fraction(p.footprint_bytes, static_cast<double>(m.l2_bytes));
+  KernelList ks(m, p.l2_hit_fraction);
+  ks.add("copy_", p.footprint_bytes, {{"compute", p.flops / peak_flops_per_s(DType::float32, m)}});
+  ks.finish(p);
+  return {m.eager.aten_call_s, true};
+}
+
 HostSide model_scatter_mean(const Op& op, const GpuMachine& m, GpuPrediction& p) {
   const double value_bytes = static_cast<double>(dtype_bytes(op.dtype)), index_bytes = static_cast<double>(m.index_bytes);
   const double rows = static_cast<double>(op.shape.num_inputs), features = static_cast<double>(op.shape.num_features);
@@ -176,6 +193,10 @@ GpuPrediction predict_op_hand(const Op& op, const GpuMachine& machine, GpuMode m
       host = model_segment_matmul(op, machine, p);
       break;
     case OpKind::unary: host = model_unary(op, machine, p); break;
+    case OpKind::cast:
+      (void)peak_flops_per_s(op.input_dtype, machine);  // rejects an input dtype the model does not know
+      host = model_cast(op, machine, p);
+      break;
     case OpKind::binary:
       require_positive(op, op.shape.other_rows, "other_rows");
       require_positive(op, op.shape.other_groups, "other_groups");

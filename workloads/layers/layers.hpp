@@ -86,16 +86,26 @@ class Lowering {
   // The value dtype of every float tensor and op the layers make (a model's "dtype"; the whole model in
   // one dtype, as torch's model.half() or PopTorch's half model): float32, float16 or bfloat16.
   DType value_dtype = DType::float32;
+  // Mixed precision (a half model's training step): when set, the parameters input() makes (its uniform
+  // and block-diagonal kinds) are graph inputs of this dtype (float32: the master weights the optimizer
+  // updates), each read through a cast op "<name>.cast" to the value dtype, emitted where the parameter
+  // is made (inside its layer's group), as autocast casts a weight at the op that reads it.
+  std::optional<DType> master_dtype;
 
   OpGraph& graph() { return graph_; }
   const graphs::EdgeList& edges() const { return edges_; }
   std::int64_t num_nodes() const { return edges_.num_nodes; }
 
-  // A graph input of `shape` in the value dtype, filled as described (kind, bound, block rows).
+  // A graph input of `shape` in the value dtype, filled as described (kind, bound, block rows). With
+  // master_dtype set, a parameter (uniform, block_diagonal) is the input in that dtype and the returned
+  // tensor its cast to the value dtype.
   TensorId input(const std::string& name, std::vector<std::int64_t> shape, InputFill::Kind kind, double bound = 0,
                  std::int64_t block_rows = 0);
   TensorId given_i32(const std::string& name, std::vector<std::int32_t> values);
+  // Given values in the value dtype, or in `dtype` (a training step's float32 loss targets, row weights,
+  // optimizer state and step number, whatever the model's dtype).
   TensorId given_f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> values);
+  TensorId given_f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> values, DType dtype);
 
   // Edge variants: "raw" (as the graph has them), "self_loops" (existing self-loops removed, one
   // (n, n) per node appended: PyG add_remaining_self_loops / remove_self_loops + add_self_loops),

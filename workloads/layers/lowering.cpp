@@ -47,14 +47,26 @@ std::optional<LayerKind> layer_kind_from_string(const std::string& name) {
 
 TensorId Lowering::input(const std::string& name, std::vector<std::int64_t> shape, InputFill::Kind kind, double bound,
                          std::int64_t block_rows) {
-  const TensorId id = graph_.add_tensor({name, std::move(shape), value_dtype});
+  const bool parameter = kind == InputFill::Kind::uniform || kind == InputFill::Kind::block_diagonal;
+  const bool master = parameter && master_dtype && *master_dtype != value_dtype;
+  // A master weight keeps the parameter's name, so its values come from the same stream as the value
+  // dtype's parameter would (a float32 and a half run start from the same weights).
+  const TensorId id = graph_.add_tensor({name, shape, master ? *master_dtype : value_dtype});
   InputFill fill;
   fill.tensor = id;
   fill.kind = kind;
   fill.bound = bound;
   fill.block_rows = block_rows;
   fills_.push_back(std::move(fill));
-  return id;
+  if (!master) return id;
+  Op cast;
+  cast.name = name + ".cast";
+  cast.kind = OpKind::cast;
+  cast.input = id;
+  cast.shape.num_features = shape.back();
+  cast.shape.num_inputs = graph_.tensor(id).elements() / shape.back();
+  cast.scalar = 1.0f;
+  return op(std::move(cast));
 }
 
 TensorId Lowering::given_i32(const std::string& name, std::vector<std::int32_t> values) {
@@ -68,7 +80,11 @@ TensorId Lowering::given_i32(const std::string& name, std::vector<std::int32_t> 
 }
 
 TensorId Lowering::given_f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> values) {
-  const TensorId id = graph_.add_tensor({name, std::move(shape), value_dtype});
+  return given_f32(name, std::move(shape), std::move(values), value_dtype);
+}
+
+TensorId Lowering::given_f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> values, DType dtype) {
+  const TensorId id = graph_.add_tensor({name, std::move(shape), dtype});
   InputFill fill;
   fill.tensor = id;
   fill.kind = InputFill::Kind::given_f32;

@@ -11,7 +11,8 @@ namespace {
 
 class Backward {
  public:
-  Backward(OpGraph& g, std::size_t forward_end) : g_(g), needs_(g.tensors.size(), false), forward_end_(forward_end) {}
+  Backward(OpGraph& g, std::size_t forward_end, const std::set<TensorId>& leaves, double leaf_scale)
+      : g_(g), needs_(g.tensors.size(), false), forward_end_(forward_end), leaves_(leaves), leaf_scale_(leaf_scale) {}
 
   std::vector<bool>& needs() { return needs_; }
   std::map<TensorId, TensorId>& grads() { return grads_; }
@@ -27,6 +28,9 @@ class Backward {
 
   TensorId emit(const Op& f, Op op, const std::string& suffix) {
     op.name = f.name + ".grad" + suffix;
+    // A gradient has its tensor's dtype: each backward op computes in the dtype of what it reads (a
+    // cast's backward sets its own: the forward input's), as autograd's formulas do on half tensors.
+    if (op.kind != OpKind::cast) op.dtype = op.input >= 0 ? g_.tensor(op.input).dtype : f.dtype;
     op.phase = OpPhase::backward;
     op.grad_of = f.name;
     op.available_memory_proportion = f.available_memory_proportion;  // a layer's setting covers its backward
@@ -78,6 +82,11 @@ class Backward {
   }
   // Adds `grad` to what `t` has received so far (autograd's accumulation of several consumers).
   void accumulate(const Op& f, TensorId t, TensorId grad) {
+    // A leaf's gradient is scaled in the cast that brings it back (differentiate, cast); an op of another
+    // kind reading a leaf would pass it on unscaled.
+    if (leaf_scale_ != 1.0 && leaves_.count(t) != 0 && f.kind != OpKind::cast)
+      throw std::logic_error("training: op '" + f.name + "' (" + to_string(f.kind) + ") reads the trained tensor '" + g_.tensor(t).name +
+                             "' directly, so its gradient would miss the 1 / loss_scale of the cast from the master weights");
     auto it = grads_.find(t);
     if (it == grads_.end()) {
       grads_.emplace(t, grad);
@@ -89,7 +98,19 @@ class Backward {
   OpGraph& g_;
   std::vector<bool> needs_;
   std::size_t forward_end_;
+  const std::set<TensorId>& leaves_;
+  double leaf_scale_;
   std::map<TensorId, TensorId> grads_;
+
+ public:
+  // A cast's backward: the gradient cast back to the input's dtype, times the cast's own factor (d(s x) /
+  // dx = s), and for a leaf (a master weight) times leaf_scale (1 / loss_scale: the unscaling).
+  TensorId cast_back(const Op& f, TensorId g) {
+    Op op = reading(OpKind::cast, g);
+    op.dtype = f.input_dtype;
+    op.scalar = static_cast<float>(static_cast<double>(f.cast_scale()) * (leaves_.count(f.input) != 0 ? leaf_scale_ : 1.0));
+    return emit(f, op, "");
+  }
 };
 
 void Backward::differentiate(const Op& f, TensorId g) {
@@ -196,6 +217,9 @@ void Backward::differentiate(const Op& f, TensorId g) {
       }
       return;
     }
+    case OpKind::cast:  // tensor.to(dtype)'s backward: the gradient converted back (and scaled)
+      if (needs(f.input)) accumulate(f, f.input, cast_back(f, g));
+      return;
     default: break;
   }
   throw std::invalid_argument("training: the backward of op '" + f.name + "' (" + to_string(f.kind) +
@@ -205,8 +229,8 @@ void Backward::differentiate(const Op& f, TensorId g) {
 }  // namespace
 
 std::map<TensorId, TensorId> append_backward(OpGraph& graph, std::size_t forward_end, TensorId output, TensorId output_grad,
-                                             const std::set<TensorId>& requires_grad) {
-  Backward b(graph, forward_end);
+                                             const std::set<TensorId>& requires_grad, double requires_grad_scale) {
+  Backward b(graph, forward_end, requires_grad, requires_grad_scale);
   std::vector<bool>& needs = b.needs();
   for (TensorId t : requires_grad) needs.at(static_cast<std::size_t>(t)) = true;
   for (std::size_t k = 0; k < forward_end; ++k) {

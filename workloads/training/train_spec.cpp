@@ -1,5 +1,6 @@
 #include "workloads/training/train_spec.hpp"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -77,9 +78,32 @@ TrainSpec parse_train(const nlohmann::json& object, const std::string& file, con
   s.steps = r.integer_or("steps", 1, limits::max_steps, 1);
   if (r.has("recompute")) s.recompute = r.boolean("recompute");
   r.ignore("recompute");
+  if (r.has("loss_scale")) {
+    const nlohmann::json& v = r.value("loss_scale");
+    const std::string expected = "a power of two from 1 to 16777216 (2^0 to 2^24: the static loss scale, exact in float32)";
+    if (!v.is_number()) throw InputError(file, r.path_of("loss_scale"), expected, describe_json(v));
+    const double scale = v.get<double>();
+    int exponent = 0;
+    // A power of two has the mantissa 0.5 in frexp's form.
+    if (!(scale >= 1 && scale <= kMaxLossScale) || std::frexp(scale, &exponent) != 0.5)
+      throw InputError(file, r.path_of("loss_scale"), expected, describe_json(v));
+    s.loss_scale = scale;
+  }
+  r.ignore("loss_scale");
+  if (r.has("master_weight_dtype")) {
+    // Echoed so that a report says what the step trains; float32 is the only master dtype there is.
+    const nlohmann::json& v = r.value("master_weight_dtype");
+    if (!v.is_string() || v.get<std::string>() != to_string(kMasterWeightDType))
+      throw InputError(file, r.path_of("master_weight_dtype"),
+                       "\"float32\" (the trained parameters and the optimizer state are float32 master weights in every model)",
+                       describe_json(v));
+  }
+  r.ignore("master_weight_dtype");
   r.finish();
   return s;
 }
+
+double default_loss_scale(DType model_dtype) { return model_dtype == DType::float16 ? 1024.0 : 1.0; }
 
 nlohmann::json to_json(const TrainSpec& s) {
   nlohmann::json j;
@@ -97,6 +121,8 @@ nlohmann::json to_json(const TrainSpec& s) {
   j["optimizer"] = o;
   j["steps"] = s.steps;
   j["recompute"] = s.recompute;
+  if (s.loss_scale) j["loss_scale"] = *s.loss_scale;
+  j["master_weight_dtype"] = to_string(kMasterWeightDType);
   return j;
 }
 

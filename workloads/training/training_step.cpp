@@ -56,6 +56,14 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
                                    const GivenReadout* given) {
   OpGraph& g = l.graph();
   const std::size_t first_fill = fills.size();
+  // Mixed precision for a half model, as PyTorch's AMP and PopTorch's half training do it: float32 master
+  // weights cast to the model dtype where the forward reads them, the loss in float32, and static loss
+  // scaling of the backward pass. A float32 model's step has none of these ops.
+  const bool mixed = is_half_dtype(l.value_dtype);
+  const double loss_scale = spec.loss_scale.value_or(1.0);
+  if (!mixed && loss_scale != 1)
+    throw std::logic_error("training: a loss scale of " + std::to_string(loss_scale) + " for a float32 model");
+  if (mixed) l.master_dtype = kMasterWeightDType;
   const TensorId logits = layers::lower_model(l, model, num_features);
   const std::int64_t n = g.tensor(logits).shape.at(0), c = g.tensor(logits).shape.at(1);
 
@@ -91,6 +99,21 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
   }
   const std::size_t forward_end = g.ops.size();
   const std::int64_t m = g.tensor(predictions).shape.at(0);
+  // The loss reads float32 predictions (autocast runs losses in float32): a half model's are cast first.
+  const std::size_t loss_first = g.ops.size();
+  TensorId loss_input = predictions;
+  if (mixed) {
+    Op cast;
+    cast.name = "loss.input_cast";
+    cast.kind = OpKind::cast;
+    cast.dtype = kMasterWeightDType;
+    cast.phase = OpPhase::loss;
+    cast.input = predictions;
+    cast.scalar = 1.0f;
+    cast.shape.num_inputs = m;
+    cast.shape.num_features = c;
+    loss_input = g.add_op(cast);
+  }
 
   // Labels or targets, drawn for every row of the readout's input so that the mask selects them
   // (a different train_fraction keeps each node's label).
@@ -99,7 +122,8 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
   loss.kind = OpKind::loss;
   loss.loss = spec.loss;
   loss.phase = OpPhase::loss;
-  loss.input = predictions;
+  loss.dtype = DType::float32;
+  loss.input = loss_input;
   loss.shape.num_inputs = m;
   loss.shape.num_features = c;
   auto pick = [&](auto all, std::int64_t width) {
@@ -121,27 +145,43 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
       const streams::KeyedStream targets(seed, "train.targets");
       std::vector<float> t(sz(m * c));
       for (std::size_t i = 0; i < given->keys.size(); ++i) targets.standard_normal(given->keys[i], c, t.data() + i * sz(c));
-      loss.weight = l.given_f32("train.targets", {m, c}, std::move(t));
+      loss.weight = l.given_f32("train.targets", {m, c}, std::move(t), DType::float32);
     }
-    if (!given->weights.empty()) loss.aux = l.given_f32("train.loss_weights", {m}, given->weights);
+    if (!given->weights.empty()) loss.aux = l.given_f32("train.loss_weights", {m}, given->weights, DType::float32);
   } else if (spec.loss == LossFn::cross_entropy) {
     auto engine = streams::named_engine(seed, "train.labels");
     loss.indices = l.given_i32("train.labels", pick(streams::uniform_indices(engine, drawn_rows, c), 1));
   } else {
     auto engine = streams::named_engine(seed, "train.targets");
-    loss.weight = l.given_f32("train.targets", {m, c}, pick(streams::standard_normal(engine, drawn_rows * c), c));
+    loss.weight = l.given_f32("train.targets", {m, c}, pick(streams::standard_normal(engine, drawn_rows * c), c), DType::float32);
   }
-  first = g.ops.size();
   TrainingLayout layout;
   layout.steps = spec.steps;
+  layout.loss_scale = loss_scale;
   g.recompute_activations = spec.recompute;
   layout.loss = g.add_op(loss);
   Op loss_grad = loss;
   loss_grad.name = "loss.grad";
   loss_grad.kind = OpKind::loss_grad;
   loss_grad.grad_of = "loss";
-  const TensorId seed_grad = g.add_op(loss_grad);
-  add_group(g, "loss", to_string(spec.loss), first, OpPhase::loss);
+  TensorId seed_grad = g.add_op(loss_grad);
+  if (mixed) {
+    // Static loss scaling: the float32 gradient times the scale, cast to the model dtype (the backward of
+    // the predictions' cast, with the scale folded in: exact, a power of two), so that small gradients
+    // stay in the half format's range through the backward pass.
+    Op scaled;
+    scaled.name = "loss.grad.scaled_cast";
+    scaled.kind = OpKind::cast;
+    scaled.dtype = l.value_dtype;
+    scaled.phase = OpPhase::loss;
+    scaled.grad_of = "loss";
+    scaled.input = seed_grad;
+    scaled.scalar = static_cast<float>(loss_scale);
+    scaled.shape.num_inputs = m;
+    scaled.shape.num_features = c;
+    seed_grad = g.add_op(scaled);
+  }
+  add_group(g, "loss", to_string(spec.loss), loss_first, OpPhase::loss);
 
   // The parameters: the model's uniform and block-diagonal inputs. Held by position in `fills`, not by
   // address: the state and mask inputs added below grow `fills` (the Lowering appends to it), which may
@@ -153,12 +193,15 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
       params.insert(fills[i].tensor);
       param_fills.push_back(i);
     }
-  const std::map<TensorId, TensorId> grads = append_backward(g, forward_end, predictions, seed_grad, params);
+  // Each master weight's gradient is its half gradient cast back to float32 and unscaled (1 / scale,
+  // folded into that cast).
+  const std::map<TensorId, TensorId> grads = append_backward(g, forward_end, predictions, seed_grad, params, 1.0 / loss_scale);
 
   // One update per parameter, in the order the model created them.
   first = g.ops.size();
   const std::int64_t state_rows = spec.optimizer.state_rows();
-  if (spec.optimizer.kind == OptimizerSpec::Kind::adam) layout.step = l.given_f32("train.step", {1, 1}, {1.0f});
+  // The optimizer's tensors are float32 whatever the model's dtype (master weights, their state, Adam's t).
+  if (spec.optimizer.kind == OptimizerSpec::Kind::adam) layout.step = l.given_f32("train.step", {1, 1}, {1.0f}, DType::float32);
   for (const std::size_t position : param_fills) {
     // Read out now: given_f32 below appends to fills, which may move its elements.
     const TensorId param = fills[position].tensor;
@@ -178,14 +221,16 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
       const std::int64_t heads = info.shape.at(1);
       for (std::int64_t h = 0; h < heads; ++h)
         for (std::int64_t k = 0; k < block_rows; ++k) mask[sz((h * block_rows + k) * heads + h)] = 1.0f;
-      const TensorId mask_t = l.given_f32(info.name + ".blocks", info.shape, std::move(mask));
+      const TensorId mask_t = l.given_f32(info.name + ".blocks", info.shape, std::move(mask), info.dtype);
       Op masked = layers::binary(info.name + ".grad_blocks", g, BinaryFn::multiply, slot.grad, mask_t);
+      masked.dtype = info.dtype;
       masked.phase = OpPhase::optimizer;
       slot.grad = g.add_op(masked);
     }
     Op step;
     step.name = info.name + ".step";
     step.kind = OpKind::optimizer_step;
+    step.dtype = info.dtype;
     step.phase = OpPhase::optimizer;
     step.optimizer = spec.optimizer;
     step.input = slot.param;
@@ -194,7 +239,7 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
     step.shape.num_features = cols;
     if (state_rows > 0) {
       slot.state = l.given_f32(info.name + ".state", {state_rows, info.elements()},
-                               std::vector<float>(sz(state_rows * info.elements()), 0.0f));
+                               std::vector<float>(sz(state_rows * info.elements()), 0.0f), info.dtype);
       step.bias = slot.state;
     }
     step.aux = layout.step;

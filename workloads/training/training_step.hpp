@@ -30,6 +30,7 @@ struct TrainingLayout {
   TensorId step = -1;              // adam: the step number t, a [1, 1] graph input (1 before the first step)
   std::vector<ParameterSlot> parameters;
   std::int64_t steps = 0;          // the workload's steps
+  double loss_scale = 1;           // a half model's static loss scale (1: none)
   bool active() const { return loss >= 0; }
 };
 
@@ -50,7 +51,13 @@ struct GivenReadout {
 std::vector<std::int32_t> training_nodes(std::uint64_t seed, std::int64_t n, double train_fraction);
 
 // Lowers `model` over node features "x" and the training step of `spec` on top. Trained parameters
-// are the model's uniform and block-diagonal inputs (weights, biases, attention vectors); a GAT
+// are the model's uniform and block-diagonal inputs (weights, biases, attention vectors). A half model
+// (l.value_dtype float16 or bfloat16) trains in mixed precision: its parameters are float32 master
+// weights, each cast to the model dtype by an op "<param>.cast" in its layer; the half predictions are
+// cast to float32 ("loss.input_cast") for the float32 loss and loss_grad; the loss gradient is scaled by
+// spec.loss_scale and cast to the model dtype ("loss.grad.scaled_cast") for the backward pass; each
+// parameter's gradient comes back through the backward of its cast, a cast to float32 times
+// 1 / loss_scale; the updates, optimizer state and Adam's step number are float32. A GAT
 // attention matrix of several heads has its gradient masked to the diagonal blocks, so that only the
 // entries of PyG's [1, H, C] parameter change. Throws InputError naming `spec_path` for a task the graph
 // cannot carry (a graph task on a graph without a batch vector).
