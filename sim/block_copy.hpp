@@ -2,7 +2,8 @@
 // The byte moves of an exchange's copies. A strided transfer of a column block moves thousands of rows
 // of a few dozen bytes each; a library call per row costs more than its bytes, so short rows are moved
 // inline. Every byte is read before any is written, so overlapping regions move as memmove moves them
-// (a plan may copy a region onto itself). Engine-internal.
+// (a plan may copy a region onto itself). The engine's exchanges and host moves use it, and so may
+// vertex bodies that move short rows.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

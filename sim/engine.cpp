@@ -1,5 +1,7 @@
 #include "sim/engine.hpp"
 
+#include <omp.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +14,7 @@
 
 #include "sim/arena.hpp"
 #include "sim/compiled_program.hpp"
+#include "sim/host_rows.hpp"
 #include "sim/sync_controller.hpp"
 #include "sim/tile.hpp"
 #include "sim/work_executor.hpp"
@@ -41,7 +44,7 @@ struct Engine::Impl {
     std::vector<Tile*> tile_pointers;
     for (std::int32_t t = 0; t < slots; ++t) {
       const std::string name = "tilesim_tile_" + std::to_string(t);
-      tiles.push_back(std::make_unique<Tile>(name.c_str(), executor));
+      tiles.push_back(std::make_unique<Tile>(name.c_str()));
       tile_pointers.push_back(tiles.back().get());
     }
     controller = std::make_unique<SyncController>("tilesim_sync", std::move(tile_pointers), executor, slots);
@@ -87,6 +90,27 @@ struct Engine::Impl {
     return program->buffer_addresses[static_cast<std::size_t>(buffer)] + offset_bytes;
   }
 
+  // Each piece checked and resolved to its addresses.
+  std::vector<HostRowsView> host_rows_views(const std::vector<HostRows>& pieces, std::byte* host, std::int64_t host_bytes,
+                                            const char* what) const {
+    std::vector<HostRowsView> views;
+    views.reserve(pieces.size());
+    for (const HostRows& p : pieces) {
+      if (p.rows < 0 || p.row_bytes < 0 || p.host_offset_bytes < 0 || p.host_stride_bytes < 0 ||
+          (p.rows > 0 && p.row_bytes > 0 &&
+           p.host_offset_bytes + (p.rows - 1) * p.host_stride_bytes + p.row_bytes > host_bytes)) {
+        throw std::logic_error(std::string(what) + ": a piece of buffer " + std::to_string(p.buffer) + " (" +
+                               std::to_string(p.rows) + " rows of " + std::to_string(p.row_bytes) +
+                               " bytes from host byte " + std::to_string(p.host_offset_bytes) + ", " +
+                               std::to_string(p.host_stride_bytes) + " apart) lies outside the host array of " +
+                               std::to_string(host_bytes) + " bytes");
+      }
+      host_buffer(p.buffer, 0, p.rows * p.row_bytes, what);
+      views.push_back({host_address(p.buffer, 0), host + p.host_offset_bytes, p.rows, p.row_bytes, p.host_stride_bytes});
+    }
+    return views;
+  }
+
   void check_host_write(BufferId buffer, const char* what) const {
     if (program->shared_copy[static_cast<std::size_t>(buffer)]) {
       throw std::logic_error(std::string(what) + ": buffer " + std::to_string(buffer) + " of program " + program->name +
@@ -95,7 +119,9 @@ struct Engine::Impl {
   }
 
   const std::int32_t tile_slots;
-  WorkExecutor executor;
+  // The CPU kernels' thread budget (OMP_NUM_THREADS, else one per core).
+  HostThreads host_threads{omp_get_max_threads()};
+  WorkExecutor executor{host_threads};
   std::vector<std::unique_ptr<Tile>> tiles;
   std::unique_ptr<SyncController> controller;
   TileArenas arenas;
@@ -166,6 +192,19 @@ std::byte* Engine::host_view_for_write(BufferId buffer, std::int64_t offset_byte
   impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::host_view_for_write");
   impl_->check_host_write(buffer, "Engine::host_view_for_write");
   return impl_->host_address(buffer, offset_bytes);
+}
+
+void Engine::write_rows(const std::vector<HostRows>& pieces, const void* host, std::int64_t host_bytes) {
+  // The host array is only read here; the views share one type for both directions.
+  const auto views =
+      impl_->host_rows_views(pieces, static_cast<std::byte*>(const_cast<void*>(host)), host_bytes, "Engine::write_rows");
+  for (const HostRows& p : pieces) impl_->check_host_write(p.buffer, "Engine::write_rows");
+  move_host_rows(views, HostMove::to_buffers, impl_->host_threads);
+}
+
+void Engine::read_rows(const std::vector<HostRows>& pieces, void* host, std::int64_t host_bytes) const {
+  const auto views = impl_->host_rows_views(pieces, static_cast<std::byte*>(host), host_bytes, "Engine::read_rows");
+  move_host_rows(views, HostMove::to_host, impl_->host_threads);
 }
 
 RunStats Engine::run(TraceWriter* trace) {

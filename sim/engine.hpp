@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "sim/machine_config.hpp"
 #include "sim/program.hpp"
@@ -21,6 +22,17 @@ namespace tilesim::sim {
 enum class Mode {
   functional,   // vertices execute and exchanges copy real bytes between tile arenas
   timing_only,  // same cycles, no bytes moved, no arenas allocated
+};
+
+// A rectangle of a host array that one loaded buffer holds: `rows` rows of `row_bytes` bytes, packed
+// from the buffer's first byte; host row k starts at byte host_offset_bytes + k * host_stride_bytes of
+// the host array (a tensor's column block: the tensor's row bytes apart).
+struct HostRows {
+  BufferId buffer = -1;
+  std::int64_t rows = 0;
+  std::int64_t row_bytes = 0;
+  std::int64_t host_offset_bytes = 0;
+  std::int64_t host_stride_bytes = 0;
 };
 
 class Engine {
@@ -41,9 +53,15 @@ class Engine {
   void write(BufferId buffer, std::int64_t offset_bytes, const void* src, std::int64_t bytes);
   void read(BufferId buffer, std::int64_t offset_bytes, void* dst, std::int64_t bytes) const;
   // The loaded buffer's bytes [offset_bytes, offset_bytes + bytes), checked once, for host code that
-  // moves many pieces in its own order (programs' tensor I/O); valid until the next load.
+  // moves many pieces in its own order; valid until the next load.
   const std::byte* host_view(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes) const;
   std::byte* host_view_for_write(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes);
+  // Moves many pieces of one host array, `host_bytes` long, in one call (an op's tensor I/O): each piece
+  // is checked against its buffer, as write and read check, and against the host array. Pieces listed
+  // one after another over the same host rows (a tensor's column blocks) move row by row together, and
+  // a large move is spread over the host's cores; the pieces must not overlap where they are written.
+  void write_rows(const std::vector<HostRows>& pieces, const void* host, std::int64_t host_bytes);
+  void read_rows(const std::vector<HostRows>& pieces, void* host, std::int64_t host_bytes) const;
 
   // Runs the loaded program to completion. `trace` (optional) receives one slice per busy tile per
   // phase and one per sync.

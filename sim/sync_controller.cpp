@@ -35,6 +35,7 @@ void SyncController::begin(const CompiledProgram& program, RunStats& stats, Trac
   trace_ = trace;
   phase_index_ = 0;
   program_start_cycle_ = now_cycles();
+  executor_.set_program(&program);
   if (trace_) {
     trace_offset_us_ = trace_->end_us();
     track_named_.assign(tiles_.size(), 0);
@@ -48,7 +49,7 @@ void SyncController::end() {
   program_ = nullptr;
   stats_ = nullptr;
   trace_ = nullptr;
-  executor_.set_phase(nullptr, PhaseKind::compute);
+  executor_.set_program(nullptr);
 }
 
 void SyncController::on_trigger() {
@@ -98,7 +99,7 @@ void SyncController::start_next_phase() {
 void SyncController::launch_tiles() {
   const CompiledPhase& phase = program_->phases[phase_index_];
   tiles_start_cycle_ = now_cycles();
-  executor_.set_phase(program_, phase.kind);
+  executor_.run_phase(phase);
   if (phase.tiles.empty()) {  // cannot happen for a non-empty phase; keeps the and-list non-empty
     state_ = State::waiting_for_tiles;
     next_trigger(sc_core::SC_ZERO_TIME);

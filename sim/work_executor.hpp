@@ -1,23 +1,27 @@
 #pragma once
-// The functional side of a phase: runs a tile's vertex bodies or its exchange copies. Timing-only
-// programs skip it entirely. An exception from a vertex body is kept (the first one), the phase still
-// ends normally, and the engine rethrows it after the simulation stops. Engine-internal.
+// The functional side of a phase: runs its tiles' vertex bodies or exchange copies. Timing-only
+// programs skip it entirely. An exception from a vertex body is kept (that of the lowest tile in the
+// phase's order), the phase still ends normally, and the engine rethrows it after the simulation stops.
+// Engine-internal.
 #include <exception>
 
 #include "sim/compiled_program.hpp"
-#include "sim/tile.hpp"
+#include "sim/host_threads.hpp"
 
 namespace tilesim::sim {
 
-class WorkExecutor final : public TileWorkRunner {
+class WorkExecutor {
  public:
-  // Sets the phase whose work tiles will run next (nullptr: no program).
-  void set_phase(const CompiledProgram* program, PhaseKind kind) {
-    program_ = program;
-    kind_ = kind;
-  }
+  explicit WorkExecutor(HostThreads& threads) : threads_(threads) {}
 
-  void run(const TileWork& work) noexcept override;
+  // Sets the program whose phases run next (nullptr: none).
+  void set_program(const CompiledProgram* program) { program_ = program; }
+
+  // Runs every tile's functional work of `phase`, when the phase starts (its tiles' wake-ups only time
+  // it). A compute phase with enough work spreads its tiles over the host's cores: a vertex touches
+  // only its own tile's buffers (and read-only shared copies), so the bytes come out the same in any
+  // order. Exchange copies stay on one thread in plan order, since a plan may overlap regions.
+  void run_phase(const CompiledPhase& phase) noexcept;
 
   void fail(std::exception_ptr error) noexcept {
     if (!error_) error_ = error;
@@ -31,8 +35,10 @@ class WorkExecutor final : public TileWorkRunner {
   }
 
  private:
+  void run_tile(const CompiledPhase& phase, const TileWork& work) const;
+
+  HostThreads& threads_;
   const CompiledProgram* program_ = nullptr;
-  PhaseKind kind_ = PhaseKind::compute;
   std::exception_ptr error_;
 };
 
