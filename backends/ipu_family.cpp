@@ -37,8 +37,9 @@ FamilyInfo ipu_info() {
   // with the step's live tensors checked against the SRAM (models/ipu/planning/step_memory.hpp).
   i.runs_training_steps = true;
   i.fixed_shapes = true;
-  // The one value type the tiles hold (models/ipu/README.md, "Value types"); half ops are refused.
-  i.value_dtypes = {to_string(ipu::kValueDType)};
+  // The value types the tiles hold (models/ipu/README.md, "Value types"): float16 needs the machine
+  // file's half codelet costs (every shipped chip has them); bfloat16 is not an IPU type.
+  i.value_dtypes = {to_string(DType::float32), to_string(DType::float16)};
   return i;
 }
 

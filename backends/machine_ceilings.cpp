@@ -60,7 +60,7 @@ RooflineMachine ipu_ceilings(const BackendSpec& spec, const std::string& backend
                                    "chip.tile_clock_hz (receive rate of all tiles at once)"));
     m.ceilings.push_back(compute("float32", "fp32 (AMP)",
                                  static_cast<double>(c.num_tiles) *
-                                     static_cast<double>(ipu.codelets.amp_float32_flops_per_tile_cycle) * c.clock_hz,
+                                     static_cast<double>(ipu.float32_codelets.amp_flops_per_tile_cycle) * c.clock_hz,
                                  "derived from " + ipu.file + ": chip.num_tiles x codelets.amp_float32_flops_per_tile_cycle x "
                                  "chip.tile_clock_hz (the AMP units' fp32 rate the simulated matmuls run at)"));
     // The figures the simulator does not use, from the machine file's roofline section (or its base's).

@@ -47,6 +47,9 @@ class VertexContext {
   std::size_t count_;
 };
 
+// A vertex's functional body: what it does to the buffers it declared.
+using VertexBody = std::function<void(const VertexContext&)>;
+
 // A piece of work on one tile. Its cost comes from a model's pure cost function: per-worker cycles
 // (one entry per worker context for a multi-worker vertex, or a single entry for a vertex that runs
 // on one worker) plus supervisor cycles. The engine turns that into tile cycles (barrel scheduling).
@@ -55,7 +58,7 @@ struct Vertex {
   std::vector<Cycles> worker_cycles;        // size worker_contexts (multi-worker) or 1 (single-worker)
   Cycles supervisor_cycles = 0;
   std::vector<BufferRef> buffers;           // all on the vertex's tile
-  std::function<void(const VertexContext&)> execute;  // functional mode only; may be empty
+  VertexBody execute;                       // functional mode only; may be empty
 };
 
 struct TileVertex {

@@ -16,6 +16,8 @@
 #include "ir/reference/reference_ops.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "models/ipu/ipu_backend.hpp"
+#include "models/ipu/machine/codelet_costs.hpp"
+#include "models/ipu/programs/op_program.hpp"
 #include "tests/cpu_op_cases.hpp"
 #include "tests/dtype_cases.hpp"
 #include "tests/op_backward_cases.hpp"
@@ -218,18 +220,96 @@ TEST_CASE("half dtypes: a model's top-level \"dtype\" makes every tensor and op 
   CHECK_THROWS_WITH(workloads::parse_workload(no_model, "m.json"), Catch::Contains("m.json: dtype: expected a \"dtype\" beside a \"model\""));
 }
 
-TEST_CASE("half dtypes: the simulated IPU refuses half ops by name until it models them", "[dtype][half][ipu][unit]") {
-  OpCase c = matmul_case(8, 16, 4, false, 2);
-  convert_to_dtype(c.graph, c.values, DType::float16);
-  CHECK_THROWS_WITH(ipu::require_modelled_dtype(c.op(), "ipu:bow"),
-                    Catch::Contains("backend ipu:bow: op 'linear' is float16: the simulated IPU models float32 values only so far"));
-  convert_to_dtype(c.graph, c.values, DType::bfloat16);
-  CHECK_THROWS_WITH(ipu::require_modelled_dtype(c.op(), "ipu:bow"), Catch::Contains("not bfloat16"));
-  OpCase f = matmul_case(8, 16, 4, false, 2);
-  CHECK_NOTHROW(ipu::require_modelled_dtype(f.op(), "ipu:bow"));
+TEST_CASE("half dtypes: the simulated IPU runs every op kind of a training step's forward and backward in float16, verified",
+          "[dtype][half][ipu][unit]") {
+  // Each op alone, from the operands the CPU computed for the whole float16 step: the loss, its gradient
+  // and the optimizer stay float32 on the IPU (a half model's training step keeps them there).
+  kernels::cpu::CpuBackend cpu;
+  ipu::IpuBackend bow(ipu::load_ipu_machine("bow"), "ipu:bow");
+  std::size_t ops_run = 0;
+  for (OpBackwardCase& c : op_backward_cases()) {
+    convert_to_dtype(c.graph, c.values, DType::float16);
+    REQUIRE(cpu.run(c.graph, c.values, quick()).ops.size() == c.graph.ops.size());
+    TensorValues all = c.values;
+    for (std::size_t t = 0; t < c.graph.tensors.size(); ++t) {
+      const auto id = static_cast<TensorId>(t);
+      if (!all.has(id) && cpu.outputs().has(id)) all.set_f32(id, cpu.outputs().f32(id), cpu.outputs().dtype(id));
+    }
+    for (const Op& op : c.graph.ops) {
+      OpGraph one = c.graph;
+      one.ops = {op};
+      INFO(c.name << ", op " << op.name << " (" << to_string(op.kind) << ")");
+      if (op.kind == OpKind::loss || op.kind == OpKind::loss_grad || op.kind == OpKind::optimizer_step) {
+        CHECK_THROWS_WITH(bow.run(one, all, quick()), Catch::Contains("is float16: the simulated IPU's loss and optimizer programs hold float32"));
+        continue;
+      }
+      const BackendResult r = bow.run(one, all, quick());
+      REQUIRE(r.ops.size() == 1);
+      INFO(r.ops[0].verification);
+      CHECK(r.ops[0].verified == true);
+      for (float x : bow.outputs().f32(op.output)) CHECK(representable(DType::float16, x));
+      ++ops_run;
+    }
+  }
+  CHECK(ops_run > 20);
 }
 
-TEST_CASE("half dtypes: tilesim run reports half ops on the cpu and the GPU model, and refuses them on the IPU with exit code 2",
+TEST_CASE("half dtypes: on the simulated IPU float16 halves the bytes and uses the half codelet costs; bfloat16 is refused",
+          "[dtype][half][ipu][unit]") {
+  const ipu::IpuMachine bow = ipu::load_ipu_machine("bow");
+  REQUIRE(bow.has_float16_codelets);
+  const ipu::IpuMachine half = ipu::with_value_dtype(bow, DType::float16);
+  CHECK(half.value_bytes() == 2);
+  CHECK(half.codelets.amp_flops_per_tile_cycle == 4 * bow.codelets.amp_flops_per_tile_cycle);
+  CHECK(half.codelets.elementwise_elements_per_vector == 2 * bow.codelets.elementwise_elements_per_vector);
+  // MultiUpdateAdd: a row of 8 float16 is 4 atoms; a row of 7 takes the sub-word path.
+  CHECK(ipu::multiupdateadd_worker_cycles(1, 0, 8, half.codelets) ==
+        half.codelets.multiupdateadd_prologue_worker_cycles + half.codelets.multiupdateadd_in_range_worker_cycles +
+            3 * half.codelets.multiupdateadd_per_extra_element_worker_cycles);
+  CHECK(ipu::multiupdateadd_worker_cycles(1, 0, 7, half.codelets) ==
+        half.codelets.multiupdateadd_prologue_worker_cycles + half.codelets.multiupdateadd_in_range_worker_cycles +
+            7 * half.codelets.multiupdateadd_subword_write_worker_cycles_per_element);
+
+  // The largest hydronet gather: fewer cycles and less SRAM in float16; on the same split, exactly half
+  // the bytes its vertices write.
+  OpGraph g32, g16;
+  g32.add_gather_scatter("g", OpKind::gather, DType::float32, {4096, 512, 32768});
+  g16.add_gather_scatter("g", OpKind::gather, DType::float16, {4096, 512, 32768});
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<std::int32_t> row(0, 4095);
+  std::vector<std::int32_t> idx(32768);
+  for (auto& i : idx) i = row(rng);
+  const ipu::OpTiming t32 = ipu::simulate_op_timing(g32.ops.front(), idx, bow);
+  const ipu::OpTiming t16 = ipu::simulate_op_timing(g16.ops.front(), idx, bow);
+  INFO("float32 " << t32.stats.total_cycles << " cycles, float16 " << t16.stats.total_cycles);
+  CHECK(t16.plan.estimated_peak_tile_bytes < t32.plan.estimated_peak_tile_bytes);
+  CHECK(t16.stats.total_cycles < t32.stats.total_cycles);
+  const ipu::OpPlan same_split = ipu::estimate_plan(g16.ops.front(), t32.plan.split, bow);
+  const ipu::OpProgram p32 = ipu::build_op_program(g32.ops.front(), t32.plan, idx, bow);
+  const ipu::OpProgram p16 = ipu::build_op_program(g16.ops.front(), same_split, idx, bow);
+  CHECK(p32.sram_write_bytes > 0);
+  CHECK(2 * p16.sram_write_bytes == p32.sram_write_bytes);
+
+  // A matmul runs on the AMP units at the float16 rate.
+  OpCase m32 = matmul_case(1024, 512, 256, false, 2);
+  OpCase m16 = matmul_case(1024, 512, 256, false, 2);
+  convert_to_dtype(m16.graph, m16.values, DType::float16);
+  const ipu::OpTiming a32 = ipu::simulate_op_timing(m32.op(), {}, bow);
+  const ipu::OpTiming a16 = ipu::simulate_op_timing(m16.op(), {}, bow);
+  INFO("matmul float32 " << a32.stats.total_cycles << ", float16 " << a16.stats.total_cycles);
+  CHECK(static_cast<double>(a16.stats.total_cycles) < 0.8 * static_cast<double>(a32.stats.total_cycles));
+
+  convert_to_dtype(m16.graph, m16.values, DType::bfloat16);
+  CHECK_THROWS_WITH(ipu::simulate_op_timing(m16.op(), {}, bow), Catch::Contains("is bfloat16") && Catch::Contains("not bfloat16"));
+  // A machine file without half codelet costs holds float32 only.
+  ipu::IpuMachine bare = bow;
+  bare.has_float16_codelets = false;
+  bare.file = "bare.json";
+  CHECK_FALSE(ipu::models_value_dtype(bare, DType::float16));
+  CHECK_THROWS_WITH(ipu::simulate_op_timing(g16.ops.front(), idx, bare), Catch::Contains("bare.json has no \"codelets_float16\" section"));
+}
+
+TEST_CASE("half dtypes: tilesim run reports half ops on the cpu, the GPU model and the IPU (float16), and refuses bfloat16 on the IPU with exit code 2",
           "[dtype][half][cli]") {
   const fs::path dir = tilesim_test::scratch("half_cli");
   const fs::path w = tilesim_test::write_text(dir / "h.json", R"({"name": "h", "ops": [
@@ -246,7 +326,14 @@ TEST_CASE("half dtypes: tilesim run reports half ops on the cpu and the GPU mode
   CHECK(model[1]["dtype"] == "bfloat16");
   const auto bad = tilesim_test::run_tilesim("run '" + w.string() + "' --backends ipu:bow --out '" + (dir / "out2").string() + "'", dir);
   CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("op 'gather_0' is float16: the simulated IPU models float32 values only so far"));
+  CHECK_THAT(bad.err, Catch::Contains("op 'scatter_add_1' is bfloat16: the IPU's vector and AMP units take float16 and float32"));
+  // The float16 op alone runs there, verified.
+  const fs::path w16 = tilesim_test::write_text(dir / "h16.json", R"({"name": "h16", "ops": [
+    {"op": "gather", "num_inputs": 256, "num_features": 32, "num_outputs": 1000, "dtype": "float16"}]})");
+  const auto ipu = tilesim_test::run_tilesim("run '" + w16.string() + "' --backends ipu:bow --json --out '" + (dir / "out3").string() + "'", dir);
+  INFO(ipu.err);
+  REQUIRE(ipu.exit_code == 0);
+  CHECK(nlohmann::json::parse(ipu.out)["results"][0]["ops"][0]["verified"] == true);
 }
 
 TEST_CASE("half dtypes: the shipped half examples run verified on the cpu, torch-cpu and the GPU model", "[dtype][half][cli][slow]") {
@@ -273,33 +360,47 @@ TEST_CASE("half dtypes: the shipped half examples run verified on the cpu, torch
   }
 }
 
-TEST_CASE("half dtypes: the half sweep covers each point in three dtypes", "[dtype][half][sweep][unit]") {
+TEST_CASE("half dtypes: the half sweeps cover each hydronet point in float16 on the simulated IPU, and in bfloat16 elsewhere",
+          "[dtype][half][sweep][unit]") {
   const analysis::SweepSpec s = analysis::load_sweep(std::string(TILESIM_SOURCE_DIR) + "/workloads/sweeps/hydronet_half.json");
-  CHECK(s.dtypes == std::vector<std::string>{"float32", "float16", "bfloat16"});
-  const auto points = analysis::expand_sweep(s);
+  CHECK(s.dtypes == std::vector<std::string>{"float32", "float16"});
+  const auto names = [](const analysis::SweepSpec& spec) {
+    std::vector<std::string> n;
+    for (const auto& b : spec.backends) n.push_back(b.name);
+    return n;
+  };
+  CHECK(names(s) == std::vector<std::string>{"ipu:bow", "gpu-model:a100-40gb:eager", "cpu"});
   std::map<std::string, std::size_t> per_dtype;
-  for (const auto& p : points) ++per_dtype[p.dtype];
-  CHECK(per_dtype["float16"] == 594 * 2 * 2);
-  CHECK(per_dtype["bfloat16"] == per_dtype["float32"]);
+  for (const auto& p : analysis::expand_sweep(s)) ++per_dtype[p.dtype];
+  CHECK(per_dtype["float16"] == 594 * 2 * 3);  // 594 points of each op on each of the three backends
+  CHECK(per_dtype["float32"] == 594 * 2 * 3);
+  const analysis::SweepSpec b = analysis::load_sweep(std::string(TILESIM_SOURCE_DIR) + "/workloads/sweeps/hydronet_bf16.json");
+  CHECK(b.dtypes == std::vector<std::string>{"bfloat16"});
+  CHECK(names(b) == std::vector<std::string>{"gpu-model:a100-40gb:eager", "cpu"});
+  CHECK(analysis::expand_sweep(b).size() == 594 * 2 * 2);
 }
 
-TEST_CASE("half dtypes: a sweep asking the simulated IPU for a half dtype is refused before any point runs", "[dtype][half][cli]") {
+TEST_CASE("half dtypes: a sweep asking the simulated IPU for bfloat16 is refused before any point runs; float16 runs verified",
+          "[dtype][half][cli]") {
   const fs::path dir = tilesim_test::scratch("half_sweep");
-  const fs::path s = tilesim_test::write_text(dir / "s.json", R"({"name": "sh", "ops": ["gather"], "dtypes": ["float32", "float16"],
-    "sizes": {"num_inputs": [16], "num_features": [16], "num_outputs": [32, 64]}, "backends": ["cpu", "ipu:bow"]})");
+  const fs::path s = tilesim_test::write_text(dir / "s.json", R"({"name": "sh", "ops": ["gather"], "dtypes": ["float16", "bfloat16"],
+    "sizes": {"num_inputs": [16], "num_features": [16], "num_outputs": [32, 64]}, "backends": ["cpu", "ipu:bow"], "ipu": {"verify": true}})");
   const auto r = tilesim_test::run_tilesim("sweep '" + s.string() + "' --out '" + (dir / "out").string() + "'", dir);
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("s.json: dtypes[1]: expected dtypes every backend of the sweep models (ipu:bow: \"float32\"") &&
-                        Catch::Contains("found \"float16\" with backend ipu:bow"));
+  CHECK_THAT(r.err, Catch::Contains("s.json: dtypes[1]: expected dtypes every backend of the sweep models (ipu:bow: \"float32\", \"float16\"") &&
+                        Catch::Contains("found \"bfloat16\" with backend ipu:bow"));
   CHECK_FALSE(fs::exists(dir / "out" / "results.csv"));
-  // Without the IPU the same sweep runs, each half point verified on the CPU.
-  const auto ok = tilesim_test::run_tilesim("sweep '" + s.string() + "' --backends cpu --out '" + (dir / "out2").string() + "'", dir);
+  // The float16 points run on both, each verified (functional IPU runs).
+  const fs::path s16 = tilesim_test::write_text(dir / "s16.json", R"({"name": "sh", "ops": ["gather", "scatter_add"], "dtypes": ["float16"],
+    "sizes": {"num_inputs": [16], "num_features": [16], "num_outputs": [32, 64]}, "backends": ["cpu", "ipu:bow"], "ipu": {"verify": true}})");
+  const auto ok = tilesim_test::run_tilesim("sweep '" + s16.string() + "' --out '" + (dir / "out2").string() + "'", dir);
   INFO(ok.err);
   REQUIRE(ok.exit_code == 0);
-  std::size_t half_rows = 0;
+  std::map<std::string, std::size_t> half_rows;
   for (const auto& row : tilesim::analysis::read_results_csv((dir / "out2" / "results.csv").string())) {
     CHECK(row.verified == "yes");
-    half_rows += row.dtype == "float16" ? 1 : 0;
+    half_rows[row.backend] += row.dtype == "float16" ? 1 : 0;
   }
-  CHECK(half_rows == 2);
+  CHECK(half_rows["cpu"] == 4);
+  CHECK(half_rows["ipu:bow"] == 4);
 }

@@ -388,7 +388,7 @@ TEST_CASE("a chained graph runs each op on the outputs of earlier ones, every ou
 
 TEST_CASE("matmul cycles approach the AMP peak for a large GEMM and the fixed cost for a tiny one", "[ipu-ops][timing][unit]") {
   const auto& m = bow();
-  const double peak_flops_per_cycle = static_cast<double>(m.chip.num_tiles) * m.codelets.amp_float32_flops_per_tile_cycle;
+  const double peak_flops_per_cycle = static_cast<double>(m.chip.num_tiles) * m.codelets.amp_flops_per_tile_cycle;
   auto simulate = [&](std::int64_t M, std::int64_t K, std::int64_t N) {
     OpGraph g;
     const TensorId x = g.add_tensor({"x", {M, K}, DType::float32});

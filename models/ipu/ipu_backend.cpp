@@ -12,6 +12,7 @@
 #include "models/ipu/programs/op_program.hpp"
 #include "models/ipu/programs/static_index_program.hpp"
 #include "models/ipu/programs/tensor_io.hpp"
+#include "ir/half_float.hpp"
 
 namespace tilesim::ipu {
 
@@ -41,8 +42,8 @@ IpuMachine machine_for(const Op& op, const std::vector<bool>& written, const std
                        const IpuMachine& machine) {
   const bool input_written = op.input >= 0 && written[static_cast<std::size_t>(op.input)];
   const bool output_read = op.kind == OpKind::gather && last_reader[static_cast<std::size_t>(op.output)] >= 0;
-  if (!input_written && !output_read) return machine;
-  IpuMachine m = machine;
+  IpuMachine m = machine_for_op_dtype(machine, op);
+  if (!input_written && !output_read) return m;
   if (input_written && op.kind == OpKind::gather) m.planner.gather_table_from_linear_layout = true;
   if (input_written && is_scatter(op.kind)) m.planner.scatter_messages_from_linear_layout = true;
   if (output_read) m.planner.gather_output_to_linear_layout = true;
@@ -61,6 +62,33 @@ void load_op(sim::Engine& engine, const OpProgram& program, const Op& op, const 
   }
 }
 
+// An operand's values (float32 numbers; those of a half tensor are values of its type) written to its
+// pieces as the tiles hold them (value_storage.hpp).
+void write_values(sim::Engine& engine, const std::vector<TensorPiece>& pieces, const std::vector<float>* values,
+                  std::int64_t width, DType dtype) {
+  if (values == nullptr) return;
+  if (dtype == DType::float32) {
+    write_pieces(engine, pieces, *values, width);
+    return;
+  }
+  std::vector<Float16> bits(values->size());
+  std::transform(values->begin(), values->end(), bits.begin(), [](float x) { return to_float16(x); });
+  write_pieces(engine, pieces, bits, width);
+}
+
+std::vector<float> read_values(const sim::Engine& engine, const std::vector<TensorPiece>& pieces, std::int64_t elements,
+                               std::int64_t width, DType dtype) {
+  std::vector<float> out(static_cast<std::size_t>(elements));
+  if (dtype == DType::float32) {
+    read_pieces(engine, pieces, out, width);
+    return out;
+  }
+  std::vector<Float16> bits(out.size());
+  read_pieces(engine, pieces, bits, width);
+  std::transform(bits.begin(), bits.end(), out.begin(), [](Float16 x) { return to_float(x); });
+  return out;
+}
+
 const std::vector<std::int32_t>& no_indices() {
   static const std::vector<std::int32_t> none;
   return none;
@@ -77,19 +105,8 @@ sim::Engine& engine_for(const IpuMachine& machine) {
   return sim::Engine::instance(std::max(shipped_max, machine.chip.num_tiles));
 }
 
-void require_modelled_dtype(const Op& op, const std::string& backend) {
-  // The tiles' programs, their codelet costs and their functional bodies hold values of one type
-  // (machine/element_bytes.hpp: float32); half storage and the half codelets are not modelled yet.
-  if (op.dtype == kValueDType) return;
-  throw InputError("backend " + backend + ": op '" + op.name + "' is " + to_string(op.dtype) +
-                   ": the simulated IPU models float32 values only so far (its half-precision codelet costs and 16-bit "
-                   "tile storage are not implemented yet" +
-                   (op.dtype == DType::bfloat16 ? std::string("; the Bow IPU's vector and AMP units take float16 and float32, not bfloat16") : "") +
-                   "); run it on cpu, torch-cpu, cuda or gpu-model:MACHINE");
-}
-
 OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
-  require_modelled_dtype(op, "ipu");
+  require_modelled_op_dtype(op, machine, "ipu:" + machine.chip.name);
   sim::Engine& engine = engine_for(machine);
   OpTiming t;
   t.plan = plan_op(op, indices, machine);
@@ -142,13 +159,13 @@ StepMemory IpuBackend::plan_memory(const OpGraph& graph) const {
 }
 
 void IpuBackend::prepare(const OpGraph& graph) {
-  for (const Op& op : graph.ops) require_modelled_dtype(op, name_);
+  for (const Op& op : graph.ops) require_modelled_op_dtype(op, machine_, name_);
   check_step_memory(graph, plan_memory(graph), machine_);
 }
 
 BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) {
   // Every path in, prepare() or not (a sweep's timing-only points call run alone).
-  for (const Op& op : graph.ops) require_modelled_dtype(op, name_);
+  for (const Op& op : graph.ops) require_modelled_op_dtype(op, machine_, name_);
   sim::Engine& engine = engine_for(machine_);
   const sim::Mode mode = options.timing_only ? sim::Mode::timing_only : sim::Mode::functional;
   sim::TraceWriter trace;
@@ -190,11 +207,13 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
     if (mode == sim::Mode::functional) {
       operands = resolve_operands(op, inputs, outputs_);
       check_operands(op, operands, "ipu backend");
-      if (operands.input) write_pieces(engine, program.input, *operands.input, program.input_width);
+      // A cast's input is of its own type; every other operand is of the op's.
+      write_values(engine, program.input, operands.input, program.input_width,
+                   op.kind == OpKind::cast ? op.input_dtype : op.dtype);
       write_pieces(engine, program.indices, indices, 1);
-      if (operands.weight) write_pieces(engine, program.weight, *operands.weight, 1);
-      if (operands.bias) write_pieces(engine, program.bias, *operands.bias, program.bias_width);
-      if (operands.aux) write_pieces(engine, program.aux, *operands.aux, 1);
+      write_values(engine, program.weight, operands.weight, 1, op.dtype);
+      write_values(engine, program.bias, operands.bias, program.bias_width, op.dtype);
+      write_values(engine, program.aux, operands.aux, 1, op.dtype);
     }
     const sim::RunStats stats = engine.run(options.trace_path.empty() ? nullptr : &trace);
 
@@ -214,8 +233,7 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
     row.plan["live_tile_bytes"] = memory.ops[k].live_tile_bytes;
     row.plan["tile_bytes_with_live_tensors"] = memory.ops[k].total();
     if (mode == sim::Mode::functional) {
-      std::vector<float> out(static_cast<std::size_t>(op.output_rows() * op.output_cols()));
-      read_pieces(engine, program.output, out, program.output_width);
+      std::vector<float> out = read_values(engine, program.output, op.output_rows() * op.output_cols(), program.output_width, op.dtype);
       const auto check = reference::verify(op, operands, out);
       row.verified = check.ok;
       row.verification = check.detail;

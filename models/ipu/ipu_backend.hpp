@@ -67,9 +67,8 @@ struct OpTiming {
   double time_s = 0;
 };
 OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine);
-// Throws tilesim::InputError naming `backend` and the op when its value dtype is one the simulated IPU
-// does not model (float16, bfloat16: not yet).
-void require_modelled_dtype(const Op& op, const std::string& backend);
+// (An op whose value dtype the machine does not model is refused by require_modelled_op_dtype,
+// planning/plan.hpp: bfloat16 always, float16 on a machine file without half codelet costs.)
 
 // The process-wide engine, elaborated (on first use) with as many tile slots as the largest shipped
 // machine file or `machine`, whichever is larger, so every machine can run in one process.

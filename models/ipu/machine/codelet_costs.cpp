@@ -13,8 +13,13 @@ sim::Cycles multislice_worker_cycles(std::int64_t in_range, std::int64_t out_of_
 
 sim::Cycles multiupdateadd_worker_cycles(std::int64_t in_range, std::int64_t out_of_range, std::int64_t row_elements,
                                          const CodeletCosts& c) {
+  // A row is added in 4-byte atoms; a 16-bit row of odd length takes the sub-word path instead.
+  const bool subword = c.multiupdateadd_subword_write_worker_cycles_per_element > 0 &&
+                       row_elements % c.multiupdateadd_elements_per_atom != 0;
   const std::int64_t per_row =
-      c.multiupdateadd_in_range_worker_cycles + (row_elements - 1) * c.multiupdateadd_per_extra_element_worker_cycles;
+      subword ? c.multiupdateadd_in_range_worker_cycles + row_elements * c.multiupdateadd_subword_write_worker_cycles_per_element
+              : c.multiupdateadd_in_range_worker_cycles +
+                    (ceil_div(row_elements, c.multiupdateadd_elements_per_atom) - 1) * c.multiupdateadd_per_extra_element_worker_cycles;
   return c.multiupdateadd_prologue_worker_cycles + in_range * per_row +
          out_of_range * c.multiupdateadd_out_of_range_worker_cycles;
 }
@@ -73,13 +78,22 @@ sim::Cycles binary_worker_cycles(BinaryFn fn, std::int64_t elements, const Codel
   return c.binary_prologue_worker_cycles + ceil_div(elements, c.elementwise_elements_per_vector) * per_vector;
 }
 
+sim::Cycles cast_worker_cycles(DType from, DType to, bool scale, std::int64_t elements, const CodeletCosts& c) {
+  const sim::Cycles scaling = unary_worker_cycles(UnaryFn::scale, elements, c);
+  if (from == to) return scaling;
+  const bool narrowing = dtype_bytes(to) < dtype_bytes(from);
+  const std::int64_t per_vector = narrowing ? c.cast_narrowing_elements_per_vector : c.cast_widening_elements_per_vector;
+  const std::int64_t cycles = narrowing ? c.cast_narrowing_worker_cycles_per_vector : c.cast_widening_worker_cycles_per_vector;
+  return c.cast_prologue_worker_cycles + ceil_div(elements, per_vector) * cycles + (scale ? scaling : 0);
+}
+
 sim::Cycles select_worker_cycles(std::int64_t elements, const CodeletCosts& c) {
   return unary_worker_cycles(UnaryFn::relu, elements, c);
 }
 
 sim::Cycles amp_matmul_tile_cycles(std::int64_t m, std::int64_t k, std::int64_t n, const CodeletCosts& c) {
   if (m <= 0 || k <= 0 || n <= 0) return 0;
-  return c.amp_vertex_fixed_cycles + ceil_div(2 * m * k * n, c.amp_float32_flops_per_tile_cycle);
+  return c.amp_vertex_fixed_cycles + ceil_div(2 * m * k * n, c.amp_flops_per_tile_cycle);
 }
 
 }  // namespace tilesim::ipu

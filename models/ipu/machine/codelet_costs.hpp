@@ -26,13 +26,16 @@ std::vector<sim::Cycles> worker_split_cycles(std::int64_t items, std::int64_t wo
   return cycles;
 }
 
+// The cost functions take element counts of the value type the cost set `c` is for (CodeletCosts).
+
 // MultiSlice (gather) on one worker: `in_range` lookups whose row is on this tile are copied
-// (`row_elements` float32 each); `out_of_range` lookups are checked and skipped.
+// (`row_elements` each); `out_of_range` lookups are checked and skipped.
 sim::Cycles multislice_worker_cycles(std::int64_t in_range, std::int64_t out_of_range, std::int64_t row_elements,
                                      const CodeletCosts& c);
 
 // MultiUpdateAdd (scatter-add) on one worker: the worker scans every offset; `in_range` of them fall in
-// the rows it owns and add a row of `row_elements` float32, the other `out_of_range` are skipped.
+// the rows it owns and add a row of `row_elements` values in 4-byte atoms (a 16-bit row of odd length
+// on the sub-word path), the other `out_of_range` are skipped.
 sim::Cycles multiupdateadd_worker_cycles(std::int64_t in_range, std::int64_t out_of_range, std::int64_t row_elements,
                                          const CodeletCosts& c);
 
@@ -42,26 +45,31 @@ sim::Cycles fill_worker_cycles(std::int64_t bytes, const CodeletCosts& c);
 // An elementwise integer op (the row block of each index) over `elements` int32 by one worker.
 sim::Cycles index_transform_worker_cycles(std::int64_t elements, const CodeletCosts& c);
 
-// Reduce (sum) on one worker: `output_elements` float32 outputs, each the sum of `partials` partials.
+// Reduce (sum) on one worker: `output_elements` outputs, each the sum of `partials` partials.
 sim::Cycles reduce_worker_cycles(std::int64_t output_elements, std::int64_t partials, const CodeletCosts& c);
 
-// popops UnaryOp1D on one worker: `elements` float32 results of `fn`. Transcendental functions
+// popops UnaryOp1D on one worker: `elements` results of `fn`. Transcendental functions
 // (exp, shifted softplus, cosine cutoff, rsqrt, reciprocal) pay the larger prologue.
 sim::Cycles unary_worker_cycles(UnaryFn fn, std::int64_t elements, const CodeletCosts& c);
 bool unary_is_transcendental(UnaryFn fn);
 // The per-vector part of unary_worker_cycles: one vector of elementwise_elements_per_vector results of `fn`.
 sim::Cycles unary_worker_cycles_per_vector(UnaryFn fn, const CodeletCosts& c);
 
-// popops BinaryOp1D on one worker: `elements` float32 results of `fn` (a broadcast operand costs the
+// popops BinaryOp1D on one worker: `elements` results of `fn` (a broadcast operand costs the
 // same per element: BroadcastVectorInner/Scalar vertices run the same loop).
 sim::Cycles binary_worker_cycles(BinaryFn fn, std::int64_t elements, const CodeletCosts& c);
+
+// popops Cast1D on one worker: `elements` values converted from `from` to `to` (float32 <-> float16), then,
+// when `scale` is not 1, multiplied by it at `to` (a scale pass, as loss scaling multiplies apart from
+// the cast). A cast to the same type is the scale pass alone (or a copy, costed as one).
+sim::Cycles cast_worker_cycles(DType from, DType to, bool scale, std::int64_t elements, const CodeletCosts& c);
 
 // Replacing a scatter's identity in rows that received nothing (max: -inf -> 0), a compare and select
 // per element, by one worker: costed as a RELU pass (the same compare-select loop).
 sim::Cycles select_worker_cycles(std::int64_t elements, const CodeletCosts& c);
 
-// One AMP (ConvPartial1x1-style) matmul vertex on a tile: [m x k] @ [k x n] float32, in TILE cycles
-// (the AMP vertex occupies the whole tile): the measured fixed cost plus 2 m k n / peak rate.
+// One AMP (ConvPartial1x1-style) matmul vertex on a tile: [m x k] @ [k x n], in TILE cycles (the AMP
+// vertex occupies the whole tile): the measured fixed cost plus 2 m k n / the operand type's peak rate.
 sim::Cycles amp_matmul_tile_cycles(std::int64_t m, std::int64_t k, std::int64_t n, const CodeletCosts& c);
 
 }  // namespace tilesim::ipu

@@ -147,6 +147,77 @@ void set_ladder_links(sim::MachineConfig& config, const IpuSystem& system) {
 
 namespace {
 
+// The codelet figures, by key: the member each sets and its bounds. The "codelets" section gives all of
+// them (its AMP rate is the float32 one); "codelets_float16" may give any (its AMP rate under its own key)
+// and the float16-only figures.
+struct CodeletField {
+  const char* key;
+  std::int64_t CodeletCosts::*member;
+  std::int64_t min, max;
+};
+
+const std::vector<CodeletField>& codelet_fields() {
+  static const std::vector<CodeletField> fields = {
+      {"supervisor_cycles", &CodeletCosts::supervisor_cycles, 0, kMaxCycles},
+      {"multislice_prologue_worker_cycles", &CodeletCosts::multislice_prologue_worker_cycles, 0, kMaxCycles},
+      {"multislice_in_range_worker_cycles", &CodeletCosts::multislice_in_range_worker_cycles, 0, kMaxCycles},
+      {"multislice_out_of_range_worker_cycles", &CodeletCosts::multislice_out_of_range_worker_cycles, 0, kMaxCycles},
+      {"multislice_elements_per_vector", &CodeletCosts::multislice_elements_per_vector, 1, 1024},
+      {"multislice_cycles_per_vector", &CodeletCosts::multislice_cycles_per_vector, 0, kMaxCycles},
+      {"multiupdateadd_prologue_worker_cycles", &CodeletCosts::multiupdateadd_prologue_worker_cycles, 0, kMaxCycles},
+      {"multiupdateadd_in_range_worker_cycles", &CodeletCosts::multiupdateadd_in_range_worker_cycles, 0, kMaxCycles},
+      {"multiupdateadd_per_extra_element_worker_cycles", &CodeletCosts::multiupdateadd_per_extra_element_worker_cycles, 0, kMaxCycles},
+      {"multiupdateadd_out_of_range_worker_cycles", &CodeletCosts::multiupdateadd_out_of_range_worker_cycles, 0, kMaxCycles},
+      {"fill_prologue_worker_cycles", &CodeletCosts::fill_prologue_worker_cycles, 0, kMaxCycles},
+      {"fill_bytes_per_worker_cycle", &CodeletCosts::fill_bytes_per_worker_cycle, 1, 1024},
+      {"index_transform_prologue_worker_cycles", &CodeletCosts::index_transform_prologue_worker_cycles, 0, kMaxCycles},
+      {"index_transform_worker_cycles_per_element", &CodeletCosts::index_transform_worker_cycles_per_element, 0, kMaxCycles},
+      {"reduce_prologue_worker_cycles", &CodeletCosts::reduce_prologue_worker_cycles, 0, kMaxCycles},
+      {"reduce_per_vector_worker_cycles", &CodeletCosts::reduce_per_vector_worker_cycles, 0, kMaxCycles},
+      {"reduce_per_partial_worker_cycles", &CodeletCosts::reduce_per_partial_worker_cycles, 0, kMaxCycles},
+      {"reduce_elements_per_vector", &CodeletCosts::reduce_elements_per_vector, 1, 1024},
+      {"elementwise_elements_per_vector", &CodeletCosts::elementwise_elements_per_vector, 1, 1024},
+      {"unary_prologue_worker_cycles", &CodeletCosts::unary_prologue_worker_cycles, 0, kMaxCycles},
+      {"unary_transcendental_prologue_worker_cycles", &CodeletCosts::unary_transcendental_prologue_worker_cycles, 0, kMaxCycles},
+      {"unary_relu_worker_cycles_per_vector", &CodeletCosts::unary_relu_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_leaky_relu_worker_cycles_per_vector", &CodeletCosts::unary_leaky_relu_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_shifted_softplus_worker_cycles_per_vector", &CodeletCosts::unary_shifted_softplus_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_exp_worker_cycles_per_vector", &CodeletCosts::unary_exp_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_scale_worker_cycles_per_vector", &CodeletCosts::unary_scale_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_rsqrt_or_zero_worker_cycles_per_vector", &CodeletCosts::unary_rsqrt_or_zero_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_reciprocal_or_zero_worker_cycles_per_vector", &CodeletCosts::unary_reciprocal_or_zero_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_cosine_cutoff_worker_cycles_per_vector", &CodeletCosts::unary_cosine_cutoff_worker_cycles_per_vector, 0, kMaxCycles},
+      {"binary_prologue_worker_cycles", &CodeletCosts::binary_prologue_worker_cycles, 0, kMaxCycles},
+      {"binary_add_subtract_multiply_worker_cycles_per_vector", &CodeletCosts::binary_add_subtract_multiply_worker_cycles_per_vector, 0, kMaxCycles},
+      {"binary_divide_worker_cycles_per_vector", &CodeletCosts::binary_divide_worker_cycles_per_vector, 0, kMaxCycles},
+      {"amp_vertex_fixed_cycles", &CodeletCosts::amp_vertex_fixed_cycles, 0, kMaxCycles},
+      {"amp_float32_flops_per_tile_cycle", &CodeletCosts::amp_flops_per_tile_cycle, 1, 1 << 20},
+      {"scaled_add_prologue_worker_cycles", &CodeletCosts::scaled_add_prologue_worker_cycles, 0, kMaxCycles},
+      {"scaled_add_worker_cycles_per_vector", &CodeletCosts::scaled_add_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_sqrt_worker_cycles_per_vector", &CodeletCosts::unary_sqrt_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_log_worker_cycles_per_vector", &CodeletCosts::unary_log_worker_cycles_per_vector, 0, kMaxCycles},
+      {"binary_maximum_worker_cycles_per_vector", &CodeletCosts::binary_maximum_worker_cycles_per_vector, 0, kMaxCycles},
+      {"transpose_prologue_worker_cycles", &CodeletCosts::transpose_prologue_worker_cycles, 0, kMaxCycles},
+      {"transpose_worker_cycles_per_element", &CodeletCosts::transpose_worker_cycles_per_element, 0, kMaxCycles},
+      {"cast_prologue_worker_cycles", &CodeletCosts::cast_prologue_worker_cycles, 0, kMaxCycles},
+      {"cast_narrowing_elements_per_vector", &CodeletCosts::cast_narrowing_elements_per_vector, 1, 1024},
+      {"cast_narrowing_worker_cycles_per_vector", &CodeletCosts::cast_narrowing_worker_cycles_per_vector, 0, kMaxCycles},
+      {"cast_widening_elements_per_vector", &CodeletCosts::cast_widening_elements_per_vector, 1, 1024},
+      {"cast_widening_worker_cycles_per_vector", &CodeletCosts::cast_widening_worker_cycles_per_vector, 0, kMaxCycles},
+  };
+  return fields;
+}
+
+const std::vector<CodeletField>& float16_only_codelet_fields() {
+  static const std::vector<CodeletField> fields = {
+      {"amp_float16_flops_per_tile_cycle", &CodeletCosts::amp_flops_per_tile_cycle, 1, 1 << 20},
+      {"multiupdateadd_per_extra_atom_worker_cycles", &CodeletCosts::multiupdateadd_per_extra_element_worker_cycles, 0, kMaxCycles},
+      {"multiupdateadd_elements_per_atom", &CodeletCosts::multiupdateadd_elements_per_atom, 1, 64},
+      {"multiupdateadd_subword_write_worker_cycles_per_element", &CodeletCosts::multiupdateadd_subword_write_worker_cycles_per_element, 0, kMaxCycles},
+  };
+  return fields;
+}
+
 void read_roofline(FigureReader roofline, RooflineFigures& r) {
   if (roofline.has("tile_sram_bytes_per_s")) r.tile_sram_bytes_per_s = roofline.positive_number("tile_sram_bytes_per_s");
   if (roofline.has("peak_flops_per_s")) {
@@ -184,53 +255,22 @@ IpuMachine parse_resolved(const MachineDocument& resolved) {
   chip.finish();
 
   FigureReader c(root.object("codelets"), m.provenance);
-  auto& k = m.codelets;
-  k.supervisor_cycles = c.integer("supervisor_cycles", 0, kMaxCycles);
-  k.multislice_prologue_worker_cycles = c.integer("multislice_prologue_worker_cycles", 0, kMaxCycles);
-  k.multislice_in_range_worker_cycles = c.integer("multislice_in_range_worker_cycles", 0, kMaxCycles);
-  k.multislice_out_of_range_worker_cycles = c.integer("multislice_out_of_range_worker_cycles", 0, kMaxCycles);
-  k.multislice_elements_per_vector = c.integer("multislice_elements_per_vector", 1, 1024);
-  k.multislice_cycles_per_vector = c.integer("multislice_cycles_per_vector", 0, kMaxCycles);
-  k.multiupdateadd_prologue_worker_cycles = c.integer("multiupdateadd_prologue_worker_cycles", 0, kMaxCycles);
-  k.multiupdateadd_in_range_worker_cycles = c.integer("multiupdateadd_in_range_worker_cycles", 0, kMaxCycles);
-  k.multiupdateadd_per_extra_element_worker_cycles =
-      c.integer("multiupdateadd_per_extra_element_worker_cycles", 0, kMaxCycles);
-  k.multiupdateadd_out_of_range_worker_cycles = c.integer("multiupdateadd_out_of_range_worker_cycles", 0, kMaxCycles);
-  k.fill_prologue_worker_cycles = c.integer("fill_prologue_worker_cycles", 0, kMaxCycles);
-  k.fill_bytes_per_worker_cycle = c.integer("fill_bytes_per_worker_cycle", 1, 1024);
-  k.index_transform_prologue_worker_cycles = c.integer("index_transform_prologue_worker_cycles", 0, kMaxCycles);
-  k.index_transform_worker_cycles_per_element = c.integer("index_transform_worker_cycles_per_element", 0, kMaxCycles);
-  k.reduce_prologue_worker_cycles = c.integer("reduce_prologue_worker_cycles", 0, kMaxCycles);
-  k.reduce_per_vector_worker_cycles = c.integer("reduce_per_vector_worker_cycles", 0, kMaxCycles);
-  k.reduce_per_partial_worker_cycles = c.integer("reduce_per_partial_worker_cycles", 0, kMaxCycles);
-  k.reduce_elements_per_vector = c.integer("reduce_elements_per_vector", 1, 1024);
-  k.elementwise_elements_per_vector = c.integer("elementwise_elements_per_vector", 1, 1024);
-  k.unary_prologue_worker_cycles = c.integer("unary_prologue_worker_cycles", 0, kMaxCycles);
-  k.unary_transcendental_prologue_worker_cycles = c.integer("unary_transcendental_prologue_worker_cycles", 0, kMaxCycles);
-  k.unary_relu_worker_cycles_per_vector = c.integer("unary_relu_worker_cycles_per_vector", 0, kMaxCycles);
-  k.unary_leaky_relu_worker_cycles_per_vector = c.integer("unary_leaky_relu_worker_cycles_per_vector", 0, kMaxCycles);
-  k.unary_shifted_softplus_worker_cycles_per_vector =
-      c.integer("unary_shifted_softplus_worker_cycles_per_vector", 0, kMaxCycles);
-  k.unary_exp_worker_cycles_per_vector = c.integer("unary_exp_worker_cycles_per_vector", 0, kMaxCycles);
-  k.unary_scale_worker_cycles_per_vector = c.integer("unary_scale_worker_cycles_per_vector", 0, kMaxCycles);
-  k.unary_rsqrt_or_zero_worker_cycles_per_vector = c.integer("unary_rsqrt_or_zero_worker_cycles_per_vector", 0, kMaxCycles);
-  k.unary_reciprocal_or_zero_worker_cycles_per_vector =
-      c.integer("unary_reciprocal_or_zero_worker_cycles_per_vector", 0, kMaxCycles);
-  k.unary_cosine_cutoff_worker_cycles_per_vector = c.integer("unary_cosine_cutoff_worker_cycles_per_vector", 0, kMaxCycles);
-  k.binary_prologue_worker_cycles = c.integer("binary_prologue_worker_cycles", 0, kMaxCycles);
-  k.binary_add_subtract_multiply_worker_cycles_per_vector =
-      c.integer("binary_add_subtract_multiply_worker_cycles_per_vector", 0, kMaxCycles);
-  k.binary_divide_worker_cycles_per_vector = c.integer("binary_divide_worker_cycles_per_vector", 0, kMaxCycles);
-  k.amp_vertex_fixed_cycles = c.integer("amp_vertex_fixed_cycles", 0, kMaxCycles);
-  k.amp_float32_flops_per_tile_cycle = c.integer("amp_float32_flops_per_tile_cycle", 1, 1 << 20);
-  k.scaled_add_prologue_worker_cycles = c.integer("scaled_add_prologue_worker_cycles", 0, kMaxCycles);
-  k.scaled_add_worker_cycles_per_vector = c.integer("scaled_add_worker_cycles_per_vector", 0, kMaxCycles);
-  k.unary_sqrt_worker_cycles_per_vector = c.integer("unary_sqrt_worker_cycles_per_vector", 0, kMaxCycles);
-  k.unary_log_worker_cycles_per_vector = c.integer("unary_log_worker_cycles_per_vector", 0, kMaxCycles);
-  k.binary_maximum_worker_cycles_per_vector = c.integer("binary_maximum_worker_cycles_per_vector", 0, kMaxCycles);
-  k.transpose_prologue_worker_cycles = c.integer("transpose_prologue_worker_cycles", 0, kMaxCycles);
-  k.transpose_worker_cycles_per_element = c.integer("transpose_worker_cycles_per_element", 0, kMaxCycles);
+  for (const CodeletField& f : codelet_fields()) m.float32_codelets.*f.member = c.integer(f.key, f.min, f.max);
   c.finish();
+  m.codelets = m.float32_codelets;
+  if (root.has("codelets_float16")) {
+    // Only the figures that differ for 16-bit data; every other one is the float32 set's.
+    FigureReader h(root.object("codelets_float16"), m.provenance);
+    m.has_float16_codelets = true;
+    m.float16_codelets = m.float32_codelets;
+    for (const auto* fields : {&codelet_fields(), &float16_only_codelet_fields()}) {
+      for (const CodeletField& f : *fields) {
+        if (std::string(f.key) == "amp_float32_flops_per_tile_cycle" || std::string(f.key) == "multiupdateadd_per_extra_element_worker_cycles") continue;
+        if (h.has(f.key)) m.float16_codelets.*f.member = h.integer(f.key, f.min, f.max);
+      }
+    }
+    h.finish();
+  }
 
   FigureReader p(root.object("planner"), m.provenance);
   m.planner.min_indices_per_tile = p.integer("min_indices_per_tile", 1, std::int64_t{1} << 30);
@@ -256,6 +296,33 @@ IpuMachine parse_resolved(const MachineDocument& resolved) {
 
 IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file) {
   return parse_resolved(resolve_machine_document(document, file, ipu_machine_dir(), "IPU", check_base));
+}
+
+bool models_value_dtype(const IpuMachine& machine, DType dtype) {
+  return dtype == DType::float32 || (dtype == DType::float16 && machine.has_float16_codelets);
+}
+
+std::string unmodelled_value_dtype_reason(const IpuMachine& machine, DType dtype) {
+  if (models_value_dtype(machine, dtype)) return "";
+  if (dtype == DType::float16) {
+    return "machine file " + machine.file + " has no \"codelets_float16\" section, so the simulated tiles hold float32 values only";
+  }
+  if (dtype == DType::bfloat16) {
+    return "the IPU's vector and AMP units take float16 and float32, not bfloat16, so the simulated tiles hold neither";
+  }
+  return "the simulated tiles hold float32 and float16 values, not " + to_string(dtype);
+}
+
+IpuMachine with_value_dtype(IpuMachine machine, DType dtype) {
+  // Already set up (possibly with codelets a fit or a test adjusted): kept as it is.
+  if (machine.value_dtype == dtype) return machine;
+  if (!models_value_dtype(machine, dtype)) {
+    throw InputError("ipu machine " + machine.chip.name + ": values of type " + to_string(dtype) + " are not modelled: " +
+                     unmodelled_value_dtype_reason(machine, dtype));
+  }
+  machine.value_dtype = dtype;
+  machine.codelets = dtype == DType::float16 ? machine.float16_codelets : machine.float32_codelets;
+  return machine;
 }
 
 std::string more_ipus_next_step(const IpuMachine& machine) {

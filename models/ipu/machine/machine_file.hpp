@@ -10,11 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/machine_provenance.hpp"
+#include "ir/dtype.hpp"
 #include "sim/machine_config.hpp"
 
 namespace tilesim::ipu {
 
-// Cycle-cost constants of the codelets, in worker cycles unless named otherwise (poplibs estimators).
+// Cycle-cost constants of the codelets, in worker cycles unless named otherwise (poplibs estimators),
+// for values of one type: the machine file's "codelets" section gives the float32 set, and its optional
+// "codelets_float16" section the figures that differ for float16 data (the rest carry over).
 struct CodeletCosts {
   std::int64_t supervisor_cycles = 0;                  // per multi-worker vertex launch
   // MultiSlice (gather): prologue + per lookup in range (fixed + per element vector) + per lookup out of range
@@ -25,8 +28,13 @@ struct CodeletCosts {
   std::int64_t multislice_cycles_per_vector = 0;
   // MultiUpdateAdd (scatter-add): every worker scans all offsets, updates the rows it owns
   std::int64_t multiupdateadd_prologue_worker_cycles = 0;
-  std::int64_t multiupdateadd_in_range_worker_cycles = 0;       // first 4-byte element of a row
+  std::int64_t multiupdateadd_in_range_worker_cycles = 0;       // first 4-byte atom of a row
+  // Per further 4-byte atom of a row: one float32 element, or multiupdateadd_elements_per_atom float16 ones.
   std::int64_t multiupdateadd_per_extra_element_worker_cycles = 0;
+  std::int64_t multiupdateadd_elements_per_atom = 1;
+  // A row of an odd number of 16-bit elements cannot be written in whole atoms: the codelet's sub-word
+  // path costs this per element instead of the per-atom loop (0 for float32, whose rows are whole atoms).
+  std::int64_t multiupdateadd_subword_write_worker_cycles_per_element = 0;
   std::int64_t multiupdateadd_out_of_range_worker_cycles = 0;
   // Fill (zeroing): prologue + one 64-bit store per cycle
   std::int64_t fill_prologue_worker_cycles = 0;
@@ -55,9 +63,10 @@ struct CodeletCosts {
   std::int64_t binary_prologue_worker_cycles = 0;
   std::int64_t binary_add_subtract_multiply_worker_cycles_per_vector = 0;
   std::int64_t binary_divide_worker_cycles_per_vector = 0;
-  // AMP (matmul) vertex: tile cycles = fixed + flops / rate (float32 operands and partials).
+  // AMP (matmul) vertex: tile cycles = fixed + flops / rate, the rate of this set's operand type
+  // (float32: key amp_float32_flops_per_tile_cycle; float16: amp_float16_flops_per_tile_cycle).
   std::int64_t amp_vertex_fixed_cycles = 0;
-  std::int64_t amp_float32_flops_per_tile_cycle = 0;
+  std::int64_t amp_flops_per_tile_cycle = 0;
   // What a training step adds. ScaledAdd (popops scaledAddTo / aXPlusbY, the optimizers' updates):
   // prologue + per vector of elementwise_elements_per_vector floats.
   std::int64_t scaled_add_prologue_worker_cycles = 0;
@@ -70,6 +79,13 @@ struct CodeletCosts {
   // operand): prologue + per element.
   std::int64_t transpose_prologue_worker_cycles = 0;
   std::int64_t transpose_worker_cycles_per_element = 0;
+  // Casts between float32 and float16 (popops Cast1D, a half training step's master weights, loss and
+  // gradients): prologue + per vector, narrowing (to float16) and widening (to float32) at their rates.
+  std::int64_t cast_prologue_worker_cycles = 0;
+  std::int64_t cast_narrowing_elements_per_vector = 0;
+  std::int64_t cast_narrowing_worker_cycles_per_vector = 0;
+  std::int64_t cast_widening_elements_per_vector = 0;
+  std::int64_t cast_widening_worker_cycles_per_vector = 0;
 };
 
 struct PlannerSettings {
@@ -115,7 +131,14 @@ struct IpuMachine {
   // set) with the link figures; every per-tile figure is the chip file's.
   sim::MachineConfig chip;
   IpuSystem system;
+  // The machine as set up for ops of one value type (with_value_dtype): the tiles hold values of
+  // value_dtype, and `codelets` is that type's cost set. Loaded machines are set up for float32.
+  DType value_dtype = DType::float32;
   CodeletCosts codelets;
+  CodeletCosts float32_codelets;   // the "codelets" section (matmul partials are float32 whatever the data)
+  bool has_float16_codelets = false;  // a "codelets_float16" section was given
+  CodeletCosts float16_codelets;   // float32_codelets with that section's figures over them
+  std::int64_t value_bytes() const { return dtype_bytes(value_dtype); }
   PlannerSettings planner;
   RooflineFigures roofline;    // one IPU's; empty for a system (no source gives a system's)
   std::string description;
@@ -131,6 +154,20 @@ struct IpuMachine {
 IpuMachine load_ipu_machine(const std::string& name_or_path);
 // `document` as read from `file` (a "base" is resolved relative to it).
 IpuMachine parse_ipu_machine(const nlohmann::json& document, const std::string& file);
+
+// The value types the simulated tiles hold: float32 always, float16 when the machine file has a
+// "codelets_float16" section. (bfloat16 never: the IPU's vector and AMP units take float16 and float32.)
+bool models_value_dtype(const IpuMachine& machine, DType dtype);
+// Why `dtype` is not modelled on `machine`, for an error message (empty when it is).
+std::string unmodelled_value_dtype_reason(const IpuMachine& machine, DType dtype);
+// The cost set of float32 partial sums (a half matmul's partial products): the machine's own set when
+// its values are float32 (so a fit's or a test's adjustments to `codelets` hold), else float32_codelets.
+inline const CodeletCosts& float32_partial_codelets(const IpuMachine& machine) {
+  return machine.value_dtype == DType::float32 ? machine.codelets : machine.float32_codelets;
+}
+// `machine` set up for ops whose values are `dtype` (value_dtype and codelets). Throws InputError when
+// the type is not modelled (models_value_dtype).
+IpuMachine with_value_dtype(IpuMachine machine, DType dtype);
 
 // The IPU-Link ladder of a system of `num_ipus` chips (even, or 1): link groups and routes, across the
 // rung first, then up or down the ladder one rung per hop (poplibs_test's routing).

@@ -26,7 +26,7 @@ std::int64_t aligned(std::int64_t bytes) { return sim::align_buffer_offset(bytes
 
 // Bytes of a linearly mapped operand of `elements` values on its busiest tile (0 for an absent one).
 std::int64_t linear_operand_bytes(std::int64_t elements, const IpuMachine& m) {
-  return elements > 0 ? linear_tile_bytes(elements, kValueBytes, m) : 0;
+  return elements > 0 ? linear_tile_bytes(elements, m.value_bytes(), m) : 0;
 }
 
 void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, PhaseTraffic traffic = PhaseTraffic::none) {
@@ -46,13 +46,13 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
   OpPlan p;
   p.kind = op.kind;
   const std::int64_t elements = op.shape.num_inputs * op.shape.num_features;
-  const LinearLayout l = linear_layout(elements, kValueBytes, m);
+  const LinearLayout l = linear_layout(elements, m.value_bytes(), m);
   p.rows = op.shape.num_inputs;
   p.rows_per_block = l.elements_per_tile;
   p.columns_per_block = 1;
   p.tiles_used = l.tiles_used;
   // Input and output, and unary_grad's gradient, which has the input's layout.
-  std::int64_t bytes = (op.kind == OpKind::unary_grad ? 3 : 2) * aligned(l.elements_per_tile * kValueBytes);
+  std::int64_t bytes = (op.kind == OpKind::unary_grad ? 3 : 2) * aligned(l.elements_per_tile * m.value_bytes());
   if (op.kind == OpKind::binary) {
     // The tile's rows of `other` (or its one row), received unless `other` has the input's shape.
     const std::int64_t other_elements = op.shape.other_rows * op.shape.other_groups;
@@ -61,9 +61,9 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
       const std::int64_t needed = op.shape.other_rows == 1 ? op.shape.other_groups : rows_spanned * op.shape.other_groups;
       add_phase(p, "sync", m.chip.sync_cycles);
       add_phase(p, "exchange: broadcast operand to the tiles that need it",
-                exchange_phase_estimate(linear_operand_bytes(other_elements, m), needed * kValueBytes, m), PhaseTraffic::linear_layout);
-      bytes += aligned(needed * kValueBytes) + aligned(linear_operand_bytes(other_elements, m));
-      p.estimated_temporary_tile_bytes = aligned(needed * kValueBytes);  // the received rows of `other`
+                exchange_phase_estimate(linear_operand_bytes(other_elements, m), needed * m.value_bytes(), m), PhaseTraffic::linear_layout);
+      bytes += aligned(needed * m.value_bytes()) + aligned(linear_operand_bytes(other_elements, m));
+      p.estimated_temporary_tile_bytes = aligned(needed * m.value_bytes());  // the received rows of `other`
     }
   }
   const auto& c = m.codelets;
@@ -81,6 +81,37 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
                                                               : "UnaryOp " + to_string(op.unary);
   add_phase(p, "compute: " + codelet, compute_phase_estimate(compute, m));
   // No sync after it: nothing is exchanged after the compute (sim/program.hpp).
+  add_loop_control(p, m);
+  p.estimated_peak_tile_bytes = bytes;
+  return p;
+}
+
+// A cast on the output's linear layout: each tile converts the elements it holds, reading the input in
+// place where the input's layout (at its own element size) gives the tile the same range, else after an
+// exchange that brings the tile's range (cast_program.cpp).
+OpPlan plan_cast(const Op& op, const IpuMachine& m) {
+  OpPlan p;
+  p.kind = op.kind;
+  const std::int64_t elements = op.shape.num_inputs * op.shape.num_features;
+  const std::int64_t in_bytes = dtype_bytes(op.input_dtype), out_bytes = m.value_bytes();
+  const LinearLayout out = linear_layout(elements, out_bytes, m), in = linear_layout(elements, in_bytes, m);
+  p.rows = op.shape.num_inputs;
+  p.rows_per_block = out.elements_per_tile;
+  p.columns_per_block = 1;
+  p.tiles_used = std::max(out.tiles_used, in.tiles_used);
+  std::int64_t bytes = aligned(in.elements_per_tile * in_bytes) + aligned(out.elements_per_tile * out_bytes);
+  if (in.elements_per_tile != out.elements_per_tile) {
+    add_phase(p, "sync", m.chip.sync_cycles);
+    add_phase(p, "exchange: input to the output's layout",
+              exchange_phase_estimate(in.elements_per_tile * in_bytes, out.elements_per_tile * in_bytes, m), PhaseTraffic::linear_layout);
+    bytes += aligned(out.elements_per_tile * in_bytes);
+    p.estimated_temporary_tile_bytes = aligned(out.elements_per_tile * in_bytes);
+  }
+  const std::int64_t busiest = std::min(out.elements_per_tile, elements);
+  const sim::Cycles compute = spread_vertex_estimate(busiest, m, [&](std::int64_t n) {
+    return cast_worker_cycles(op.input_dtype, op.dtype, op.cast_scale() != 1.0f, n, m.codelets);
+  });
+  add_phase(p, "compute: Cast " + to_string(op.input_dtype) + " -> " + to_string(op.dtype), compute_phase_estimate(compute, m));
   add_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
   return p;
@@ -187,7 +218,7 @@ OpPlan plan_segment_matmul(const Op& op, const std::vector<std::int32_t>& offset
   }
   // The weight's gradient of an empty segment: a zero K x N block on one tile.
   if (weight_gradient && static_cast<std::int64_t>(nonempty.size()) < S) {
-    peak = std::max(peak, K * N * kValueBytes);
+    peak = std::max(peak, K * N * m.value_bytes());
     p.tiles_used = std::max<std::int64_t>(p.tiles_used, std::min<std::int64_t>(T, next_tile + 1));
   }
   p.estimated_peak_tile_bytes = peak;
@@ -204,7 +235,7 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   OpPlan p;
   p.kind = OpKind::matmul;
   p.rows = rows;
-  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / kValueBytes);
+  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / m.value_bytes());
   p.rows_per_block = ceil_div(rows, std::min(split.row_blocks, rows));
   p.split.row_blocks = ceil_div(rows, p.rows_per_block);
   const std::int64_t grains = ceil_div(cols, grain);
@@ -217,8 +248,10 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
 
   const auto& c = m.codelets;
   const std::int64_t mb = p.rows_per_block, nb = p.columns_per_block, kb = p.k_per_block, K = p.split.k_blocks;
-  const std::int64_t x_block = mb * kb * kValueBytes, w_block = kb * nb * kValueBytes, part = mb * nb * kValueBytes;
-  const std::int64_t bias_block = bias ? nb * kValueBytes : 0;
+  // Operands and output of the op's value type; with K > 1 the products are float32 partials.
+  const std::int64_t vb = m.value_bytes();
+  const std::int64_t x_block = mb * kb * vb, w_block = kb * nb * vb, part = mb * nb * (K > 1 ? kPartialBytes : vb);
+  const std::int64_t bias_block = bias ? nb * m.value_bytes() : 0;
   const std::int64_t x_linear = linear_operand_bytes(rows * inner, m), w_linear = linear_operand_bytes(inner * cols, m);
   const std::int64_t out_linear = linear_operand_bytes(rows * cols, m), bias_linear = bias ? linear_operand_bytes(cols, m) : 0;
   const std::int64_t chunk = ceil_div(mb, K);
@@ -244,16 +277,17 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   // The block as it arrived (stored transposed) beside the transposed copy the AMP vertex reads.
   if (transpose.input) bytes += aligned(x_block);
   if (transpose.weight) bytes += aligned(w_block);
-  const std::int64_t final_bytes = (K > 1 ? chunk : mb) * nb * kValueBytes;
+  const std::int64_t final_bytes = (K > 1 ? chunk : mb) * nb * vb;
   if (K > 1 || bias) {
     if (K > 1) {
-      add_phase(p, "exchange: partial products to their reducers", exchange_phase_estimate((K - 1) * chunk * nb * kValueBytes, (K - 1) * chunk * nb * kValueBytes, m),
+      add_phase(p, "exchange: partial products to their reducers", exchange_phase_estimate((K - 1) * chunk * nb * kPartialBytes, (K - 1) * chunk * nb * kPartialBytes, m),
                 PhaseTraffic::among_plan_tiles);
-      bytes += aligned((K - 1) * chunk * nb * kValueBytes) + aligned(chunk * nb * kValueBytes);
+      bytes += aligned((K - 1) * chunk * nb * kPartialBytes) + aligned(chunk * nb * vb);
     }
     const std::int64_t partials = K + (bias ? 1 : 0);
+    // The partial products are float32: their Reduce runs at the float32 figures.
     const sim::Cycles reduce =
-        K > 1 ? spread_vertex_estimate(chunk * nb, m, [&](std::int64_t n) { return reduce_worker_cycles(n, partials, c); })
+        K > 1 ? spread_vertex_estimate(chunk * nb, m, [&](std::int64_t n) { return reduce_worker_cycles(n, partials, float32_partial_codelets(m)); })
               : spread_vertex_estimate(mb * nb, m, [&](std::int64_t n) { return binary_worker_cycles(BinaryFn::add, n, c); });
     add_phase(p, K > 1 ? "compute: reduce partial products" : "compute: add bias", compute_phase_estimate(reduce, m));
     add_phase(p, "sync", m.chip.sync_cycles);
@@ -271,7 +305,7 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
 
 bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool bias, std::int64_t tiles,
                  const IpuMachine& m, double proportion, OpPlan& best, OpPlan& smallest, MatmulTranspose transpose) {
-  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / kValueBytes);
+  const std::int64_t grain = std::max<std::int64_t>(1, m.planner.column_grain_bytes / m.value_bytes());
   std::vector<OpPlan> plans;
   for (std::int64_t s : powers_of_two_up_to(std::min(rows, tiles))) {
     for (std::int64_t h : powers_of_two_up_to(std::min(ceil_div(cols, grain), tiles / s))) {
@@ -286,11 +320,13 @@ bool plan_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols, bool 
 }
 
 OpPlan plan_dense_op(const Op& op, const std::vector<std::int32_t>& offsets, const IpuMachine& machine) {
+  if (machine.value_dtype != op.dtype) return plan_dense_op(op, offsets, machine_for_op_dtype(machine, op));
   switch (op.kind) {
     case OpKind::unary:
     case OpKind::binary:
-    case OpKind::unary_grad: {
-      OpPlan p = plan_elementwise(op, machine);
+    case OpKind::unary_grad:
+    case OpKind::cast: {
+      OpPlan p = op.kind == OpKind::cast ? plan_cast(op, machine) : plan_elementwise(op, machine);
       record_budget(p, available_memory_proportion(op, machine), machine);
       if (p.estimated_peak_tile_bytes > machine.chip.sram_bytes_per_tile) {
         throw_does_not_fit(op, machine, "the linear layout over " + std::to_string(p.tiles_used) + " tiles",

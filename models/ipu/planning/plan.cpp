@@ -79,7 +79,7 @@ void add_sync(OpPlan& p, const IpuMachine& m) {
 // at the exchange rate.
 sim::Cycles base_rearrangement_objective(std::int64_t block_bytes, std::int64_t tensor_elements, const IpuMachine& m) {
   if (!m.planner.objective_includes_base_rearrangement) return 0;
-  const std::int64_t excess = block_bytes - linear_tile_bytes(tensor_elements, kValueBytes, m);
+  const std::int64_t excess = block_bytes - linear_tile_bytes(tensor_elements, m.value_bytes(), m);
   return excess > 0 ? exchange_transfer_estimate(excess, excess, m) : 0;
 }
 
@@ -96,14 +96,14 @@ void add_loop_control(OpPlan& p, const IpuMachine& m) {
 // Moving the output between the plan's layout and the linear one: each tile sends its share of the
 // output and receives its linear chunk. Returns the bytes of the larger side for the busiest tile.
 std::int64_t rearrangement_bytes(std::int64_t plan_output_bytes_per_tile, std::int64_t output_elements, const IpuMachine& m) {
-  return std::max(plan_output_bytes_per_tile, linear_tile_bytes(output_elements, kValueBytes, m));
+  return std::max(plan_output_bytes_per_tile, linear_tile_bytes(output_elements, m.value_bytes(), m));
 }
 
 // The table block's bytes beyond an even spread of the table over all tiles: poplibs counts them as a
 // temporary copy (the block rearranged out of the table's layout) when it charges their exchange.
 std::int64_t base_excess_bytes(std::int64_t block_bytes, std::int64_t tensor_elements, const IpuMachine& m) {
   if (!m.planner.objective_includes_base_rearrangement) return 0;
-  return std::max<std::int64_t>(0, block_bytes - linear_tile_bytes(tensor_elements, kValueBytes, m));
+  return std::max<std::int64_t>(0, block_bytes - linear_tile_bytes(tensor_elements, m.value_bytes(), m));
 }
 
 // A gather's temporaries on its busiest tile, as poplibs' slice planner counts them (DynamicSlice.cpp,
@@ -127,7 +127,7 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   const std::int64_t S = p.split.row_blocks, H = p.split.column_blocks, I = p.split.index_groups;
   const std::int64_t W = m.chip.worker_contexts;
   const std::int64_t cols = p.columns_per_block, ni = p.indices_per_group;
-  const std::int64_t row_bytes = cols * kValueBytes;
+  const std::int64_t row_bytes = cols * m.value_bytes();
   const std::int64_t slab_bytes = p.rows_per_block * row_bytes;
 
   add_sync(p, m);
@@ -147,7 +147,7 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   const std::int64_t in_range = S == 1 ? per_worker : std::min(per_worker, ceil_div(per_worker * p.rows_per_block, p.rows));
   add_phase(p, "compute: MultiSlice", vertex_phase_estimate(multislice_worker_cycles(in_range, per_worker - in_range, cols, c), m));
   std::int64_t bytes = aligned(slab_bytes) + aligned(ni * kIndexBytes);
-  if (from_linear) bytes += aligned(linear_tile_bytes(p.rows * op_columns(p, H), kValueBytes, m));
+  if (from_linear) bytes += aligned(linear_tile_bytes(p.rows * op_columns(p, H), m.value_bytes(), m));
   if (S > 1) {
     // The second stage (programs/gather_program.cpp): iota and index transform, each its own superstep, then
     // the candidates travel to the lookups' owners, which select.
@@ -175,7 +175,7 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
     add_sync(p, m);
     add_exchange(p, "exchange: output to linear layout",
                  exchange_phase_cycles(rearrangement_bytes(per_tile_out, out_elements, m), m), PhaseTraffic::linear_layout);
-    bytes += aligned(linear_tile_bytes(out_elements, kValueBytes, m));
+    bytes += aligned(linear_tile_bytes(out_elements, m.value_bytes(), m));
   }
   add_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
@@ -188,13 +188,13 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   const std::int64_t S = p.split.row_blocks, H = p.split.column_blocks, I = p.split.index_groups;
   const std::int64_t W = m.chip.worker_contexts;
   const std::int64_t cols = p.columns_per_block, mi = p.indices_per_group;
-  const std::int64_t row_bytes = cols * kValueBytes;
+  const std::int64_t row_bytes = cols * m.value_bytes();
   const std::int64_t part_bytes = p.rows_per_block * row_bytes;
   const bool has_messages = op.kind != OpKind::degree_count;
   const bool counts = op.kind == OpKind::scatter_mean;
   const bool finalise = counts || op.kind == OpKind::scatter_max;
   const bool messages_from_linear = has_messages && m.planner.scatter_messages_from_linear_layout;
-  const std::int64_t count_bytes = counts ? p.rows_per_block * kValueBytes : 0;
+  const std::int64_t count_bytes = counts ? p.rows_per_block * m.value_bytes() : 0;
 
   // A tile's Fill vertices: its partial block and (mean) its counts.
   sim::Cycles zero = vertex_estimate(fill_worker_cycles(ceil_div(part_bytes, W), c), m);
@@ -233,14 +233,14 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
   if (I > 1) {
     const std::int64_t chunk = ceil_div(p.rows_per_block, I);
     add_sync(p, m);
-    add_exchange(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * (row_bytes + (counts ? kValueBytes : 0)), m),
+    add_exchange(p, "exchange: partial sums", exchange_phase_cycles((I - 1) * chunk * (row_bytes + (counts ? m.value_bytes() : 0)), m),
                  PhaseTraffic::among_plan_tiles);
     sim::Cycles reduce = vertex_estimate(reduce_worker_cycles(ceil_div(chunk * cols, W), I, c), m);
     if (counts) reduce += vertex_estimate(reduce_worker_cycles(ceil_div(chunk, W), I, c), m);
     reduce += finalise_cycles(chunk * cols);
     add_phase(p, "compute: reduce partials", compute_phase_estimate(reduce, m));
     bytes += aligned((I - 1) * chunk * row_bytes) + aligned(chunk * row_bytes);
-    if (counts) bytes += aligned((I - 1) * chunk * kValueBytes) + aligned(chunk * kValueBytes);
+    if (counts) bytes += aligned((I - 1) * chunk * m.value_bytes()) + aligned(chunk * m.value_bytes());
   }
   {
     // Temporaries as poplibs' update planner counts them (DynamicSlice.cpp, updateTempBytes): the output
@@ -252,9 +252,9 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
     const std::int64_t during = multicast + partials + aligned(mi * kIndexBytes);
     p.estimated_temporary_tile_bytes = base_excess_bytes(part_bytes, out_elements, m) + std::max({multicast, during, 2 * partials});
   }
-  const std::int64_t linear_bytes = aligned(linear_tile_bytes(out_elements, kValueBytes, m));
+  const std::int64_t linear_bytes = aligned(linear_tile_bytes(out_elements, m.value_bytes(), m));
   if (base_from_linear) bytes += linear_bytes;
-  if (messages_from_linear) bytes += aligned(linear_tile_bytes(op.shape.num_inputs * op.shape.num_features, kValueBytes, m));
+  if (messages_from_linear) bytes += aligned(linear_tile_bytes(op.shape.num_inputs * op.shape.num_features, m.value_bytes(), m));
   if (m.planner.outputs_to_linear_layout) {
     const std::int64_t per_tile_out = (I > 1 ? ceil_div(p.rows_per_block, I) : p.rows_per_block) * row_bytes;
     add_sync(p, m);  // a sync only before an exchange: a program's last compute has none (sim/program.hpp)
@@ -305,7 +305,39 @@ nlohmann::json OpPlan::to_json() const {
   return j;
 }
 
+void require_modelled_op_dtype(const Op& op, const IpuMachine& machine, const std::string& backend) {
+  std::string reason = unmodelled_value_dtype_reason(machine, op.dtype);
+  if (reason.empty() && op.kind == OpKind::cast) {
+    reason = unmodelled_value_dtype_reason(machine, op.input_dtype);
+    if (!reason.empty()) reason = "its input is " + to_string(op.input_dtype) + ": " + reason;
+  }
+  if (!reason.empty()) {
+    throw InputError("backend " + backend + ": op '" + op.name + "' is " + to_string(op.dtype) + ": " + reason +
+                     "; run it on cpu, torch-cpu, cuda or gpu-model:MACHINE");
+  }
+  const bool float32_only = op.kind == OpKind::loss || op.kind == OpKind::loss_grad || op.kind == OpKind::optimizer_step;
+  if (float32_only && op.dtype != DType::float32) {
+    throw InputError("backend " + backend + ": op '" + op.name + "' (" + to_string(op.kind) + ") is " + to_string(op.dtype) +
+                     ": the simulated IPU's loss and optimizer programs hold float32 values (a half model's training step "
+                     "keeps its loss and master weights in float32); give this op dtype float32, or run it on cpu, "
+                     "torch-cpu, cuda or gpu-model:MACHINE");
+  }
+}
+
+IpuMachine machine_for_op_dtype(const IpuMachine& machine, const Op& op) {
+  require_modelled_op_dtype(op, machine, "ipu:" + machine.chip.name);
+  return with_value_dtype(machine, op.dtype);
+}
+
+void require_value_dtype(const Op& op, const IpuMachine& machine) {
+  if (machine.value_dtype != op.dtype) {
+    throw std::logic_error("op '" + op.name + "' is " + to_string(op.dtype) + " but the IPU machine is set up for " +
+                           to_string(machine.value_dtype) + " values (machine_for_op_dtype)");
+  }
+}
+
 OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine) {
+  if (machine.value_dtype != op.dtype) return estimate_plan(op, split, machine_for_op_dtype(machine, op));
   if (!is_indexed(op.kind)) throw std::logic_error("estimate_plan: " + to_string(op.kind) + " is planned by plan_dense_op");
   OpPlan p = normalised(op, split, machine);
   if (op.kind == OpKind::gather) {
@@ -340,6 +372,7 @@ std::vector<Split> candidate_splits(const Op& op, const IpuMachine& machine) {
 OpPlan plan_op(const Op& op, const IpuMachine& machine) { return plan_op(op, {}, machine); }
 
 OpPlan plan_op(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
+  if (machine.value_dtype != op.dtype) return plan_op(op, indices, machine_for_op_dtype(machine, op));
   if (!is_indexed(op.kind)) return plan_dense_op(op, indices, machine);
   std::vector<OpPlan> plans;
   for (const Split& s : candidate_splits(op, machine)) plans.push_back(estimate_plan(op, s, machine));

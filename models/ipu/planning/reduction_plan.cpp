@@ -15,7 +15,7 @@ namespace {
 
 Range intersect(Range a, Range b) { return {std::max(a.begin, b.begin), std::max(std::max(a.begin, b.begin), std::min(a.end, b.end))}; }
 
-std::int64_t slice_bytes(Range r) { return r.size() * kValueBytes; }
+std::int64_t slice_bytes(Range r) { return r.size() * kPartialBytes; }  // partial sums are float32
 
 // A sum of `terms` partials over `outputs` elements on one tile: a multi-worker vertex whose workers
 // share the outputs (Reduce), with the mean's multiply after the sum when `scale`.

@@ -16,8 +16,9 @@ namespace {
 // The bytes of distinct data a gather's or scatter's distribution phase moves: the plan broadcasts the
 // same table, messages or zeroed output to several tiles, but a broadcast crosses a link group once.
 // Infinity for other phases (the matmul's operand blocks leave the linear layout as separate copies).
-double distinct_bytes(const OpPlan& p, const PhaseEstimate& phase) {
-  constexpr auto value_bytes = static_cast<double>(kValueBytes), index_bytes = static_cast<double>(kIndexBytes);
+double distinct_bytes(const OpPlan& p, const PhaseEstimate& phase, const IpuMachine& machine) {
+  const auto value_bytes = static_cast<double>(machine.value_bytes());
+  constexpr auto index_bytes = static_cast<double>(kIndexBytes);
   const double cols = static_cast<double>(p.columns_per_block * p.split.column_blocks);
   const double rows = static_cast<double>(p.rows), lookups = static_cast<double>(p.indices);
   if (phase.distribution) {
@@ -42,7 +43,7 @@ void add_cross_chip_estimate(OpPlan& plan, const IpuMachine& machine) {
     if (phase.traffic == PhaseTraffic::none) continue;
     const sim::Cycles on_chip = std::max<sim::Cycles>(0, phase.cycles - c.exchange_fixed_cycles);
     double total_bytes = static_cast<double>(on_chip) * c.exchange_bytes_per_cycle * static_cast<double>(plan.tiles_used);
-    total_bytes = std::min(total_bytes, distinct_bytes(plan, phase));
+    total_bytes = std::min(total_bytes, distinct_bytes(plan, phase, machine));
     if (total_bytes <= 0) continue;  // nothing crosses a link: no latency, no global sync
     // Where the other end of the phase lives: the plan's IPUs, or the IPUs a linearly mapped tensor of
     // these bytes spreads over (at least linear_min_bytes_per_tile on each tile it uses).

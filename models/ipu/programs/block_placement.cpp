@@ -8,7 +8,7 @@ namespace tilesim::ipu {
 void place_block(sim::Program& program, sim::ExchangePlan& exchange, std::vector<TensorPiece>& input, const std::string& name,
                  Range rows, Range cols, sim::TileId holder, const std::vector<sim::TileId>& copy_tiles,
                  const BlockSource& source, std::vector<sim::BufferId>& buffer_of) {
-  const std::int64_t bytes = rows.size() * cols.size() * kValueBytes;
+  const std::int64_t bytes = rows.size() * cols.size() * source.value_bytes;
   const auto held = program.add_buffer(name, holder, bytes);
   buffer_of[static_cast<std::size_t>(holder)] = held;
   std::vector<sim::BufferId> copies;
@@ -18,7 +18,7 @@ void place_block(sim::Program& program, sim::ExchangePlan& exchange, std::vector
   }
   const TensorPiece block{held, rows.begin, rows.size(), cols.begin, cols.size()};
   if (source.linear) {
-    broadcast_from_linear(exchange, block, copies, source.width, *source.linear, *source.linear_buffers, kValueBytes);
+    broadcast_from_linear(exchange, block, copies, source.width, *source.linear, *source.linear_buffers, source.value_bytes);
     return;
   }
   input.push_back(block);

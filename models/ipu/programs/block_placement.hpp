@@ -17,10 +17,11 @@
 
 namespace tilesim::ipu {
 
-// Where a placed tensor starts: `width` columns wide, in the linear layout `linear` (buffers
-// `linear_buffers`, by tile) or, when `linear` is null, resident in the plan's layout.
+// Where a placed tensor starts: `width` columns of `value_bytes` each, in the linear layout `linear`
+// (buffers `linear_buffers`, by tile) or, when `linear` is null, resident in the plan's layout.
 struct BlockSource {
   std::int64_t width = 0;
+  std::int64_t value_bytes = 0;
   const LinearLayout* linear = nullptr;
   const std::vector<sim::BufferId>* linear_buffers = nullptr;
 };

@@ -18,6 +18,7 @@
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
+#include "models/ipu/programs/value_storage.hpp"
 
 namespace tilesim::ipu {
 
@@ -59,8 +60,9 @@ OtherOperand place_other(const Op& op, const LinearLayout& layout, const IpuMach
                          sim::ExchangePlan& exchange) {
   const std::int64_t F = op.shape.num_features, other_rows = op.shape.other_rows, groups = op.shape.other_groups;
   const std::int64_t other_elements = other_rows * groups;
-  const LinearLayout other_layout = linear_layout(other_elements, kValueBytes, machine);
-  const auto other_buf = add_linear_buffers(out.program, "other (linear)", other_layout, kValueBytes, &out.weight);
+  const std::int64_t vb = machine.value_bytes();
+  const LinearLayout other_layout = linear_layout(other_elements, vb, machine);
+  const auto other_buf = add_linear_buffers(out.program, "other (linear)", other_layout, vb, &out.weight);
   OtherOperand other{std::vector<sim::BufferId>(static_cast<std::size_t>(layout.tiles_used), -1),
                      std::vector<std::int64_t>(static_cast<std::size_t>(layout.tiles_used), 0)};
   if (other_elements == op.shape.num_inputs * F) {
@@ -74,7 +76,7 @@ OtherOperand place_other(const Op& op, const LinearLayout& layout, const IpuMach
     const std::int64_t first_row = r.begin / F, last_row = (r.end - 1) / F;
     const std::int64_t first = other_rows == 1 ? 0 : first_row * groups;
     const std::int64_t last = other_rows == 1 ? groups : (last_row + 1) * groups;
-    const auto b = out.program.add_buffer("other (needed)", static_cast<sim::TileId>(t), (last - first) * kValueBytes);
+    const auto b = out.program.add_buffer("other (needed)", static_cast<sim::TileId>(t), (last - first) * vb);
     other.buffer[static_cast<std::size_t>(t)] = b;
     other.first[static_cast<std::size_t>(t)] = first;
     needers[{first, last}].push_back(b);
@@ -83,7 +85,7 @@ OtherOperand place_other(const Op& op, const LinearLayout& layout, const IpuMach
     // The range as a 1-wide tensor piece: cut at the linear tiles of `other`, broadcast to every needer.
     const std::vector<sim::BufferId> copies(buffers.begin() + 1, buffers.end());
     broadcast_from_linear(exchange, {buffers.front(), range.first, range.second - range.first, 0, 1}, copies, 1, other_layout,
-                          other_buf, kValueBytes);
+                          other_buf, vb);
   }
   return other;
 }
@@ -103,36 +105,45 @@ sim::Vertex elementwise_vertex(const Op& op, const std::string& codelet, Range r
   });
   if (op.kind == OpKind::unary_grad) {
     v.buffers = {{in, 0}, {other, 0}, {out, 0}};
-    v.execute = [n, fn = op.unary, scalar = op.scalar](const sim::VertexContext& ctx) {
-      const auto* x = ctx.as<const float>(0);
-      const auto* g = ctx.as<const float>(1);
-      auto* y = ctx.as<float>(2);
-      for (std::int64_t e = 0; e < n; ++e) y[e] = apply_unary_grad(fn, scalar, x[e], g[e]);
-    };
+    v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+      using V = decltype(storage);
+      return [n, fn = op.unary, scalar = op.scalar](const sim::VertexContext& ctx) {
+        const auto* x = ctx.as<const V>(0);
+        const auto* g = ctx.as<const V>(1);
+        auto* y = ctx.as<V>(2);
+        for (std::int64_t e = 0; e < n; ++e) store(&y[e], apply_unary_grad(fn, scalar, value(x[e]), value(g[e])));
+      };
+    });
     return v;
   }
   if (!binary) {
     v.buffers = {{in, 0}, {out, 0}};
-    v.execute = [n, fn = op.unary, scalar = op.scalar](const sim::VertexContext& ctx) {
-      const auto* a = ctx.as<const float>(0);
-      auto* y = ctx.as<float>(1);
-      for (std::int64_t e = 0; e < n; ++e) y[e] = apply_unary(fn, scalar, a[e]);
-    };
+    v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+      using V = decltype(storage);
+      return [n, fn = op.unary, scalar = op.scalar](const sim::VertexContext& ctx) {
+        const auto* a = ctx.as<const V>(0);
+        auto* y = ctx.as<V>(1);
+        for (std::int64_t e = 0; e < n; ++e) store(&y[e], apply_unary(fn, scalar, value(a[e])));
+      };
+    });
     return v;
   }
   v.buffers = {{in, 0}, {other, 0}, {out, 0}};
-  v.execute = [begin = r.begin, n, F = op.shape.num_features, other_rows = op.shape.other_rows, groups = op.shape.other_groups,
-               first = other_first, fn = op.binary](const sim::VertexContext& ctx) {
-    const auto* a = ctx.as<const float>(0);
-    const auto* b = ctx.as<const float>(1);
-    auto* y = ctx.as<float>(2);
-    const std::int64_t per_group = F / groups;
-    for (std::int64_t e = 0; e < n; ++e) {
-      const std::int64_t flat = begin + e, row = flat / F, col = flat % F;
-      const std::int64_t o = (other_rows == 1 ? 0 : row) * groups + col / per_group;
-      y[e] = apply_binary(fn, a[e], b[o - first]);
-    }
-  };
+  v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [begin = r.begin, n, F = op.shape.num_features, other_rows = op.shape.other_rows, groups = op.shape.other_groups,
+            first = other_first, fn = op.binary](const sim::VertexContext& ctx) {
+      const auto* a = ctx.as<const V>(0);
+      const auto* b = ctx.as<const V>(1);
+      auto* y = ctx.as<V>(2);
+      const std::int64_t per_group = F / groups;
+      for (std::int64_t e = 0; e < n; ++e) {
+        const std::int64_t flat = begin + e, row = flat / F, col = flat % F;
+        const std::int64_t o = (other_rows == 1 ? 0 : row) * groups + col / per_group;
+        store(&y[e], apply_binary(fn, value(a[e]), value(b[o - first])));
+      }
+    };
+  });
   return v;
 }
 
@@ -140,11 +151,13 @@ sim::Vertex elementwise_vertex(const Op& op, const std::string& codelet, Range r
 
 OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuMachine& machine) {
   (void)plan;  // the linear layout is the plan
-  const LinearLayout layout = linear_layout(op.shape.num_inputs * op.shape.num_features, kValueBytes, machine);
+  require_value_dtype(op, machine);
+  const std::int64_t vb = machine.value_bytes();
+  const LinearLayout layout = linear_layout(op.shape.num_inputs * op.shape.num_features, vb, machine);
   OpProgram out;
   out.program.name = op.name;
-  const auto in_buf = add_linear_buffers(out.program, "input (linear)", layout, kValueBytes, &out.input);
-  const auto out_buf = add_linear_buffers(out.program, "out (linear)", layout, kValueBytes, &out.output);
+  const auto in_buf = add_linear_buffers(out.program, "input (linear)", layout, vb, &out.input);
+  const auto out_buf = add_linear_buffers(out.program, "out (linear)", layout, vb, &out.output);
   out.input_width = 1;
   out.output_width = 1;
 
@@ -153,7 +166,7 @@ OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuM
   OtherOperand other;
   if (binary) other = place_other(op, layout, machine, out, operands.exchange);
   if (grad) {
-    other.buffer = add_linear_buffers(out.program, "grad (linear)", layout, kValueBytes, &out.weight);
+    other.buffer = add_linear_buffers(out.program, "grad (linear)", layout, vb, &out.weight);
     for (std::int64_t t = 0; t < layout.tiles_used; ++t) other.first.push_back(layout.tile_range(t).begin);
   }
   const std::string codelet = binary ? "BinaryOp " + to_string(op.binary)
@@ -166,8 +179,8 @@ OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuM
                                         elementwise_vertex(op, compute.compute.name, r, machine, in_buf[ts], out_buf[ts],
                                                            binary || grad ? other.buffer[ts] : -1,
                                                            binary || grad ? other.first[ts] : 0)});
-    out.sram_read_bytes += r.size() * kValueBytes * (binary || grad ? 2 : 1);
-    out.sram_write_bytes += r.size() * kValueBytes;
+    out.sram_read_bytes += r.size() * vb * (binary || grad ? 2 : 1);
+    out.sram_write_bytes += r.size() * vb;
   }
   if (!operands.exchange.transfers.empty()) out.program.steps.push_back(std::move(operands));
   out.program.steps.push_back(std::move(compute));

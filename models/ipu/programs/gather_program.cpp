@@ -17,10 +17,12 @@
 
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/programs/value_storage.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/block_placement.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
+#include "sim/block_copy.hpp"
 
 namespace tilesim::ipu {
 
@@ -49,6 +51,7 @@ struct GatherProgram {
   const std::vector<std::int32_t>& indices;
   const IpuMachine& machine;
   const CodeletCosts& costs;
+  const std::int64_t vb;                      // bytes per value (the op's type)
   const std::int64_t S, H, I;                 // the split
   const std::int64_t R, F, N;                 // table rows, features, lookups
   const std::int64_t W;                       // worker contexts
@@ -69,6 +72,7 @@ GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector
       indices(indices),
       machine(machine),
       costs(machine.codelets),
+      vb(machine.value_bytes()),
       S(plan.split.row_blocks),
       H(plan.split.column_blocks),
       I(plan.split.index_groups),
@@ -81,6 +85,7 @@ GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector
       table_buf(static_cast<std::size_t>(plan.tiles_used), -1),
       index_buf(static_cast<std::size_t>(plan.tiles_used), -1),
       candidate_buf(static_cast<std::size_t>(plan.tiles_used), -1) {
+  require_value_dtype(op, machine);
   out.program.name = op.name;
 }
 
@@ -88,12 +93,12 @@ GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector
 // input is), and every block is exchanged from there to its tiles in all groups; otherwise it is
 // resident on group 0 in the plan's layout and broadcast to the other groups.
 void GatherProgram::place_table_blocks() {
-  const LinearLayout table_layout = linear_layout(R * F, kValueBytes, machine);
+  const LinearLayout table_layout = linear_layout(R * F, vb, machine);
   std::vector<sim::BufferId> linear_table;
-  BlockSource source{F};
+  BlockSource source{F, vb};
   if (table_from_linear) {
-    linear_table = add_linear_buffers(out.program, "table (linear)", table_layout, kValueBytes, &out.input);
-    source = {F, &table_layout, &linear_table};
+    linear_table = add_linear_buffers(out.program, "table (linear)", table_layout, vb, &out.input);
+    source = {F, vb, &table_layout, &linear_table};
   }
   for (std::int64_t s = 0; s < S; ++s) {
     for (std::int64_t h = 0; h < H; ++h) {
@@ -141,7 +146,7 @@ void GatherProgram::add_multislice(std::int64_t i, Range lookups) {
     for (std::int64_t h = 0; h < H; ++h) {
       const Range ch = block(F, plan.columns_per_block, h);
       const auto t = tile(i, s, h);
-      const auto dest = out.program.add_buffer(S == 1 ? "out" : "candidates", t, ni * ch.size() * kValueBytes);
+      const auto dest = out.program.add_buffer(S == 1 ? "out" : "candidates", t, ni * ch.size() * vb);
       candidate_buf[static_cast<std::size_t>(t)] = dest;
       if (S == 1) out.output.push_back({dest, lookups.begin, ni, ch.begin, ch.size()});
       slice.compute.vertices.push_back({t, multislice_vertex(worker_sorted, ni, rs, ch.size(), t, dest)});
@@ -164,20 +169,20 @@ sim::Vertex GatherProgram::multislice_vertex(const std::vector<std::vector<std::
     v.worker_cycles[static_cast<std::size_t>(w)] = multislice_worker_cycles(in, rw.size() - in, cols, costs);
     in_total += in;
   }
-  out.sram_read_bytes += lookups * kIndexBytes + in_total * cols * kValueBytes;
-  out.sram_write_bytes += in_total * cols * kValueBytes;
+  out.sram_read_bytes += lookups * kIndexBytes + in_total * cols * vb;
+  out.sram_write_bytes += in_total * cols * vb;
   v.buffers = {{index_buf[static_cast<std::size_t>(t)], 0}, {table_buf[static_cast<std::size_t>(t)], 0}, {dest, 0}};
-  v.execute = [lookups, row_begin = rows.begin, row_count = rows.size(), cols](const sim::VertexContext& ctx) {
+  // Rows move as bytes, whatever the value type. A column block's rows are a few dozen bytes, so they
+  // are moved inline (sim::move_bytes): a library call, or a loop over values, costs more than its bytes.
+  v.execute = [lookups, row_begin = rows.begin, row_count = rows.size(),
+               row_bytes = cols * vb](const sim::VertexContext& ctx) {
     const auto* idx = ctx.as<const std::int32_t>(0);
-    const auto* slab = ctx.as<const float>(1);
-    auto* dst = ctx.as<float>(2);
+    const std::byte* slab = ctx.data(1);
+    std::byte* dst = ctx.data(2);
     for (std::int64_t j = 0; j < lookups; ++j) {
       const std::int64_t r = idx[j] - row_begin;
       if (r < 0 || r >= row_count) continue;
-      // Rows of a column block are short; a loop the compiler vectorises beats a library call.
-      const float* src = slab + r * cols;
-      float* d = dst + j * cols;
-      for (std::int64_t c = 0; c < cols; ++c) d[c] = src[c];
+      sim::move_bytes(dst + j * row_bytes, slab + r * row_bytes, static_cast<std::size_t>(row_bytes));
     }
   };
   return v;
@@ -216,7 +221,7 @@ void GatherProgram::add_selection(std::int64_t i, std::int64_t k, std::int64_t h
   const Range ch = block(F, plan.columns_per_block, h);
   const auto owner = tile(i, k, h);
   const auto received = receive_candidates(i, k, h, chunk, ch.size());
-  const auto result = out.program.add_buffer("out", owner, chunk.size() * ch.size() * kValueBytes);
+  const auto result = out.program.add_buffer("out", owner, chunk.size() * ch.size() * vb);
   out.output.push_back({result, lookups.begin + chunk.begin, chunk.size(), ch.begin, ch.size()});
   const auto blocks_of = add_index_transform(owner, chunk);
   add_select(owner, k, chunk, ch.size(), blocks_of, received, result);
@@ -225,12 +230,12 @@ void GatherProgram::add_selection(std::int64_t i, std::int64_t k, std::int64_t h
 // The chunk's candidate rows from the group's other S - 1 row blocks, into one buffer on the owner
 // (slot by row block, the owner's own block skipped).
 sim::BufferId GatherProgram::receive_candidates(std::int64_t i, std::int64_t k, std::int64_t h, Range chunk, std::int64_t cols) {
-  const std::int64_t piece_bytes = chunk.size() * cols * kValueBytes;
+  const std::int64_t piece_bytes = chunk.size() * cols * vb;
   const auto received = out.program.add_buffer("received candidates", tile(i, k, h), (S - 1) * piece_bytes);
   for (std::int64_t s = 0; s < S; ++s) {
     if (s == k) continue;
     const std::int64_t slot = s < k ? s : s - 1;
-    transform.exchange.transfers.push_back({{candidate_buf[static_cast<std::size_t>(tile(i, s, h))], chunk.begin * cols * kValueBytes},
+    transform.exchange.transfers.push_back({{candidate_buf[static_cast<std::size_t>(tile(i, s, h))], chunk.begin * cols * vb},
                                             piece_bytes,
                                             {{received, slot * piece_bytes}}});
   }
@@ -264,35 +269,38 @@ void GatherProgram::add_select(sim::TileId owner, std::int64_t k, Range chunk, s
   v.codelet = "MultiSlice (select)";
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles = worker_split_cycles(chunk.size(), W, [&](std::int64_t n) { return multislice_worker_cycles(n, 0, cols, costs); });
-  out.sram_read_bytes += chunk.size() * (kIndexBytes + cols * kValueBytes);
-  out.sram_write_bytes += chunk.size() * cols * kValueBytes;
+  out.sram_read_bytes += chunk.size() * (kIndexBytes + cols * vb);
+  out.sram_write_bytes += chunk.size() * cols * vb;
   v.buffers = {{blocks_of, 0},
-               {candidate_buf[static_cast<std::size_t>(owner)], chunk.begin * cols * kValueBytes},
+               {candidate_buf[static_cast<std::size_t>(owner)], chunk.begin * cols * vb},
                {received, 0},
                {result, 0}};
-  v.execute = [count = chunk.size(), k, cols](const sim::VertexContext& ctx) {
-    const auto* block_of = ctx.as<const std::int32_t>(0);
-    const auto* own = ctx.as<const float>(1);
-    const auto* recv = ctx.as<const float>(2);
-    auto* dst = ctx.as<float>(3);
-    for (std::int64_t j = 0; j < count; ++j) {
-      const std::int64_t s = block_of[j];
-      const float* src = s == k ? own + j * cols : recv + ((s < k ? s : s - 1) * count + j) * cols;
-      float* d = dst + j * cols;
-      for (std::int64_t c = 0; c < cols; ++c) d[c] = src[c];
-    }
-  };
+  v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [count = chunk.size(), k, cols](const sim::VertexContext& ctx) {
+      const auto* block_of = ctx.as<const std::int32_t>(0);
+      const auto* own = ctx.as<const V>(1);
+      const auto* recv = ctx.as<const V>(2);
+      auto* dst = ctx.as<V>(3);
+      for (std::int64_t j = 0; j < count; ++j) {
+        const std::int64_t s = block_of[j];
+        const V* src = s == k ? own + j * cols : recv + ((s < k ? s : s - 1) * count + j) * cols;
+        V* d = dst + j * cols;
+        for (std::int64_t c = 0; c < cols; ++c) d[c] = src[c];
+      }
+    };
+  });
   select.compute.vertices.push_back({owner, std::move(v)});
 }
 
 // The last exchange moves the output from the plan's layout to the linear one.
 void GatherProgram::move_output_to_linear_layout() {
   sim::Superstep& last = S > 1 ? select : slice;
-  const LinearLayout layout = linear_layout(N * F, kValueBytes, machine);
+  const LinearLayout layout = linear_layout(N * F, vb, machine);
   std::vector<TensorPiece> linear_pieces;
-  const auto linear = add_linear_buffers(out.program, "out (linear)", layout, kValueBytes, &linear_pieces);
+  const auto linear = add_linear_buffers(out.program, "out (linear)", layout, vb, &linear_pieces);
   last.exchange.name = "output to linear layout";
-  add_linear_transfers(last.exchange, out.output, F, layout, linear, kValueBytes, /*to_linear=*/true);
+  add_linear_transfers(last.exchange, out.output, F, layout, linear, vb, /*to_linear=*/true);
   out.output = std::move(linear_pieces);
   out.output_width = 1;
 }

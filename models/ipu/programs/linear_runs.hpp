@@ -42,12 +42,13 @@ inline std::vector<std::int64_t> worker_shares(std::int64_t items, std::int64_t 
   return worker_split_cycles(items, workers, [](std::int64_t n) { return n; });
 }
 
-// A program whose one input and output are value tensors in the linear layout (flat pieces).
+// A program whose one input and output are value tensors (`value_bytes` per element) in the linear
+// layout (flat pieces).
 struct LinearProgram {
   OpProgram op;
   std::vector<sim::BufferId> input, output;  // by tile
 };
 LinearProgram linear_program(const Op& op, const std::string& input_name, const LinearLayout& input,
-                             const LinearLayout& output);
+                             const LinearLayout& output, std::int64_t value_bytes);
 
 }  // namespace tilesim::ipu

@@ -57,7 +57,7 @@ RowWeights add_row_weights(OpProgram& out, const std::vector<Range>& held, const
   RowWeights w{{}, held, counted};
   for (std::size_t t = 0; t < held.size(); ++t) {
     const auto tile = static_cast<sim::TileId>(t);
-    const auto buffer = out.program.add_buffer("row weights (beside their rows)", tile, held[t].size() * kValueBytes);
+    const auto buffer = out.program.add_buffer("row weights (beside their rows)", tile, held[t].size() * kFloat32Bytes);
     w.buffer.push_back(buffer);
     out.aux.push_back({buffer, held[t].begin, held[t].size(), 0, 1});
   }
@@ -75,12 +75,12 @@ std::vector<sim::BufferId> weight_sum_steps(const Op& op, OpProgram& out, const 
     const auto ts = static_cast<std::size_t>(slice.tile);
     const auto tile = static_cast<sim::TileId>(slice.tile);
     const Range counted = w.counted[ts];
-    const auto result = out.program.add_buffer("row weights' partial sum", tile, kValueBytes);
+    const auto result = out.program.add_buffer("row weights' partial sum", tile, kFloat32Bytes);
     partials[slice.tile] = {result, 0};
     sim::Vertex v = shared_vertex(partial_step.compute.name, 1, m, [&](std::int64_t k) {
       return reduce_worker_cycles(k, counted.size(), m.codelets);
     });
-    v.buffers = {{w.buffer[ts], (counted.begin - w.held[ts].begin) * kValueBytes}, {result, 0}};
+    v.buffers = {{w.buffer[ts], (counted.begin - w.held[ts].begin) * kFloat32Bytes}, {result, 0}};
     v.execute = [n = counted.size()](const sim::VertexContext& ctx) {
       const auto* weight = ctx.as<const float>(0);
       double sum = 0;
@@ -88,20 +88,20 @@ std::vector<sim::BufferId> weight_sum_steps(const Op& op, OpProgram& out, const 
       ctx.as<float>(1)[0] = static_cast<float>(sum);
     };
     partial_step.compute.vertices.push_back({tile, std::move(v)});
-    out.sram_read_bytes += counted.size() * kValueBytes;
-    out.sram_write_bytes += kValueBytes;
+    out.sram_read_bytes += counted.size() * kFloat32Bytes;
+    out.sram_write_bytes += kFloat32Bytes;
   }
   const ReductionSchedule schedule = plan_reduction(slices, loss_sums_layout(1), false, m);
   const std::vector<TensorPiece> total = build_reduction(out, std::move(partial_step), partials, schedule, 1.0, m);
   std::vector<sim::BufferId> sum_of_tile(w.buffer.size(), total.front().buffer);  // tile 0 reads the total in place
   std::vector<sim::BufferRef> copies;
   for (std::size_t t = 1; t < sum_of_tile.size(); ++t) {
-    sum_of_tile[t] = out.program.add_buffer("the weights' sum (copy)", static_cast<sim::TileId>(t), kValueBytes);
+    sum_of_tile[t] = out.program.add_buffer("the weights' sum (copy)", static_cast<sim::TileId>(t), kFloat32Bytes);
     copies.push_back({sum_of_tile[t], 0});
   }
   sim::ExchangePlan& broadcast = out.program.steps.back().exchange;
   broadcast.name = "the weights' sum to every tile";
-  if (!copies.empty()) broadcast.transfers.push_back({{total.front().buffer, 0}, kValueBytes, copies});
+  if (!copies.empty()) broadcast.transfers.push_back({{total.front().buffer, 0}, kFloat32Bytes, copies});
   return sum_of_tile;
 }
 
@@ -114,7 +114,7 @@ void weighted_cross_entropy_vertex(const Op& op, const IpuMachine& m, OpProgram&
   const bool gradient = op.kind == OpKind::loss_grad;
   const auto tile = static_cast<sim::TileId>(t);
   const auto result = out.program.add_buffer(gradient ? "gradient (row block)" : "partial weighted loss and weight sum", tile,
-                                             (gradient ? r.size() * C : 2) * kValueBytes);
+                                             (gradient ? r.size() * C : 2) * kFloat32Bytes);
   if (gradient) grads.push_back({result, r.begin, r.size(), 0, C});
   else partials[t] = {result, 0};
   sim::Vertex v = shared_vertex(compute.compute.name, r.size(), m, [&](std::int64_t n) {
@@ -150,8 +150,8 @@ void weighted_cross_entropy_vertex(const Op& op, const IpuMachine& m, OpProgram&
     y[1] = static_cast<float>(weight);
   };
   compute.compute.vertices.push_back({tile, std::move(v)});
-  out.sram_read_bytes += r.size() * (C * kValueBytes + kIndexBytes + kValueBytes) + (gradient ? kValueBytes : 0);
-  out.sram_write_bytes += (gradient ? r.size() * C : 2) * kValueBytes;
+  out.sram_read_bytes += r.size() * (C * kFloat32Bytes + kIndexBytes + kFloat32Bytes) + (gradient ? kFloat32Bytes : 0);
+  out.sram_write_bytes += (gradient ? r.size() * C : 2) * kFloat32Bytes;
 }
 
 // Cross entropy on row blocks: the logits' rows exchanged in, then each tile's rows' losses (summed into
@@ -169,7 +169,7 @@ void cross_entropy_steps(const Op& op, const IpuMachine& m, OpProgram& out, cons
   for (std::int64_t t = 0; t < rows.tiles; ++t) {
     const Range r = rows.tile_rows(t);
     const auto tile = static_cast<sim::TileId>(t);
-    const auto logits = out.program.add_buffer("logits (row block)", tile, r.size() * C * kValueBytes);
+    const auto logits = out.program.add_buffer("logits (row block)", tile, r.size() * C * kFloat32Bytes);
     const auto labels = out.program.add_buffer("labels (row block)", tile, r.size() * kIndexBytes);
     blocks.push_back({logits, r.begin, r.size(), 0, C});
     out.indices.push_back({labels, r.begin, r.size(), 0, 1});
@@ -179,7 +179,7 @@ void cross_entropy_steps(const Op& op, const IpuMachine& m, OpProgram& out, cons
       continue;
     }
     const auto result = out.program.add_buffer(gradient ? "gradient (row block)" : "partial loss", tile,
-                                               (gradient ? r.size() * C : 1) * kValueBytes);
+                                               (gradient ? r.size() * C : 1) * kFloat32Bytes);
     if (gradient) grads.push_back({result, r.begin, r.size(), 0, C});
     else partials[t] = {result, 0};
     sim::Vertex v = shared_vertex(compute.compute.name, r.size(), m, [&](std::int64_t n) {
@@ -206,15 +206,15 @@ void cross_entropy_steps(const Op& op, const IpuMachine& m, OpProgram& out, cons
       if (!gradient) y[0] = static_cast<float>(total);
     };
     compute.compute.vertices.push_back({tile, std::move(v)});
-    out.sram_read_bytes += r.size() * (C * kValueBytes + kIndexBytes);
-    out.sram_write_bytes += (gradient ? r.size() * C : 1) * kValueBytes;
+    out.sram_read_bytes += r.size() * (C * kFloat32Bytes + kIndexBytes);
+    out.sram_write_bytes += (gradient ? r.size() * C : 1) * kFloat32Bytes;
   }
-  add_linear_transfers(operands.exchange, blocks, C, in, in_buf, kValueBytes, /*to_linear=*/false);
+  add_linear_transfers(operands.exchange, blocks, C, in, in_buf, kFloat32Bytes, /*to_linear=*/false);
   if (gradient) {
     std::vector<TensorPiece> linear_out;
-    const auto out_buf = add_linear_buffers(out.program, "out (linear)", in, kValueBytes, &linear_out);
+    const auto out_buf = add_linear_buffers(out.program, "out (linear)", in, kFloat32Bytes, &linear_out);
     compute.exchange.name = "gradient to linear layout";
-    add_linear_transfers(compute.exchange, grads, C, in, out_buf, kValueBytes, /*to_linear=*/true);
+    add_linear_transfers(compute.exchange, grads, C, in, out_buf, kFloat32Bytes, /*to_linear=*/true);
     out.output = std::move(linear_out);
   }
 }
@@ -261,26 +261,26 @@ void mse_step(const Op& op, const IpuMachine& m, OpProgram& out, const LinearLay
               const std::vector<sim::BufferId>& weight_sum) {
   const bool gradient = op.kind == OpKind::loss_grad;
   const double n_all = static_cast<double>(in.elements);
-  const auto targets = add_linear_buffers(out.program, "targets (linear)", in, kValueBytes, &out.weight);
+  const auto targets = add_linear_buffers(out.program, "targets (linear)", in, kFloat32Bytes, &out.weight);
   std::vector<sim::BufferId> out_buf;
-  if (gradient) out_buf = add_linear_buffers(out.program, "out (linear)", in, kValueBytes, &out.output);
+  if (gradient) out_buf = add_linear_buffers(out.program, "out (linear)", in, kFloat32Bytes, &out.output);
   for (std::int64_t t = 0; t < in.tiles_used; ++t) {
     const Range r = in.tile_range(t);
     const auto ts = static_cast<std::size_t>(t);
     const auto tile = static_cast<sim::TileId>(t);
     if (w.any()) {
       const sim::BufferId result =
-          gradient ? out_buf[ts] : out.program.add_buffer("partial weighted loss and weight sum", tile, 2 * kValueBytes);
+          gradient ? out_buf[ts] : out.program.add_buffer("partial weighted loss and weight sum", tile, 2 * kFloat32Bytes);
       if (!gradient) partials[t] = {result, 0};
       sim::Vertex v = weighted_mse_vertex(op, m, compute.compute.name, r, w, ts);
       v.buffers = {{in_buf[ts], 0}, {targets[ts], 0}, {result, 0}, {w.buffer[ts], 0}};
       if (gradient) v.buffers.push_back({weight_sum[ts], 0});
       compute.compute.vertices.push_back({tile, std::move(v)});
-      out.sram_read_bytes += 2 * r.size() * kValueBytes + w.held[ts].size() * kValueBytes + (gradient ? kValueBytes : 0);
-      out.sram_write_bytes += (gradient ? r.size() : 2) * kValueBytes;
+      out.sram_read_bytes += 2 * r.size() * kFloat32Bytes + w.held[ts].size() * kFloat32Bytes + (gradient ? kFloat32Bytes : 0);
+      out.sram_write_bytes += (gradient ? r.size() : 2) * kFloat32Bytes;
       continue;
     }
-    sim::BufferId result = gradient ? out_buf[ts] : out.program.add_buffer("partial loss", tile, kValueBytes);
+    sim::BufferId result = gradient ? out_buf[ts] : out.program.add_buffer("partial loss", tile, kFloat32Bytes);
     if (!gradient) partials[t] = {result, 0};
     sim::Vertex v = shared_vertex(compute.compute.name, r.size(), m, [&](std::int64_t n) {
       return mse_worker_cycles(n, gradient, m.codelets);
@@ -299,8 +299,8 @@ void mse_step(const Op& op, const IpuMachine& m, OpProgram& out, const LinearLay
       if (!gradient) y[0] = static_cast<float>(total);
     };
     compute.compute.vertices.push_back({tile, std::move(v)});
-    out.sram_read_bytes += 2 * r.size() * kValueBytes;
-    out.sram_write_bytes += (gradient ? r.size() : 1) * kValueBytes;
+    out.sram_read_bytes += 2 * r.size() * kFloat32Bytes;
+    out.sram_write_bytes += (gradient ? r.size() : 1) * kFloat32Bytes;
   }
 }
 
@@ -309,7 +309,7 @@ void mse_step(const Op& op, const IpuMachine& m, OpProgram& out, const LinearLay
 // sum to 0 (an all-padding batch), not 0 / 0.
 sim::Superstep weighted_mean_step(sim::BufferId sums, std::int64_t cols_per_term, OpProgram& out, const IpuMachine& m) {
   sim::Superstep step{"weighted mean", {"WeightedMean", {}}, {"none", {}}};
-  const auto result = out.program.add_buffer("out (linear)", 0, kValueBytes);
+  const auto result = out.program.add_buffer("out (linear)", 0, kFloat32Bytes);
   sim::Vertex v = shared_vertex(step.compute.name, 1, m, [&](std::int64_t) { return weighted_mean_worker_cycles(m.codelets); });
   v.buffers = {{sums, 0}, {result, 0}};
   v.execute = [cols_per_term](const sim::VertexContext& ctx) {
@@ -318,8 +318,8 @@ sim::Superstep weighted_mean_step(sim::BufferId sums, std::int64_t cols_per_term
     ctx.as<float>(1)[0] = divisor > 0 ? static_cast<float>(sum[0] / divisor) : 0.0f;
   };
   step.compute.vertices.push_back({0, std::move(v)});
-  out.sram_read_bytes += 2 * kValueBytes;
-  out.sram_write_bytes += kValueBytes;
+  out.sram_read_bytes += 2 * kFloat32Bytes;
+  out.sram_write_bytes += kFloat32Bytes;
   out.output = {{result, 0, 1, 0, 1}};
   return step;
 }
@@ -330,10 +330,10 @@ OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine&
   (void)plan;  // the layouts and the reduction schedule follow from the shape, as the planner costed them
   const std::int64_t M = op.shape.num_inputs, C = op.shape.num_features;
   const bool gradient = op.kind == OpKind::loss_grad, ce = op.loss == LossFn::cross_entropy, weighted = op.aux >= 0;
-  const LinearLayout in = linear_layout(M * C, kValueBytes, machine);
+  const LinearLayout in = linear_layout(M * C, kFloat32Bytes, machine);
   OpProgram out;
   out.program.name = op.name;
-  const auto in_buf = add_linear_buffers(out.program, "predictions (linear)", in, kValueBytes, &out.input);
+  const auto in_buf = add_linear_buffers(out.program, "predictions (linear)", in, kFloat32Bytes, &out.input);
   out.input_width = 1;
   out.output_width = 1;
   sim::Superstep operands{"operands", {"none", {}}, {"logits' rows to row blocks", {}}};
@@ -368,7 +368,7 @@ OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine&
   if (gradient) {
     out.program.steps.push_back(std::move(compute));
   } else if (!weighted) {
-    const ReductionSchedule schedule = plan_reduction(loss_partials(op, machine), linear_layout(1, kValueBytes, machine), true, machine);
+    const ReductionSchedule schedule = plan_reduction(loss_partials(op, machine), linear_layout(1, kFloat32Bytes, machine), true, machine);
     out.output = build_reduction(out, std::move(compute), partials, schedule, ce ? static_cast<double>(M) : static_cast<double>(M * C),
                                  machine);
   } else {

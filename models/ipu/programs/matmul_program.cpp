@@ -16,8 +16,10 @@
 // A transposed operand (planning/plan.hpp, MatmulTranspose) moves as the stored rectangle of each block;
 // each tile transposes its copy (a Transpose vertex in the amp compute set, before the AMP vertex).
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "models/ipu/machine/codelet_costs.hpp"
@@ -26,6 +28,7 @@
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
+#include "models/ipu/programs/value_storage.hpp"
 
 namespace tilesim::ipu {
 
@@ -83,6 +86,7 @@ struct MatmulPartProgram {
   const LinearOperands& lin;
   const IpuMachine& m;
   const CodeletCosts& costs;
+  const std::int64_t vb;       // bytes per operand and output value (the op's type); partials are float32
   MatmulSteps steps;
   const std::int64_t S, H, K;  // the part's split
   const std::int64_t W;        // worker contexts
@@ -99,6 +103,7 @@ MatmulPartProgram::MatmulPartProgram(const MatmulPart& part, bool bias, const Li
       lin(lin),
       m(m),
       costs(m.codelets),
+      vb(m.value_bytes()),
       steps(steps),
       S(part.split.row_blocks),
       H(part.split.column_blocks),
@@ -119,13 +124,13 @@ void MatmulPartProgram::place_input_blocks() {
       const Range kk = block(I, part.k_per_block, k);
       std::vector<sim::BufferId> received;
       for (std::int64_t h = 0; h < H; ++h) {
-        x_blk[at(s, h, k)] = steps.out.program.add_buffer("input block", tile(s, h, k), rs.size() * kk.size() * kValueBytes);
+        x_blk[at(s, h, k)] = steps.out.program.add_buffer("input block", tile(s, h, k), rs.size() * kk.size() * vb);
         if (!lin.transpose.input) {
           received.push_back(x_blk[at(s, h, k)]);
           continue;
         }
         // Stored [K, M]: the block arrives as its [kk, rs] rectangle and is transposed on the tile.
-        const auto stored = steps.out.program.add_buffer("input block (stored transposed)", tile(s, h, k), rs.size() * kk.size() * kValueBytes);
+        const auto stored = steps.out.program.add_buffer("input block (stored transposed)", tile(s, h, k), rs.size() * kk.size() * vb);
         received.push_back(stored);
         add_transpose(tile(s, h, k), stored, x_blk[at(s, h, k)], kk.size(), rs.size());
       }
@@ -133,13 +138,13 @@ void MatmulPartProgram::place_input_blocks() {
       if (lin.segment_weight_gradient) {
         // x_s^T: the block is rows kk of the segment and columns rs of x [M, K].
         broadcast_from_linear(steps.operands.exchange, {received.front(), part.row_begin + kk.begin, kk.size(), rs.begin, rs.size()},
-                              copies, lin.inner, lin.x, lin.x_buf, kValueBytes);
+                              copies, lin.inner, lin.x, lin.x_buf, vb);
       } else if (lin.transpose.input) {
         broadcast_from_linear(steps.operands.exchange, {received.front(), kk.begin, kk.size(), part.row_begin + rs.begin, rs.size()},
-                              copies, lin.rows, lin.x, lin.x_buf, kValueBytes);
+                              copies, lin.rows, lin.x, lin.x_buf, vb);
       } else {
         broadcast_from_linear(steps.operands.exchange, {received.front(), part.row_begin + rs.begin, rs.size(), kk.begin, kk.size()},
-                              copies, lin.inner, lin.x, lin.x_buf, kValueBytes);
+                              copies, lin.inner, lin.x, lin.x_buf, vb);
       }
     }
   }
@@ -154,13 +159,13 @@ void MatmulPartProgram::place_weight_blocks() {
       const Range kk = block(I, part.k_per_block, k);
       std::vector<sim::BufferId> received;
       for (std::int64_t s = 0; s < S; ++s) {
-        w_blk[at(s, h, k)] = steps.out.program.add_buffer("weight block", tile(s, h, k), kk.size() * ch.size() * kValueBytes);
+        w_blk[at(s, h, k)] = steps.out.program.add_buffer("weight block", tile(s, h, k), kk.size() * ch.size() * vb);
         if (!lin.transpose.weight) {
           received.push_back(w_blk[at(s, h, k)]);
           continue;
         }
         // Stored [N, K]: the block arrives as its [ch, kk] rectangle and is transposed on the tile.
-        const auto stored = steps.out.program.add_buffer("weight block (stored transposed)", tile(s, h, k), kk.size() * ch.size() * kValueBytes);
+        const auto stored = steps.out.program.add_buffer("weight block (stored transposed)", tile(s, h, k), kk.size() * ch.size() * vb);
         received.push_back(stored);
         add_transpose(tile(s, h, k), stored, w_blk[at(s, h, k)], ch.size(), kk.size());
       }
@@ -168,15 +173,15 @@ void MatmulPartProgram::place_weight_blocks() {
       if (lin.transpose.weight) {
         // Stored [N, K], or a segment's [N, K] block of the stored [S, N, K] weight.
         broadcast_from_linear(steps.operands.exchange, {received.front(), part.segment * lin.cols + ch.begin, ch.size(), kk.begin, kk.size()},
-                              copies, lin.inner, lin.w, lin.w_buf, kValueBytes);
+                              copies, lin.inner, lin.w, lin.w_buf, vb);
       } else if (lin.segment_weight_gradient) {
         // g_s: rows kk of the segment of g [M, N].
         broadcast_from_linear(steps.operands.exchange, {received.front(), part.row_begin + kk.begin, kk.size(), ch.begin, ch.size()},
-                              copies, lin.cols, lin.w, lin.w_buf, kValueBytes);
+                              copies, lin.cols, lin.w, lin.w_buf, vb);
       } else {
         broadcast_from_linear(steps.operands.exchange,
                               {received.front(), part.segment * lin.inner + kk.begin, kk.size(), ch.begin, ch.size()},
-                              copies, lin.cols, lin.w, lin.w_buf, kValueBytes);
+                              copies, lin.cols, lin.w, lin.w_buf, vb);
       }
     }
   }
@@ -190,14 +195,17 @@ void MatmulPartProgram::add_transpose(sim::TileId t, sim::BufferId stored, sim::
   sim::Vertex v = spread_vertex("Transpose", stored_rows * stored_cols, m,
                                 [&](std::int64_t n) { return transpose_worker_cycles(n, costs); });
   v.buffers = {{stored, 0}, {block, 0}};
-  v.execute = [r = stored_rows, c = stored_cols](const sim::VertexContext& ctx) {
-    const auto* src = ctx.as<const float>(0);
-    auto* dst = ctx.as<float>(1);
-    for (std::int64_t i = 0; i < r; ++i)
-      for (std::int64_t j = 0; j < c; ++j) dst[j * r + i] = src[i * c + j];
-  };
-  steps.out.sram_read_bytes += stored_rows * stored_cols * kValueBytes;
-  steps.out.sram_write_bytes += stored_rows * stored_cols * kValueBytes;
+  v.execute = with_value_storage(m.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [r = stored_rows, c = stored_cols](const sim::VertexContext& ctx) {
+      const auto* src = ctx.as<const V>(0);
+      auto* dst = ctx.as<V>(1);
+      for (std::int64_t i = 0; i < r; ++i)
+        for (std::int64_t j = 0; j < c; ++j) dst[j * r + i] = src[i * c + j];
+    };
+  });
+  steps.out.sram_read_bytes += stored_rows * stored_cols * vb;
+  steps.out.sram_write_bytes += stored_rows * stored_cols * vb;
   steps.amp.compute.vertices.push_back({t, std::move(v)});
 }
 
@@ -226,7 +234,10 @@ void MatmulPartProgram::add_output_block(std::int64_t s, std::int64_t h) {
 void MatmulPartProgram::add_amp_vertex(std::int64_t s, std::int64_t h, std::int64_t k, Range rs, Range ch) {
   const Range kk = block(I, part.k_per_block, k);
   const auto t = tile(s, h, k);
-  const auto p = steps.out.program.add_buffer(K == 1 ? "out" : "partial products", t, rs.size() * ch.size() * kValueBytes);
+  // With K > 1 the products are float32 partials (poplin's partials type), summed and rounded once by
+  // the reduction; with K = 1 the AMP vertex writes the output's type itself.
+  const std::int64_t product_bytes = K == 1 ? vb : kPartialBytes;
+  const auto p = steps.out.program.add_buffer(K == 1 ? "out" : "partial products", t, rs.size() * ch.size() * product_bytes);
   partial[at(s, h, k)] = p;
   sim::Vertex v;
   v.codelet = "AMPMatMul";
@@ -236,20 +247,41 @@ void MatmulPartProgram::add_amp_vertex(std::int64_t s, std::int64_t h, std::int6
   v.supervisor_cycles = costs.amp_vertex_fixed_cycles;
   v.worker_cycles.assign(static_cast<std::size_t>(W), ceil_div(total - costs.amp_vertex_fixed_cycles, W));
   v.buffers = {{x_blk[at(s, h, k)], 0}, {w_blk[at(s, h, k)], 0}, {p, 0}};
-  v.execute = [r = rs.size(), kn = kk.size(), c = ch.size()](const sim::VertexContext& ctx) {
-    const auto* x = ctx.as<const float>(0);
-    const auto* w = ctx.as<const float>(1);
-    auto* y = ctx.as<float>(2);
-    std::fill(y, y + r * c, 0.0f);
-    for (std::int64_t i = 0; i < r; ++i) {
-      for (std::int64_t q = 0; q < kn; ++q) {
-        const float a = x[i * kn + q];
-        for (std::int64_t j = 0; j < c; ++j) y[i * c + j] += a * w[q * c + j];
+  v.execute = with_value_storage(m.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [r = rs.size(), kn = kk.size(), c = ch.size(), partials = K > 1](const sim::VertexContext& ctx) {
+      const auto* x = ctx.as<const V>(0);
+      const auto* w = ctx.as<const V>(1);
+      if constexpr (std::is_same_v<V, float>) {
+        auto* y = ctx.as<float>(2);
+        std::fill(y, y + r * c, 0.0f);
+        for (std::int64_t i = 0; i < r; ++i) {
+          for (std::int64_t q = 0; q < kn; ++q) {
+            const float a = x[i * kn + q];
+            for (std::int64_t j = 0; j < c; ++j) y[i * c + j] += a * w[q * c + j];
+          }
+        }
+      } else {
+        // 16-bit operands, float32 accumulation (the AMP units'), one rounding when the vertex writes
+        // the output itself.
+        std::vector<float> acc(static_cast<std::size_t>(c));
+        for (std::int64_t i = 0; i < r; ++i) {
+          std::fill(acc.begin(), acc.end(), 0.0f);
+          for (std::int64_t q = 0; q < kn; ++q) {
+            const float a = value(x[i * kn + q]);
+            for (std::int64_t j = 0; j < c; ++j) acc[static_cast<std::size_t>(j)] += a * value(w[q * c + j]);
+          }
+          if (partials) {
+            std::copy(acc.begin(), acc.end(), ctx.as<float>(2) + i * c);
+          } else {
+            for (std::int64_t j = 0; j < c; ++j) store(ctx.as<V>(2) + i * c + j, acc[static_cast<std::size_t>(j)]);
+          }
+        }
       }
-    }
-  };
-  steps.out.sram_read_bytes += (rs.size() * kk.size() + kk.size() * ch.size()) * kValueBytes;
-  steps.out.sram_write_bytes += rs.size() * ch.size() * kValueBytes;
+    };
+  });
+  steps.out.sram_read_bytes += (rs.size() * kk.size() + kk.size() * ch.size()) * vb;
+  steps.out.sram_write_bytes += rs.size() * ch.size() * product_bytes;
   steps.amp.compute.vertices.push_back({t, std::move(v)});
 }
 
@@ -259,11 +291,11 @@ std::vector<sim::BufferId> MatmulPartProgram::place_bias(std::int64_t s, std::in
   const std::int64_t chunk = ceil_div(rs.size(), K);
   for (std::int64_t q = 0; q < K; ++q) {
     if (K > 1 && block(rs.size(), chunk, q).empty()) continue;
-    bias_blk.push_back(steps.out.program.add_buffer("bias block", tile(s, h, q), ch.size() * kValueBytes));
+    bias_blk.push_back(steps.out.program.add_buffer("bias block", tile(s, h, q), ch.size() * vb));
   }
   const std::vector<sim::BufferId> copies(bias_blk.begin() + 1, bias_blk.end());
   broadcast_from_linear(steps.operands.exchange, {bias_blk.front(), 0, 1, ch.begin, ch.size()}, copies, lin.cols, lin.bias,
-                        lin.bias_buf, kValueBytes);
+                        lin.bias_buf, vb);
   return bias_blk;
 }
 
@@ -272,14 +304,18 @@ void MatmulPartProgram::add_bias_vertex(std::int64_t s, std::int64_t h, Range rs
   sim::Vertex v = spread_vertex("BinaryOp add (bias)", rs.size() * ch.size(), m,
                                 [&](std::int64_t n) { return binary_worker_cycles(BinaryFn::add, n, costs); });
   v.buffers = {{partial[at(s, h, 0)], 0}, {bias_block, 0}};
-  v.execute = [r = rs.size(), c = ch.size()](const sim::VertexContext& ctx) {
-    auto* y = ctx.as<float>(0);
-    const auto* b = ctx.as<const float>(1);
-    for (std::int64_t i = 0; i < r; ++i)
-      for (std::int64_t j = 0; j < c; ++j) y[i * c + j] += b[j];
-  };
-  steps.out.sram_read_bytes += (rs.size() + 1) * ch.size() * kValueBytes;
-  steps.out.sram_write_bytes += rs.size() * ch.size() * kValueBytes;
+  // A half output rounds twice (product, then sum), as poplin's matmul and popops' bias add do.
+  v.execute = with_value_storage(m.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [r = rs.size(), c = ch.size()](const sim::VertexContext& ctx) {
+      auto* y = ctx.as<V>(0);
+      const auto* b = ctx.as<const V>(1);
+      for (std::int64_t i = 0; i < r; ++i)
+        for (std::int64_t j = 0; j < c; ++j) store(&y[i * c + j], value(y[i * c + j]) + value(b[j]));
+    };
+  });
+  steps.out.sram_read_bytes += (rs.size() + 1) * ch.size() * vb;
+  steps.out.sram_write_bytes += rs.size() * ch.size() * vb;
   steps.reduce.compute.vertices.push_back({tile(s, h, 0), std::move(v)});
 }
 
@@ -288,35 +324,39 @@ void MatmulPartProgram::add_bias_vertex(std::int64_t s, std::int64_t h, Range rs
 void MatmulPartProgram::add_reduction(std::int64_t s, std::int64_t h, std::int64_t q, Range rs, Range ch, Range chunk,
                                       sim::BufferId bias_block) {
   const auto owner = tile(s, h, q);
-  const std::int64_t piece_bytes = chunk.size() * ch.size() * kValueBytes;
+  const std::int64_t piece_bytes = chunk.size() * ch.size() * kPartialBytes;
   const auto received = steps.out.program.add_buffer("received partial products", owner, (K - 1) * piece_bytes);
   for (std::int64_t k = 0; k < K; ++k) {
     if (k == q) continue;
     const std::int64_t slot = k < q ? k : k - 1;
     steps.amp.exchange.transfers.push_back(
-        {{partial[at(s, h, k)], chunk.begin * ch.size() * kValueBytes}, piece_bytes, {{received, slot * piece_bytes}}});
+        {{partial[at(s, h, k)], chunk.begin * ch.size() * kPartialBytes}, piece_bytes, {{received, slot * piece_bytes}}});
   }
-  const auto result = steps.out.program.add_buffer("out", owner, piece_bytes);
+  const std::int64_t result_bytes = chunk.size() * ch.size() * vb;
+  const auto result = steps.out.program.add_buffer("out", owner, result_bytes);
   steps.finished.push_back({result, out_row_begin + rs.begin + chunk.begin, chunk.size(), ch.begin, ch.size()});
   const std::int64_t partials = K + (bias ? 1 : 0);
   sim::Vertex v = spread_vertex("Reduce", chunk.size() * ch.size(), m,
-                                [&](std::int64_t n) { return reduce_worker_cycles(n, partials, costs); });
-  v.buffers = {{partial[at(s, h, q)], chunk.begin * ch.size() * kValueBytes}, {received, 0}, {result, 0}};
+                                [&](std::int64_t n) { return reduce_worker_cycles(n, partials, float32_partial_codelets(m)); });
+  v.buffers = {{partial[at(s, h, q)], chunk.begin * ch.size() * kPartialBytes}, {received, 0}, {result, 0}};
   if (bias) v.buffers.push_back({bias_block, 0});
-  v.execute = [r = chunk.size(), c = ch.size(), q, K = K, bias = bias](const sim::VertexContext& ctx) {
-    const auto* own = ctx.as<const float>(0);
-    const auto* recv = ctx.as<const float>(1);
-    auto* y = ctx.as<float>(2);
-    const float* b = bias ? ctx.as<const float>(3) : nullptr;
-    const std::int64_t n = r * c;
-    for (std::int64_t e = 0; e < n; ++e) {
-      float acc = 0.0f;
-      for (std::int64_t k = 0; k < K; ++k) acc += k == q ? own[e] : recv[(k < q ? k : k - 1) * n + e];
-      y[e] = b ? acc + b[e % c] : acc;
-    }
-  };
-  steps.out.sram_read_bytes += partials * piece_bytes;
-  steps.out.sram_write_bytes += piece_bytes;
+  v.execute = with_value_storage(m.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [r = chunk.size(), c = ch.size(), q, K = K, bias = bias](const sim::VertexContext& ctx) {
+      const auto* own = ctx.as<const float>(0);
+      const auto* recv = ctx.as<const float>(1);
+      auto* y = ctx.as<V>(2);
+      const V* b = bias ? ctx.as<const V>(3) : nullptr;
+      const std::int64_t n = r * c;
+      for (std::int64_t e = 0; e < n; ++e) {
+        float acc = 0.0f;
+        for (std::int64_t k = 0; k < K; ++k) acc += k == q ? own[e] : recv[(k < q ? k : k - 1) * n + e];
+        store(&y[e], b ? acc + value(b[e % c]) : acc);
+      }
+    };
+  });
+  steps.out.sram_read_bytes += K * piece_bytes + (bias ? result_bytes : 0);  // the bias read once per output element
+  steps.out.sram_write_bytes += result_bytes;
   steps.reduce.compute.vertices.push_back({owner, std::move(v)});
 }
 
@@ -364,11 +404,13 @@ void add_empty_segment_zeros(const Op& op, const std::vector<MatmulPart>& parts,
   for (std::int64_t s = 0; s < op.shape.num_segments; ++s) {
     if (offsets[static_cast<std::size_t>(s + 1)] > offsets[static_cast<std::size_t>(s)]) continue;
     const std::int64_t elements = lin.inner * lin.cols;
-    const auto zeros = out.program.add_buffer("zero block (empty segment)", t, elements * kValueBytes);
-    sim::Vertex v = spread_vertex("Fill", elements, m, [&](std::int64_t n) { return fill_worker_cycles(n * kValueBytes, m.codelets); });
+    const std::int64_t vb = m.value_bytes();
+    const auto zeros = out.program.add_buffer("zero block (empty segment)", t, elements * vb);
+    sim::Vertex v = spread_vertex("Fill", elements, m, [&](std::int64_t n) { return fill_worker_cycles(n * vb, m.codelets); });
     v.buffers = {{zeros, 0}};
-    v.execute = [elements](const sim::VertexContext& ctx) { std::fill(ctx.as<float>(0), ctx.as<float>(0) + elements, 0.0f); };
-    out.sram_write_bytes += elements * kValueBytes;
+    // All-zero bits are 0.0 in float32 and float16 alike.
+    v.execute = [bytes = elements * vb](const sim::VertexContext& ctx) { std::memset(ctx.data(0), 0, static_cast<std::size_t>(bytes)); };
+    out.sram_write_bytes += elements * vb;
     amp.compute.vertices.push_back({t, std::move(v)});
     finished.push_back({zeros, s * lin.inner, lin.inner, 0, lin.cols});
   }
@@ -386,6 +428,8 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   bool reduce_step = bias;
   for (const auto& p : parts) reduce_step = reduce_step || p.split.k_blocks > 1;
 
+  require_value_dtype(op, machine);
+  const std::int64_t vb = machine.value_bytes();
   OpProgram out;
   sim::Program& prog = out.program;
   prog.name = op.name;
@@ -395,15 +439,15 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   lin.cols = N;
   lin.segment_weight_gradient = segmented && op.transpose_input;
   lin.transpose = {op.transpose_input, op.transpose_weight};
-  lin.x = linear_layout(M * K, kValueBytes, machine);
+  lin.x = linear_layout(M * K, vb, machine);
   // A segment_matmul's weight gradient reads g [M, N] as its weight operand and writes [S * K, N].
-  lin.w = linear_layout(lin.segment_weight_gradient ? M * N : segments * K * N, kValueBytes, machine);
-  lin.out = linear_layout(lin.segment_weight_gradient ? segments * K * N : M * N, kValueBytes, machine);
-  lin.x_buf = add_linear_buffers(prog, "input (linear)", lin.x, kValueBytes, &out.input);
-  lin.w_buf = add_linear_buffers(prog, "weight (linear)", lin.w, kValueBytes, &out.weight);
+  lin.w = linear_layout(lin.segment_weight_gradient ? M * N : segments * K * N, vb, machine);
+  lin.out = linear_layout(lin.segment_weight_gradient ? segments * K * N : M * N, vb, machine);
+  lin.x_buf = add_linear_buffers(prog, "input (linear)", lin.x, vb, &out.input);
+  lin.w_buf = add_linear_buffers(prog, "weight (linear)", lin.w, vb, &out.weight);
   if (bias) {
-    lin.bias = linear_layout(N, kValueBytes, machine);
-    lin.bias_buf = add_linear_buffers(prog, "bias (linear)", lin.bias, kValueBytes, &out.bias);
+    lin.bias = linear_layout(N, vb, machine);
+    lin.bias_buf = add_linear_buffers(prog, "bias (linear)", lin.bias, vb, &out.bias);
   }
   sim::Superstep operands{"operands", {"none", {}}, {"input and weight blocks to the tiles", {}}};
   sim::Superstep amp{"amp", {"AMPMatMul", {}}, {"partial products", {}}};
@@ -413,10 +457,10 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   if (lin.segment_weight_gradient) add_empty_segment_zeros(op, parts, offsets, lin, machine, out, amp, finished);
 
   std::vector<TensorPiece> linear_pieces;
-  lin.out_buf = add_linear_buffers(prog, "out (linear)", lin.out, kValueBytes, &linear_pieces);
+  lin.out_buf = add_linear_buffers(prog, "out (linear)", lin.out, vb, &linear_pieces);
   sim::Superstep& last = reduce_step ? reduce : amp;
   last.exchange.name = "output to linear layout";
-  add_linear_transfers(last.exchange, finished, N, lin.out, lin.out_buf, kValueBytes, /*to_linear=*/true);
+  add_linear_transfers(last.exchange, finished, N, lin.out, lin.out_buf, vb, /*to_linear=*/true);
   out.output = std::move(linear_pieces);
   out.input_width = 1;
   out.output_width = 1;

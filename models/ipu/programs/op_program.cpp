@@ -6,6 +6,7 @@ namespace tilesim::ipu {
 
 OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
                            const IpuMachine& machine) {
+  if (machine.value_dtype != op.dtype) return build_op_program(op, plan, indices, machine_for_op_dtype(machine, op));
   switch (op.kind) {
     case OpKind::gather: return build_gather_program(op, plan, indices, machine);
     case OpKind::scatter_add:
@@ -21,6 +22,7 @@ OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<s
     case OpKind::loss:
     case OpKind::loss_grad: return build_loss_program(op, plan, machine);
     case OpKind::optimizer_step: return build_optimizer_program(op, plan, machine);
+    case OpKind::cast: return build_cast_program(op, plan, machine);
   }
   throw std::logic_error("build_op_program: unknown op kind");
 }

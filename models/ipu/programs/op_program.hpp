@@ -59,6 +59,8 @@ OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuM
 OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
 OpProgram build_sum_to_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
 OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
+// cast: the machine set up for the output's type (op.dtype); the input at op.input_dtype.
+OpProgram build_cast_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
 // Tiles of a split, numbered tile(i, s, h) = (i * S + s) * H + h (see planning/plan.hpp).
 struct TileGrid {
   std::int64_t row_blocks = 1, column_blocks = 1;

@@ -50,11 +50,11 @@ OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMac
   (void)plan;  // the parameter's linear layout is the plan
   const std::int64_t P = op.shape.num_inputs * op.shape.num_features, S = op.optimizer.state_rows();
   const bool adam = op.optimizer.kind == OptimizerSpec::Kind::adam;
-  const LinearLayout layout = linear_layout(P, kValueBytes, machine);
+  const LinearLayout layout = linear_layout(P, kFloat32Bytes, machine);
   OpProgram out;
   out.program.name = op.name;
-  const auto param = add_linear_buffers(out.program, "parameter (linear)", layout, kValueBytes, &out.input);
-  const auto grad = add_linear_buffers(out.program, "gradient (linear)", layout, kValueBytes, &out.weight);
+  const auto param = add_linear_buffers(out.program, "parameter (linear)", layout, kFloat32Bytes, &out.input);
+  const auto grad = add_linear_buffers(out.program, "gradient (linear)", layout, kFloat32Bytes, &out.weight);
   out.input_width = 1;
   out.bias_width = P;
   out.output_width = P;
@@ -62,14 +62,14 @@ OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMac
   sim::Superstep operands{"operands", {"none", {}}, {"step number to the parameter's tiles", {}}};
   std::vector<sim::BufferId> step(static_cast<std::size_t>(layout.tiles_used), -1);
   if (adam) {
-    step[0] = out.program.add_buffer("step number", 0, kValueBytes);
+    step[0] = out.program.add_buffer("step number", 0, kFloat32Bytes);
     out.aux.push_back({step[0], 0, 1, 0, 1});
     std::vector<sim::BufferRef> copies;
     for (std::int64_t t = 1; t < layout.tiles_used; ++t) {
-      step[static_cast<std::size_t>(t)] = out.program.add_buffer("step number (copy)", static_cast<sim::TileId>(t), kValueBytes);
+      step[static_cast<std::size_t>(t)] = out.program.add_buffer("step number (copy)", static_cast<sim::TileId>(t), kFloat32Bytes);
       copies.push_back({step[static_cast<std::size_t>(t)], 0});
     }
-    if (!copies.empty()) operands.exchange.transfers.push_back({{step[0], 0}, kValueBytes, copies});
+    if (!copies.empty()) operands.exchange.transfers.push_back({{step[0], 0}, kFloat32Bytes, copies});
   }
 
   sim::Superstep compute{"update", {to_string(op.optimizer.kind) + " update", {}}, {"none", {}}};
@@ -80,10 +80,10 @@ OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMac
     const std::int64_t n = r.size();
     sim::BufferId state = -1;
     if (S > 0) {
-      state = out.program.add_buffer("optimizer state (beside the parameter)", tile, S * n * kValueBytes);
+      state = out.program.add_buffer("optimizer state (beside the parameter)", tile, S * n * kFloat32Bytes);
       out.bias.push_back({state, 0, S, r.begin, n});
     }
-    const auto result = out.program.add_buffer("updated parameter and state", tile, (1 + S) * n * kValueBytes);
+    const auto result = out.program.add_buffer("updated parameter and state", tile, (1 + S) * n * kFloat32Bytes);
     out.output.push_back({result, 0, 1 + S, r.begin, n});
     sim::Vertex v;
     v.codelet = compute.compute.name;
@@ -100,8 +100,8 @@ OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMac
       update(spec, t, n, ctx.as<const float>(0), ctx.as<const float>(1), st, ctx.as<float>(2));
     };
     compute.compute.vertices.push_back({tile, std::move(v)});
-    out.sram_read_bytes += (2 + S) * n * kValueBytes;
-    out.sram_write_bytes += (1 + S) * n * kValueBytes;
+    out.sram_read_bytes += (2 + S) * n * kFloat32Bytes;
+    out.sram_write_bytes += (1 + S) * n * kFloat32Bytes;
   }
   if (!operands.exchange.transfers.empty()) out.program.steps.push_back(std::move(operands));
   out.program.steps.push_back(std::move(compute));

@@ -5,6 +5,7 @@
 
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/programs/value_storage.hpp"
 
 namespace tilesim::ipu {
 
@@ -16,10 +17,11 @@ struct Term {
   Range outputs;
 };
 
-// The Reduce vertex summing `terms` into `outputs` (held in `result`), its workers sharing the outputs
-// as the planner costs it (reduction_plan.cpp); a divisor other than 1 adds the mean's multiply.
+// The Reduce vertex summing `terms` (float32 partials) into `outputs` (held in `result`, as values of
+// `result_dtype`), its workers sharing the outputs as the planner costs it (reduction_plan.cpp); a
+// divisor other than 1 adds the mean's multiply.
 sim::Vertex sum_vertex(const std::string& codelet, Range outputs, const std::vector<Term>& terms, sim::BufferId result,
-                       double divisor, const IpuMachine& m) {
+                       DType result_dtype, double divisor, const IpuMachine& m) {
   const auto count = static_cast<std::int64_t>(terms.size());
   sim::Vertex v;
   v.codelet = codelet;
@@ -34,15 +36,18 @@ sim::Vertex sum_vertex(const std::string& codelet, Range outputs, const std::vec
     ranges.push_back(t.outputs);
   }
   v.buffers.push_back({result, 0});
-  v.execute = [outputs, ranges, divisor](const sim::VertexContext& ctx) {
-    auto* y = ctx.as<float>(ranges.size());
-    for (std::int64_t o = outputs.begin; o < outputs.end; ++o) {
-      double sum = 0;
-      for (std::size_t j = 0; j < ranges.size(); ++j)
-        if (ranges[j].contains(o)) sum += ctx.as<const float>(j)[o - ranges[j].begin];
-      y[o - outputs.begin] = static_cast<float>(sum / divisor);
-    }
-  };
+  v.execute = with_value_storage(result_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [outputs, ranges, divisor](const sim::VertexContext& ctx) {
+      auto* y = ctx.as<V>(ranges.size());
+      for (std::int64_t o = outputs.begin; o < outputs.end; ++o) {
+        double sum = 0;
+        for (std::size_t j = 0; j < ranges.size(); ++j)
+          if (ranges[j].contains(o)) sum += ctx.as<const float>(j)[o - ranges[j].begin];
+        store(&y[o - outputs.begin], static_cast<float>(sum / divisor));
+      }
+    };
+  });
   return v;
 }
 
@@ -54,12 +59,12 @@ class ReductionBuilder {
   // buffer of its own by a transfer in `exchange`.
   Term term_from_partials(const PartialSlice& s, std::int64_t to, sim::ExchangePlan& exchange) {
     const PartialBuffer& p = partials_.at(s.tile);
-    return term_from({p.buffer, (s.outputs.begin - p.first_output) * kValueBytes}, s.tile, s.outputs, to, exchange);
+    return term_from({p.buffer, (s.outputs.begin - p.first_output) * kPartialBytes}, s.tile, s.outputs, to, exchange);
   }
 
   Term term_from(sim::BufferRef ref, std::int64_t from, Range outputs, std::int64_t to, sim::ExchangePlan& exchange) {
     if (from == to) return {ref, outputs};
-    const std::int64_t bytes = outputs.size() * kValueBytes;
+    const std::int64_t bytes = outputs.size() * kPartialBytes;
     const auto received = out_.program.add_buffer("received partial sums", static_cast<sim::TileId>(to), bytes);
     exchange.transfers.push_back({ref, bytes, {{received, 0}}});
     return {{received, 0}, outputs};
@@ -89,17 +94,17 @@ std::vector<TensorPiece> build_reduction(OpProgram& out, sim::Superstep partial_
     for (const ReductionGroup& g : o.groups) {
       std::vector<Term> members;
       for (const PartialSlice& s : g.members) members.push_back(b.term_from_partials(s, g.tile(), partial_step.exchange));
-      const auto sum = out.program.add_buffer("group sums", static_cast<sim::TileId>(g.tile()), g.outputs.size() * kValueBytes);
-      stage1.compute.vertices.push_back({static_cast<sim::TileId>(g.tile()), sum_vertex(stage1.compute.name, g.outputs, members, sum, 1.0, machine)});
+      const auto sum = out.program.add_buffer("group sums", static_cast<sim::TileId>(g.tile()), g.outputs.size() * kPartialBytes);
+      stage1.compute.vertices.push_back({static_cast<sim::TileId>(g.tile()), sum_vertex(stage1.compute.name, g.outputs, members, sum, kPartialDType, 1.0, machine)});
       terms.push_back(b.term_from({sum, 0}, g.tile(), g.outputs, o.tile, to_owners));
-      out.sram_read_bytes += static_cast<std::int64_t>(members.size()) * g.outputs.size() * kValueBytes;
-      out.sram_write_bytes += g.outputs.size() * kValueBytes;
+      out.sram_read_bytes += static_cast<std::int64_t>(members.size()) * g.outputs.size() * kPartialBytes;
+      out.sram_write_bytes += g.outputs.size() * kPartialBytes;
     }
-    const auto result = out.program.add_buffer("out (linear)", static_cast<sim::TileId>(o.tile), o.outputs.size() * kValueBytes);
+    const auto result = out.program.add_buffer("out (linear)", static_cast<sim::TileId>(o.tile), o.outputs.size() * machine.value_bytes());
     final_step.compute.vertices.push_back(
-        {static_cast<sim::TileId>(o.tile), sum_vertex(final_step.compute.name, o.outputs, terms, result, divisor, machine)});
-    out.sram_read_bytes += static_cast<std::int64_t>(terms.size()) * o.outputs.size() * kValueBytes;
-    out.sram_write_bytes += o.outputs.size() * kValueBytes;
+        {static_cast<sim::TileId>(o.tile), sum_vertex(final_step.compute.name, o.outputs, terms, result, machine.value_dtype, divisor, machine)});
+    out.sram_read_bytes += static_cast<std::int64_t>(terms.size()) * o.outputs.size() * kPartialBytes;
+    out.sram_write_bytes += o.outputs.size() * machine.value_bytes();
     pieces.push_back({result, o.outputs.begin, o.outputs.size(), 0, 1});
   }
   out.program.steps.push_back(std::move(partial_step));

@@ -14,7 +14,9 @@
 
 namespace tilesim::ipu {
 
-// Where a tile's partial sums live: their buffer, whose first element is output `first_output`.
+// Where a tile's partial sums live: their buffer, whose first element is output `first_output`. Partial
+// sums are float32 whatever the op's value type (kPartialDType, as popops reductions accumulate half
+// data in float), so the output, of the machine's value type, is rounded once.
 struct PartialBuffer {
   sim::BufferId buffer = -1;
   std::int64_t first_output = 0;

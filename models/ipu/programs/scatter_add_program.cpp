@@ -19,6 +19,7 @@
 
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/programs/value_storage.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/programs/block_placement.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
@@ -28,25 +29,28 @@ namespace tilesim::ipu {
 
 namespace {
 
-// A Fill vertex setting `bytes` of a buffer to `value` (float32), the bytes split evenly over the workers.
-sim::Vertex fill_vertex(sim::BufferId buffer, std::int64_t bytes, const IpuMachine& machine, float value = 0.0f) {
+// A Fill vertex setting `bytes` of a buffer to `fill_value` (values of the machine's type), the bytes split
+// evenly over the workers.
+sim::Vertex fill_vertex(sim::BufferId buffer, std::int64_t bytes, const IpuMachine& machine, float fill_value = 0.0f) {
+  const std::int64_t vb = machine.value_bytes();
   const std::int64_t W = machine.chip.worker_contexts;
   sim::Vertex fill;
   fill.codelet = "Fill";
   fill.supervisor_cycles = machine.codelets.supervisor_cycles;
   fill.worker_cycles.assign(static_cast<std::size_t>(W), 0);
-  const std::int64_t chunk = ceil_div(bytes / kValueBytes, W) * kValueBytes;
+  const std::int64_t chunk = ceil_div(bytes / vb, W) * vb;
   for (std::int64_t w = 0; w < W; ++w) {
     const Range bw = block(bytes, chunk, w);
     if (!bw.empty()) fill.worker_cycles[static_cast<std::size_t>(w)] = fill_worker_cycles(bw.size(), machine.codelets);
   }
   fill.buffers = {{buffer, 0}};
-  if (value == 0.0f) {
+  if (fill_value == 0.0f) {
     fill.execute = [bytes](const sim::VertexContext& ctx) { std::memset(ctx.data(0), 0, static_cast<std::size_t>(bytes)); };
   } else {
-    fill.execute = [bytes, value](const sim::VertexContext& ctx) {
-      std::fill(ctx.as<float>(0), ctx.as<float>(0) + bytes / kValueBytes, value);
-    };
+    fill.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+      using V = decltype(storage);
+      return [n = bytes / vb, x = stored<V>(fill_value)](const sim::VertexContext& ctx) { std::fill(ctx.as<V>(0), ctx.as<V>(0) + n, x); };
+    });
   }
   return fill;
 }
@@ -67,21 +71,27 @@ sim::Vertex finalise_vertex(OpKind kind, sim::BufferId values, sim::BufferId cou
   });
   if (kind == OpKind::scatter_mean) {
     v.buffers = {{values, 0}, {counts, 0}};
-    v.execute = [rows, cols](const sim::VertexContext& ctx) {
-      auto* x = ctx.as<float>(0);
-      const auto* n = ctx.as<const float>(1);
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const float d = std::max(n[r], 1.0f);
-        for (std::int64_t c = 0; c < cols; ++c) x[r * cols + c] /= d;
-      }
-    };
+    v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+      using V = decltype(storage);
+      return [rows, cols](const sim::VertexContext& ctx) {
+        auto* x = ctx.as<V>(0);
+        const auto* n = ctx.as<const V>(1);
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const float d = std::max(value(n[r]), 1.0f);
+          for (std::int64_t c = 0; c < cols; ++c) store(&x[r * cols + c], value(x[r * cols + c]) / d);
+        }
+      };
+    });
   } else {
     v.buffers = {{values, 0}};
-    v.execute = [elements](const sim::VertexContext& ctx) {
-      auto* x = ctx.as<float>(0);
-      for (std::int64_t e = 0; e < elements; ++e)
-        if (x[e] == -std::numeric_limits<float>::infinity()) x[e] = 0.0f;
-    };
+    v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+      using V = decltype(storage);
+      return [elements](const sim::VertexContext& ctx) {
+        auto* x = ctx.as<V>(0);
+        for (std::int64_t e = 0; e < elements; ++e)
+          if (value(x[e]) == -std::numeric_limits<float>::infinity()) store(&x[e], 0.0f);
+      };
+    });
   }
   return v;
 }
@@ -114,6 +124,7 @@ struct ScatterProgram {
   const IpuMachine& machine;
   const CodeletCosts& costs;
   const OpKind kind;
+  const std::int64_t vb;                      // bytes per value (the op's type)
   const std::int64_t S, H, I;                 // the split
   const std::int64_t M, F, R;                 // messages, features, output rows
   const std::int64_t W;                       // worker contexts
@@ -142,6 +153,7 @@ ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vect
       machine(machine),
       costs(machine.codelets),
       kind(op.kind),
+      vb(machine.value_bytes()),
       S(plan.split.row_blocks),
       H(plan.split.column_blocks),
       I(plan.split.index_groups),
@@ -157,8 +169,8 @@ ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vect
       identity(is_max ? -std::numeric_limits<float>::infinity() : 0.0f),
       base_from_linear(machine.planner.scatter_base_from_linear_layout),
       messages_from_linear(has_messages && machine.planner.scatter_messages_from_linear_layout),
-      out_layout(linear_layout(R * F, kValueBytes, machine)),
-      messages_layout(linear_layout(M * F, kValueBytes, machine)),
+      out_layout(linear_layout(R * F, vb, machine)),
+      messages_layout(linear_layout(M * F, vb, machine)),
       zero{"zero", {"Fill", {}}, {has_messages ? "indices and messages to groups" : "indices to groups", {}}},
       update{"update", {update_codelet(kind), {}}, {"partial sums", {}}},
       reduce{"reduce", {is_max ? "ReduceMax" : "Reduce", {}}, {"none", {}}},
@@ -166,15 +178,16 @@ ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vect
       src_buf(static_cast<std::size_t>(plan.tiles_used), -1),
       partial(static_cast<std::size_t>(plan.tiles_used), -1),
       count_buf(static_cast<std::size_t>(plan.tiles_used), -1) {
+  require_value_dtype(op, machine);
   out.program.name = op.name;
 }
 
 // The zeroed output starts mapped linearly (torch.zeros), is filled there and exchanged into group 0's
 // blocks; the other groups zero their own partial sums.
 void ScatterProgram::zero_linear_base() {
-  linear_base = add_linear_buffers(out.program, "out (linear)", out_layout, kValueBytes, nullptr);
+  linear_base = add_linear_buffers(out.program, "out (linear)", out_layout, vb, nullptr);
   for (std::int64_t t = 0; t < out_layout.tiles_used; ++t) {
-    const std::int64_t bytes = out_layout.tile_range(t).size() * kValueBytes;
+    const std::int64_t bytes = out_layout.tile_range(t).size() * vb;
     zero.compute.vertices.push_back(
         {static_cast<sim::TileId>(t), fill_vertex(linear_base[static_cast<std::size_t>(t)], bytes, machine, identity)});
     out.sram_write_bytes += bytes;
@@ -184,7 +197,7 @@ void ScatterProgram::zero_linear_base() {
 // Messages an earlier op wrote live in the linear layout (the layout contract between ops); each
 // group's column blocks are exchanged from there to all S row-block tiles that need them.
 void ScatterProgram::add_linear_messages() {
-  linear_messages = add_linear_buffers(out.program, "messages (linear)", messages_layout, kValueBytes, &out.input);
+  linear_messages = add_linear_buffers(out.program, "messages (linear)", messages_layout, vb, &out.input);
 }
 
 // Index group i: its offsets and messages, then every (s, h) block of its partial output.
@@ -202,8 +215,8 @@ void ScatterProgram::add_index_group(std::int64_t i) {
 
 // Messages: columns of block h live on tile (i, 0, h) and are broadcast over the row blocks.
 void ScatterProgram::place_message_blocks(std::int64_t i, Range messages) {
-  BlockSource source{F};
-  if (messages_from_linear) source = {F, &messages_layout, &linear_messages};
+  BlockSource source{F, vb};
+  if (messages_from_linear) source = {F, vb, &messages_layout, &linear_messages};
   for (std::int64_t h = 0; h < H; ++h) {
     std::vector<sim::TileId> copy_tiles;
     for (std::int64_t s = 1; s < S; ++s) copy_tiles.push_back(tile(i, s, h));
@@ -219,16 +232,16 @@ void ScatterProgram::add_block(std::int64_t i, std::int64_t s, std::int64_t h, s
   const Range rs = block(R, plan.rows_per_block, s);
   const Range ch = block(F, plan.columns_per_block, h);
   const auto t = tile(i, s, h);
-  const auto part = out.program.add_buffer(I == 1 ? "out" : "partial sums", t, rs.size() * ch.size() * kValueBytes);
+  const auto part = out.program.add_buffer(I == 1 ? "out" : "partial sums", t, rs.size() * ch.size() * vb);
   partial[static_cast<std::size_t>(t)] = part;
   if (I == 1) out.output.push_back({part, rs.begin, rs.size(), ch.begin, ch.size()});
   zero_block(i, t, rs, ch, part);
   update.compute.vertices.push_back({t, update_vertex(t, rs, ch.size(), messages, sorted_idx)});
   if (finalise && I == 1) {
-    const std::int64_t part_bytes = rs.size() * ch.size() * kValueBytes;
+    const std::int64_t part_bytes = rs.size() * ch.size() * vb;
     update.compute.vertices.push_back({t, finalise_vertex(kind, part, counts ? count_buf[static_cast<std::size_t>(t)] : -1,
                                                           rs.size(), ch.size(), machine)});
-    out.sram_read_bytes += part_bytes + (counts ? rs.size() * kValueBytes : 0);
+    out.sram_read_bytes += part_bytes + (counts ? rs.size() * vb : 0);
     out.sram_write_bytes += part_bytes;
   }
 }
@@ -236,7 +249,7 @@ void ScatterProgram::add_block(std::int64_t i, std::int64_t s, std::int64_t h, s
 // The block starts at the identity: filled on its tile, or (group 0, base_from_linear) received from
 // the zeroed linear output. A scatter_mean's counts start at 0 beside it.
 void ScatterProgram::zero_block(std::int64_t i, sim::TileId t, Range rows, Range cols, sim::BufferId part) {
-  const std::int64_t part_bytes = rows.size() * cols.size() * kValueBytes;
+  const std::int64_t part_bytes = rows.size() * cols.size() * vb;
   if (base_from_linear && i == 0) {
     group0_blocks.push_back({part, rows.begin, rows.size(), cols.begin, cols.size()});
   } else {
@@ -244,10 +257,10 @@ void ScatterProgram::zero_block(std::int64_t i, sim::TileId t, Range rows, Range
     out.sram_write_bytes += part_bytes;
   }
   if (!counts) return;
-  const auto cnt = out.program.add_buffer(I == 1 ? "counts" : "partial counts", t, rows.size() * kValueBytes);
+  const auto cnt = out.program.add_buffer(I == 1 ? "counts" : "partial counts", t, rows.size() * vb);
   count_buf[static_cast<std::size_t>(t)] = cnt;
-  zero.compute.vertices.push_back({t, fill_vertex(cnt, rows.size() * kValueBytes, machine)});
-  out.sram_write_bytes += rows.size() * kValueBytes;
+  zero.compute.vertices.push_back({t, fill_vertex(cnt, rows.size() * vb, machine)});
+  out.sram_write_bytes += rows.size() * vb;
 }
 
 // MultiUpdateAdd (or Max, Count) on tile t: its workers each own a slice of the block's rows, scan all
@@ -271,11 +284,11 @@ sim::Vertex ScatterProgram::update_vertex(sim::TileId t, Range rows, std::int64_
     in_total += in;
     ++active_workers;
   }
-  out.sram_read_bytes += active_workers * messages * kIndexBytes + in_total * cols * (has_messages ? 2 : 1) * kValueBytes;
-  out.sram_write_bytes += in_total * cols * kValueBytes;
+  out.sram_read_bytes += active_workers * messages * kIndexBytes + in_total * cols * (has_messages ? 2 : 1) * vb;
+  out.sram_write_bytes += in_total * cols * vb;
   if (counts) {
-    out.sram_read_bytes += active_workers * messages * kIndexBytes + in_total * kValueBytes;
-    out.sram_write_bytes += in_total * kValueBytes;
+    out.sram_read_bytes += active_workers * messages * kIndexBytes + in_total * vb;
+    out.sram_write_bytes += in_total * vb;
   }
   set_update_body(v, t, rows, cols, messages);
   return v;
@@ -286,36 +299,49 @@ void ScatterProgram::set_update_body(sim::Vertex& v, sim::TileId t, Range rows, 
   const std::int64_t n = messages, row_begin = rows.begin, row_count = rows.size();
   if (kind == OpKind::degree_count) {
     v.buffers = {{idx_buf[at], 0}, {partial[at], 0}};
-    v.execute = [n, row_begin, row_count](const sim::VertexContext& ctx) {
-      const auto* idx = ctx.as<const std::int32_t>(0);
-      auto* dst = ctx.as<float>(1);
-      for (std::int64_t j = 0; j < n; ++j) {
-        const std::int64_t r = idx[j] - row_begin;
-        if (r >= 0 && r < row_count) dst[r] += 1.0f;
-      }
-    };
+    v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+      using V = decltype(storage);
+      return [n, row_begin, row_count](const sim::VertexContext& ctx) {
+        const auto* idx = ctx.as<const std::int32_t>(0);
+        auto* dst = ctx.as<V>(1);
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::int64_t r = idx[j] - row_begin;
+          if (r >= 0 && r < row_count) store(&dst[r], value(dst[r]) + 1.0f);
+        }
+      };
+    });
     return;
   }
   v.buffers = {{idx_buf[at], 0}, {src_buf[at], 0}, {partial[at], 0}};
   if (counts) v.buffers.push_back({count_buf[at], 0});
-  v.execute = [n, row_begin, row_count, cols, is_max = is_max, counts = counts](const sim::VertexContext& ctx) {
-    const auto* idx = ctx.as<const std::int32_t>(0);
-    const auto* src = ctx.as<const float>(1);
-    auto* dst = ctx.as<float>(2);
-    float* cnt = counts ? ctx.as<float>(3) : nullptr;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const std::int64_t r = idx[j] - row_begin;
-      if (r < 0 || r >= row_count) continue;
-      float* d = dst + r * cols;
-      const float* x = src + j * cols;
-      if (is_max) {
-        for (std::int64_t c = 0; c < cols; ++c) d[c] = std::max(d[c], x[c]);
-      } else {
-        for (std::int64_t c = 0; c < cols; ++c) d[c] += x[c];
+  // Each addition is stored at the value type (a float16 partial rounds per message, as the half
+  // MultiUpdateAdd codelet adds in half).
+  v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [n, row_begin, row_count, cols, is_max = is_max, counts = counts](const sim::VertexContext& ctx) {
+      const auto* idx = ctx.as<const std::int32_t>(0);
+      const auto* src = ctx.as<const V>(1);
+      auto* dst = ctx.as<V>(2);
+      V* cnt = counts ? ctx.as<V>(3) : nullptr;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::int64_t r = idx[j] - row_begin;
+        if (r < 0 || r >= row_count) continue;
+        V* d = dst + r * cols;
+        const V* x = src + j * cols;
+        if constexpr (std::is_same_v<V, float>) {
+          if (is_max) {
+            for (std::int64_t c = 0; c < cols; ++c) d[c] = std::max(d[c], x[c]);
+          } else {
+            for (std::int64_t c = 0; c < cols; ++c) d[c] += x[c];
+          }
+        } else {
+          for (std::int64_t c = 0; c < cols; ++c)
+            store(&d[c], is_max ? std::max(value(d[c]), value(x[c])) : value(d[c]) + value(x[c]));
+        }
+        if (cnt) store(&cnt[r], value(cnt[r]) + 1.0f);
       }
-      if (cnt) cnt[r] += 1.0f;
-    }
-  };
+    };
+  });
 }
 
 // I > 1: row chunk k (`chunk`, within the block's rows) of block (s, h) is summed (or maxed) on tile
@@ -324,23 +350,23 @@ void ScatterProgram::add_reduction(std::int64_t s, std::int64_t h, std::int64_t 
   const Range ch = block(F, plan.columns_per_block, h);
   const std::int64_t cols = ch.size();
   const auto owner = tile(k, s, h);
-  const std::int64_t piece_bytes = chunk.size() * cols * kValueBytes;
-  const std::int64_t count_bytes = chunk.size() * kValueBytes;
+  const std::int64_t piece_bytes = chunk.size() * cols * vb;
+  const std::int64_t count_bytes = chunk.size() * vb;
   const auto received = out.program.add_buffer("received partial sums", owner, (I - 1) * piece_bytes);
   const auto received_counts = counts ? out.program.add_buffer("received partial counts", owner, (I - 1) * count_bytes) : -1;
   for (std::int64_t i = 0; i < I; ++i) {
     if (i == k) continue;
     const std::int64_t slot = i < k ? i : i - 1;
     const auto from = static_cast<std::size_t>(tile(i, s, h));
-    update.exchange.transfers.push_back({{partial[from], chunk.begin * cols * kValueBytes}, piece_bytes, {{received, slot * piece_bytes}}});
+    update.exchange.transfers.push_back({{partial[from], chunk.begin * cols * vb}, piece_bytes, {{received, slot * piece_bytes}}});
     if (counts) {
-      update.exchange.transfers.push_back({{count_buf[from], chunk.begin * kValueBytes}, count_bytes, {{received_counts, slot * count_bytes}}});
+      update.exchange.transfers.push_back({{count_buf[from], chunk.begin * vb}, count_bytes, {{received_counts, slot * count_bytes}}});
     }
   }
   const auto result = out.program.add_buffer("out", owner, piece_bytes);
   out.output.push_back({result, rows.begin + chunk.begin, chunk.size(), ch.begin, cols});
   reduce.compute.vertices.push_back(
-      {owner, reduce_vertex(k, chunk.size() * cols, partial[static_cast<std::size_t>(owner)], chunk.begin * cols * kValueBytes, received, result)});
+      {owner, reduce_vertex(k, chunk.size() * cols, partial[static_cast<std::size_t>(owner)], chunk.begin * cols * vb, received, result)});
   sim::BufferId total_counts = -1;
   if (counts) {
     // The counts of the chunk, summed like the values (a 1-wide Reduce).
@@ -361,22 +387,25 @@ sim::Vertex ScatterProgram::reduce_vertex(std::int64_t k, std::int64_t elements,
   v.codelet = is_max ? "ReduceMax" : "Reduce";
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles = worker_split_cycles(elements, W, [&](std::int64_t n) { return reduce_worker_cycles(n, I, costs); });
-  out.sram_read_bytes += I * elements * kValueBytes;
-  out.sram_write_bytes += elements * kValueBytes;
+  out.sram_read_bytes += I * elements * vb;
+  out.sram_write_bytes += elements * vb;
   v.buffers = {{own, own_offset}, {received, 0}, {result, 0}};
-  v.execute = [elements, k, I = I, is_max = is_max](const sim::VertexContext& ctx) {
-    const auto* mine = ctx.as<const float>(0);
-    const auto* recv = ctx.as<const float>(1);
-    auto* dst = ctx.as<float>(2);
-    for (std::int64_t e = 0; e < elements; ++e) {
-      float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
-      for (std::int64_t i = 0; i < I; ++i) {
-        const float x = i == k ? mine[e] : recv[(i < k ? i : i - 1) * elements + e];
-        acc = is_max ? std::max(acc, x) : acc + x;
+  v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [elements, k, I = I, is_max = is_max](const sim::VertexContext& ctx) {
+      const auto* mine = ctx.as<const V>(0);
+      const auto* recv = ctx.as<const V>(1);
+      auto* dst = ctx.as<V>(2);
+      for (std::int64_t e = 0; e < elements; ++e) {
+        float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
+        for (std::int64_t i = 0; i < I; ++i) {
+          const float x = value(i == k ? mine[e] : recv[(i < k ? i : i - 1) * elements + e]);
+          acc = is_max ? std::max(acc, x) : acc + x;
+        }
+        store(&dst[e], acc);
       }
-      dst[e] = acc;
-    }
-  };
+    };
+  });
   return v;
 }
 
@@ -387,19 +416,22 @@ sim::Vertex ScatterProgram::count_reduce_vertex(std::int64_t k, Range chunk, sim
   v.codelet = "Reduce";
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles = worker_split_cycles(chunk.size(), W, [&](std::int64_t n) { return reduce_worker_cycles(n, I, costs); });
-  out.sram_read_bytes += I * chunk.size() * kValueBytes;
-  out.sram_write_bytes += chunk.size() * kValueBytes;
-  v.buffers = {{count_buf[static_cast<std::size_t>(owner)], chunk.begin * kValueBytes}, {received, 0}, {result, 0}};
-  v.execute = [rows = chunk.size(), k, I = I](const sim::VertexContext& ctx) {
-    const auto* mine = ctx.as<const float>(0);
-    const auto* recv = ctx.as<const float>(1);
-    auto* dst = ctx.as<float>(2);
-    for (std::int64_t r = 0; r < rows; ++r) {
-      float acc = 0.0f;
-      for (std::int64_t i = 0; i < I; ++i) acc += i == k ? mine[r] : recv[(i < k ? i : i - 1) * rows + r];
-      dst[r] = acc;
-    }
-  };
+  out.sram_read_bytes += I * chunk.size() * vb;
+  out.sram_write_bytes += chunk.size() * vb;
+  v.buffers = {{count_buf[static_cast<std::size_t>(owner)], chunk.begin * vb}, {received, 0}, {result, 0}};
+  v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [rows = chunk.size(), k, I = I](const sim::VertexContext& ctx) {
+      const auto* mine = ctx.as<const V>(0);
+      const auto* recv = ctx.as<const V>(1);
+      auto* dst = ctx.as<V>(2);
+      for (std::int64_t r = 0; r < rows; ++r) {
+        float acc = 0.0f;
+        for (std::int64_t i = 0; i < I; ++i) acc += value(i == k ? mine[r] : recv[(i < k ? i : i - 1) * rows + r]);
+        store(&dst[r], acc);
+      }
+    };
+  });
   return v;
 }
 
@@ -407,20 +439,20 @@ sim::Vertex ScatterProgram::count_reduce_vertex(std::int64_t k, Range chunk, sim
 void ScatterProgram::move_output_to_linear_layout() {
   sim::Superstep& last = I > 1 ? reduce : update;
   std::vector<TensorPiece> linear_pieces;
-  const auto linear = base_from_linear ? linear_base : add_linear_buffers(out.program, "out (linear)", out_layout, kValueBytes, nullptr);
+  const auto linear = base_from_linear ? linear_base : add_linear_buffers(out.program, "out (linear)", out_layout, vb, nullptr);
   for (std::int64_t t = 0; t < out_layout.tiles_used; ++t) {
     const Range r = out_layout.tile_range(t);
     linear_pieces.push_back({linear[static_cast<std::size_t>(t)], r.begin, r.size(), 0, 1});
   }
   last.exchange.name = "output to linear layout";
-  add_linear_transfers(last.exchange, out.output, F, out_layout, linear, kValueBytes, /*to_linear=*/true);
+  add_linear_transfers(last.exchange, out.output, F, out_layout, linear, vb, /*to_linear=*/true);
   out.output = std::move(linear_pieces);
   out.output_width = 1;
 }
 
 OpProgram ScatterProgram::finish() {
   if (base_from_linear) {
-    add_linear_transfers(zero.exchange, group0_blocks, F, out_layout, linear_base, kValueBytes, /*to_linear=*/false);
+    add_linear_transfers(zero.exchange, group0_blocks, F, out_layout, linear_base, vb, /*to_linear=*/false);
   }
   out.input_width = messages_from_linear ? 1 : F;
   out.output_width = F;

@@ -44,7 +44,8 @@ struct LocalCopy {
 // multicast to every output row looking the row up; into `local` (by tile), the runs whose output
 // lies on the table row's own tile.
 void route_table_rows(const LookupsByRow& by_row, const LinearLayout& table, const LinearLayout& output, std::int64_t F,
-                      const LinearProgram& linear, sim::ExchangePlan& exchange, std::vector<std::vector<LocalCopy>>& local) {
+                      std::int64_t vb, const LinearProgram& linear, sim::ExchangePlan& exchange,
+                      std::vector<std::vector<LocalCopy>>& local) {
   // The transfers of the current row so far, by run: a later lookup with the same run joins it.
   struct Open {
     std::int64_t col, count;
@@ -56,9 +57,9 @@ void route_table_rows(const LookupsByRow& by_row, const LinearLayout& table, con
     open.clear();
     for (std::int64_t k = by_row.begin[static_cast<std::size_t>(r)]; k < by_row.begin[static_cast<std::size_t>(r) + 1]; ++k) {
       for_each_run(table, r, output, by_row.lookups[static_cast<std::size_t>(k)], F, 0, F, [&](const RowRun& run) {
-        const sim::BufferRef dst{linear.output[static_cast<std::size_t>(run.dst_tile)], run.dst_element * kValueBytes};
+        const sim::BufferRef dst{linear.output[static_cast<std::size_t>(run.dst_tile)], run.dst_element * vb};
         if (run.src_tile == run.dst_tile) {
-          local[static_cast<std::size_t>(run.dst_tile)].push_back({run.src_element * kValueBytes, dst.offset_bytes, run.count * kValueBytes});
+          local[static_cast<std::size_t>(run.dst_tile)].push_back({run.src_element * vb, dst.offset_bytes, run.count * vb});
           return;
         }
         for (const Open& o : open) {
@@ -69,7 +70,7 @@ void route_table_rows(const LookupsByRow& by_row, const LinearLayout& table, con
         }
         open.push_back({run.col, run.count, exchange.transfers.size()});
         exchange.transfers.push_back(
-            {{linear.input[static_cast<std::size_t>(run.src_tile)], run.src_element * kValueBytes}, run.count * kValueBytes, {dst}});
+            {{linear.input[static_cast<std::size_t>(run.src_tile)], run.src_element * vb}, run.count * vb, {dst}});
       });
     }
   }
@@ -87,7 +88,7 @@ sim::Vertex local_copy_vertex(std::vector<LocalCopy> runs, std::size_t t, const 
   sim::Vertex v;
   v.codelet = "copy local rows";
   const std::int64_t n = static_cast<std::int64_t>(copies->size());
-  const std::int64_t elements_per_copy = ceil_div(bytes / kValueBytes, n);
+  const std::int64_t elements_per_copy = ceil_div(bytes / machine.value_bytes(), n);
   v.worker_cycles = worker_split_cycles(n, machine.chip.worker_contexts, [&](std::int64_t k) {
     return multislice_worker_cycles(k, 0, elements_per_copy, machine.codelets);
   });
@@ -102,15 +103,18 @@ sim::Vertex local_copy_vertex(std::vector<LocalCopy> runs, std::size_t t, const 
 }  // namespace
 
 OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
+  if (machine.value_dtype != op.dtype) return build_static_gather_program(op, indices, machine_for_op_dtype(machine, op));
   const std::int64_t R = op.shape.num_inputs, F = op.shape.num_features, N = op.shape.num_outputs;
   if (static_cast<std::int64_t>(indices.size()) != N) throw std::logic_error("static gather: index count differs from num_outputs");
-  const LinearLayout table = linear_layout(R * F, kValueBytes, machine), output = linear_layout(N * F, kValueBytes, machine);
-  LinearProgram linear = linear_program(op, "table", table, output);
+  require_value_dtype(op, machine);
+  const std::int64_t vb = machine.value_bytes();
+  const LinearLayout table = linear_layout(R * F, vb, machine), output = linear_layout(N * F, vb, machine);
+  LinearProgram linear = linear_program(op, "table", table, output, vb);
   OpProgram& out = linear.op;
 
   sim::Superstep step{"static gather", {"copy local rows", {}}, {"rows to their lookups", {}}};
   std::vector<std::vector<LocalCopy>> local(static_cast<std::size_t>(output.tiles_used));
-  route_table_rows(lookups_by_row(indices, R), table, output, F, linear, step.exchange, local);
+  route_table_rows(lookups_by_row(indices, R), table, output, F, vb, linear, step.exchange, local);
   for (std::size_t t = 0; t < local.size(); ++t) {
     if (local[t].empty()) continue;
     if (t >= linear.input.size()) throw std::logic_error("static gather: a local copy on a tile without table rows");

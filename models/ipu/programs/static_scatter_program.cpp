@@ -24,6 +24,7 @@
 #include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/programs/linear_runs.hpp"
 #include "models/ipu/programs/static_index_program.hpp"
+#include "models/ipu/programs/value_storage.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
@@ -51,11 +52,13 @@ struct Remote {
   std::int64_t owner = 0, dst_element = 0, src_tile = 0, src_element = 0, count = 0;
 };
 
-void fold_into(OpKind kind, float* y, const float* x, std::int64_t n) {
+// Each fold stored at the value type V (value_storage.hpp): a float16 partial rounds per addition.
+template <class V>
+void fold_into(OpKind kind, V* y, const V* x, std::int64_t n) {
   if (kind == OpKind::scatter_max) {
-    for (std::int64_t j = 0; j < n; ++j) y[j] = std::max(y[j], x[j]);
+    for (std::int64_t j = 0; j < n; ++j) store(&y[j], std::max(value(y[j]), value(x[j])));
   } else {
-    for (std::int64_t j = 0; j < n; ++j) y[j] += x[j];
+    for (std::int64_t j = 0; j < n; ++j) store(&y[j], value(y[j]) + value(x[j]));
   }
 }
 
@@ -108,6 +111,7 @@ struct StaticScatter {
   const OpKind kind;
   const bool keep_messages;
   const std::int64_t M, F, R, W;
+  const std::int64_t vb;  // bytes per value (the op's type)
   const LinearLayout messages, output;
   const std::size_t T;  // tiles of the machine
   const float identity;
@@ -135,19 +139,22 @@ StaticScatter::StaticScatter(const Op& op, const std::vector<std::int32_t>& indi
       F(op.shape.num_features),
       R(op.shape.num_outputs),
       W(machine.chip.worker_contexts),
-      messages(linear_layout(M * F, kValueBytes, machine)),
-      output(linear_layout(R * F, kValueBytes, machine)),
+      vb(machine.value_bytes()),
+      messages(linear_layout(M * F, vb, machine)),
+      output(linear_layout(R * F, vb, machine)),
       T(static_cast<std::size_t>(machine.chip.num_tiles)),
       identity(kind == OpKind::scatter_max ? -std::numeric_limits<float>::infinity() : 0.0f),
-      linear(linear_program(op, "messages", messages, output)),
+      linear(linear_program(op, "messages", messages, output, vb)),
       fold_buf(linear.input),
       combine(T),
-      local(T) {}
+      local(T) {
+  require_value_dtype(op, machine);
+}
 
 void StaticScatter::add_fold_copies() {
   for (std::size_t t = 0; t < linear.input.size(); ++t) {
     fold_buf[t] = linear.op.program.add_buffer("partials (copy of the messages)", static_cast<sim::TileId>(t),
-                                               messages.tile_range(static_cast<std::int64_t>(t)).size() * kValueBytes);
+                                               messages.tile_range(static_cast<std::int64_t>(t)).size() * vb);
   }
 }
 
@@ -200,10 +207,10 @@ std::vector<std::int64_t> StaticScatter::receive_budgets() const {
   const auto sram = machine.chip.sram_bytes_per_tile;
   const auto share = static_cast<std::int64_t>(machine.planner.memory_fraction * static_cast<double>(sram));
   for (std::size_t t = 0; t < T; ++t) {
-    const std::int64_t own = (keep_messages ? 2 : 1) * sim::align_buffer_offset(own_elements(messages, t) * kValueBytes) +
-                             sim::align_buffer_offset(own_elements(output, t) * kValueBytes);
-    budget[t] = share - own >= F * kValueBytes ? share - own : sram - own;
-    if (budget[t] < std::min<std::int64_t>(F, output.elements_per_tile) * kValueBytes) {
+    const std::int64_t own = (keep_messages ? 2 : 1) * sim::align_buffer_offset(own_elements(messages, t) * vb) +
+                             sim::align_buffer_offset(own_elements(output, t) * vb);
+    budget[t] = share - own >= F * vb ? share - own : sram - own;
+    if (budget[t] < std::min<std::int64_t>(F, output.elements_per_tile) * vb) {
       throw PlanError("op \"" + op.name + "\" (" + to_string(kind) + ", indices compiled into the exchange) does not fit on machine " +
                       machine.chip.name + ": tile " + std::to_string(t) + " needs " + std::to_string(own) +
                       " bytes for its messages and output rows and room to receive a row, but a tile has " +
@@ -226,7 +233,7 @@ void StaticScatter::assign_rounds(const std::vector<std::int64_t>& budget) {
     const auto o = static_cast<std::size_t>(remote[k].owner);
     std::int64_t round = 0, used = 0;
     for (; k < remote.size() && static_cast<std::size_t>(remote[k].owner) == o; ++k) {
-      const std::int64_t bytes = remote[k].count * kValueBytes;
+      const std::int64_t bytes = remote[k].count * vb;
       if (used + bytes > budget[o]) {
         ++round;
         used = 0;
@@ -262,8 +269,8 @@ void StaticScatter::route_partials() {
     const Remote& r = remote[k];
     const auto o = static_cast<std::size_t>(r.owner);
     steps[static_cast<std::size_t>(round_of[k])].exchange.transfers.push_back(
-        {{fold_buf[static_cast<std::size_t>(r.src_tile)], r.src_element * kValueBytes}, r.count * kValueBytes, {{receive_buf[o], offset_of[k]}}});
-    received[static_cast<std::size_t>(round_of[k])][o].push_back({r.dst_element, offset_of[k] / kValueBytes, r.count, 0});
+        {{fold_buf[static_cast<std::size_t>(r.src_tile)], r.src_element * vb}, r.count * vb, {{receive_buf[o], offset_of[k]}}});
+    received[static_cast<std::size_t>(round_of[k])][o].push_back({r.dst_element, offset_of[k] / vb, r.count, 0});
   }
   remote.clear();
   remote.shrink_to_fit();
@@ -275,13 +282,13 @@ void StaticScatter::add_combine_vertices() {
   for (std::size_t t = 0; t < static_cast<std::size_t>(messages.tiles_used); ++t) {
     auto folds = std::make_shared<const std::vector<Fold>>(std::move(combine[t]));
     const std::int64_t elements = elements_of(*folds);
-    linear.op.sram_read_bytes += 2 * elements * kValueBytes;
-    linear.op.sram_write_bytes += elements * kValueBytes;
+    linear.op.sram_read_bytes += 2 * elements * vb;
+    linear.op.sram_write_bytes += elements * vb;
     if (folds->empty() && !keep_messages) continue;
     sim::Vertex v;
     v.codelet = keep_messages ? "copy and combine messages" : "combine messages";
     v.worker_cycles = fold_worker_cycles(*folds, W, costs);
-    const std::int64_t bytes = messages.tile_range(static_cast<std::int64_t>(t)).size() * kValueBytes;
+    const std::int64_t bytes = messages.tile_range(static_cast<std::int64_t>(t)).size() * vb;
     if (keep_messages) {
       const auto share = worker_shares(bytes, W);
       for (std::int64_t w = 0; w < W; ++w) v.worker_cycles[static_cast<std::size_t>(w)] += fill_worker_cycles(share[static_cast<std::size_t>(w)], costs);
@@ -290,11 +297,14 @@ void StaticScatter::add_combine_vertices() {
     }
     v.supervisor_cycles = costs.supervisor_cycles;
     v.buffers = {{linear.input[t], 0}, {fold_buf[t], 0}};
-    v.execute = [folds, kind = kind, keep_messages = keep_messages, bytes](const sim::VertexContext& ctx) {
-      float* m = ctx.as<float>(1);
-      if (keep_messages) std::memcpy(ctx.data(1), ctx.data(0), static_cast<std::size_t>(bytes));
-      for (const Fold& f : *folds) fold_into(kind, m + f.dst_element, m + f.src_element, f.count);
-    };
+    v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+      using V = decltype(storage);
+      return [folds, kind = kind, keep_messages = keep_messages, bytes](const sim::VertexContext& ctx) {
+        V* m = ctx.as<V>(1);
+        if (keep_messages) std::memcpy(ctx.data(1), ctx.data(0), static_cast<std::size_t>(bytes));
+        for (const Fold& f : *folds) fold_into<V>(kind, m + f.dst_element, m + f.src_element, f.count);
+      };
+    });
     steps[0].compute.vertices.push_back({static_cast<sim::TileId>(t), std::move(v)});
   }
 }
@@ -319,12 +329,15 @@ void StaticScatter::add_owner_vertices(std::size_t o, const std::vector<std::int
 sim::Vertex StaticScatter::identity_fill_vertex(std::size_t o, Range mine) {
   sim::Vertex v;
   v.codelet = "fill";
-  for (std::int64_t bytes : worker_shares(mine.size() * kValueBytes, W)) v.worker_cycles.push_back(fill_worker_cycles(bytes, costs));
+  for (std::int64_t bytes : worker_shares(mine.size() * vb, W)) v.worker_cycles.push_back(fill_worker_cycles(bytes, costs));
   v.supervisor_cycles = costs.supervisor_cycles;
   v.buffers = {{linear.output[o], 0}};
   const std::int64_t n = mine.size();
-  v.execute = [n, identity = identity](const sim::VertexContext& ctx) { std::fill(ctx.as<float>(0), ctx.as<float>(0) + n, identity); };
-  linear.op.sram_write_bytes += n * kValueBytes;
+  v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [n, x = stored<V>(identity)](const sim::VertexContext& ctx) { std::fill(ctx.as<V>(0), ctx.as<V>(0) + n, x); };
+  });
+  linear.op.sram_write_bytes += n * vb;
   return v;
 }
 
@@ -345,8 +358,8 @@ sim::Vertex StaticScatter::fold_vertex(std::size_t o, bool finish, std::vector<F
   std::stable_sort(list.begin(), list.end(), [](const Fold& a, const Fold& b) { return a.dst_element < b.dst_element; });
   auto folds = std::make_shared<const std::vector<Fold>>(std::move(list));
   const std::int64_t elements = elements_of(*folds);
-  linear.op.sram_read_bytes += 2 * elements * kValueBytes;
-  linear.op.sram_write_bytes += elements * kValueBytes;
+  linear.op.sram_read_bytes += 2 * elements * vb;
+  linear.op.sram_write_bytes += elements * vb;
   sim::Vertex v;
   v.codelet = finish ? "fold partials and finish" : "fold partials";
   v.worker_cycles = fold_worker_cycles(*folds, W, costs);
@@ -361,19 +374,22 @@ sim::Vertex StaticScatter::fold_vertex(std::size_t o, bool finish, std::vector<F
   // Buffer refs: 0 output, 1 received partials, 2 own partials (an absent one points at the output).
   const auto out_buf = linear.output[o];
   v.buffers = {{out_buf, 0}, {receive_buf[o] >= 0 ? receive_buf[o] : out_buf, 0}, {o < fold_buf.size() ? fold_buf[o] : out_buf, 0}};
-  v.execute = [folds, kind = kind, finish, scale, n_out = mine.size()](const sim::VertexContext& ctx) {
-    float* y = ctx.as<float>(0);
-    const float* from[2] = {ctx.as<float>(1), ctx.as<float>(2)};
-    for (const Fold& f : *folds) fold_into(kind, y + f.dst_element, from[f.from] + f.src_element, f.count);
-    if (!finish) return;
-    if (kind == OpKind::scatter_mean) {
-      for (std::int64_t j = 0; j < n_out; ++j) y[j] *= (*scale)[static_cast<std::size_t>(j)];
-    } else if (kind == OpKind::scatter_max) {
-      for (std::int64_t j = 0; j < n_out; ++j) {
-        if (y[j] == -std::numeric_limits<float>::infinity()) y[j] = 0.0f;
+  v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [folds, kind = kind, finish, scale, n_out = mine.size()](const sim::VertexContext& ctx) {
+      V* y = ctx.as<V>(0);
+      const V* from[2] = {ctx.as<V>(1), ctx.as<V>(2)};
+      for (const Fold& f : *folds) fold_into<V>(kind, y + f.dst_element, from[f.from] + f.src_element, f.count);
+      if (!finish) return;
+      if (kind == OpKind::scatter_mean) {
+        for (std::int64_t j = 0; j < n_out; ++j) store(&y[j], value(y[j]) * (*scale)[static_cast<std::size_t>(j)]);
+      } else if (kind == OpKind::scatter_max) {
+        for (std::int64_t j = 0; j < n_out; ++j) {
+          if (value(y[j]) == -std::numeric_limits<float>::infinity()) store(&y[j], 0.0f);
+        }
       }
-    }
-  };
+    };
+  });
   return v;
 }
 
@@ -387,6 +403,9 @@ OpProgram StaticScatter::finish() {
 
 OpProgram build_static_scatter_program(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine,
                                        bool keep_messages) {
+  if (machine.value_dtype != op.dtype) {
+    return build_static_scatter_program(op, indices, machine_for_op_dtype(machine, op), keep_messages);
+  }
   if (static_cast<std::int64_t>(indices.size()) != op.shape.num_inputs) {
     throw std::logic_error("static scatter: index count differs from num_inputs");
   }
