@@ -213,7 +213,8 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
       write_pieces(engine, program.indices, indices, 1);
       write_values(engine, program.weight, operands.weight, 1, op.dtype);
       write_values(engine, program.bias, operands.bias, program.bias_width, op.dtype);
-      write_values(engine, program.aux, operands.aux, 1, op.dtype);
+      // Loss row weights and Adam's step number are float32 whatever the op's type.
+      write_values(engine, program.aux, operands.aux, 1, DType::float32);
     }
     const sim::RunStats stats = engine.run(options.trace_path.empty() ? nullptr : &trace);
 

@@ -14,8 +14,7 @@ inline constexpr DType kPartialDType = DType::float32;
 inline constexpr DType kIndexDType = DType::int32;
 inline constexpr std::int64_t kPartialBytes = dtype_bytes(kPartialDType);
 inline constexpr std::int64_t kIndexBytes = dtype_bytes(kIndexDType);
-// The loss and optimizer programs hold float32 values only (a half model's training step keeps its loss
-// and its master weights in float32).
+// Loss row weights and Adam's step number are float32 whatever the op's value type.
 inline constexpr std::int64_t kFloat32Bytes = dtype_bytes(DType::float32);
 
 // The vertices' functional bodies read indices as std::int32_t.

@@ -315,13 +315,6 @@ void require_modelled_op_dtype(const Op& op, const IpuMachine& machine, const st
     throw InputError("backend " + backend + ": op '" + op.name + "' is " + to_string(op.dtype) + ": " + reason +
                      "; run it on cpu, torch-cpu, cuda or gpu-model:MACHINE");
   }
-  const bool float32_only = op.kind == OpKind::loss || op.kind == OpKind::loss_grad || op.kind == OpKind::optimizer_step;
-  if (float32_only && op.dtype != DType::float32) {
-    throw InputError("backend " + backend + ": op '" + op.name + "' (" + to_string(op.kind) + ") is " + to_string(op.dtype) +
-                     ": the simulated IPU's loss and optimizer programs hold float32 values (a half model's training step "
-                     "keeps its loss and master weights in float32); give this op dtype float32, or run it on cpu, "
-                     "torch-cpu, cuda or gpu-model:MACHINE");
-  }
 }
 
 IpuMachine machine_for_op_dtype(const IpuMachine& machine, const Op& op) {

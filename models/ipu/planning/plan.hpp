@@ -97,10 +97,9 @@ struct OpPlan {
   nlohmann::json to_json() const;
 };
 
-// The value type an op's tensors hold on the simulated tiles is its dtype: one the machine models
-// (models_value_dtype), and float32 for loss, loss_grad and optimizer_step, whose programs hold float32
-// (a half model's training step keeps its loss and master weights in float32). Throws InputError naming
-// the op, the backend (`backend`, e.g. "ipu:bow") and what runs it otherwise.
+// The value type an op's tensors hold on the simulated tiles is its dtype (a cast's input: its
+// input_dtype), which must be one the machine models (models_value_dtype). Throws InputError naming the
+// op, the backend (`backend`, e.g. "ipu:bow") and what runs it otherwise.
 void require_modelled_op_dtype(const Op& op, const IpuMachine& machine, const std::string& backend);
 // `machine` set up for op's values (with_value_dtype); throws as require_modelled_op_dtype.
 IpuMachine machine_for_op_dtype(const IpuMachine& machine, const Op& op);

@@ -80,9 +80,9 @@ RowBlocks loss_row_blocks(std::int64_t rows, const IpuMachine& machine) {
 std::vector<PartialSlice> loss_partials(const Op& op, const IpuMachine& machine) {
   const std::int64_t tiles = op.loss == LossFn::cross_entropy
                                  ? loss_row_blocks(op.shape.num_inputs, machine).tiles
-                                 : linear_layout(op.shape.num_inputs * op.shape.num_features, kFloat32Bytes, machine).tiles_used;
+                                 : linear_layout(op.shape.num_inputs * op.shape.num_features, machine.value_bytes(), machine).tiles_used;
   const bool weighted = op.aux >= 0, gradient = op.kind == OpKind::loss_grad;
-  const LinearLayout in = linear_layout(op.shape.num_inputs * op.shape.num_features, kFloat32Bytes, machine);
+  const LinearLayout in = linear_layout(op.shape.num_inputs * op.shape.num_features, machine.value_bytes(), machine);
   std::vector<PartialSlice> partials;
   for (std::int64_t t = 0; t < tiles; ++t) {
     // The gradient's weight sums come from the tiles that count some row: for mse, those holding a
@@ -134,7 +134,7 @@ OpPlan plan_optimizer_step(const Op& op, const IpuMachine& m) {
   add_loop_control(p, m);
   add_cross_chip_estimate(p, m);
   // Parameter, gradient, state rows and the output rows (parameter and state), and Adam's step number.
-  p.estimated_peak_tile_bytes = 2 * aligned(n * kFloat32Bytes) + aligned(S * n * kFloat32Bytes) + aligned((1 + S) * n * kFloat32Bytes) +
+  p.estimated_peak_tile_bytes = 2 * aligned(n * m.value_bytes()) + aligned(S * n * m.value_bytes()) + aligned((1 + S) * n * m.value_bytes()) +
                                 (adam ? 2 * aligned(kFloat32Bytes) : 0);
   return p;
 }
@@ -168,8 +168,8 @@ namespace {
 // is the busiest: it holds the first row block (or linear range), every sum and the output.
 OpPlan plan_weighted_loss(const Op& op, const IpuMachine& m) {
   const std::int64_t M = op.shape.num_inputs, C = op.shape.num_features;
-  const LinearLayout in = linear_layout(M * C, kFloat32Bytes, m);
-  const std::int64_t in_bytes = aligned(in.elements_per_tile * kFloat32Bytes);
+  const LinearLayout in = linear_layout(M * C, m.value_bytes(), m);
+  const std::int64_t in_bytes = aligned(in.elements_per_tile * m.value_bytes());
   const bool gradient = op.kind == OpKind::loss_grad, ce = op.loss == LossFn::cross_entropy;
   const RowBlocks rows = loss_row_blocks(M, m);
   OpPlan p = linear_plan(op, M * C, m);
@@ -177,7 +177,7 @@ OpPlan plan_weighted_loss(const Op& op, const IpuMachine& m) {
   const std::int64_t items = ce ? rows.rows_per_tile : std::min(in.elements_per_tile, M * C);
   const std::int64_t weight_rows = ce ? rows.rows_per_tile : std::min(M, rows_spanned(in.elements_per_tile, C));
   const std::int64_t counted_rows = ce ? rows.rows_per_tile : rows_starting({0, items}, C).size();
-  const std::int64_t block_bytes = rows.rows_per_tile * C * kFloat32Bytes;
+  const std::int64_t block_bytes = rows.rows_per_tile * C * m.value_bytes();
   // Predictions (linear), the weights, and cross entropy's row block and labels or mse's targets.
   std::int64_t bytes = in_bytes + aligned(weight_rows * kFloat32Bytes);
   if (ce) {
@@ -199,13 +199,13 @@ OpPlan plan_weighted_loss(const Op& op, const IpuMachine& m) {
     const std::int64_t broadcast = tiles > 1 ? kFloat32Bytes : 0;
     add_phase(p, "sync", m.chip.sync_cycles);
     add_phase(p, ce ? "exchange: the weights' sum to every tile, logits' rows to row blocks" : "exchange: the weights' sum to every tile",
-              exchange_phase_estimate((ce ? in.elements_per_tile * kFloat32Bytes : 0) + broadcast, (ce ? block_bytes : 0) + broadcast, m),
+              exchange_phase_estimate((ce ? in.elements_per_tile * m.value_bytes() : 0) + broadcast, (ce ? block_bytes : 0) + broadcast, m),
               PhaseTraffic::linear_layout);
     add_phase(p, ce ? "compute: softmax minus one-hot, times w / sum w" : "compute: mse gradient, times w / sum w",
               compute_phase_estimate(work, m));
     if (ce) {
       add_phase(p, "sync", m.chip.sync_cycles);
-      add_phase(p, "exchange: gradient to linear layout", exchange_phase_estimate(block_bytes, in.elements_per_tile * kFloat32Bytes, m),
+      add_phase(p, "exchange: gradient to linear layout", exchange_phase_estimate(block_bytes, in.elements_per_tile * m.value_bytes(), m),
                 PhaseTraffic::linear_layout);
       bytes += aligned(block_bytes);
     }
@@ -213,7 +213,7 @@ OpPlan plan_weighted_loss(const Op& op, const IpuMachine& m) {
   } else {
     if (ce) {
       add_phase(p, "sync", m.chip.sync_cycles);
-      add_phase(p, "exchange: logits' rows to row blocks", exchange_phase_estimate(in.elements_per_tile * kFloat32Bytes, block_bytes, m),
+      add_phase(p, "exchange: logits' rows to row blocks", exchange_phase_estimate(in.elements_per_tile * m.value_bytes(), block_bytes, m),
                 PhaseTraffic::linear_layout);
     }
     add_phase(p, "compute: weighted row losses and weights (partial sums)", compute_phase_estimate(work, m));
@@ -235,8 +235,8 @@ OpPlan plan_weighted_loss(const Op& op, const IpuMachine& m) {
 OpPlan plan_loss(const Op& op, const IpuMachine& m) {
   if (op.aux >= 0) return plan_weighted_loss(op, m);
   const std::int64_t M = op.shape.num_inputs, C = op.shape.num_features;
-  const LinearLayout in = linear_layout(M * C, kFloat32Bytes, m);
-  const std::int64_t in_bytes = aligned(in.elements_per_tile * kFloat32Bytes);
+  const LinearLayout in = linear_layout(M * C, m.value_bytes(), m);
+  const std::int64_t in_bytes = aligned(in.elements_per_tile * m.value_bytes());
   const bool gradient = op.kind == OpKind::loss_grad;
   OpPlan p = linear_plan(op, M * C, m);
   std::int64_t bytes = 0;
@@ -249,12 +249,12 @@ OpPlan plan_loss(const Op& op, const IpuMachine& m) {
     bytes = (gradient ? 3 : 2) * in_bytes;
   } else {
     const RowBlocks rows = loss_row_blocks(M, m);
-    const std::int64_t block_bytes = rows.rows_per_tile * C * kFloat32Bytes;
+    const std::int64_t block_bytes = rows.rows_per_tile * C * m.value_bytes();
     p.rows_per_block = rows.rows_per_tile;
     p.columns_per_block = C;
     p.tiles_used = std::max(in.tiles_used, rows.tiles);
     add_phase(p, "sync", m.chip.sync_cycles);
-    add_phase(p, "exchange: logits' rows to row blocks", exchange_phase_estimate(in.elements_per_tile * kFloat32Bytes, block_bytes, m),
+    add_phase(p, "exchange: logits' rows to row blocks", exchange_phase_estimate(in.elements_per_tile * m.value_bytes(), block_bytes, m),
               PhaseTraffic::linear_layout);
     const sim::Cycles work = spread_vertex_estimate(rows.rows_per_tile, m, [&](std::int64_t r) {
       return cross_entropy_rows_worker_cycles(r, C, gradient, m.codelets);
@@ -265,13 +265,13 @@ OpPlan plan_loss(const Op& op, const IpuMachine& m) {
     bytes = in_bytes + aligned(block_bytes) + aligned(rows.rows_per_tile * kIndexBytes);
     if (gradient) {
       add_phase(p, "sync", m.chip.sync_cycles);
-      add_phase(p, "exchange: gradient to linear layout", exchange_phase_estimate(block_bytes, in.elements_per_tile * kFloat32Bytes, m),
+      add_phase(p, "exchange: gradient to linear layout", exchange_phase_estimate(block_bytes, in.elements_per_tile * m.value_bytes(), m),
                 PhaseTraffic::linear_layout);
       bytes += aligned(block_bytes) + in_bytes;
     }
   }
   if (!gradient) {
-    const ReductionSchedule schedule = plan_reduction(loss_partials(op, m), linear_layout(1, kFloat32Bytes, m), true, m);
+    const ReductionSchedule schedule = plan_reduction(loss_partials(op, m), linear_layout(1, m.value_bytes(), m), true, m);
     bytes += aligned(kFloat32Bytes) + add_reduction_estimate(p, schedule, true, m);
   }
   add_loop_control(p, m);

@@ -5,8 +5,10 @@
 // one output on tile 0 and divided there by the number of terms (programs/reduction_program.hpp).
 // Row weights (Op::aux) are written beside the rows they scale; the weighted loss reduces two sums per
 // tile and divides them in a last step, and the weighted gradient first reduces the weights' sum and
-// broadcasts it (planning/training_plan.hpp). Values follow the reference (in double from the float32
-// operands, rounded once per stored result).
+// broadcasts it (planning/training_plan.hpp). Values follow the reference (in double from the operands,
+// rounded once per stored result). Predictions, targets, gradients and the loss are of the op's value
+// type (the vertex bodies' storage type V, value_storage.hpp); row weights, partial sums and the
+// weighted loss's two sums are float32.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -20,17 +22,19 @@
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
 #include "models/ipu/programs/reduction_program.hpp"
+#include "models/ipu/programs/value_storage.hpp"
 
 namespace tilesim::ipu {
 
 namespace {
 
 // One row's log-sum-exp, in double.
-double log_sum_exp(const float* x, std::int64_t c) {
+template <class V>
+double log_sum_exp(const V* x, std::int64_t c) {
   double max = -INFINITY;
-  for (std::int64_t j = 0; j < c; ++j) max = std::max(max, static_cast<double>(x[j]));
+  for (std::int64_t j = 0; j < c; ++j) max = std::max(max, static_cast<double>(value(x[j])));
   double sum = 0;
-  for (std::int64_t j = 0; j < c; ++j) sum += std::exp(static_cast<double>(x[j]) - max);
+  for (std::int64_t j = 0; j < c; ++j) sum += std::exp(static_cast<double>(value(x[j])) - max);
   return max + std::log(sum);
 }
 
@@ -92,7 +96,7 @@ std::vector<sim::BufferId> weight_sum_steps(const Op& op, OpProgram& out, const 
     out.sram_write_bytes += kFloat32Bytes;
   }
   const ReductionSchedule schedule = plan_reduction(slices, loss_sums_layout(1), false, m);
-  const std::vector<TensorPiece> total = build_reduction(out, std::move(partial_step), partials, schedule, 1.0, m);
+  const std::vector<TensorPiece> total = build_reduction(out, std::move(partial_step), partials, schedule, 1.0, m, DType::float32);
   std::vector<sim::BufferId> sum_of_tile(w.buffer.size(), total.front().buffer);  // tile 0 reads the total in place
   std::vector<sim::BufferRef> copies;
   for (std::size_t t = 1; t < sum_of_tile.size(); ++t) {
@@ -114,7 +118,7 @@ void weighted_cross_entropy_vertex(const Op& op, const IpuMachine& m, OpProgram&
   const bool gradient = op.kind == OpKind::loss_grad;
   const auto tile = static_cast<sim::TileId>(t);
   const auto result = out.program.add_buffer(gradient ? "gradient (row block)" : "partial weighted loss and weight sum", tile,
-                                             (gradient ? r.size() * C : 2) * kFloat32Bytes);
+                                             gradient ? r.size() * C * m.value_bytes() : 2 * kPartialBytes);
   if (gradient) grads.push_back({result, r.begin, r.size(), 0, C});
   else partials[t] = {result, 0};
   sim::Vertex v = shared_vertex(compute.compute.name, r.size(), m, [&](std::int64_t n) {
@@ -122,36 +126,40 @@ void weighted_cross_entropy_vertex(const Op& op, const IpuMachine& m, OpProgram&
   });
   v.buffers = {{logits, 0}, {labels, 0}, {result, 0}, {weights, 0}};
   if (gradient) v.buffers.push_back({sum, 0});
-  v.execute = [n = r.size(), C, gradient](const sim::VertexContext& ctx) {
-    const auto* x = ctx.as<const float>(0);
-    const auto* label = ctx.as<const std::int32_t>(1);
-    auto* y = ctx.as<float>(2);
-    const auto* w = ctx.as<const float>(3);
-    if (gradient) {
-      const double total = ctx.as<const float>(4)[0];
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float* row = x + i * C;
-        const double lse = log_sum_exp(row, C);
-        for (std::int64_t j = 0; j < C; ++j) {
-          const double d = std::exp(static_cast<double>(row[j]) - lse) - (j == label[i] ? 1.0 : 0.0);
-          // 0 where the weights sum to 0: an all-padding batch has no gradient, not 0 / 0.
-          y[i * C + j] = total > 0 ? static_cast<float>(d * w[i] / total) : 0.0f;
+  v.execute = with_value_storage(m.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [n = r.size(), C, gradient](const sim::VertexContext& ctx) {
+      const auto* x = ctx.as<const V>(0);
+      const auto* label = ctx.as<const std::int32_t>(1);
+      const auto* w = ctx.as<const float>(3);
+      if (gradient) {
+        auto* y = ctx.as<V>(2);
+        const double total = ctx.as<const float>(4)[0];
+        for (std::int64_t i = 0; i < n; ++i) {
+          const V* row = x + i * C;
+          const double lse = log_sum_exp(row, C);
+          for (std::int64_t j = 0; j < C; ++j) {
+            const double d = std::exp(static_cast<double>(value(row[j])) - lse) - (j == label[i] ? 1.0 : 0.0);
+            // 0 where the weights sum to 0: an all-padding batch has no gradient, not 0 / 0.
+            store(&y[i * C + j], total > 0 ? static_cast<float>(d * w[i] / total) : 0.0f);
+          }
         }
+        return;
       }
-      return;
-    }
-    double loss = 0, weight = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const float* row = x + i * C;
-      loss += static_cast<double>(w[i]) * (log_sum_exp(row, C) - row[label[i]]);
-      weight += w[i];
-    }
-    y[0] = static_cast<float>(loss);
-    y[1] = static_cast<float>(weight);
-  };
+      auto* y = ctx.as<float>(2);
+      double loss = 0, weight = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const V* row = x + i * C;
+        loss += static_cast<double>(w[i]) * (log_sum_exp(row, C) - value(row[label[i]]));
+        weight += w[i];
+      }
+      y[0] = static_cast<float>(loss);
+      y[1] = static_cast<float>(weight);
+    };
+  });
   compute.compute.vertices.push_back({tile, std::move(v)});
-  out.sram_read_bytes += r.size() * (C * kFloat32Bytes + kIndexBytes + kFloat32Bytes) + (gradient ? kFloat32Bytes : 0);
-  out.sram_write_bytes += (gradient ? r.size() * C : 2) * kFloat32Bytes;
+  out.sram_read_bytes += r.size() * (C * m.value_bytes() + kIndexBytes + kFloat32Bytes) + (gradient ? kFloat32Bytes : 0);
+  out.sram_write_bytes += gradient ? r.size() * C * m.value_bytes() : 2 * kPartialBytes;
 }
 
 // Cross entropy on row blocks: the logits' rows exchanged in, then each tile's rows' losses (summed into
@@ -169,7 +177,7 @@ void cross_entropy_steps(const Op& op, const IpuMachine& m, OpProgram& out, cons
   for (std::int64_t t = 0; t < rows.tiles; ++t) {
     const Range r = rows.tile_rows(t);
     const auto tile = static_cast<sim::TileId>(t);
-    const auto logits = out.program.add_buffer("logits (row block)", tile, r.size() * C * kFloat32Bytes);
+    const auto logits = out.program.add_buffer("logits (row block)", tile, r.size() * C * m.value_bytes());
     const auto labels = out.program.add_buffer("labels (row block)", tile, r.size() * kIndexBytes);
     blocks.push_back({logits, r.begin, r.size(), 0, C});
     out.indices.push_back({labels, r.begin, r.size(), 0, 1});
@@ -179,42 +187,44 @@ void cross_entropy_steps(const Op& op, const IpuMachine& m, OpProgram& out, cons
       continue;
     }
     const auto result = out.program.add_buffer(gradient ? "gradient (row block)" : "partial loss", tile,
-                                               (gradient ? r.size() * C : 1) * kFloat32Bytes);
+                                               gradient ? r.size() * C * m.value_bytes() : kPartialBytes);
     if (gradient) grads.push_back({result, r.begin, r.size(), 0, C});
     else partials[t] = {result, 0};
     sim::Vertex v = shared_vertex(compute.compute.name, r.size(), m, [&](std::int64_t n) {
       return cross_entropy_rows_worker_cycles(n, C, gradient, m.codelets);
     });
     v.buffers = {{logits, 0}, {labels, 0}, {result, 0}};
-    v.execute = [n = r.size(), C, M, gradient](const sim::VertexContext& ctx) {
-      const auto* x = ctx.as<const float>(0);
-      const auto* label = ctx.as<const std::int32_t>(1);
-      auto* y = ctx.as<float>(2);
-      double total = 0;
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float* row = x + i * C;
-        const double lse = log_sum_exp(row, C);
-        if (!gradient) {
-          total += lse - row[label[i]];
-          continue;
+    v.execute = with_value_storage(m.value_dtype, [&](auto storage) -> sim::VertexBody {
+      using V = decltype(storage);
+      return [n = r.size(), C, M, gradient](const sim::VertexContext& ctx) {
+        const auto* x = ctx.as<const V>(0);
+        const auto* label = ctx.as<const std::int32_t>(1);
+        double total = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+          const V* row = x + i * C;
+          const double lse = log_sum_exp(row, C);
+          if (!gradient) {
+            total += lse - value(row[label[i]]);
+            continue;
+          }
+          for (std::int64_t j = 0; j < C; ++j) {
+            const double p = std::exp(static_cast<double>(value(row[j])) - lse);
+            store(ctx.as<V>(2) + i * C + j, static_cast<float>((p - (j == label[i] ? 1.0 : 0.0)) / static_cast<double>(M)));
+          }
         }
-        for (std::int64_t j = 0; j < C; ++j) {
-          const double p = std::exp(static_cast<double>(row[j]) - lse);
-          y[i * C + j] = static_cast<float>((p - (j == label[i] ? 1.0 : 0.0)) / static_cast<double>(M));
-        }
-      }
-      if (!gradient) y[0] = static_cast<float>(total);
-    };
+        if (!gradient) ctx.as<float>(2)[0] = static_cast<float>(total);
+      };
+    });
     compute.compute.vertices.push_back({tile, std::move(v)});
-    out.sram_read_bytes += r.size() * (C * kFloat32Bytes + kIndexBytes);
-    out.sram_write_bytes += (gradient ? r.size() * C : 1) * kFloat32Bytes;
+    out.sram_read_bytes += r.size() * (C * m.value_bytes() + kIndexBytes);
+    out.sram_write_bytes += gradient ? r.size() * C * m.value_bytes() : kPartialBytes;
   }
-  add_linear_transfers(operands.exchange, blocks, C, in, in_buf, kFloat32Bytes, /*to_linear=*/false);
+  add_linear_transfers(operands.exchange, blocks, C, in, in_buf, m.value_bytes(), /*to_linear=*/false);
   if (gradient) {
     std::vector<TensorPiece> linear_out;
-    const auto out_buf = add_linear_buffers(out.program, "out (linear)", in, kFloat32Bytes, &linear_out);
+    const auto out_buf = add_linear_buffers(out.program, "out (linear)", in, m.value_bytes(), &linear_out);
     compute.exchange.name = "gradient to linear layout";
-    add_linear_transfers(compute.exchange, grads, C, in, out_buf, kFloat32Bytes, /*to_linear=*/true);
+    add_linear_transfers(compute.exchange, grads, C, in, out_buf, m.value_bytes(), /*to_linear=*/true);
     out.output = std::move(linear_out);
   }
 }
@@ -227,30 +237,34 @@ sim::Vertex weighted_mse_vertex(const Op& op, const IpuMachine& m, const std::st
   const std::int64_t C = op.shape.num_features;
   const bool gradient = op.kind == OpKind::loss_grad;
   sim::Vertex v = shared_vertex(codelet, r.size(), m, [&](std::int64_t n) { return weighted_loss_worker_cycles(op, n, m.codelets); });
-  v.execute = [n = r.size(), first = r.begin, C, gradient, held = w.held[ts], counted = w.counted[ts]](const sim::VertexContext& ctx) {
-    const auto* x = ctx.as<const float>(0);
-    const auto* target = ctx.as<const float>(1);
-    auto* y = ctx.as<float>(2);
-    const auto* weight = ctx.as<const float>(3);  // rows held.begin, ...
-    const auto row_weight = [&](std::int64_t i) { return static_cast<double>(weight[(first + i) / C - held.begin]); };
-    if (gradient) {
-      const double divisor = static_cast<double>(C) * ctx.as<const float>(4)[0];
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double d = static_cast<double>(x[i]) - target[i];
-        // 0 where the weights sum to 0: an all-padding batch has no gradient, not 0 / 0.
-        y[i] = divisor > 0 ? static_cast<float>(2.0 * d * row_weight(i) / divisor) : 0.0f;
+  v.execute = with_value_storage(m.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [n = r.size(), first = r.begin, C, gradient, held = w.held[ts], counted = w.counted[ts]](const sim::VertexContext& ctx) {
+      const auto* x = ctx.as<const V>(0);
+      const auto* target = ctx.as<const V>(1);
+      const auto* weight = ctx.as<const float>(3);  // rows held.begin, ...
+      const auto row_weight = [&](std::int64_t i) { return static_cast<double>(weight[(first + i) / C - held.begin]); };
+      if (gradient) {
+        auto* y = ctx.as<V>(2);
+        const double divisor = static_cast<double>(C) * ctx.as<const float>(4)[0];
+        for (std::int64_t i = 0; i < n; ++i) {
+          const double d = static_cast<double>(value(x[i])) - value(target[i]);
+          // 0 where the weights sum to 0: an all-padding batch has no gradient, not 0 / 0.
+          store(&y[i], divisor > 0 ? static_cast<float>(2.0 * d * row_weight(i) / divisor) : 0.0f);
+        }
+        return;
       }
-      return;
-    }
-    double loss = 0, weights = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double d = static_cast<double>(x[i]) - target[i];
-      loss += row_weight(i) * (d * d);
-    }
-    for (std::int64_t row = counted.begin; row < counted.end; ++row) weights += weight[row - held.begin];
-    y[0] = static_cast<float>(loss);
-    y[1] = static_cast<float>(weights);
-  };
+      auto* y = ctx.as<float>(2);
+      double loss = 0, weights = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double d = static_cast<double>(value(x[i])) - value(target[i]);
+        loss += row_weight(i) * (d * d);
+      }
+      for (std::int64_t row = counted.begin; row < counted.end; ++row) weights += weight[row - held.begin];
+      y[0] = static_cast<float>(loss);
+      y[1] = static_cast<float>(weights);
+    };
+  });
   return v;
 }
 
@@ -261,46 +275,49 @@ void mse_step(const Op& op, const IpuMachine& m, OpProgram& out, const LinearLay
               const std::vector<sim::BufferId>& weight_sum) {
   const bool gradient = op.kind == OpKind::loss_grad;
   const double n_all = static_cast<double>(in.elements);
-  const auto targets = add_linear_buffers(out.program, "targets (linear)", in, kFloat32Bytes, &out.weight);
+  const std::int64_t vb = m.value_bytes();
+  const auto targets = add_linear_buffers(out.program, "targets (linear)", in, vb, &out.weight);
   std::vector<sim::BufferId> out_buf;
-  if (gradient) out_buf = add_linear_buffers(out.program, "out (linear)", in, kFloat32Bytes, &out.output);
+  if (gradient) out_buf = add_linear_buffers(out.program, "out (linear)", in, vb, &out.output);
   for (std::int64_t t = 0; t < in.tiles_used; ++t) {
     const Range r = in.tile_range(t);
     const auto ts = static_cast<std::size_t>(t);
     const auto tile = static_cast<sim::TileId>(t);
     if (w.any()) {
       const sim::BufferId result =
-          gradient ? out_buf[ts] : out.program.add_buffer("partial weighted loss and weight sum", tile, 2 * kFloat32Bytes);
+          gradient ? out_buf[ts] : out.program.add_buffer("partial weighted loss and weight sum", tile, 2 * kPartialBytes);
       if (!gradient) partials[t] = {result, 0};
       sim::Vertex v = weighted_mse_vertex(op, m, compute.compute.name, r, w, ts);
       v.buffers = {{in_buf[ts], 0}, {targets[ts], 0}, {result, 0}, {w.buffer[ts], 0}};
       if (gradient) v.buffers.push_back({weight_sum[ts], 0});
       compute.compute.vertices.push_back({tile, std::move(v)});
-      out.sram_read_bytes += 2 * r.size() * kFloat32Bytes + w.held[ts].size() * kFloat32Bytes + (gradient ? kFloat32Bytes : 0);
-      out.sram_write_bytes += (gradient ? r.size() : 2) * kFloat32Bytes;
+      out.sram_read_bytes += 2 * r.size() * vb + w.held[ts].size() * kFloat32Bytes + (gradient ? kFloat32Bytes : 0);
+      out.sram_write_bytes += gradient ? r.size() * vb : 2 * kPartialBytes;
       continue;
     }
-    sim::BufferId result = gradient ? out_buf[ts] : out.program.add_buffer("partial loss", tile, kFloat32Bytes);
+    sim::BufferId result = gradient ? out_buf[ts] : out.program.add_buffer("partial loss", tile, kPartialBytes);
     if (!gradient) partials[t] = {result, 0};
     sim::Vertex v = shared_vertex(compute.compute.name, r.size(), m, [&](std::int64_t n) {
       return mse_worker_cycles(n, gradient, m.codelets);
     });
     v.buffers = {{in_buf[ts], 0}, {targets[ts], 0}, {result, 0}};
-    v.execute = [n = r.size(), n_all, gradient](const sim::VertexContext& ctx) {
-      const auto* x = ctx.as<const float>(0);
-      const auto* target = ctx.as<const float>(1);
-      auto* y = ctx.as<float>(2);
-      double total = 0;
-      for (std::int64_t i = 0; i < n; ++i) {
-        const double d = static_cast<double>(x[i]) - target[i];
-        if (gradient) y[i] = static_cast<float>(2.0 * d / n_all);
-        else total += d * d;
-      }
-      if (!gradient) y[0] = static_cast<float>(total);
-    };
+    v.execute = with_value_storage(m.value_dtype, [&](auto storage) -> sim::VertexBody {
+      using V = decltype(storage);
+      return [n = r.size(), n_all, gradient](const sim::VertexContext& ctx) {
+        const auto* x = ctx.as<const V>(0);
+        const auto* target = ctx.as<const V>(1);
+        double total = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+          const double d = static_cast<double>(value(x[i])) - value(target[i]);
+          if (gradient) store(ctx.as<V>(2) + i, static_cast<float>(2.0 * d / n_all));
+          else total += d * d;
+        }
+        if (!gradient) ctx.as<float>(2)[0] = static_cast<float>(total);
+      };
+    });
     compute.compute.vertices.push_back({tile, std::move(v)});
-    out.sram_read_bytes += 2 * r.size() * kFloat32Bytes;
-    out.sram_write_bytes += (gradient ? r.size() : 1) * kFloat32Bytes;
+    out.sram_read_bytes += 2 * r.size() * vb;
+    out.sram_write_bytes += gradient ? r.size() * vb : kPartialBytes;
   }
 }
 
@@ -309,17 +326,20 @@ void mse_step(const Op& op, const IpuMachine& m, OpProgram& out, const LinearLay
 // sum to 0 (an all-padding batch), not 0 / 0.
 sim::Superstep weighted_mean_step(sim::BufferId sums, std::int64_t cols_per_term, OpProgram& out, const IpuMachine& m) {
   sim::Superstep step{"weighted mean", {"WeightedMean", {}}, {"none", {}}};
-  const auto result = out.program.add_buffer("out (linear)", 0, kFloat32Bytes);
+  const auto result = out.program.add_buffer("out (linear)", 0, m.value_bytes());
   sim::Vertex v = shared_vertex(step.compute.name, 1, m, [&](std::int64_t) { return weighted_mean_worker_cycles(m.codelets); });
   v.buffers = {{sums, 0}, {result, 0}};
-  v.execute = [cols_per_term](const sim::VertexContext& ctx) {
-    const auto* sum = ctx.as<const float>(0);
-    const double divisor = static_cast<double>(cols_per_term) * sum[1];
-    ctx.as<float>(1)[0] = divisor > 0 ? static_cast<float>(sum[0] / divisor) : 0.0f;
-  };
+  v.execute = with_value_storage(m.value_dtype, [&](auto storage) -> sim::VertexBody {
+    using V = decltype(storage);
+    return [cols_per_term](const sim::VertexContext& ctx) {
+      const auto* sum = ctx.as<const float>(0);
+      const double divisor = static_cast<double>(cols_per_term) * sum[1];
+      store(ctx.as<V>(1), divisor > 0 ? static_cast<float>(sum[0] / divisor) : 0.0f);
+    };
+  });
   step.compute.vertices.push_back({0, std::move(v)});
-  out.sram_read_bytes += 2 * kFloat32Bytes;
-  out.sram_write_bytes += kFloat32Bytes;
+  out.sram_read_bytes += 2 * kPartialBytes;
+  out.sram_write_bytes += m.value_bytes();
   out.output = {{result, 0, 1, 0, 1}};
   return step;
 }
@@ -330,10 +350,11 @@ OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine&
   (void)plan;  // the layouts and the reduction schedule follow from the shape, as the planner costed them
   const std::int64_t M = op.shape.num_inputs, C = op.shape.num_features;
   const bool gradient = op.kind == OpKind::loss_grad, ce = op.loss == LossFn::cross_entropy, weighted = op.aux >= 0;
-  const LinearLayout in = linear_layout(M * C, kFloat32Bytes, machine);
+  require_value_dtype(op, machine);
+  const LinearLayout in = linear_layout(M * C, machine.value_bytes(), machine);
   OpProgram out;
   out.program.name = op.name;
-  const auto in_buf = add_linear_buffers(out.program, "predictions (linear)", in, kFloat32Bytes, &out.input);
+  const auto in_buf = add_linear_buffers(out.program, "predictions (linear)", in, machine.value_bytes(), &out.input);
   out.input_width = 1;
   out.output_width = 1;
   sim::Superstep operands{"operands", {"none", {}}, {"logits' rows to row blocks", {}}};
@@ -368,12 +389,13 @@ OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine&
   if (gradient) {
     out.program.steps.push_back(std::move(compute));
   } else if (!weighted) {
-    const ReductionSchedule schedule = plan_reduction(loss_partials(op, machine), linear_layout(1, kFloat32Bytes, machine), true, machine);
+    const ReductionSchedule schedule =
+        plan_reduction(loss_partials(op, machine), linear_layout(1, machine.value_bytes(), machine), true, machine);
     out.output = build_reduction(out, std::move(compute), partials, schedule, ce ? static_cast<double>(M) : static_cast<double>(M * C),
-                                 machine);
+                                 machine, machine.value_dtype);
   } else {
     const ReductionSchedule schedule = plan_reduction(loss_partials(op, machine), loss_sums_layout(2), false, machine);
-    const std::vector<TensorPiece> sums = build_reduction(out, std::move(compute), partials, schedule, 1.0, machine);
+    const std::vector<TensorPiece> sums = build_reduction(out, std::move(compute), partials, schedule, 1.0, machine, DType::float32);
     out.program.steps.push_back(weighted_mean_step(sums.front().buffer, ce ? 1 : C, out, machine));
   }
   append_loop_control(out.program, machine);

@@ -13,34 +13,37 @@
 #include "models/ipu/planning/linear_layout.hpp"
 #include "models/ipu/programs/linear_buffers.hpp"
 #include "models/ipu/programs/op_program.hpp"
+#include "models/ipu/programs/value_storage.hpp"
 
 namespace tilesim::ipu {
 
 namespace {
 
 // torch.optim's update of n elements (ir/op_graph.hpp, OptimizerSpec), per element in double from the
-// float32 operands and rounded once, as the reference computes it: p, g, the S state rows (n apart) in;
-// the parameter row, then the state rows (n apart) out.
-void update(const OptimizerSpec& spec, double t, std::int64_t n, const float* p, const float* g, const float* state, float* out) {
+// operands (values of storage type V, value_storage.hpp) and rounded once into V, as the reference
+// computes it: p, g, the S state rows (n apart) in; the parameter row, then the state rows (n apart) out.
+template <class V>
+void update(const OptimizerSpec& spec, double t, std::int64_t n, const V* p, const V* g, const V* state, V* out) {
   const double wd = spec.weight_decay, lr = spec.lr;
+  const auto put = [](V* at, double x) { store(at, static_cast<float>(x)); };
   for (std::int64_t i = 0; i < n; ++i) {
-    const double pi = p[i], gi = static_cast<double>(g[i]) + wd * pi;
+    const double pi = value(p[i]), gi = static_cast<double>(value(g[i])) + wd * pi;
     if (spec.kind == OptimizerSpec::Kind::sgd) {
       if (spec.momentum == 0) {
-        out[i] = static_cast<float>(pi - lr * gi);
+        put(&out[i], pi - lr * gi);
         continue;
       }
-      const double b = spec.momentum * state[i] + gi;
-      out[i] = static_cast<float>(pi - lr * b);
-      out[n + i] = static_cast<float>(b);
+      const double b = spec.momentum * value(state[i]) + gi;
+      put(&out[i], pi - lr * b);
+      put(&out[n + i], b);
       continue;
     }
-    const double m = spec.beta1 * state[i] + (1 - spec.beta1) * gi;
-    const double v = spec.beta2 * state[n + i] + (1 - spec.beta2) * gi * gi;
+    const double m = spec.beta1 * value(state[i]) + (1 - spec.beta1) * gi;
+    const double v = spec.beta2 * value(state[n + i]) + (1 - spec.beta2) * gi * gi;
     const double bc1 = 1 - std::pow(spec.beta1, t), bc2 = 1 - std::pow(spec.beta2, t);
-    out[i] = static_cast<float>(pi - (lr / bc1) * m / (std::sqrt(v) / std::sqrt(bc2) + spec.eps));
-    out[n + i] = static_cast<float>(m);
-    out[2 * n + i] = static_cast<float>(v);
+    put(&out[i], pi - (lr / bc1) * m / (std::sqrt(v) / std::sqrt(bc2) + spec.eps));
+    put(&out[n + i], m);
+    put(&out[2 * n + i], v);
   }
 }
 
@@ -50,11 +53,14 @@ OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMac
   (void)plan;  // the parameter's linear layout is the plan
   const std::int64_t P = op.shape.num_inputs * op.shape.num_features, S = op.optimizer.state_rows();
   const bool adam = op.optimizer.kind == OptimizerSpec::Kind::adam;
-  const LinearLayout layout = linear_layout(P, kFloat32Bytes, machine);
+  require_value_dtype(op, machine);
+  // Parameter, gradient and state of the op's type; Adam's step number is float32 whatever it is.
+  const std::int64_t vb = machine.value_bytes();
+  const LinearLayout layout = linear_layout(P, vb, machine);
   OpProgram out;
   out.program.name = op.name;
-  const auto param = add_linear_buffers(out.program, "parameter (linear)", layout, kFloat32Bytes, &out.input);
-  const auto grad = add_linear_buffers(out.program, "gradient (linear)", layout, kFloat32Bytes, &out.weight);
+  const auto param = add_linear_buffers(out.program, "parameter (linear)", layout, vb, &out.input);
+  const auto grad = add_linear_buffers(out.program, "gradient (linear)", layout, vb, &out.weight);
   out.input_width = 1;
   out.bias_width = P;
   out.output_width = P;
@@ -80,10 +86,10 @@ OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMac
     const std::int64_t n = r.size();
     sim::BufferId state = -1;
     if (S > 0) {
-      state = out.program.add_buffer("optimizer state (beside the parameter)", tile, S * n * kFloat32Bytes);
+      state = out.program.add_buffer("optimizer state (beside the parameter)", tile, S * n * vb);
       out.bias.push_back({state, 0, S, r.begin, n});
     }
-    const auto result = out.program.add_buffer("updated parameter and state", tile, (1 + S) * n * kFloat32Bytes);
+    const auto result = out.program.add_buffer("updated parameter and state", tile, (1 + S) * n * vb);
     out.output.push_back({result, 0, 1 + S, r.begin, n});
     sim::Vertex v;
     v.codelet = compute.compute.name;
@@ -94,14 +100,17 @@ OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMac
     v.buffers = {{param[ts], 0}, {grad[ts], 0}, {result, 0}};
     if (S > 0) v.buffers.push_back({state, 0});
     if (adam) v.buffers.push_back({step[ts], 0});
-    v.execute = [spec = op.optimizer, n, S, adam](const sim::VertexContext& ctx) {
-      const float* st = S > 0 ? ctx.as<const float>(3) : nullptr;
-      const double t = adam ? static_cast<double>(ctx.as<const float>(S > 0 ? 4 : 3)[0]) : 0.0;
-      update(spec, t, n, ctx.as<const float>(0), ctx.as<const float>(1), st, ctx.as<float>(2));
-    };
+    v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
+      using V = decltype(storage);
+      return [spec = op.optimizer, n, S, adam](const sim::VertexContext& ctx) {
+        const V* st = S > 0 ? ctx.as<const V>(3) : nullptr;
+        const double t = adam ? static_cast<double>(ctx.as<const float>(S > 0 ? 4 : 3)[0]) : 0.0;
+        update<V>(spec, t, n, ctx.as<const V>(0), ctx.as<const V>(1), st, ctx.as<V>(2));
+      };
+    });
     compute.compute.vertices.push_back({tile, std::move(v)});
-    out.sram_read_bytes += (2 + S) * n * kFloat32Bytes;
-    out.sram_write_bytes += (1 + S) * n * kFloat32Bytes;
+    out.sram_read_bytes += (2 + S) * n * vb;
+    out.sram_write_bytes += (1 + S) * n * vb;
   }
   if (!operands.exchange.transfers.empty()) out.program.steps.push_back(std::move(operands));
   out.program.steps.push_back(std::move(compute));

@@ -78,7 +78,8 @@ class ReductionBuilder {
 
 std::vector<TensorPiece> build_reduction(OpProgram& out, sim::Superstep partial_step,
                                          const std::map<std::int64_t, PartialBuffer>& partials,
-                                         const ReductionSchedule& schedule, double divisor, const IpuMachine& machine) {
+                                         const ReductionSchedule& schedule, double divisor, const IpuMachine& machine,
+                                         DType result_dtype) {
   ReductionBuilder b(out, partials);
   const bool two_stages = schedule.two_stages();
   sim::Superstep stage1{"group sums", {"Reduce (group sums)", {}}, {"group sums to the output's tiles", {}}};
@@ -100,11 +101,11 @@ std::vector<TensorPiece> build_reduction(OpProgram& out, sim::Superstep partial_
       out.sram_read_bytes += static_cast<std::int64_t>(members.size()) * g.outputs.size() * kPartialBytes;
       out.sram_write_bytes += g.outputs.size() * kPartialBytes;
     }
-    const auto result = out.program.add_buffer("out (linear)", static_cast<sim::TileId>(o.tile), o.outputs.size() * machine.value_bytes());
+    const auto result = out.program.add_buffer("out (linear)", static_cast<sim::TileId>(o.tile), o.outputs.size() * dtype_bytes(result_dtype));
     final_step.compute.vertices.push_back(
-        {static_cast<sim::TileId>(o.tile), sum_vertex(final_step.compute.name, o.outputs, terms, result, machine.value_dtype, divisor, machine)});
+        {static_cast<sim::TileId>(o.tile), sum_vertex(final_step.compute.name, o.outputs, terms, result, result_dtype, divisor, machine)});
     out.sram_read_bytes += static_cast<std::int64_t>(terms.size()) * o.outputs.size() * kPartialBytes;
-    out.sram_write_bytes += o.outputs.size() * machine.value_bytes();
+    out.sram_write_bytes += o.outputs.size() * dtype_bytes(result_dtype);
     pieces.push_back({result, o.outputs.begin, o.outputs.size(), 0, 1});
   }
   out.program.steps.push_back(std::move(partial_step));

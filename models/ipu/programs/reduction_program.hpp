@@ -25,9 +25,11 @@ struct PartialBuffer {
 // Appends `partial_step` (whose compute writes the partials, by tile in `partials`) and the supersteps
 // after it to `out.program`: stage 1 when the schedule has groups, then the owners' sums, each output
 // the sum of its terms divided by `divisor` (1 for a plain sum, n for a mean), summed in double and
-// rounded once. Returns the output's pieces (flat, in the output's linear layout).
+// rounded once into `result_dtype` (the op's value type, or float32 for sums a later step reads).
+// Returns the output's pieces (flat, in the output's linear layout).
 std::vector<TensorPiece> build_reduction(OpProgram& out, sim::Superstep partial_step,
                                          const std::map<std::int64_t, PartialBuffer>& partials,
-                                         const ReductionSchedule& schedule, double divisor, const IpuMachine& machine);
+                                         const ReductionSchedule& schedule, double divisor, const IpuMachine& machine,
+                                         DType result_dtype);
 
 }  // namespace tilesim::ipu

@@ -65,7 +65,7 @@ OpProgram build_sum_to_program(const Op& op, const OpPlan& plan, const IpuMachin
     out.sram_write_bytes += k * kPartialBytes;
   }
   const ReductionSchedule schedule = plan_reduction(partials, out_layout, false, machine);
-  out.output = build_reduction(out, std::move(partial_step), buffers, schedule, 1.0, machine);
+  out.output = build_reduction(out, std::move(partial_step), buffers, schedule, 1.0, machine, machine.value_dtype);
   append_loop_control(out.program, machine);
   return out;
 }
