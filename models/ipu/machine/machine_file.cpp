@@ -308,7 +308,7 @@ std::string unmodelled_value_dtype_reason(const IpuMachine& machine, DType dtype
     return "machine file " + machine.file + " has no \"codelets_float16\" section, so the simulated tiles hold float32 values only";
   }
   if (dtype == DType::bfloat16) {
-    return "the IPU's vector and AMP units take float16 and float32, not bfloat16, so the simulated tiles hold neither";
+    return "the IPU's vector and AMP units take float16 and float32, not bfloat16: the simulated tiles hold no bfloat16 values";
   }
   return "the simulated tiles hold float32 and float16 values, not " + to_string(dtype);
 }
