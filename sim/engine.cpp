@@ -183,17 +183,6 @@ void Engine::read(BufferId buffer, std::int64_t offset_bytes, void* dst, std::in
   if (bytes > 0) std::memcpy(dst, impl_->host_address(buffer, offset_bytes), static_cast<std::size_t>(bytes));
 }
 
-const std::byte* Engine::host_view(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes) const {
-  impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::host_view");
-  return impl_->host_address(buffer, offset_bytes);
-}
-
-std::byte* Engine::host_view_for_write(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes) {
-  impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::host_view_for_write");
-  impl_->check_host_write(buffer, "Engine::host_view_for_write");
-  return impl_->host_address(buffer, offset_bytes);
-}
-
 void Engine::write_rows(const std::vector<HostRows>& pieces, const void* host, std::int64_t host_bytes) {
   // The host array is only read here; the views share one type for both directions.
   const auto views =

@@ -52,10 +52,6 @@ class Engine {
   // std::logic_error, since the program promised that nothing writes it.
   void write(BufferId buffer, std::int64_t offset_bytes, const void* src, std::int64_t bytes);
   void read(BufferId buffer, std::int64_t offset_bytes, void* dst, std::int64_t bytes) const;
-  // The loaded buffer's bytes [offset_bytes, offset_bytes + bytes), checked once, for host code that
-  // moves many pieces in its own order; valid until the next load.
-  const std::byte* host_view(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes) const;
-  std::byte* host_view_for_write(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes);
   // Moves many pieces of one host array, `host_bytes` long, in one call (an op's tensor I/O): each piece
   // is checked against its buffer, as write and read check, and against the host array. Pieces listed
   // one after another over the same host rows (a tensor's column blocks) move row by row together, and
