@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "sim/engine.hpp"
+#include "tests/sim_test_machine.hpp"
 
 using namespace tilesim::sim;
 
@@ -23,18 +24,7 @@ constexpr std::int32_t engine_tile_slots = 1472;
 Engine& engine() { return Engine::instance(engine_tile_slots); }
 
 MachineConfig tiny_machine() {
-  MachineConfig m;
-  m.name = "tiny";
-  m.num_tiles = 8;
-  m.clock_hz = 1e9;
-  m.sram_bytes_per_tile = 1024;
-  m.worker_contexts = 6;
-  m.tiles_per_supertile = 2;
-  m.exchange_bytes_per_cycle = 4;
-  m.sync_cycles = 10;
-  m.exchange_fixed_cycles = 5;
-  m.compute_fixed_cycles = 3;
-  return m;
+  return tilesim_test::sim_test_machine("tiny", 8, 1024, 3);
 }
 
 Vertex vertex(std::string codelet, std::vector<Cycles> worker_cycles, Cycles supervisor_cycles,

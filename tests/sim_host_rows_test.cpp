@@ -15,6 +15,7 @@
 
 #include "sim/engine.hpp"
 #include "sim/host_threads.hpp"
+#include "tests/sim_test_machine.hpp"
 
 using namespace tilesim::sim;
 
@@ -23,18 +24,7 @@ namespace {
 Engine& engine() { return Engine::instance(1472); }
 
 MachineConfig roomy_machine(std::int32_t tiles, std::int64_t sram_bytes_per_tile) {
-  MachineConfig m;
-  m.name = "roomy";
-  m.num_tiles = tiles;
-  m.clock_hz = 1e9;
-  m.sram_bytes_per_tile = sram_bytes_per_tile;
-  m.worker_contexts = 6;
-  m.tiles_per_supertile = 2;
-  m.exchange_bytes_per_cycle = 4;
-  m.sync_cycles = 10;
-  m.exchange_fixed_cycles = 5;
-  m.compute_fixed_cycles = 3;
-  return m;
+  return tilesim_test::sim_test_machine("roomy", tiles, sram_bytes_per_tile, 3);
 }
 
 // A host array of `rows` x `row_bytes` cut into pieces, one buffer each (one tile each, round robin):

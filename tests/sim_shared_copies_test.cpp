@@ -15,6 +15,7 @@
 #include "models/ipu/programs/tensor_io.hpp"
 #include "sim/block_copy.hpp"
 #include "sim/engine.hpp"
+#include "tests/sim_test_machine.hpp"
 
 using namespace tilesim;
 using tilesim_test::bow;
@@ -79,17 +80,7 @@ TEST_CASE("shared copies: gathers and scatters give the bytes and cycles of copy
 namespace {
 
 sim::MachineConfig small_machine() {
-  sim::MachineConfig m;
-  m.name = "small";
-  m.num_tiles = 4;
-  m.clock_hz = 1e9;
-  m.sram_bytes_per_tile = 4096;
-  m.worker_contexts = 6;
-  m.tiles_per_supertile = 2;
-  m.exchange_bytes_per_cycle = 4;
-  m.sync_cycles = 10;
-  m.exchange_fixed_cycles = 5;
-  return m;
+  return tilesim_test::sim_test_machine("small", 4, 4096, 0);
 }
 
 // Tile 0's 16-byte block broadcast read-only to tiles 1 and 2.

@@ -6,23 +6,13 @@
 #include <catch2/catch.hpp>
 
 #include "sim/engine.hpp"
+#include "tests/sim_test_machine.hpp"
 
 using namespace tilesim::sim;
 
 namespace {
 MachineConfig strided_machine() {
-  MachineConfig m;
-  m.name = "strided";
-  m.num_tiles = 4;
-  m.clock_hz = 1e9;
-  m.sram_bytes_per_tile = 4096;
-  m.worker_contexts = 6;
-  m.tiles_per_supertile = 2;
-  m.exchange_bytes_per_cycle = 4;
-  m.sync_cycles = 10;
-  m.exchange_fixed_cycles = 5;
-  m.compute_fixed_cycles = 0;
-  return m;
+  return tilesim_test::sim_test_machine("strided", 4, 4096, 0);
 }
 }  // namespace
 

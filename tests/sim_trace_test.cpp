@@ -14,6 +14,7 @@
 
 #include "common/error.hpp"
 #include "sim/engine.hpp"
+#include "tests/sim_test_machine.hpp"
 
 using namespace tilesim::sim;
 
@@ -26,18 +27,7 @@ Engine& engine() { return Engine::instance(4); }
 
 // 4 tiles at 2 GHz (1 cycle = 0.0005 us), compute fixed 3, sync 10, exchange fixed 5, 4 bytes/cycle.
 MachineConfig trace_machine() {
-  MachineConfig m;
-  m.name = "trace";
-  m.num_tiles = 4;
-  m.clock_hz = 2e9;
-  m.sram_bytes_per_tile = 256;
-  m.worker_contexts = 6;
-  m.tiles_per_supertile = 2;
-  m.exchange_bytes_per_cycle = 4;
-  m.sync_cycles = 10;
-  m.exchange_fixed_cycles = 5;
-  m.compute_fixed_cycles = 3;
-  return m;
+  return tilesim_test::sim_test_machine("trace", 4, 256, 3, 2e9);
 }
 
 Vertex vertex(std::string codelet, std::vector<Cycles> worker_cycles) {
