@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev          # simulation kernel (pkg-config: systemc)
   libboost-graph-dev      # graph containers and orderings
+  openmpi-bin libopenmpi-dev  # mpirun and MPI: sweeps over ranks, the engine distributed over ranks
   libmetis-dev            # k-way min-edge-cut partitions (graph-aware placement)
   nlohmann-json3-dev      # workload, machine and report JSON
   libssl-dev              # SHA-256 (libcrypto) of the resolved machines in reports
