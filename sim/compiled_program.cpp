@@ -369,13 +369,16 @@ class Compiler {
       const std::int32_t src_chip = config_.chip_of(src_tile);
       for (std::int32_t chip : remote_chips(transfer)) {
         Cycles busiest = 0;
+        Cycles latency = 0;
         const auto& links = route(src_chip, chip);
         for (std::int32_t link : links) {
           const auto l = static_cast<std::size_t>(link);
           busiest = std::max(busiest, static_cast<Cycles>(std::ceil(static_cast<double>(link_bytes_[l]) /
                                                                     config_.links[l].bytes_per_cycle)));
+          const Cycles own = config_.links[l].latency_cycles;
+          latency += own >= 0 ? own : config_.link_latency_cycles;
         }
-        const Cycles cycles = busiest + config_.link_latency_cycles * static_cast<Cycles>(links.size());
+        const Cycles cycles = busiest + latency;
         auto& src_cycles = link_cycles_[static_cast<std::size_t>(src_tile)];
         src_cycles = std::max(src_cycles, cycles);
         for (const auto& ref : transfer.dst) {

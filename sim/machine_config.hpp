@@ -15,6 +15,9 @@ struct ChipLink {
   std::int32_t from_chip = 0;
   std::int32_t to_chip = 0;
   double bytes_per_cycle = 0;  // all links of the group together, one direction
+  // Latency of crossing this group; negative: the machine's link_latency_cycles (a system whose groups
+  // are of one kind leaves it so; one joining IPU-Links and gateway links sets the gateway groups').
+  Cycles latency_cycles = -1;
 };
 
 struct MachineConfig {

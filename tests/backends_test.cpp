@@ -137,7 +137,7 @@ TEST_CASE("tilesim backends lists every family with its modes, machines and whet
   for (const char* grammar : {"ipu[:MACHINE][:static|:dynamic]", "gpu-model[:MACHINE][:eager|:eager-nograd|:kernel]", "cuda[:kernel|:per-call]",
                               "cpu  (measured)", "torch-cpu  (measured)"})
     CHECK_THAT(text.out, Contains(grammar));
-  CHECK_THAT(text.out, Contains("dynamic (default)") && Contains("bow (default), bow-2000, mk1, mk2, or a machine file path"));
+  CHECK_THAT(text.out, Contains("dynamic (default)") && Contains("bow (default), bow-2000, mk1, mk2, pod16, pod64, or a machine file path"));
 
   const auto json = tilesim_test::run_tilesim("backends --json", dir.dir());
   REQUIRE(json.exit_code == 0);

@@ -57,7 +57,7 @@ TEST_CASE("tilesim --version, help and machines", "[cli]") {
   CHECK(mj.exit_code == 0);
   int ipu_machines = 0;
   for (const auto& m : nlohmann::json::parse(mj.out)) ipu_machines += m["kind"] == "ipu" ? 1 : 0;
-  CHECK(ipu_machines == 4);  // bow, mk2, mk1 and the 4-IPU system bow-2000
+  CHECK(ipu_machines == 6);  // bow, mk2, mk1, the 4-IPU system bow-2000 and the Pods pod16 and pod64
   CHECK_THAT(m.out, Catch::Contains("ipu:bow-2000") && Catch::Contains("4 IPUs of 1472 tiles"));
 }
 

@@ -44,7 +44,7 @@ TEST_CASE("machine files load with every figure and its source", "[ipu][machine]
     CHECK(m.chip.worker_contexts == 6);
   }
   const auto names = shipped_ipu_machines();
-  CHECK(std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{"bow", "bow-2000", "mk1", "mk2"});
+  CHECK(std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{"bow", "bow-2000", "mk1", "mk2", "pod16", "pod64"});
   CHECK(load_ipu_machine("bow").chip.num_tiles == 1472);
   CHECK(load_ipu_machine("bow").chip.clock_hz == 1.85e9);
   CHECK(load_ipu_machine("mk2").chip.clock_hz == 1.33e9);

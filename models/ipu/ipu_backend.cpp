@@ -96,13 +96,36 @@ const std::vector<std::int32_t>& no_indices() {
 
 }  // namespace
 
+namespace {
+
+std::int32_t& reserved_engine_tiles() {
+  static std::int32_t tiles = 0;
+  return tiles;
+}
+
+}  // namespace
+
+void reserve_engine_tiles(std::int32_t tiles) {
+  reserved_engine_tiles() = std::max(reserved_engine_tiles(), tiles);
+}
+
 sim::Engine& engine_for(const IpuMachine& machine) {
-  static const std::int32_t shipped_max = [] {
+  static const std::int32_t board_max = [] {
     std::int32_t most = 0;
-    for (const auto& name : shipped_ipu_machines()) most = std::max(most, load_ipu_machine(name).chip.num_tiles);
+    for (const auto& name : shipped_ipu_machines()) {
+      const IpuMachine m = load_ipu_machine(name);
+      if (m.system.num_ipus <= 8) most = std::max(most, m.chip.num_tiles);
+    }
     return most;
   }();
-  return sim::Engine::instance(std::max(shipped_max, machine.chip.num_tiles));
+  const std::int32_t wanted = std::max({board_max, reserved_engine_tiles(), machine.chip.num_tiles});
+  try {
+    return sim::Engine::instance(wanted);
+  } catch (const std::logic_error& e) {
+    throw std::logic_error("ipu machine " + machine.chip.name + " has " + std::to_string(machine.chip.num_tiles) +
+                           " tiles, more than this process's engine was elaborated with (" + e.what() +
+                           "): make its backend (or call ipu::reserve_engine_tiles) before anything runs");
+  }
 }
 
 OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
@@ -118,7 +141,9 @@ OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indic
 }
 
 IpuBackend::IpuBackend(IpuMachine machine, std::string name, IndexMode index_mode)
-    : machine_(std::move(machine)), name_(std::move(name)), index_mode_(index_mode) {}
+    : machine_(std::move(machine)), name_(std::move(name)), index_mode_(index_mode) {
+  reserve_engine_tiles(machine_.chip.num_tiles);
+}
 
 bool IpuBackend::compiled_indices(const OpGraph& graph, const Op& op) const {
   return index_mode_ == IndexMode::static_ && static_index_kind(op.kind) && op.indices >= 0 &&

@@ -70,8 +70,15 @@ OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indic
 // (An op whose value dtype the machine does not model is refused by require_modelled_op_dtype,
 // planning/plan.hpp: bfloat16 always, float16 on a machine file without half codelet costs.)
 
-// The process-wide engine, elaborated (on first use) with as many tile slots as the largest shipped
-// machine file or `machine`, whichever is larger, so every machine can run in one process.
+// The process-wide engine. SystemC elaborates once per process, so its first use fixes its tile slots: the
+// most of `machine`'s tiles, those of every machine reserved before (reserve_engine_tiles), and those of the
+// largest shipped machine of one board (at most 8 IPUs, so a process may run any of those in any order).
+// A Pod's tens of thousands of tile modules cost every process that elaborates them (about 0.3 s and
+// 200 MB for a Pod64, three times that under the sanitizers), so they are elaborated only where asked for.
+// Throws std::logic_error naming the remedy when a machine larger than the elaborated engine comes later.
 sim::Engine& engine_for(const IpuMachine& machine);
+// Records that this process will run `tiles` tiles (an IPU backend or a system's collectives does so when
+// it is made, before anything runs).
+void reserve_engine_tiles(std::int32_t tiles);
 
 }  // namespace tilesim::ipu

@@ -80,6 +80,21 @@ IpuMachine parse_ipu_system(const MachineDocument& resolved) {
   s.links_cross_rung = sys.integer("links_cross_rung", 0, 64);
   m.chip.link_latency_cycles = sys.integer("link_latency_cycles", 0, kMaxCycles);
   m.chip.cross_chip_sync_cycles = sys.integer("global_sync_cycles", 0, kMaxCycles);
+  // Several machines (a Pod): all four gateway figures or none.
+  if (sys.has("ipus_per_machine")) {
+    s.ipus_per_machine = static_cast<std::int32_t>(sys.integer("ipus_per_machine", 4, s.num_ipus));
+    if (s.ipus_per_machine % 4 != 0 || s.num_ipus % s.ipus_per_machine != 0) {
+      throw InputError(file, "system.ipus_per_machine.value",
+                       "a multiple of 4 (two ladder rungs, the gateway IPUs 0 and 2 of each machine) dividing num_ipus (" +
+                           std::to_string(s.num_ipus) + ")",
+                       std::to_string(s.ipus_per_machine));
+    }
+    const double gateway_bits_per_s = sys.number("gateway_link_bits_per_s", 1e6, 1e15);
+    const double gateway_efficiency = sys.number("gateway_link_efficiency", 0.01, 1.0);
+    s.gateway_link_bytes_per_cycle = gateway_bits_per_s * gateway_efficiency / 8.0 / m.chip.clock_hz;
+    s.gateway_latency_cycles = sys.integer("gateway_latency_cycles", 0, kMaxCycles);
+    if (s.ipus_per_machine == s.num_ipus) s.ipus_per_machine = 0;  // one machine: no gateway on any route
+  }
   sys.finish();
   root.finish();
 
@@ -102,45 +117,82 @@ void set_ladder_links(sim::MachineConfig& config, const IpuSystem& system) {
   config.links.clear();
   config.routes.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), {});
   if (n < 2) return;
+  const std::int32_t per_machine = system.ipus_per_machine > 0 ? system.ipus_per_machine : n;
+  const std::int32_t machines = n / per_machine;
   // Link group index of each ordered chip pair that a group joins directly (-1: none).
   std::vector<std::int32_t> group(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), -1);
-  auto connect = [&](std::int32_t a, std::int32_t b, std::int64_t count) {
-    if (count == 0) return;
+  auto connect = [&](std::int32_t a, std::int32_t b, double bytes_per_cycle, sim::Cycles latency_cycles) {
+    if (!(bytes_per_cycle > 0)) return;
     for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
       group[static_cast<std::size_t>(from * n + to)] = static_cast<std::int32_t>(config.links.size());
-      config.links.push_back({from, to, static_cast<double>(count) * system.link_bytes_per_cycle});
+      config.links.push_back({from, to, bytes_per_cycle, latency_cycles});
     }
   };
-  // IPU c sits on rung c / 2, side c % 2.
-  for (std::int32_t rung = 0; rung < n / 2; ++rung) {
-    connect(2 * rung, 2 * rung + 1, system.links_to_pair);
-    if (rung + 1 < n / 2) {
-      connect(2 * rung, 2 * rung + 2, system.links_up_down);
-      connect(2 * rung + 1, 2 * rung + 3, system.links_up_down);
-      connect(2 * rung, 2 * rung + 3, system.links_cross_rung);
-      connect(2 * rung + 1, 2 * rung + 2, system.links_cross_rung);
+  auto ipu_links = [&](std::int64_t count) { return static_cast<double>(count) * system.link_bytes_per_cycle; };
+  // Within machine m, IPU base + c sits on rung c / 2, side c % 2.
+  for (std::int32_t m = 0; m < machines; ++m) {
+    const std::int32_t base = m * per_machine;
+    for (std::int32_t rung = 0; rung < per_machine / 2; ++rung) {
+      const std::int32_t c = base + 2 * rung;
+      connect(c, c + 1, ipu_links(system.links_to_pair), -1);
+      if (rung + 1 < per_machine / 2) {
+        connect(c, c + 2, ipu_links(system.links_up_down), -1);
+        connect(c + 1, c + 3, ipu_links(system.links_up_down), -1);
+        connect(c, c + 3, ipu_links(system.links_cross_rung), -1);
+        connect(c + 1, c + 2, ipu_links(system.links_cross_rung), -1);
+      }
+    }
+  }
+  // The ring of machines: exit IPU base + 2 to the next machine's entry IPU (its base).
+  const auto exit_ipu = [&](std::int32_t m) { return m * per_machine + 2; };
+  const auto entry_ipu = [&](std::int32_t m) { return m * per_machine; };
+  if (machines > 1) {
+    for (std::int32_t m = 0; m < machines; ++m) {
+      connect(exit_ipu(m), entry_ipu((m + 1) % machines), system.gateway_link_bytes_per_cycle,
+              system.gateway_latency_cycles);
     }
   }
   auto link = [&](std::int32_t from, std::int32_t to) { return group[static_cast<std::size_t>(from * n + to)]; };
+  // Inside one machine: straight over a direct group (the pair, or the next rung), else across the rung
+  // first, then up or down on the destination's side.
+  auto ladder = [&](std::int32_t from, std::int32_t to, std::vector<std::int32_t>& route) {
+    if (from == to) return;
+    if (link(from, to) >= 0) {
+      route.push_back(link(from, to));
+      return;
+    }
+    std::int32_t at = from;
+    if (at % 2 != to % 2) {
+      route.push_back(link(at, at ^ 1));
+      at ^= 1;
+    }
+    while (at != to) {
+      const std::int32_t next = at < to ? at + 2 : at - 2;
+      route.push_back(link(at, next));
+      at = next;
+    }
+  };
   for (std::int32_t from = 0; from < n; ++from) {
     for (std::int32_t to = 0; to < n; ++to) {
       auto& route = config.routes[static_cast<std::size_t>(from * n + to)];
-      if (from == to) continue;
-      if (link(from, to) >= 0) {  // a direct group: the pair, or the next rung
-        route.push_back(link(from, to));
+      const std::int32_t mf = from / per_machine;
+      const std::int32_t mt = to / per_machine;
+      if (mf == mt) {
+        ladder(from, to, route);
         continue;
       }
-      // Across the rung first, then up or down on the destination's side.
+      const std::int32_t ahead = (mt - mf + machines) % machines;
+      const bool forward = ahead <= machines - ahead;
       std::int32_t at = from;
-      if (at % 2 != to % 2) {
-        route.push_back(link(at, at ^ 1));
-        at ^= 1;
+      for (std::int32_t m = mf; m != mt; m = (m + (forward ? 1 : machines - 1)) % machines) {
+        const std::int32_t next = (m + (forward ? 1 : machines - 1)) % machines;
+        const std::int32_t leave = forward ? exit_ipu(m) : entry_ipu(m);
+        const std::int32_t arrive = forward ? entry_ipu(next) : exit_ipu(next);
+        ladder(at, leave, route);
+        route.push_back(link(leave, arrive));
+        at = arrive;
       }
-      while (at != to) {
-        const std::int32_t next = at < to ? at + 2 : at - 2;
-        route.push_back(link(at, next));
-        at = next;
-      }
+      ladder(at, to, route);
     }
   }
 }

@@ -117,6 +117,12 @@ struct IpuSystem {
   std::int64_t links_to_pair = 0;     // ladder: links to the other IPU of the same rung
   std::int64_t links_up_down = 0;     // to the IPU on the same side of the next rung
   std::int64_t links_cross_rung = 0;  // to the IPU on the other side of the next rung
+  // A system of several machines (a Pod of Bow-2000s): ipus_per_machine IPUs each (0: one machine holds
+  // every IPU), their ladders joined in a ring by one gateway link to each neighbour (set_ladder_links).
+  std::int32_t ipus_per_machine = 0;
+  double gateway_link_bytes_per_cycle = 0;  // one gateway link, one direction, after efficiency
+  sim::Cycles gateway_latency_cycles = 0;   // per gateway link crossed
+  std::int32_t num_machines() const { return ipus_per_machine > 0 ? num_ipus / ipus_per_machine : 1; }
 };
 
 // Roofline ceilings of one IPU that the simulator does not use, drawn by `tilesim roofline` (the
@@ -170,7 +176,12 @@ inline const CodeletCosts& float32_partial_codelets(const IpuMachine& machine) {
 IpuMachine with_value_dtype(IpuMachine machine, DType dtype);
 
 // The IPU-Link ladder of a system of `num_ipus` chips (even, or 1): link groups and routes, across the
-// rung first, then up or down the ladder one rung per hop (poplibs_test's routing).
+// rung first, then up or down the ladder one rung per hop (poplibs_test's routing). A system of several
+// machines has one ladder per machine (IPUs m p .. m p + p - 1, p = ipus_per_machine) and the machines in
+// a ring: machine m's gateway link to machine m + 1 (mod the ring) leaves its IPU m p + 2 and arrives at
+// IPU (m + 1) p. A route between machines climbs its machine's ladder to the exit IPU, goes round the ring
+// the shorter way (forward on a tie), crossing each machine on the way from entry to exit, and descends
+// the last machine's ladder to its destination.
 void set_ladder_links(sim::MachineConfig& config, const IpuSystem& system);
 
 // The exit-3 advice on splitting work over more IPUs: names the shipped IPU systems with more IPUs than
