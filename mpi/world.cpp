@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 
+#include <chrono>
+#include <thread>
+
 #ifdef TILESIM_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -11,6 +14,9 @@ namespace tilesim::mpi {
 namespace {
 
 #ifdef TILESIM_HAVE_MPI
+// The communicator of every_rank_failed's barrier (a duplicate of MPI_COMM_WORLD).
+MPI_Comm failure_comm = MPI_COMM_NULL;
+
 void finalize_at_exit() {
   int initialised = 0;
   int finalised = 0;
@@ -29,6 +35,7 @@ World make_world() {
   std::atexit(finalize_at_exit);
   MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+  MPI_Comm_dup(MPI_COMM_WORLD, &failure_comm);
   w.active = true;
 #endif
   return w;
@@ -68,6 +75,36 @@ std::string rank_label() {
   const World& w = world();
   if (w.size <= 1) return "";
   return "rank " + std::to_string(w.rank) + " of " + std::to_string(w.size);
+}
+
+std::int64_t sum_over_ranks(std::int64_t value) {
+#ifdef TILESIM_HAVE_MPI
+  if (world().active && world().size > 1) {
+    std::int64_t total = 0;
+    MPI_Allreduce(&value, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return total;
+  }
+#endif
+  return value;
+}
+
+bool every_rank_failed(double timeout_s) {
+#ifdef TILESIM_HAVE_MPI
+  if (!world().active || world().size < 2) return true;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibarrier(failure_comm, &request);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  for (;;) {
+    int done = 0;
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;  // the request is left: the job ends
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+#else
+  (void)timeout_s;
+  return true;
+#endif
 }
 
 }  // namespace tilesim::mpi

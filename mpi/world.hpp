@@ -3,6 +3,7 @@
 // when it was built with MPI (CMake found it: TILESIM_HAVE_MPI) and the process was started by an MPI
 // launcher (the launcher's rank variables are set). Otherwise it is a world of one rank, and no MPI
 // call is made, so the tool starts as fast as ever and runs on hosts with no MPI installed.
+#include <cstdint>
 #include <string>
 
 namespace tilesim::mpi {
@@ -29,5 +30,15 @@ bool launched_by_mpi();
 
 // "rank R of K" for messages ("" in a world of one).
 std::string rank_label();
+
+// The sum of `value` over every rank of the job (each rank must call it, in the same order as its other
+// collective calls); `value` itself in a world of one.
+std::int64_t sum_over_ranks(std::int64_t value);
+
+// Called by a rank that met an error: whether every rank of the job met one too, within `timeout_s` (they
+// meet at a barrier of their own communicator, kept for this alone, so it cannot be confused with a
+// collective the others are in). True in a world of one. A rank that failed alone gets false once the
+// time is up, and should end the job (abort_all): the others would wait for it for ever.
+bool every_rank_failed(double timeout_s);
 
 }  // namespace tilesim::mpi

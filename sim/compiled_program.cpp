@@ -53,15 +53,19 @@ class LabelTable {
 class Compiler {
  public:
   Compiler(const Program& program, const MachineConfig& config, Mode mode, BufferLayout layout,
-           const std::vector<std::byte*>& tile_bases)
+           const std::vector<std::byte*>& tile_bases, const RankPartition& partition)
       : program_(program),
         config_(config),
         functional_(mode == Mode::functional),
+        partition_(partition),
+        spread_(functional_ && partition.distributed()),
         tile_bases_(tile_bases),
         labels_(out_.labels) {
     out_.name = program.name;
     out_.config = config;
     out_.mode = mode;
+    // Timing-only programs are never spread: they have no bytes to keep apart.
+    out_.partition = spread_ ? partition : RankPartition{};
     out_.layout = std::move(layout);
     const auto tiles = static_cast<std::size_t>(config.num_tiles);
     tile_items_.assign(tiles, 0);
@@ -74,6 +78,12 @@ class Compiler {
     link_cycles_.assign(tiles, 0);
     link_bytes_.assign(config.links.size(), 0);
     shared_ = find_shared_copies(program);
+    if (spread_) {
+      const auto ranks = static_cast<std::size_t>(partition.ranks);
+      sends_to_.resize(ranks);
+      receive_from_.assign(ranks, 0);
+      rank_hit_.assign(ranks, 0);
+    }
     if (functional_) resolve_buffer_addresses();
   }
 
@@ -95,6 +105,7 @@ class Compiler {
       out_.phases.push_back(std::move(sync));
       compile_exchange(step, step_index);
     }
+    if (spread_) place_receive_buffer();
     return std::move(out_);
   }
 
@@ -111,15 +122,21 @@ class Compiler {
     return base ? base + ref.offset_bytes : nullptr;
   }
 
+  TileId tile_of(BufferId buffer) const { return placement(buffer).tile; }
+  bool here(TileId tile) const { return partition_.owns(tile); }
+
   // Each buffer's bytes: its own place in its tile's arena, or its source's for a shared copy. A
-  // source is used before its copies, so resolving in that order never revisits a buffer.
+  // source is used before its copies, so resolving in that order never revisits a buffer. Spread over
+  // ranks, only this rank's buffers have bytes, and a shared copy whose source another rank holds
+  // keeps its own place, which a message fills.
   void resolve_buffer_addresses() {
     const std::size_t count = program_.buffers.size();
     out_.buffer_addresses.assign(count, nullptr);
     out_.shared_copy.assign(count, 0);
+    shares_bytes_.assign(count, 0);
     for (std::size_t b = 0; b < count; ++b) {
       const BufferPlacement& p = out_.layout.buffers[b];
-      std::byte* base = tile_bases_[static_cast<std::size_t>(p.tile)];
+      std::byte* base = here(p.tile) ? tile_bases_[static_cast<std::size_t>(p.tile)] : nullptr;
       out_.buffer_addresses[b] = base ? base + p.offset_bytes : nullptr;
     }
     for (const auto& step : program_.steps) {
@@ -127,8 +144,11 @@ class Compiler {
         if (!transfer.read_only_copies) continue;
         for (const auto& ref : transfer.dst) {
           if (!shared_copy(ref.buffer)) continue;
-          out_.buffer_addresses[static_cast<std::size_t>(ref.buffer)] = address(transfer.src);
+          // Read-only on every rank, whoever holds its bytes: a host write is refused alike everywhere.
           out_.shared_copy[static_cast<std::size_t>(ref.buffer)] = 1;
+          if (!here(tile_of(ref.buffer)) || !here(tile_of(transfer.src.buffer))) continue;
+          out_.buffer_addresses[static_cast<std::size_t>(ref.buffer)] = address(transfer.src);
+          shares_bytes_[static_cast<std::size_t>(ref.buffer)] = 1;
         }
       }
     }
@@ -137,6 +157,9 @@ class Compiler {
   bool shared_copy(BufferId buffer) const {
     return buffer >= 0 && static_cast<std::size_t>(buffer) < shared_.size() && shared_[static_cast<std::size_t>(buffer)].shared;
   }
+
+  // A shared copy whose bytes are its source's on this rank: it receives no copy.
+  bool shares_bytes(BufferId buffer) const { return shares_bytes_[static_cast<std::size_t>(buffer)] != 0; }
 
   std::string buffer_name(BufferId buffer) const {
     return "buffer " + program_.buffers[static_cast<std::size_t>(buffer)].name + " (id " + str(buffer) + ")";
@@ -271,7 +294,7 @@ class Compiler {
         }
         tile_vertices_.push_back(&vertex);
         codelets_.push_back(labels_.intern(vertex.codelet));
-        if (functional_) {
+        if (functional_ && here(tile)) {
           VertexItem item;
           item.execute = vertex.execute;
           item.first_address = index32(out_.addresses.size(), context);
@@ -392,11 +415,113 @@ class Compiler {
     return true;
   }
 
+  // The copies this rank makes of a transfer: one per destination here that does not share its bytes.
   std::size_t copied_destinations(const Transfer& transfer) const {
-    if (!transfer.read_only_copies) return transfer.dst.size();
+    if (!transfer.read_only_copies && !spread_) return transfer.dst.size();
     std::size_t n = 0;
-    for (const auto& ref : transfer.dst) n += shared_copy(ref.buffer) ? 0 : 1;
+    for (const auto& ref : transfer.dst) n += here(tile_of(ref.buffer)) && !shares_bytes(ref.buffer) ? 1 : 0;
     return n;
+  }
+
+  // Spread over ranks: a transfer whose bytes cross ranks must read bytes that no transfer of the same
+  // exchange writes. One process copies in source-tile order and a source written earlier in that
+  // order sends the new bytes; a rank packs its messages before copying, so it would send the old ones.
+  // Every rank checks the whole plan, so all refuse it alike. A copy of a region onto itself writes
+  // what was there and is no write here.
+  void check_cross_rank_sources(const ExchangePlan& plan, const std::string& context) {
+    struct Region {
+      BufferId buffer;
+      std::int64_t begin, end;
+      bool operator<(const Region& o) const { return buffer != o.buffer ? buffer < o.buffer : begin < o.begin; }
+    };
+    std::vector<Region> written;
+    for (const Transfer& transfer : plan.transfers) {
+      if (transfer.bytes == 0) continue;
+      const std::int64_t span = (transfer.blocks - 1) * transfer.dst_stride_bytes + transfer.bytes;
+      for (const auto& ref : transfer.dst) {
+        const bool onto_itself = ref.buffer == transfer.src.buffer && ref.offset_bytes == transfer.src.offset_bytes &&
+                                 transfer.dst_stride_bytes == transfer.src_stride_bytes;
+        if (!onto_itself) written.push_back({ref.buffer, ref.offset_bytes, ref.offset_bytes + span});
+      }
+    }
+    if (written.empty()) return;
+    std::sort(written.begin(), written.end());
+    // furthest[i]: the furthest end among the regions of written[i]'s buffer up to i.
+    std::vector<std::int64_t> furthest(written.size());
+    for (std::size_t i = 0; i < written.size(); ++i) {
+      const bool same = i > 0 && written[i - 1].buffer == written[i].buffer;
+      furthest[i] = same ? std::max(furthest[i - 1], written[i].end) : written[i].end;
+    }
+    for (std::size_t k = 0; k < plan.transfers.size(); ++k) {
+      const Transfer& transfer = plan.transfers[k];
+      if (transfer.bytes == 0) continue;
+      const std::int32_t from = partition_.owner(tile_of(transfer.src.buffer));
+      bool crosses = false;
+      for (const auto& ref : transfer.dst) crosses = crosses || partition_.owner(tile_of(ref.buffer)) != from;
+      if (!crosses) continue;
+      const Region src{transfer.src.buffer, transfer.src.offset_bytes,
+                       transfer.src.offset_bytes + (transfer.blocks - 1) * transfer.src_stride_bytes + transfer.bytes};
+      // The last written region of the buffer that begins before the source ends.
+      auto it = std::lower_bound(written.begin(), written.end(), Region{src.buffer, src.end, 0});
+      if (it == written.begin()) continue;
+      const auto i = static_cast<std::size_t>(it - written.begin()) - 1;
+      if (written[i].buffer == src.buffer && furthest[i] > src.begin) {
+        throw std::logic_error(context + ": transfer " + str(static_cast<std::int64_t>(k)) + " sends " +
+                               buffer_name(src.buffer) + " to another rank, but a transfer of the same exchange writes bytes it reads; " +
+                               "a program spread over ranks must not read what its exchange writes");
+      }
+    }
+  }
+
+  // A transfer from this rank's tile to other ranks' tiles: one send to each such rank.
+  void add_sends(const Transfer& transfer, const std::byte* src) {
+    hit_ranks_.clear();
+    for (const auto& ref : transfer.dst) {
+      const std::int32_t q = partition_.owner(tile_of(ref.buffer));
+      if (q == partition_.rank || rank_hit_[static_cast<std::size_t>(q)]) continue;
+      rank_hit_[static_cast<std::size_t>(q)] = 1;
+      hit_ranks_.push_back(q);
+    }
+    for (std::int32_t q : hit_ranks_) {
+      rank_hit_[static_cast<std::size_t>(q)] = 0;
+      sends_to_[static_cast<std::size_t>(q)].push_back({src, transfer.bytes, transfer.blocks, transfer.src_stride_bytes});
+    }
+  }
+
+  // The phase's messages, from what add_sends and the received transfers gathered; the receiving
+  // copies learn their place in the receive buffer.
+  std::int32_t finish_messages(const std::string& context) {
+    PhaseMessages m;
+    const auto ranks = static_cast<std::size_t>(partition_.ranks);
+    m.send_bytes.assign(ranks, 0);
+    m.receive_bytes = receive_from_;
+    for (std::size_t q = 0; q < ranks; ++q) {
+      for (const RankSend& send : sends_to_[q]) m.send_bytes[q] += send.total_bytes();
+      m.sends.insert(m.sends.end(), sends_to_[q].begin(), sends_to_[q].end());
+      sends_to_[q].clear();
+    }
+    // Rank q's message lands after those of the ranks before it.
+    std::vector<std::int64_t> rank_base(ranks, 0);
+    for (std::size_t q = 1; q < ranks; ++q) rank_base[q] = rank_base[q - 1] + m.receive_bytes[q - 1];
+    for (const ReceivedCopy& r : phase_received_) {
+      received_copies_.push_back({r.copy, rank_base[static_cast<std::size_t>(r.from_rank)] + r.offset_bytes});
+    }
+    phase_received_.clear();
+    std::int64_t sent = 0;
+    for (auto b : m.send_bytes) sent += b;
+    receive_buffer_bytes_ = std::max(receive_buffer_bytes_, rank_base.back() + m.receive_bytes.back());
+    out_.send_buffer_bytes = std::max(out_.send_buffer_bytes, sent);
+    std::fill(receive_from_.begin(), receive_from_.end(), 0);
+    out_.messages.push_back(std::move(m));
+    return static_cast<std::int32_t>(index32(out_.messages.size() - 1, context));
+  }
+
+  // One buffer for every phase's received bytes (phases run one at a time); the copies that read
+  // them get their addresses now that it exists.
+  void place_receive_buffer() {
+    if (receive_buffer_bytes_ == 0) return;
+    out_.receive_buffer.reset(new std::byte[static_cast<std::size_t>(receive_buffer_bytes_)]);
+    for (const auto& [copy, offset] : received_copies_) out_.copies[copy].src = out_.receive_buffer.get() + offset;
   }
 
   void compile_exchange(const Superstep& step, std::uint32_t step_index) {
@@ -439,30 +564,52 @@ class Compiler {
     std::sort(touched_.begin(), touched_.end());
     // The sync before this exchange (compile() pushed it last) spans the chips when the exchange does.
     if (add_link_cycles(plan)) out_.phases.back().fixed_cycles += config_.cross_chip_sync_cycles;
+    if (spread_) check_cross_rank_sources(plan, context);
 
     const auto copies_base = index32(out_.copies.size(), context);
+    std::int32_t messages = -1;
     if (functional_) {
-      // Group the copies by source tile, keeping plan order within a tile (a counting sort).
+      // Group the copies by source tile, keeping plan order within a tile (a counting sort). Spread
+      // over ranks, a source tile of another rank has copies here too, reading its message, so each
+      // rank makes its own tiles' copies in the order one process makes them.
       std::size_t total = 0;
       for (TileId tile : touched_) total += tile_items_[static_cast<std::size_t>(tile)];
       counts_to_positions(copies_base);
       out_.copies.resize(copies_base + total);
       for (const Transfer& transfer : plan.transfers) {
         if (transfer.bytes == 0) continue;
-        auto& position = tile_items_[static_cast<std::size_t>(placement(transfer.src.buffer).tile)];
-        const std::byte* src = address(transfer.src);
+        const TileId src_tile = tile_of(transfer.src.buffer);
+        auto& position = tile_items_[static_cast<std::size_t>(src_tile)];
+        const bool src_here = here(src_tile);
+        const std::byte* src = src_here ? address(transfer.src) : nullptr;
+        std::int64_t src_stride_bytes = transfer.src_stride_bytes;
+        std::int32_t from_rank = -1;
+        std::int64_t received_at = 0;
+        if (spread_ && src_here) add_sends(transfer, src);
+        if (!src_here) {
+          if (copied_destinations(transfer) == 0) continue;
+          // Received once from the source's rank, packed: its blocks lie one after another.
+          from_rank = partition_.owner(src_tile);
+          received_at = receive_from_[static_cast<std::size_t>(from_rank)];
+          receive_from_[static_cast<std::size_t>(from_rank)] += transfer.total_bytes();
+          src_stride_bytes = transfer.bytes;
+        }
         for (const auto& ref : transfer.dst) {
-          if (shared_copy(ref.buffer)) continue;  // it reads the source's bytes
+          // Another rank's destination, or a shared copy reading the source's bytes: no copy here.
+          if (!here(tile_of(ref.buffer)) || shares_bytes(ref.buffer)) continue;
+          if (from_rank >= 0) phase_received_.push_back({position, from_rank, received_at});
           out_.copies[position++] =
-              CopyItem{src, address(ref), transfer.bytes, transfer.blocks, transfer.src_stride_bytes, transfer.dst_stride_bytes};
+              CopyItem{src, address(ref), transfer.bytes, transfer.blocks, src_stride_bytes, transfer.dst_stride_bytes};
         }
       }
+      if (spread_) messages = finish_messages(context);
     }
 
     CompiledPhase phase;
     phase.kind = PhaseKind::exchange;
     phase.superstep = step_index;
     phase.fixed_cycles = config_.exchange_fixed_cycles;
+    phase.messages = messages;
     phase.tiles.reserve(touched_.size());
     const std::uint32_t label = labels_.intern(plan.name.empty() ? step.name : plan.name);
     std::uint32_t copies_begin = copies_base;
@@ -489,6 +636,8 @@ class Compiler {
   const Program& program_;
   const MachineConfig& config_;
   const bool functional_;
+  const RankPartition partition_;
+  const bool spread_;  // functional and spread over ranks
   const std::vector<std::byte*>& tile_bases_;
   CompiledProgram out_;
   LabelTable labels_;
@@ -511,6 +660,23 @@ class Compiler {
   std::vector<std::int64_t> link_bytes_;   // per link group: bytes routed over it in this phase
   std::vector<std::int32_t> remote_chips_;
   std::vector<SharedSource> shared_;  // by buffer
+  std::vector<char> shares_bytes_;    // by buffer: a shared copy whose source's bytes this rank holds
+
+  // Spread over ranks: the current exchange's sends by destination rank, bytes received so far from
+  // each rank, and the copies that read received bytes (at an offset into their rank's message);
+  // then every such copy of the program with its offset into the receive buffer.
+  struct ReceivedCopy {
+    std::uint32_t copy;
+    std::int32_t from_rank;
+    std::int64_t offset_bytes;
+  };
+  std::vector<std::vector<RankSend>> sends_to_;
+  std::vector<std::int64_t> receive_from_;
+  std::vector<char> rank_hit_;
+  std::vector<std::int32_t> hit_ranks_;
+  std::vector<ReceivedCopy> phase_received_;
+  std::vector<std::pair<std::uint32_t, std::int64_t>> received_copies_;
+  std::int64_t receive_buffer_bytes_ = 0;
 };
 
 }  // namespace
@@ -629,8 +795,8 @@ BufferLayout lay_out_buffers(const Program& program, const MachineConfig& config
 }
 
 CompiledProgram compile_program(const Program& program, const MachineConfig& config, Mode mode, BufferLayout layout,
-                                const std::vector<std::byte*>& tile_bases) {
-  return Compiler(program, config, mode, std::move(layout), tile_bases).compile();
+                                const std::vector<std::byte*>& tile_bases, const RankPartition& partition) {
+  return Compiler(program, config, mode, std::move(layout), tile_bases, partition).compile();
 }
 
 }  // namespace tilesim::sim

@@ -5,17 +5,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/engine.hpp"
 #include "sim/machine_config.hpp"
 #include "sim/program.hpp"
+#include "sim/rank_partition.hpp"
 #include "sim/stats.hpp"
-
-namespace sc_core {
-class sc_event_and_list;
-}
 
 namespace tilesim::sim {
 
@@ -57,8 +55,8 @@ struct CompiledPhase {
   Cycles slowest_cycles = 0;    // max of tiles[].cycles
   TileId slowest_tile = -1;     // lowest id among those with slowest_cycles
   std::int64_t bytes = 0;       // exchange: bytes received over all tiles
-  // The arrival events of `tiles`, which the sync controller waits for; set by the engine.
-  const sc_core::sc_event_and_list* arrivals = nullptr;
+  // Exchange of a program spread over ranks: into CompiledProgram::messages; -1 otherwise.
+  std::int32_t messages = -1;
 };
 
 struct VertexItem {
@@ -76,10 +74,34 @@ struct CopyItem {
   std::int64_t dst_stride_bytes = 0;
 };
 
+// One transfer's bytes sent to another rank: `blocks` blocks of `bytes`, packed one after another in
+// the message.
+struct RankSend {
+  const std::byte* src = nullptr;
+  std::int64_t bytes = 0;
+  std::int64_t blocks = 1;
+  std::int64_t src_stride_bytes = 0;
+
+  std::int64_t total_bytes() const { return bytes * blocks; }
+};
+
+// What one exchange phase of a program spread over ranks moves between this rank and the others: a
+// transfer whose source tile is here and whose destinations include tiles of rank q is sent to q once
+// (however many of q's tiles receive it); a transfer from another rank's tile to tiles here is
+// received once, and its copies (CompiledProgram::copies) read it from the receive buffer. Both sides
+// list a pair's transfers in plan order, so their layouts agree without being sent.
+struct PhaseMessages {
+  std::vector<std::int64_t> send_bytes;     // to each rank (index = rank)
+  std::vector<std::int64_t> receive_bytes;  // from each rank, packed by rank into CompiledProgram::receive_buffer
+  std::vector<RankSend> sends;              // by destination rank, each rank's in plan order
+};
+
 struct CompiledProgram {
   std::string name;
   MachineConfig config;
   Mode mode = Mode::timing_only;
+  // Which tiles this process holds and runs (all of them unless the program is spread over ranks).
+  RankPartition partition;
   BufferLayout layout;
   std::vector<std::string> superstep_names;
   std::vector<std::string> labels;
@@ -91,6 +113,11 @@ struct CompiledProgram {
   std::vector<VertexItem> vertices;
   std::vector<std::byte*> addresses;
   std::vector<CopyItem> copies;
+  // Spread over ranks: each exchange phase's messages, where received bytes land (as large as the
+  // largest phase receives; phases run one at a time), and the most bytes any phase sends.
+  std::vector<PhaseMessages> messages;
+  std::unique_ptr<std::byte[]> receive_buffer;
+  std::int64_t send_buffer_bytes = 0;
   // Totals known before running.
   std::int64_t vertex_count = 0;
   std::int64_t exchange_bytes_sent = 0;
@@ -100,7 +127,14 @@ struct CompiledProgram {
 // Resolves every superstep of `program` into phases. `tile_bases` (functional mode) holds each tile's
 // arena, at least layout.tile_bytes long. Throws std::logic_error for vertices or transfers that refer
 // to tiles, buffers or byte ranges that do not exist, or to buffers on another tile than the vertex's.
+//
+// With a partition spread over ranks (functional mode), `tile_bases` need hold only this rank's tiles:
+// vertices and copies are resolved for this rank's tiles alone, and the traffic across ranks into
+// `messages`, while every phase's timing is still computed from the whole program, so each rank
+// simulates the same cycles. It then also throws std::logic_error for an exchange in which a transfer
+// whose bytes cross ranks reads a region that a transfer of the same exchange writes: one process
+// copies in one order and ranks could not reproduce it.
 CompiledProgram compile_program(const Program& program, const MachineConfig& config, Mode mode, BufferLayout layout,
-                                const std::vector<std::byte*>& tile_bases);
+                                const std::vector<std::byte*>& tile_bases, const RankPartition& partition = {});
 
 }  // namespace tilesim::sim

@@ -2,19 +2,23 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <systemc>
 #include <vector>
 
+#include "mpi/world.hpp"
 #include "sim/arena.hpp"
 #include "sim/compiled_program.hpp"
 #include "sim/host_rows.hpp"
+#include "sim/rank_messages.hpp"
 #include "sim/sync_controller.hpp"
 #include "sim/tile.hpp"
 #include "sim/work_executor.hpp"
@@ -31,9 +35,18 @@ void prepare_systemc() {
   sc_core::sc_set_time_resolution(1, sc_core::SC_NS);  // 1 time unit = 1 tile cycle
 }
 
-// Arrival lists kept across programs (most phases involve the same tiles, often all of them);
-// dropped beyond this many so that sweeps with varied tile sets do not grow without bound.
-constexpr std::size_t max_cached_arrival_lists = 64;
+std::atomic<bool> spread_requested{false};
+// Engine::SpreadTotals, kept by the calling thread only (MPI_THREAD_FUNNELED: the one that runs).
+std::int64_t programs_spread = 0;
+std::int64_t host_bytes_received = 0;
+
+// How this process shares a program's machine with the other ranks of its MPI job, if at all.
+RankPartition partition_for(const MachineConfig& config, Mode mode) {
+  if (mode != Mode::functional || !spread_requested.load()) return {};
+  const mpi::World& world = mpi::world();
+  if (!world.active || world.size < 2) return {};
+  return partition_over_ranks(config, world.size, world.rank);
+}
 
 }  // namespace
 
@@ -48,20 +61,6 @@ struct Engine::Impl {
       tile_pointers.push_back(tiles.back().get());
     }
     controller = std::make_unique<SyncController>("tilesim_sync", std::move(tile_pointers), executor, slots);
-  }
-
-  // The and-list of the arrival events of a phase's tiles. Built once per distinct tile set:
-  // sc_event_and_list checks each added event against those present, so building costs O(n^2).
-  const sc_core::sc_event_and_list& arrivals_for(const std::vector<TileWork>& work) {
-    std::vector<TileId> key;
-    key.reserve(work.size());
-    for (const auto& w : work) key.push_back(w.tile);
-    auto& list = arrival_lists[key];
-    if (!list) {
-      list = std::make_unique<sc_core::sc_event_and_list>();
-      for (TileId tile : key) *list &= tiles[static_cast<std::size_t>(tile)]->arrival();
-    }
-    return *list;
   }
 
   const BufferPlacement& host_buffer(BufferId buffer, std::int64_t offset_bytes, std::int64_t bytes,
@@ -89,6 +88,12 @@ struct Engine::Impl {
   std::byte* host_address(BufferId buffer, std::int64_t offset_bytes) const {
     return program->buffer_addresses[static_cast<std::size_t>(buffer)] + offset_bytes;
   }
+
+  // The rank that holds a buffer's bytes (this one unless the program is spread over ranks).
+  std::int32_t holder(BufferId buffer) const {
+    return program->partition.owner(program->layout.buffers[static_cast<std::size_t>(buffer)].tile);
+  }
+  bool held_here(BufferId buffer) const { return holder(buffer) == program->partition.rank; }
 
   // Each piece checked and resolved to its addresses.
   std::vector<HostRowsView> host_rows_views(const std::vector<HostRows>& pieces, std::byte* host, std::int64_t host_bytes,
@@ -126,7 +131,6 @@ struct Engine::Impl {
   std::unique_ptr<SyncController> controller;
   TileArenas arenas;
   std::optional<CompiledProgram> program;
-  std::map<std::vector<TileId>, std::unique_ptr<sc_core::sc_event_and_list>> arrival_lists;
 };
 
 Engine& Engine::instance(std::int32_t tile_slots) {
@@ -150,49 +154,102 @@ Engine::~Engine() = default;
 
 std::int32_t Engine::tile_slots() const { return impl_->tile_slots; }
 
+void Engine::spread_over_mpi_ranks(bool spread) { spread_requested.store(spread); }
+
+Engine::SpreadTotals Engine::spread_totals() {
+  return {programs_spread, WorkExecutor::bytes_sent_to_ranks(), host_bytes_received};
+}
+
 void Engine::load(const Program& program, const MachineConfig& config, Mode mode) {
   Impl& s = *impl_;
   s.program.reset();  // a failed load leaves nothing loaded
   validate_config(config, s.tile_slots);
   BufferLayout layout = lay_out_buffers(program, config);
+  const RankPartition partition = partition_for(config, mode);
 
+  // Spread over ranks, only this rank's tiles get SRAM.
   std::vector<std::byte*> tile_bases(static_cast<std::size_t>(config.num_tiles), nullptr);
   if (mode == Mode::functional) {
     for (TileId t = 0; t < config.num_tiles; ++t) {
       const auto bytes = layout.tile_bytes[static_cast<std::size_t>(t)];
-      if (bytes > 0) tile_bases[static_cast<std::size_t>(t)] = s.arenas.reserve(t, bytes);
+      if (bytes > 0 && partition.owns(t)) tile_bases[static_cast<std::size_t>(t)] = s.arenas.reserve(t, bytes);
     }
   }
-  CompiledProgram compiled = compile_program(program, config, mode, std::move(layout), tile_bases);
-
-  if (s.arrival_lists.size() > max_cached_arrival_lists) s.arrival_lists.clear();  // none is in use now
-  for (auto& phase : compiled.phases) {
-    if (!phase.tiles.empty()) phase.arrivals = &s.arrivals_for(phase.tiles);
-  }
+  CompiledProgram compiled = compile_program(program, config, mode, std::move(layout), tile_bases, partition);
+  s.executor.reserve_send_buffer(compiled.send_buffer_bytes);
   s.program = std::move(compiled);
+  if (partition.distributed()) ++programs_spread;
 }
 
 void Engine::write(BufferId buffer, std::int64_t offset_bytes, const void* src, std::int64_t bytes) {
   impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::write");
   impl_->check_host_write(buffer, "Engine::write");
-  if (bytes > 0) std::memcpy(impl_->host_address(buffer, offset_bytes), src, static_cast<std::size_t>(bytes));
+  if (bytes > 0 && impl_->held_here(buffer)) {
+    std::memcpy(impl_->host_address(buffer, offset_bytes), src, static_cast<std::size_t>(bytes));
+  }
 }
 
 void Engine::read(BufferId buffer, std::int64_t offset_bytes, void* dst, std::int64_t bytes) const {
   impl_->host_buffer(buffer, offset_bytes, bytes, "Engine::read");
-  if (bytes > 0) std::memcpy(dst, impl_->host_address(buffer, offset_bytes), static_cast<std::size_t>(bytes));
+  if (bytes == 0) return;
+  if (impl_->held_here(buffer)) std::memcpy(dst, impl_->host_address(buffer, offset_bytes), static_cast<std::size_t>(bytes));
+  if (impl_->program->partition.distributed()) {
+    rank_messages::broadcast(static_cast<std::byte*>(dst), bytes, impl_->holder(buffer));
+    if (!impl_->held_here(buffer)) host_bytes_received += bytes;
+  }
 }
 
 void Engine::write_rows(const std::vector<HostRows>& pieces, const void* host, std::int64_t host_bytes) {
   // The host array is only read here; the views share one type for both directions.
-  const auto views =
-      impl_->host_rows_views(pieces, static_cast<std::byte*>(const_cast<void*>(host)), host_bytes, "Engine::write_rows");
+  auto views = impl_->host_rows_views(pieces, static_cast<std::byte*>(const_cast<void*>(host)), host_bytes, "Engine::write_rows");
   for (const HostRows& p : pieces) impl_->check_host_write(p.buffer, "Engine::write_rows");
+  if (impl_->program && impl_->program->partition.distributed()) {
+    // Every rank holds the same host array; each writes the pieces it holds.
+    std::size_t kept = 0;
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      if (impl_->held_here(pieces[k].buffer)) views[kept++] = views[k];
+    }
+    views.resize(kept);
+  }
   move_host_rows(views, HostMove::to_buffers, impl_->host_threads);
 }
 
 void Engine::read_rows(const std::vector<HostRows>& pieces, void* host, std::int64_t host_bytes) const {
-  const auto views = impl_->host_rows_views(pieces, static_cast<std::byte*>(host), host_bytes, "Engine::read_rows");
+  auto views = impl_->host_rows_views(pieces, static_cast<std::byte*>(host), host_bytes, "Engine::read_rows");
+  if (!impl_->program || !impl_->program->partition.distributed()) {
+    move_host_rows(views, HostMove::to_host, impl_->host_threads);
+    return;
+  }
+  // The pieces packed by holding rank (in piece order within a rank); each rank fills its part and
+  // broadcasts it, then every piece moves to the host: this rank's from its buffers, the others' from
+  // the packed bytes.
+  const RankPartition& partition = impl_->program->partition;
+  const auto ranks = static_cast<std::size_t>(partition.ranks);
+  std::vector<std::int64_t> rank_bytes(ranks, 0);
+  std::vector<std::int64_t> packed_at(pieces.size(), 0);
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    auto& used = rank_bytes[static_cast<std::size_t>(impl_->holder(pieces[k].buffer))];
+    packed_at[k] = used;
+    used += pieces[k].rows * pieces[k].row_bytes;
+  }
+  std::vector<std::int64_t> rank_base(ranks, 0);
+  for (std::size_t q = 1; q < ranks; ++q) rank_base[q] = rank_base[q - 1] + rank_bytes[q - 1];
+  const std::int64_t total = rank_base.back() + rank_bytes.back();
+  std::unique_ptr<std::byte[]> packed(new std::byte[static_cast<std::size_t>(std::max<std::int64_t>(total, 1))]);
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const auto q = static_cast<std::size_t>(impl_->holder(pieces[k].buffer));
+    std::byte* at = packed.get() + rank_base[q] + packed_at[k];
+    // A piece's rows lie packed from its buffer's first byte.
+    if (static_cast<std::int32_t>(q) == partition.rank) {
+      if (views[k].rows > 0 && views[k].row_bytes > 0) std::memcpy(at, views[k].buffer, static_cast<std::size_t>(views[k].rows * views[k].row_bytes));
+    } else {
+      views[k].buffer = at;
+    }
+  }
+  for (std::size_t q = 0; q < ranks; ++q) {
+    rank_messages::broadcast(packed.get() + rank_base[q], rank_bytes[q], static_cast<std::int32_t>(q));
+    if (static_cast<std::int32_t>(q) != partition.rank) host_bytes_received += rank_bytes[q];
+  }
   move_host_rows(views, HostMove::to_host, impl_->host_threads);
 }
 
@@ -223,7 +280,7 @@ RunStats Engine::run(TraceWriter* trace) {
     s.controller->end();
   }
   stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (auto error = s.executor.take_error()) std::rethrow_exception(error);
+  if (auto error = s.executor.take_error(program.partition.distributed())) std::rethrow_exception(error);
 
   for (const auto& phase : stats.phases) {
     switch (phase.kind) {

@@ -7,6 +7,13 @@
 // computes its phase length from the cost of its vertices (or its exchange bytes) and signals its
 // arrival at the sync that many cycles later; the sync controller waits for every tile, charges the
 // sync, and starts the next phase. Nothing is woken per cycle.
+//
+// Under `mpirun -n K`, with spread_over_mpi_ranks(true), a functional program on a machine of C chips,
+// K > 1 dividing C, is spread over the ranks: rank r holds the SRAM of chips [r C/K, (r+1) C/K) and
+// runs their vertices and copies, and the exchange bytes that cross ranks travel as MPI messages at
+// each exchange phase (sim/rank_partition.hpp, sim/rank_messages.hpp). Every rank computes the whole
+// program's timing, so each reports the same cycles, and host reads return the same bytes on every
+// rank. Any other program (timing-only, or on fewer chips than ranks) runs whole on every rank.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -42,6 +49,22 @@ class Engine {
   static Engine& instance(std::int32_t tile_slots);
   std::int32_t tile_slots() const;
 
+  // Whether functional programs spread over the ranks of an MPI job (above); off by default, and
+  // without effect outside one. With it on, every rank must load and run the same programs and make
+  // the same host reads and writes in the same order (`tilesim run` does: each rank runs the same
+  // command); a job whose ranks do different work (a sweep's points) leaves it off. Takes effect at
+  // the next load.
+  static void spread_over_mpi_ranks(bool spread);
+
+  // What spreading over ranks has done in this process so far: for the user's record of a run
+  // (`tilesim run` prints it) and for tests that must know bytes really crossed ranks.
+  struct SpreadTotals {
+    std::int64_t programs_spread = 0;      // functional programs loaded spread over ranks
+    std::int64_t exchange_bytes_sent = 0;  // bytes this rank sent to other ranks in exchange phases
+    std::int64_t host_bytes_received = 0;  // bytes of host reads this rank received from other ranks
+  };
+  static SpreadTotals spread_totals();
+
   // Places the program's buffers on the machine's tiles. Throws tilesim::PlanError naming the tile,
   // the bytes it needs and the bytes it has if a tile's SRAM overflows; std::logic_error if the program
   // refers to tiles or buffers that do not exist, or if config.num_tiles exceeds tile_slots().
@@ -49,7 +72,9 @@ class Engine {
 
   // Host access to loaded buffers (functional mode only; untimed, like data already resident). A read
   // of a shared copy (Transfer::read_only_copies) sees its source's bytes; writing one throws
-  // std::logic_error, since the program promised that nothing writes it.
+  // std::logic_error, since the program promised that nothing writes it. Spread over ranks, a write
+  // lands on the rank that holds the buffer (every rank is handed the same host bytes), and a read
+  // brings each buffer's bytes from the rank that holds it, so every rank reads the same.
   void write(BufferId buffer, std::int64_t offset_bytes, const void* src, std::int64_t bytes);
   void read(BufferId buffer, std::int64_t offset_bytes, void* dst, std::int64_t bytes) const;
   // Moves many pieces of one host array, `host_bytes` long, in one call (an op's tensor I/O): each piece

@@ -1,5 +1,6 @@
 #include "sim/sync_controller.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -61,6 +62,12 @@ void SyncController::on_trigger() {
         launch_tiles();
         return;
       case State::waiting_for_tiles:
+        check_arrivals();
+        if (state_ == State::waiting_for_phase_end) return;
+        end_phase();
+        ++phase_index_;
+        break;
+      case State::waiting_for_phase_end:
       case State::syncing:
         end_phase();
         ++phase_index_;
@@ -76,7 +83,7 @@ void SyncController::on_trigger() {
 }
 
 void SyncController::start_next_phase() {
-  if (phase_index_ >= program_->phases.size() || executor_.failed()) {
+  if (phase_index_ >= program_->phases.size() || executor_.stopped()) {
     // No next_trigger: the method falls back to its static sensitivity and waits for begin().
     state_ = State::idle;
     return;
@@ -100,20 +107,48 @@ void SyncController::launch_tiles() {
   const CompiledPhase& phase = program_->phases[phase_index_];
   tiles_start_cycle_ = now_cycles();
   executor_.run_phase(phase);
-  if (phase.tiles.empty()) {  // cannot happen for a non-empty phase; keeps the and-list non-empty
-    state_ = State::waiting_for_tiles;
-    next_trigger(sc_core::SC_ZERO_TIME);
+  const RankPartition& partition = program_->partition;
+  arrivals_.pending = 0;
+  arrivals_.start_cycle = tiles_start_cycle_;
+  arrivals_.all_on_time = true;
+  last_arrival_cycles_ = 0;
+  for (const TileWork& work : phase.tiles) {
+    if (!partition.owns(work.tile)) continue;
+    ++arrivals_.pending;
+    last_arrival_cycles_ = std::max(last_arrival_cycles_, work.cycles);
+  }
+  if (arrivals_.pending == 0) {  // another rank's tiles only (or none): the phase's length is known
+    state_ = State::waiting_for_phase_end;
+    next_trigger(after(phase.slowest_cycles));
     return;
   }
-  for (const TileWork& work : phase.tiles) tiles_[static_cast<std::size_t>(work.tile)]->start(work);
+  for (const TileWork& work : phase.tiles) {
+    if (partition.owns(work.tile)) tiles_[static_cast<std::size_t>(work.tile)]->start(work, arrivals_);
+  }
   state_ = State::waiting_for_tiles;
-  next_trigger(*phase.arrivals);
+  next_trigger(arrivals_.all_arrived);
+}
+
+void SyncController::check_arrivals() {
+  const CompiledPhase& phase = program_->phases[phase_index_];
+  // The tiles' arrivals are what SystemC measured; they must agree with the precomputed costs.
+  const Cycles arrived = now_cycles() - tiles_start_cycle_;
+  if (arrivals_.pending != 0 || !arrivals_.all_on_time || arrived != last_arrival_cycles_) {
+    throw std::logic_error("engine: phase " + std::to_string(phase_index_) + " of program " + program_->name + ": the last of " +
+                           "its tiles arrived " + std::to_string(arrived) + " cycles after they started, expected " +
+                           std::to_string(last_arrival_cycles_) + (arrivals_.all_on_time ? "" : ", and a tile arrived off its own time"));
+  }
+  // Spread over ranks, the slowest tile may be another rank's: the phase lasts until it would arrive.
+  if (arrived < phase.slowest_cycles) {
+    state_ = State::waiting_for_phase_end;
+    next_trigger(after(phase.slowest_cycles - arrived));
+  }
 }
 
 void SyncController::end_phase() {
   const CompiledPhase& phase = program_->phases[phase_index_];
   const Cycles cycles = now_cycles() - phase_start_cycle_;
-  // The tiles' arrivals are what SystemC measured; they must agree with the precomputed costs.
+  // What SystemC measured must agree with the precomputed costs.
   const Cycles expected = phase.fixed_cycles + phase.slowest_cycles;
   if (cycles != expected) {
     throw std::logic_error("engine: phase " + std::to_string(phase_index_) + " of program " + program_->name +

@@ -2,8 +2,10 @@
 // The sync controller: one SC_METHOD state machine (next_trigger, no thread) that sequences a program's
 // phases in simulated time. For each superstep: compute (fixed launch cost, then every tile with
 // vertices, ending when the slowest arrives), sync (sync_cycles), exchange (fixed cost, then every
-// tile that sends or receives). Tiles are woken once per phase; the controller waits on the and-list
-// of their arrival events. Engine-internal.
+// tile that sends or receives). Tiles are woken once per phase; the controller waits for their count
+// of arrivals (PhaseArrivals). A program spread over ranks wakes this rank's tiles only, and its phase
+// still lasts until the slowest tile of the whole machine would arrive, which the program knows.
+// Engine-internal.
 #include <cstdint>
 #include <systemc>
 #include <vector>
@@ -33,11 +35,12 @@ class SyncController : public sc_core::sc_module {
   Cycles program_start_cycle() const { return program_start_cycle_; }
 
  private:
-  enum class State { idle, launching, waiting_for_tiles, syncing };
+  enum class State { idle, launching, waiting_for_tiles, waiting_for_phase_end, syncing };
 
   void on_trigger();
   void start_next_phase();
   void launch_tiles();
+  void check_arrivals();
   void end_phase();
   void trace_phase(const CompiledPhase& phase, Cycles start_cycle, Cycles cycles);
 
@@ -45,6 +48,7 @@ class SyncController : public sc_core::sc_module {
   WorkExecutor& executor_;
   const std::int32_t sync_track_;
   sc_core::sc_event start_event_;
+  PhaseArrivals arrivals_;
 
   const CompiledProgram* program_ = nullptr;
   RunStats* stats_ = nullptr;
@@ -57,6 +61,7 @@ class SyncController : public sc_core::sc_module {
   Cycles program_start_cycle_ = 0;
   Cycles phase_start_cycle_ = 0;
   Cycles tiles_start_cycle_ = 0;  // after the phase's fixed cost
+  Cycles last_arrival_cycles_ = 0;  // after tiles_start_cycle_: the slowest of this process's tiles
 };
 
 }  // namespace tilesim::sim

@@ -2,15 +2,16 @@
 
 namespace tilesim::sim {
 
-Tile::Tile(const sc_core::sc_module_name& name) : sc_core::sc_module(name), wake_("wake"), arrival_("arrival") {
-  SC_METHOD(on_wake);
-  sensitive << wake_;
+Tile::Tile(const sc_core::sc_module_name& name) : sc_core::sc_module(name), arrival_("arrival") {
+  SC_METHOD(on_arrival);
+  sensitive << arrival_;
   dont_initialize();
 }
 
-void Tile::on_wake() {
-  // One time unit is one cycle; zero cycles is a delta notification, still after this evaluation.
-  arrival_.notify(sc_core::sc_time::from_value(static_cast<sc_core::sc_time::value_type>(work_->cycles)));
+void Tile::on_arrival() {
+  // One time unit is one cycle: the tile must arrive exactly its share of the phase after the start.
+  const auto now = static_cast<Cycles>(sc_core::sc_time_stamp().value());
+  arrivals_->arrive(now - arrivals_->start_cycle == work_->cycles);
 }
 
 }  // namespace tilesim::sim
