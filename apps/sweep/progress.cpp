@@ -34,7 +34,9 @@ void Progress::point_done(std::size_t backend, double wall_s, const std::string&
   wall_[backend] += wall_s;
   ++done_by_[backend];
   if (remaining_[backend] > 0) --remaining_[backend];
+  if (silent_) return;
   const double elapsed = seconds_since(start_);
+  const std::string label = label_.empty() ? "" : label_ + ": ";
   if (tty_) {
     // A tenth of a second between redraws: live enough, and cheap beside thousands of points.
     if (done_ != total_ && seconds_since(last_draw_) < 0.1) return;
@@ -42,18 +44,18 @@ void Progress::point_done(std::size_t backend, double wall_s, const std::string&
     constexpr int width = 24;
     const int filled = total_ ? static_cast<int>(width * done_ / total_) : width;
     std::cerr << "\r\033[K[" << std::string(static_cast<std::size_t>(filled), '#')
-              << std::string(static_cast<std::size_t>(width - filled), '.') << "] " << done_ << "/" << total_ << " "
+              << std::string(static_cast<std::size_t>(width - filled), '.') << "] " << label << done_ << "/" << total_ << " "
               << rate_eta(elapsed) << "  " << what << std::flush;
     return;
   }
   const std::size_t step = std::max<std::size_t>(1, total_ / 10);
   if (done_ % step == 0 || done_ == total_)
-    std::cerr << "sweep: " << done_ << "/" << total_ << " points (" << std::fixed << std::setprecision(0)
+    std::cerr << "sweep: " << label << done_ << "/" << total_ << " points (" << std::fixed << std::setprecision(0)
               << 100.0 * static_cast<double>(done_) / static_cast<double>(total_) << "%), " << rate_eta(elapsed) << "\n";
 }
 
 void Progress::finish() {
-  if (tty_ && done_ > 0) std::cerr << "\n";
+  if (tty_ && done_ > 0 && !silent_) std::cerr << "\n";
 }
 
 // Rate over this run; ETA from each backend's own mean point time (a simulated point and a modeled

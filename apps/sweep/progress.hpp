@@ -21,6 +21,10 @@ class Progress {
   Progress(std::size_t total, std::size_t backends, std::vector<std::size_t> remaining, std::vector<int> parallelism);
 
   void point_done(std::size_t backend, double wall_s, const std::string& what);
+  // A sweep over MPI ranks: `label` ("rank 0 of 4's share") opens each line; a silent progress counts
+  // but prints nothing (the ranks other than 0, so that stderr stays one account).
+  void set_label(std::string label) { label_ = std::move(label); }
+  void silence() { silent_ = true; }
   // Ends the bar's line on a terminal; call before any other output once points have run.
   void finish();
 
@@ -33,6 +37,8 @@ class Progress {
   std::vector<double> wall_;
   std::vector<std::size_t> done_by_;
   bool tty_;
+  std::string label_;
+  bool silent_ = false;
   Clock::time_point start_ = Clock::now(), last_draw_ = Clock::now() - std::chrono::seconds(1);
 };
 

@@ -27,10 +27,26 @@ void Recorder::note_measurement(std::size_t backend, const std::string& what, st
   tally_.last_disturbed = what + ": " + disturbed;
 }
 
+void add_tally(Tally& into, const Tally& more) {
+  into.rows += more.rows;
+  into.does_not_fit += more.does_not_fit;
+  into.failed += more.failed;
+  into.disturbed += more.disturbed;
+  for (const auto& [b, s] : more.wall_by_backend) into.wall_by_backend[b] += s;
+  for (const auto& [b, n] : more.rows_by_backend) into.rows_by_backend[b] += n;
+  for (const auto& [b, n] : more.fewer_threads_by_backend) into.fewer_threads_by_backend[b] += n;
+  if (into.last_problem.empty()) into.last_problem = more.last_problem;
+  if (into.last_disturbed.empty()) into.last_disturbed = more.last_disturbed;
+}
+
 int print_summary(const Recorder& recorder, const std::vector<std::string>& backend_names, const std::string& csv_path,
                   Clock::time_point run_start) {
-  const Tally& tally = recorder.tally();
-  if (recorder.stopped()) {
+  return print_summary(recorder.tally(), recorder.stopped(), backend_names, csv_path, run_start);
+}
+
+int print_summary(const Tally& tally, bool stopped, const std::vector<std::string>& backend_names, const std::string& csv_path,
+                  Clock::time_point run_start) {
+  if (stopped) {
     std::cout << "sweep: stopped after " << tally.rows << " new points (--stop-after); continue with --resume\n";
     return 0;
   }

@@ -55,5 +55,11 @@ class Recorder {
 // failed, measured points that ran on fewer threads or stayed disturbed) and the exit code: 1 when a point failed verification, 3 when one did not fit, else 0.
 int print_summary(const Recorder& recorder, const std::vector<std::string>& backend_names, const std::string& csv_path,
                   Clock::time_point run_start);
+// The same from a tally (a sweep over MPI ranks: every rank's, added up); `stopped`: --stop-after ended it.
+int print_summary(const Tally& tally, bool stopped, const std::vector<std::string>& backend_names, const std::string& csv_path,
+                  Clock::time_point run_start);
+
+// Adds `more` into `into`: counts and host times summed; a named example kept from `into` when it has one.
+void add_tally(Tally& into, const Tally& more);
 
 }  // namespace tilesim::cli::sweep
