@@ -12,6 +12,7 @@ const BackendFamily& cpu_family();        // cpu_family.cpp
 const BackendFamily& torch_cpu_family();  // torch_cpu_family.cpp
 const BackendFamily& cuda_family();       // cuda_family.cpp
 const BackendFamily& gpu_model_family();  // gpu_model_family.cpp
+const BackendFamily& cpu_model_family();  // cpu_model_family.cpp
 
 bool ends_with(const std::string& text, const std::string& suffix);
 // A machine as a label shows it: a machine file path by its stem ("runs/my-ipu.json" -> "my-ipu").

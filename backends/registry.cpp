@@ -24,7 +24,7 @@ std::string family_part(const std::string& name) { return name.substr(0, name.fi
 // line here and one file beside it.
 const std::vector<const BackendFamily*>& all_families() {
   static const std::vector<const BackendFamily*> families = {&ipu_family(), &cpu_family(), &torch_cpu_family(),
-                                                             &cuda_family(), &gpu_model_family()};
+                                                             &cuda_family(), &gpu_model_family(), &cpu_model_family()};
   return families;
 }
 

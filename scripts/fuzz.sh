@@ -28,7 +28,7 @@ shift $(( $# >= 2 ? 2 : 1 ))
 timeout=${FUZZ_TIMEOUT:-10}
 rss_mb=${FUZZ_RSS_MB:-2048}
 
-all_targets=(workload sweep ipu_machine gpu_machine cpu_machine edge_list matrix_market metis index_file)
+all_targets=(workload sweep ipu_machine gpu_machine cpu_machine cpu_node edge_list matrix_market metis index_file)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
@@ -43,7 +43,7 @@ max_len() {
 }
 dict_args() {
   case "$1" in
-    workload|sweep|ipu_machine|gpu_machine|cpu_machine) echo "-dict=tests/fuzz/json.dict" ;;
+    workload|sweep|ipu_machine|gpu_machine|cpu_machine|cpu_node) echo "-dict=tests/fuzz/json.dict" ;;
   esac
 }
 

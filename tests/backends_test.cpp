@@ -47,7 +47,7 @@ TEST_CASE("the registry lists every backend family once, in help order, each wit
     CHECK(defaults == (f->info().modes.empty() ? 0 : 1));
     CHECK(find_family(f->family() + ":x") == f);
   }
-  CHECK(families == std::vector<std::string>{"ipu", "cpu", "torch-cpu", "cuda", "gpu-model"});
+  CHECK(families == std::vector<std::string>{"ipu", "cpu", "torch-cpu", "cuda", "gpu-model", "cpu-model"});
   CHECK(find_family("gpu") == nullptr);
   CHECK(find_family("validation/hydronet-gnn/a100") == nullptr);
 }
@@ -67,6 +67,8 @@ TEST_CASE("backend names parse to their family's canonical names, default machin
   CHECK(canonical("cuda:per-call") == "cuda:per-call");
   CHECK(canonical("cpu") == "cpu");
   CHECK(canonical("torch-cpu") == "torch-cpu");
+  CHECK(canonical("cpu-model") == "cpu-model:spr-2s");
+  CHECK(canonical("cpu-model:spr-cluster") == "cpu-model:spr-cluster");
   const auto specs = parse_backend_list("ipu:mk1:static,gpu-model:h200:eager,cpu");
   REQUIRE(specs.size() == 3);
   CHECK((specs[0].descriptor == find_family("ipu") && specs[0].machine == "mk1" && specs[0].mode == "static"));
@@ -81,7 +83,8 @@ TEST_CASE("bad backend names say what each family accepts", "[backends][unit]") 
   const std::string all =
       "ipu, ipu:MACHINE (bow, mk2, mk1, the 4-IPU system bow-2000 or a machine file path), ipu:MACHINE:static "
       "(a model's graph edges compiled into the exchange), cpu, torch-cpu, cuda, cuda:kernel|per-call, gpu-model, "
-      "gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file path) or gpu-model:MACHINE:eager|eager-nograd|kernel";
+      "gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file path) or gpu-model:MACHINE:eager|eager-nograd|kernel, "
+      "cpu-model, cpu-model:MACHINE (spr-2s, spr-cluster or a machine file path)";
   CHECK(accepted_names_text() == all);
   CHECK_THAT(parse_error("ipu,gpu"), Contains(all) && Contains("\"gpu\""));
   CHECK_THAT(parse_error("ipu:"), Contains(all));
@@ -118,7 +121,13 @@ TEST_CASE("each family says how its rows are described and which roofline machin
   CHECK(roofline_machine_family("torch-cpu") == "cpu");
   CHECK(roofline_machine_family("gpu-model:h200:eager") == "gpu-model");
   CHECK(roofline_machine_family("cuda").empty());
-  CHECK(roofline_machine_forms() == std::vector<std::string>{"ipu:NAME_OR_FILE", "gpu-model:NAME_OR_FILE", "cpu:FILE"});
+  CHECK(roofline_machine_forms() ==
+        std::vector<std::string>{"ipu:NAME_OR_FILE", "gpu-model:NAME_OR_FILE", "cpu-model:NAME_OR_FILE", "cpu:FILE"});
+  const auto cpu_model = parse_backend_list("cpu-model:spr-cluster").front();
+  CHECK(cpu_model.descriptor->kind() == tilesim::ResultKind::modeled);
+  CHECK(cpu_model.descriptor->row_mode(cpu_model, timing) == "roofline");
+  CHECK(cpu_model.descriptor->plan_text(cpu_model, timing) == "modeled, roofline plus per-op overhead, one node of the cluster");
+  CHECK(display_label("cpu-model:spr-2s", "modeled", "") == std::optional<std::string>("SPR-2S CPU model"));
   CHECK(display_label("ipu:bow:static", "simulated", "timing-only").has_value());
   CHECK(display_label("gpu-model:a100-40gb:eager-nograd", "modeled", "") == std::optional<std::string>("A100-40GB model (eager-nograd)"));
   CHECK(display_label("gpu-model:h100-sxm", "modeled", "") == std::optional<std::string>("H100-SXM model (kernel)"));
@@ -142,7 +151,7 @@ TEST_CASE("tilesim backends lists every family with its modes, machines and whet
   const auto json = tilesim_test::run_tilesim("backends --json", dir.dir());
   REQUIRE(json.exit_code == 0);
   const auto list = nlohmann::json::parse(json.out);
-  REQUIRE(list.size() == 5);
+  REQUIRE(list.size() == 6);
   const auto& ipu = family_entry(list, "ipu");
   CHECK(ipu.at("kind") == "simulated");
   REQUIRE(ipu.at("modes").size() == 2);

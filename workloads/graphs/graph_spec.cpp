@@ -183,6 +183,10 @@ json parse_preset(ObjectReader& r, std::int64_t& num_features) {
     throw InputError(r.file(), r.path_of("num_graphs"), "no \"num_graphs\" (only molecule presets such as qm9 take it)",
                      describe_json(r.value("num_graphs")));
   }
+  // A dataset-sized preset (ogbn-papers100m's 1.6e9 edges) is refused where it would not fit, as a
+  // generator of its size is, before anything is allocated.
+  if (preset.generator == PresetGenerator::chung_lu)
+    check_host_memory(r, "preset", static_cast<double>(preset.power_law.num_edges), static_cast<double>(preset.power_law.num_nodes));
   num_features = preset.num_features;
   return s;
 }
