@@ -88,6 +88,12 @@ struct ThroughputPlotArgs {
   std::string out_dir;  // default: beside RESULTS.csv, in plots/
 };
 
+// tilesim plot scaling REPORT.json... (reports of workloads with a "parallel" section).
+struct ScalingPlotArgs {
+  std::vector<std::string> reports;
+  std::string out_dir;  // default: beside the first report, in plots/
+};
+
 // tilesim report RESULTS.csv.
 struct SpeedupReportArgs {
   std::string results;
@@ -138,6 +144,7 @@ int host_calibrate_command(const HostCalibrateArgs& args);
 int roofline_command(const RooflineArgs& args);
 int plot_surface_command(const SurfaceArgs& args);
 int plot_throughput_command(const ThroughputPlotArgs& args);
+int plot_scaling_command(const ScalingPlotArgs& args);
 int speedup_report_command(const SpeedupReportArgs& args);
 int calibrate_command(const CalibrateArgs& args);
 int calibrate_ipu_command(const CalibrateArgs& args);

@@ -149,6 +149,11 @@ int dispatch(int argc, char** argv) {
       "throughput", "Throughput versus batch size of a batch-size sweep's results.csv, one line per backend (log-log)");
   throughput_cmd->add_option("results", throughput.results, "results.csv written by tilesim sweep on a batch-size sweep file")->required();
   throughput_cmd->add_option("--out", throughput.out_dir, "Directory for the plots (default: plots/ beside the results)");
+  ScalingPlotArgs scaling;
+  auto* scaling_cmd = plot_cmd->add_subcommand(
+      "scaling", "Throughput versus chips (one line per system) and pipelined step time versus micro-batches, from scaling reports");
+  scaling_cmd->add_option("reports", scaling.reports, "report.json files of tilesim run on workloads with a \"parallel\" section")->required();
+  scaling_cmd->add_option("--out", scaling.out_dir, "Directory for the plots (default: plots/ beside the first report)");
 
   SpeedupReportArgs report;
   auto* report_cmd = app.add_subcommand("report", "Speedup tables (median, range, crossover) of a results.csv");
@@ -220,6 +225,7 @@ int dispatch(int argc, char** argv) {
   if (*roofline_cmd) return roofline_command(roofline);
   if (*surface_cmd) return plot_surface_command(surface);
   if (*throughput_cmd) return plot_throughput_command(throughput);
+  if (*scaling_cmd) return plot_scaling_command(scaling);
   if (*report_cmd) return speedup_report_command(report);
   // App::help() would describe the selected subcommand ("help" itself); ask for the top level.
   const std::string top_help = app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);

@@ -14,6 +14,7 @@
 #include "apps/training_run.hpp"
 #include "common/error.hpp"
 #include "common/tool_identity.hpp"
+#include "mpi/world.hpp"
 #include "workloads/loaders/batch_lowering.hpp"
 #include "workloads/loaders/batch_source.hpp"
 
@@ -367,11 +368,13 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
 
 int run_minibatch(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
                   std::vector<std::unique_ptr<Backend>>& backends, const std::string& report_path) {
-  // The loader's graph or dataset is built once; then the batches run.
-  if (!args.json) std::cerr << "tilesim: building the loader's graph ..." << std::endl;
+  // The loader's graph or dataset is built once; then the batches run. Under mpirun, rank 0 alone
+  // reports (run_command.cpp).
+  const bool lead = mpi::world().rank == 0;
+  if (!args.json && lead) std::cerr << "tilesim: building the loader's graph ..." << std::endl;
   const loaders::BatchSource source(workload);
-  const MiniBatchOutcome outcome = run_batches(args, workload, specs, backends, source, !args.json);
-  write_file_atomically(report_path, outcome.report.dump(2) + "\n");
+  const MiniBatchOutcome outcome = run_batches(args, workload, specs, backends, source, !args.json && lead);
+  if (lead) write_file_atomically(report_path, outcome.report.dump(2) + "\n");
   if (args.json) std::cout << outcome.report.dump(2) << std::endl;
   else std::cout << outcome.text << "report: " << report_path << "\n";
   return outcome.all_verified ? 0 : static_cast<int>(ExitCode::internal_error);

@@ -1,8 +1,12 @@
 // tilesim run WORKLOAD.json: every backend runs every op of the workload on the same inputs; the
 // outputs are verified against the reference and against each other, and report.json is written.
+//
+// Under `mpirun -n K`, every rank runs this same command on the same inputs, and the simulated
+// engine spreads a multi-chip machine's functional programs over the ranks (sim/engine.hpp); rank 0
+// alone prints and writes files (report, trace), the others run silently beside it.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -15,12 +19,15 @@
 #include "apps/memory_proportion.hpp"
 #include "apps/minibatch_run.hpp"
 #include "apps/report_writer.hpp"
+#include "apps/scaling_run.hpp"
 #include "apps/training_run.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
 #include "common/limits.hpp"
 #include "common/tool_identity.hpp"
 #include "ir/reference/compare.hpp"
+#include "mpi/world.hpp"
+#include "sim/engine.hpp"
 #include "workloads/workload.hpp"
 
 namespace tilesim::cli {
@@ -85,10 +92,26 @@ std::string format_losses(const std::vector<backends::BackendSpec>& specs, const
   return out.str();
 }
 
-}  // namespace
+// Under mpirun: what the engine's spreading over the ranks did (sums over ranks; every rank must call
+// this, since it adds over them), printed by rank 0 beside the run's progress.
+void report_rank_spread(bool print) {
+  const mpi::World& world = mpi::world();
+  if (world.size < 2) return;
+  const sim::Engine::SpreadTotals mine = sim::Engine::spread_totals();
+  const std::int64_t programs = mpi::sum_over_ranks(mine.programs_spread) / world.size;
+  const std::int64_t exchanged = mpi::sum_over_ranks(mine.exchange_bytes_sent);
+  const std::int64_t host = mpi::sum_over_ranks(mine.host_bytes_received);
+  if (!print) return;
+  std::cerr << "tilesim: engine spread over " << world.size << " MPI ranks: " << programs << " functional programs spread, "
+            << exchanged << " exchange bytes sent between ranks, " << host << " bytes of host reads brought from other ranks"
+            << (programs == 0 ? " (none was both functional and on a machine whose chips " + std::to_string(world.size) +
+                                   " ranks divide: each rank ran every program whole)"
+                             : "")
+            << std::endl;
+}
 
-int run_command(const RunArgs& args, const RunHooks* hooks) {
-  limits::checked_option("--repeats", args.repeats, 1, limits::max_timed_calls);
+// The command on this process; `lead` prints and writes files (rank 0, or the one process).
+int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {  limits::checked_option("--repeats", args.repeats, 1, limits::max_timed_calls);
   limits::checked_option("--warmup", args.warmup, 0, limits::max_warmup_calls);
   if (args.batches) limits::checked_option("--batches", *args.batches, 1, limits::max_steps);
   const auto specs = backends::parse_backend_list(args.backends);
@@ -126,6 +149,19 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
                          s.name() + " in --backends");
   }
 
+  // A "parallel" section: each backend as a system of devices, one device's step and the links between
+  // them (apps/scaling_run.hpp), reported under "scaling".
+  if (workload.parallel) {
+    if (hooks && hooks->set_inputs)
+      throw InputError(args.workload, "parallel", "input values made device by device (values cannot be given for a workload with a \"parallel\" section)",
+                       "values given");
+    const std::string dir = args.out_dir.empty() ? "out/" + workload.name : args.out_dir;
+    std::error_code dir_error;
+    std::filesystem::create_directories(dir, dir_error);
+    if (dir_error) throw InputError(dir, "", "a directory the report can be written to (--out)", dir_error.message());
+    return run_scaling(args, workload, specs, (std::filesystem::path(dir) / "report.json").string());
+  }
+
   // Build every backend (machine files are read here) before any work, so bad input fails fast.
   std::vector<std::unique_ptr<Backend>> backends;
   std::size_t traced_count = 0;
@@ -136,10 +172,10 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
 
   const std::string out_dir = args.out_dir.empty() ? "out/" + workload.name : args.out_dir;
   std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
+  if (lead) std::filesystem::create_directories(out_dir, ec);
   if (ec) throw InputError(out_dir, "", "a directory the report can be written to (--out)", ec.message());
   const std::string report_path = (std::filesystem::path(out_dir) / "report.json").string();
-  if (!args.trace.empty()) {
+  if (!args.trace.empty() && lead) {
     if (traced_count == 0) {
       std::string writers;
       for (const backends::BackendFamily* f : backends::all_families())
@@ -152,7 +188,11 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
   if (loader && hooks && hooks->set_inputs)
     throw InputError(args.workload, "loader", "input values made batch by batch (values cannot be given for a workload with a \"loader\")",
                      "values given");
-  if (loader) return run_minibatch(args, workload, specs, backends, report_path);
+  if (loader) {
+    const int code = run_minibatch(args, workload, specs, backends, report_path);
+    report_rank_spread(lead && !args.json);
+    return code;
+  }
 
   // Plan first: a workload that does not fit fails before any input is generated. The workload is
   // lowered once; its graph is planned here and then filled with inputs.
@@ -172,15 +212,17 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
   std::vector<BackendResult> results;
   std::vector<TrainingRun> training_runs;
   for (std::size_t b = 0; b < backends.size(); ++b) {
-    options.trace_path = specs[b].descriptor->info().writes_traces ? trace_path_for(args.trace, specs[b], traced_count) : "";
-    if (!args.json) std::cerr << "tilesim: running " << specs[b].name() << (training ? ", " + std::to_string(steps) + " training steps" : "") << " ..." << std::endl;
+    options.trace_path = specs[b].descriptor->info().writes_traces && lead ? trace_path_for(args.trace, specs[b], traced_count) : "";
+    if (!args.json && lead) std::cerr << "tilesim: running " << specs[b].name() << (training ? ", " + std::to_string(steps) + " training steps" : "") << " ..." << std::endl;
     if (training) {
-      training_runs.push_back(run_training_steps(*backends[b], instance, steps, options, !args.json));
+      training_runs.push_back(run_training_steps(*backends[b], instance, steps, options, !args.json && lead));
       results.push_back(training_runs.back().last_step);
     } else {
       results.push_back(backends[b]->run(instance.graph, instance.values, options));
     }
   }
+
+  report_rank_spread(lead && !args.json);
 
   if (hooks && hooks->outputs) {
     for (std::size_t b = 0; b < backends.size(); ++b) {
@@ -251,7 +293,7 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
   }
   report["agreement"] = agreements;
   if (training) report["loss_agreement"] = loss_agreements;
-  write_file_atomically(report_path, report.dump(2) + "\n");
+  if (lead) write_file_atomically(report_path, report.dump(2) + "\n");
 
   if (args.json) {
     std::cout << report.dump(2) << std::endl;
@@ -278,6 +320,33 @@ int run_command(const RunArgs& args, const RunHooks* hooks) {
   for (const auto& t : training_runs) all_verified = all_verified && t.all_steps_verified;
   // A wrong output is a defect of tilesim, not of the input.
   return all_verified ? 0 : static_cast<int>(ExitCode::internal_error);
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args, const RunHooks* hooks) {
+  const mpi::World& world = mpi::world();
+  if (world.size < 2) return run_workload(args, hooks, true);
+  sim::Engine::spread_over_mpi_ranks(true);
+  if (world.rank != 0 && std::freopen("/dev/null", "w", stdout) == nullptr) {
+    throw Error(ExitCode::internal_error, "cannot silence standard output on " + mpi::rank_label());
+  }
+  try {
+    return run_workload(args, hooks, world.rank == 0);
+  } catch (const std::exception& e) {
+    // Most failures (bad input, a vertex body's error, which the engine makes every rank's) reach every
+    // rank alike: then rank 0 alone says it and every rank exits with the code one process gives. A
+    // failure on some ranks alone (a rank's host memory, say) would leave the others waiting for their
+    // next message for ever: the ranks that failed say it, with their rank, and end the whole job.
+    const auto* error = dynamic_cast<const Error*>(&e);
+    const int code = error ? static_cast<int>(error->code()) : static_cast<int>(ExitCode::internal_error);
+    const bool together = mpi::every_rank_failed(30.0);
+    if (together && world.rank != 0) return code;
+    std::cout << std::flush;
+    std::cerr << "tilesim: " << (error ? "error: " : "internal error: ") << mpi::rank_label() << ": " << e.what() << "\n" << std::flush;
+    if (together) return code;
+    mpi::abort_all(error ? static_cast<int>(error->code()) : static_cast<int>(ExitCode::internal_error));
+  }
 }
 
 }  // namespace tilesim::cli

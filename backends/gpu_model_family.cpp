@@ -5,6 +5,7 @@
 #include "backends/machine_listings.hpp"
 #include "common/error.hpp"
 #include "models/gpu/gpu_backend.hpp"
+#include "models/gpu/gpu_system.hpp"
 
 namespace tilesim::backends {
 
@@ -42,7 +43,8 @@ FamilyInfo gpu_model_info() {
              {"eager", false, "one eager PyTorch call per op: device time plus the per-call host floor "
                               "(what torch.utils.benchmark measures), in grad mode (PyTorch's default)"},
              {"eager-nograd", false, "eager under torch.no_grad(): no autograd bookkeeping on the calls"}};
-  i.help = "gpu-model:MACHINE[:eager|:eager-nograd|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file)";
+  i.help = "gpu-model:MACHINE[:eager|:eager-nograd|:kernel] (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb, the 8-GPU system "
+           "dgx-a100 (one of its GPUs; a workload's \"parallel\" section spreads over them) or a machine file)";
   i.accepted = "gpu-model, gpu-model:MACHINE (a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb or a machine file path) or "
                "gpu-model:MACHINE:eager|eager-nograd|kernel";
   i.reads_input_values = false;
@@ -64,6 +66,7 @@ class GpuModelFamily final : public BackendFamily {
     m.in_name = true;
     m.default_machine = "a100-40gb";
     m.shipped = gpu::shipped_gpu_machines();
+    for (const auto& system : gpu::shipped_gpu_systems()) m.shipped.push_back(system);
     m.accepts_file = true;
     return m;
   }

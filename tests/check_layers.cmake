@@ -1,6 +1,6 @@
 # The include rule of docs/architecture.md, checked on every source file: each layer (a top-level folder,
 # or a model family under models/) may include only the layers listed for it below. A model never
-# includes kernels, analysis, backends or another model; the engine (sim/) knows nothing but common/ (and the MPI world it may run in).
+# includes kernels, analysis, backends or another model; the engine (sim/) knows nothing but common/.
 # Run by CTest as: cmake -DSOURCE_DIR=... -P check_layers.cmake; fails listing every include that breaks it.
 
 cmake_minimum_required(VERSION 3.25)  # IN_LIST and the other policies of the project
@@ -17,10 +17,13 @@ set(allowed_workloads "ir;common")
 set(allowed_models/ipu "sim;fitting;results;ir;common")
 set(allowed_models/gpu "fitting;results;ir;common")
 set(allowed_models/cpu "results;ir;common")
+# Closed forms of multi-device systems: pure functions over the "parallel" section's terms.
+set(allowed_models/system "ir;common")
 set(allowed_kernels "results;ir;common")
-set(allowed_backends "models/ipu;models/gpu;models/cpu;kernels;sim;workloads;fitting;results;ir;common")
+set(allowed_backends "models/ipu;models/gpu;models/cpu;models/system;kernels;sim;workloads;fitting;results;ir;common")
 set(allowed_analysis "backends;workloads;fitting;results;ir;common")
-set(checked_layers common mpi ir fitting sim results workloads models/ipu models/gpu models/cpu kernels backends analysis)
+set(checked_layers common mpi ir fitting sim results workloads models/ipu models/gpu models/cpu models/system kernels backends
+    analysis)
 set(unchecked_folders apps python tests bench)  # may include every layer; no layer may include them
 
 # The layer of a repository-relative path ("models/ipu/plan.cpp" -> "models/ipu", "apps/x.hpp" -> "apps"),

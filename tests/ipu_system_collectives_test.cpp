@@ -212,11 +212,13 @@ TEST_CASE("lockstep pipeline schedules run every forward and backward once, in d
           }
         }
         CHECK(ordered);
+        const LockstepSchedule forwards_only = lockstep_schedule(S, M, schedule, false);
+        CHECK(static_cast<std::int64_t>(forwards_only.cycles.size()) == M + S - 1);
         if (schedule == PipelineSchedule::gpipe) {
           CHECK(static_cast<std::int64_t>(l.cycles.size()) == 2 * (M + S - 1));
           CHECK(l.peak_in_flight.front() == M);
         } else {
-          for (std::int32_t s = 0; s < S; ++s) CHECK(l.peak_in_flight[static_cast<std::size_t>(s)] <= std::min<std::int64_t>(M, S - s + 1));
+          for (std::int32_t s = 0; s < S; ++s) CHECK(l.peak_in_flight[static_cast<std::size_t>(s)] == std::min<std::int64_t>(M, S - s));
         }
       }
     }
@@ -257,4 +259,11 @@ TEST_CASE("a simulated GPipe step of equal stages agrees with (M + S - 1)(f + b)
   INFO("gpipe " << g.time_s << " s, 1f1b " << o.time_s << " s");
   CHECK(o.peak_in_flight.front() < g.peak_in_flight.front());
   CHECK(o.time_s > 0);
+  // An inference pipeline: the forwards alone, M + S - 1 cycles, as its closed form says.
+  const PipelineTiming i = simulate_pipeline(system, 0, {200e-6, 200e-6}, {}, {2 << 20}, 4, PipelineSchedule::gpipe);
+  INFO("inference: simulated " << i.time_s << " s, closed form " << i.closed_form_s << " s");
+  CHECK(relative_difference(i.time_s, i.closed_form_s) < 0.05);
+  CHECK(i.time_s >= 5 * 200e-6);
+  CHECK(i.time_s < g.time_s);
+  CHECK(i.peak_in_flight == std::vector<std::int64_t>{1, 1});
 }

@@ -351,7 +351,7 @@ TEST_CASE("workload errors: unknown keys", "[workload][errors][unit]") {
   SECTION("top level") {
     json doc = one_op(gather(1, 1, 1));
     doc["sead"] = 3;
-    CHECK_THAT(parse_error_of(doc), Contains("w.json: sead: expected one of the known keys (\"dtype\", \"graph\", \"loader\", \"model\", \"name\", \"num_features\", \"ops\", \"seed\", \"train\"), "
+    CHECK_THAT(parse_error_of(doc), Contains("w.json: sead: expected one of the known keys (\"dtype\", \"graph\", \"loader\", \"model\", \"name\", \"num_features\", \"ops\", \"parallel\", \"seed\", \"train\"), "
                                              "found unknown key \"sead\""));
   }
   SECTION("inside an op") {

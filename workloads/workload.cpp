@@ -268,9 +268,22 @@ Workload parse_workload(const nlohmann::json& document, const std::string& file)
   if (root.has("loader") && root.has("ops"))
     throw InputError(file, "ops", "no \"ops\" beside a \"loader\" (a mini-batch workload runs its model only)",
                      describe_json(root.value("ops")));
+  if (root.has("parallel") && !root.has("model"))
+    throw InputError(file, "parallel", "a \"parallel\" section beside a \"model\" (it spreads the model's step over devices)",
+                     "no \"model\"");
+  if (root.has("parallel") && root.has("ops"))
+    throw InputError(file, "ops", "no \"ops\" beside a \"parallel\" section (it spreads the model's step; ops run on one device)",
+                     describe_json(root.value("ops")));
   if (root.has("model") || root.has("graph") || root.has("num_features") || root.has("loader")) w.model = read_model(root);
+  if (root.has("parallel")) {
+    parallel::ModelFacts facts;
+    for (const auto& layer : w.model->layers) facts.layer_names.push_back(layer.name);
+    facts.training = w.model->train.has_value();
+    if (w.model->loader) facts.loader_kind = loaders::to_string(w.model->loader->kind);
+    w.parallel = parallel::parse_parallel(root.value("parallel"), file, "parallel", facts);
+  }
   // Known keys, so that a misspelt one is reported with them listed.
-  for (const char* key : {"ops", "graph", "num_features", "model", "train", "loader", "dtype"}) root.ignore(key);
+  for (const char* key : {"ops", "graph", "num_features", "model", "train", "loader", "dtype", "parallel"}) root.ignore(key);
   root.finish();
 
   const std::int64_t limit = memory_limit_bytes();
@@ -372,6 +385,7 @@ nlohmann::json to_json(const Workload& workload) {
     }
     if (workload.model->loader) echo["loader"] = loaders::to_json(*workload.model->loader);
   }
+  if (workload.parallel) echo["parallel"] = parallel::to_json(*workload.parallel);
   return echo;
 }
 

@@ -14,6 +14,7 @@
 #include "workloads/graphs/graph.hpp"
 #include "workloads/layers/layers.hpp"
 #include "workloads/loaders/loader_spec.hpp"
+#include "workloads/parallel/parallel_spec.hpp"
 #include "workloads/training/train_spec.hpp"
 #include "workloads/training/training_step.hpp"
 
@@ -75,6 +76,9 @@ struct Workload {
   // `tilesim run --available-memory-proportion P`: every op without its own proportion gets P (not a key
   // of the workload file; echoed under report.json's "options").
   std::optional<double> available_memory_proportion;
+  // "parallel": the model's step spread over several devices (replicas, a pipeline, graph partitions);
+  // `tilesim run` then reports its scaling (apps/scaling_run.hpp). Only beside a "model".
+  std::optional<parallel::ParallelSpec> parallel;
 };
 
 // Parses and validates a workload document. Throws tilesim::InputError naming `file`, the JSON path,

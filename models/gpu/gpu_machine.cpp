@@ -8,6 +8,7 @@
 #include "common/machine_files.hpp"
 #include "common/machine_inheritance.hpp"
 #include "common/strict_json.hpp"
+#include "models/gpu/gpu_system.hpp"
 
 namespace tilesim::gpu {
 
@@ -15,9 +16,17 @@ namespace {
 
 GpuMachine parse_resolved(const MachineDocument& resolved);
 
-// Checks a base file before a derived file inherits from it, so its faults name the base.
+// Checks a base file before a derived file inherits from it, so its faults name the base (a system
+// file's base is a system file, read as one).
 void check_base(const nlohmann::json& document, const std::string& file) {
-  parse_resolved(MachineDocument{document, {file}, {}});
+  if (is_gpu_system_document(document)) parse_resolved_gpu_system(MachineDocument{document, {file}, {}});
+  else parse_resolved(MachineDocument{document, {file}, {}});
+}
+
+// A machine file, or a system file standing for one of its GPUs (`gpu-model:dgx-a100`).
+GpuMachine parse_any(const MachineDocument& resolved) {
+  if (is_gpu_system_document(resolved.document)) return one_gpu_of(parse_resolved_gpu_system(resolved));
+  return parse_resolved(resolved);
 }
 
 }  // namespace
@@ -44,7 +53,14 @@ std::string gpu_machine_dir() {
   return TILESIM_GPU_MACHINE_DIR;
 }
 
-std::vector<std::string> shipped_gpu_machines() { return json_file_stems(gpu_machine_dir()); }
+std::vector<std::string> shipped_gpu_machines() {
+  // Single GPUs only: the system files (shipped_gpu_systems) list beside them.
+  std::vector<std::string> machines;
+  const std::vector<std::string> systems = shipped_gpu_systems();
+  for (const auto& stem : json_file_stems(gpu_machine_dir()))
+    if (std::find(systems.begin(), systems.end(), stem) == systems.end()) machines.push_back(stem);
+  return machines;
+}
 
 namespace {
 
@@ -127,7 +143,7 @@ GpuMachine parse_resolved(const MachineDocument& resolved) {
 }  // namespace
 
 GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& file) {
-  return parse_resolved(resolve_machine_document(document, file, gpu_machine_dir(), "GPU", check_base));
+  return parse_any(resolve_machine_document(document, file, gpu_machine_dir(), "GPU", check_base));
 }
 
 GpuMachine load_gpu_machine(const std::string& name_or_path) {
@@ -138,11 +154,12 @@ GpuMachine load_gpu_machine(const std::string& name_or_path) {
     if (!std::filesystem::is_regular_file(path, ec)) {
       std::string known;
       for (const auto& n : shipped_gpu_machines()) known += (known.empty() ? "" : ", ") + n;
+      for (const auto& n : shipped_gpu_systems()) known += (known.empty() ? "" : ", ") + n + " (a system: one of its GPUs)";
       throw InputError("unknown GPU machine \"" + name_or_path + "\": expected one of " + known +
                        " or a path to a machine file (*.json)");
     }
   }
-  return parse_resolved(read_machine_document(path, gpu_machine_dir(), "GPU", check_base));
+  return parse_any(read_machine_document(path, gpu_machine_dir(), "GPU", check_base));
 }
 
 }  // namespace tilesim::gpu

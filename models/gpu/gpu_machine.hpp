@@ -99,7 +99,8 @@ struct GpuMachine {
 };
 
 // Loads "a100-40gb", "a100-80gb", "h100-sxm", "h200" (shipped machine files) or a path to a machine
-// file; a file with "base" derives from another GPU machine file (common/machine_inheritance.hpp).
+// file; a file with "base" derives from another GPU machine file (common/machine_inheritance.hpp). A GPU
+// system file ("dgx-a100", models/gpu/gpu_system.hpp) loads as one of its GPUs (gpu::one_gpu_of).
 // Throws tilesim::InputError naming the file and JSON path on any problem (unknown key, missing
 // source, bad value, unknown machine name).
 GpuMachine load_gpu_machine(const std::string& name_or_path);
@@ -108,7 +109,7 @@ GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& 
 
 // The directory holding the shipped GPU machine files (TILESIM_GPU_MACHINE_DIR overrides it).
 std::string gpu_machine_dir();
-// Names of the shipped GPU machine files, sorted.
+// Names of the shipped single-GPU machine files, sorted (gpu_system.hpp lists the systems).
 std::vector<std::string> shipped_gpu_machines();
 
 // The fitted figures, as (section, key) in a machine file and the member of GpuCalibration they set,

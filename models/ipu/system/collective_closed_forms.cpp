@@ -65,8 +65,11 @@ sim::Cycles ring_phase_closed_form_cycles(const IpuMachine& system, const std::v
   for (const auto& ring : rings) {
     for (std::size_t q = 0; q < ring.size(); ++q) hops.push_back({ring[q], ring[(q + 1) % ring.size()]});
   }
-  const double step_bytes = static_cast<double>(elements_per_ipu) * kFloat32Bytes / static_cast<double>(R);
+  // Every step some member sends the largest piece of its tiles' shares (ceil(share / R) each), so that
+  // is what the slowest hop carries.
   const std::int64_t tile_piece = (tile_elements + R - 1) / R;
+  const std::int64_t tiles_used = (elements_per_ipu + tile_elements - 1) / tile_elements;
+  const double step_bytes = static_cast<double>(std::min(elements_per_ipu, tiles_used * tile_piece) * kFloat32Bytes);
   const double on_chip = ceil_div(static_cast<double>(tile_piece * kFloat32Bytes), config.exchange_bytes_per_cycle);
   const double link = hops_link_cycles(config, hops, step_bytes);
   const double exchange = static_cast<double>(config.exchange_fixed_cycles) + std::max(on_chip, link) +
@@ -101,14 +104,16 @@ sim::Cycles allreduce_closed_form_cycles(const IpuMachine& system, std::int64_t 
 sim::Cycles pipeline_closed_form_cycles(const IpuMachine& system, std::int32_t first_ipu,
                                         const std::vector<sim::Cycles>& forward_cycles,
                                         const std::vector<sim::Cycles>& backward_cycles,
-                                        const std::vector<std::int64_t>& boundary_bytes, std::int64_t micro_batches) {
+                                        const std::vector<std::int64_t>& boundary_bytes, std::int64_t micro_batches,
+                                        bool training) {
   const sim::MachineConfig& config = system.chip;
+  const double ways = training ? 2 : 1;
   const auto S = static_cast<std::int64_t>(forward_cycles.size());
   const double cycles_each_way = static_cast<double>(micro_batches + S - 1);
   const double f = static_cast<double>(*std::max_element(forward_cycles.begin(), forward_cycles.end()));
-  const double b = static_cast<double>(*std::max_element(backward_cycles.begin(), backward_cycles.end()));
+  const double b = training ? static_cast<double>(*std::max_element(backward_cycles.begin(), backward_cycles.end())) : 0;
   double total = cycles_each_way * (f + b) +
-                 2 * cycles_each_way * static_cast<double>(config.compute_fixed_cycles + config.sync_cycles);
+                 ways * cycles_each_way * static_cast<double>(config.compute_fixed_cycles + config.sync_cycles);
   if (S > 1) {
     double transfer = 0;
     for (std::size_t s = 0; s < boundary_bytes.size(); ++s) {
@@ -120,7 +125,7 @@ sim::Cycles pipeline_closed_form_cycles(const IpuMachine& system, std::int32_t f
     }
     const double exchange = static_cast<double>(config.cross_chip_sync_cycles + config.exchange_fixed_cycles +
                                                 config.exchange_cycles_per_region) + transfer;
-    total += 2 * static_cast<double>(micro_batches + S - 2) * exchange;
+    total += ways * static_cast<double>(micro_batches + S - 2) * exchange;
   }
   return static_cast<sim::Cycles>(std::llround(total));
 }

@@ -13,7 +13,7 @@ namespace tilesim::ipu {
 
 // One ring phase (a reduce-scatter or an all-gather) of `rings` rings of R members, each member holding
 // `elements_per_ipu` float32 elements of the data being reduced, at most `tile_elements` on a tile, moved
-// in steps of D/R:
+// in steps of D/R (the largest piece of every tile's share, ceil(share / R), when shares do not split evenly):
 //   (R - 1) x (sync + exchange_fixed + max(piece / exchange rate, piece bytes of an IPU x sharing / link
 //   rate + route latency) + per-region cost)  [+ (R - 1) x (compute_fixed + one piece's sum) for a
 //   reduce-scatter]
@@ -31,9 +31,11 @@ sim::Cycles allreduce_closed_form_cycles(const IpuMachine& system, std::int64_t 
 //   (M + S - 1) (max f + max b) + 2 (M + S - 1) (compute_fixed + sync) + 2 (M + S - 2) x (global sync +
 //   exchange_fixed + max(boundary tile bytes / exchange rate, boundary bytes / link rate + latency))
 // Exact for equal stages under "gpipe"; "1f1b" runs a forward and a backward in one cycle and is not.
+// Without `training` (an inference pipeline) the forward way alone.
 sim::Cycles pipeline_closed_form_cycles(const IpuMachine& system, std::int32_t first_ipu,
                                         const std::vector<sim::Cycles>& forward_cycles,
                                         const std::vector<sim::Cycles>& backward_cycles,
-                                        const std::vector<std::int64_t>& boundary_bytes, std::int64_t micro_batches);
+                                        const std::vector<std::int64_t>& boundary_bytes, std::int64_t micro_batches,
+                                        bool training = true);
 
 }  // namespace tilesim::ipu

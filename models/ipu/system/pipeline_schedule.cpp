@@ -7,7 +7,7 @@
 namespace tilesim::ipu {
 
 LockstepSchedule lockstep_schedule(std::int32_t stages, std::int64_t micro_batches,
-                                   PipelineSchedule schedule) {
+                                   PipelineSchedule schedule, bool backward) {
   if (stages < 1 || micro_batches < 1) {
     throw std::logic_error("lockstep_schedule: needs at least one stage and one micro-batch, has " +
                            std::to_string(stages) + " and " + std::to_string(micro_batches));
@@ -24,7 +24,8 @@ LockstepSchedule lockstep_schedule(std::int32_t stages, std::int64_t micro_batch
   const bool gpipe = schedule == PipelineSchedule::gpipe;
   auto done_before = [](std::int64_t at, std::int64_t cycle) { return at != not_yet && at < cycle; };
 
-  for (std::int64_t t = 0; backwards[0] < M; ++t) {
+  auto finished = [&] { return backward ? backwards[0] == M : forwards[S - 1] == M; };
+  for (std::int64_t t = 0; !finished(); ++t) {
     if (t > 4 * (M + static_cast<std::int64_t>(S)) + 8) throw std::logic_error("lockstep_schedule: no progress");
     PipelineCycle cycle;
     cycle.forward.assign(S, -1);
@@ -32,23 +33,27 @@ LockstepSchedule lockstep_schedule(std::int32_t stages, std::int64_t micro_batch
     const bool flushed = done_before(forward_at[S - 1][static_cast<std::size_t>(M - 1)], t);
     for (std::size_t s = 0; s < S; ++s) {
       // The backward first: it frees its micro-batch's activations for a forward in the same cycle.
+      const std::int64_t held_before = forwards[s] - backwards[s];
       const std::int64_t b = backwards[s];
-      if (b < M && done_before(forward_at[s][static_cast<std::size_t>(b)], t) &&
+      if (backward && b < M && done_before(forward_at[s][static_cast<std::size_t>(b)], t) &&
           (s + 1 == S || done_before(backward_at[s + 1][static_cast<std::size_t>(b)], t)) && (!gpipe || flushed)) {
         cycle.backward[s] = b;
         backward_at[s][static_cast<std::size_t>(b)] = t;
         ++backwards[s];
       }
       const std::int64_t f = forwards[s];
-      const std::int64_t limit = gpipe ? M : static_cast<std::int64_t>(S - s);
+      const std::int64_t limit = gpipe || !backward ? M : static_cast<std::int64_t>(S - s);
       if (f < M && (s == 0 || done_before(forward_at[s - 1][static_cast<std::size_t>(f)], t)) &&
           forwards[s] - backwards[s] < limit) {
         cycle.forward[s] = f;
         forward_at[s][static_cast<std::size_t>(f)] = t;
         ++forwards[s];
       }
-      // Activations held: forwards run (this one included) whose backward has not run.
-      out.peak_in_flight[s] = std::max(out.peak_in_flight[s], forwards[s] - backwards[s] + (cycle.backward[s] >= 0 ? 1 : 0));
+      // Activations held: forwards run whose backward has not run, before this cycle's backward frees one
+      // and after its forward adds one (the backward runs first). An inference stage holds only the
+      // micro-batch it works on.
+      out.peak_in_flight[s] = backward ? std::max({out.peak_in_flight[s], held_before, forwards[s] - backwards[s]})
+                                       : std::max<std::int64_t>(out.peak_in_flight[s], cycle.forward[s] >= 0 ? 1 : 0);
     }
     out.cycles.push_back(std::move(cycle));
   }

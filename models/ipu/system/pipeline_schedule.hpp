@@ -24,7 +24,8 @@ struct LockstepSchedule {
 // its own forward and stage s + 1's backward of m ran in earlier cycles. "gpipe" starts the backwards only
 // when the last stage has run every forward (a flush); "1f1b" lets stage s hold at most S - s micro-batches'
 // activations (a backward in the same cycle frees its slot first). Micro-batches go in order 0..M-1.
+// Without `backward` (an inference pipeline) the stages run forwards only, M + S - 1 cycles.
 LockstepSchedule lockstep_schedule(std::int32_t stages, std::int64_t micro_batches,
-                                   PipelineSchedule schedule);
+                                   PipelineSchedule schedule, bool backward = true);
 
 }  // namespace tilesim::ipu

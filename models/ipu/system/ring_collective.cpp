@@ -106,37 +106,43 @@ sim::ComputeSet RingCollectiveBuilder::take_pending(const std::string& name) {
   return compute;
 }
 
+void RingCollectiveBuilder::ring_step(const std::vector<std::vector<std::int32_t>>& rings,
+                                      const std::vector<TileRegion>& ring_regions, std::int64_t s, bool gather) {
+  const auto size = static_cast<std::int64_t>(rings.front().size());
+  sim::Superstep step;
+  step.name = program_.name + (gather ? ".all_gather." : ".reduce_scatter.") + std::to_string(s);
+  step.compute = take_pending(step.name + ".sum");
+  step.exchange.name = step.name;
+  for (std::size_t r = 0; r < rings.size(); ++r) {
+    const auto& ring = rings[r];
+    if (static_cast<std::int64_t>(ring.size()) != size) throw std::logic_error("ring collective: rings of unequal size");
+    const TileRegion& region = ring_regions[r];
+    for (std::int64_t q = 0; q < size; ++q) {
+      const std::int32_t from = ring[static_cast<std::size_t>(q)];
+      const std::int32_t to = ring[static_cast<std::size_t>((q + 1) % size)];
+      // Reduce-scatter: member q passes on piece q - s, summed so far. All-gather: member q holds the sum of
+      // piece q + 1 after the reduce-scatter and passes on piece q + 1 - s, the one it last received.
+      const std::int64_t j = ((q - s + (gather ? 1 : 0)) % size + size) % size;
+      for (std::int64_t t = 0; t < tiles_used_; ++t) {
+        const TileRange piece = ring_piece(region[static_cast<std::size_t>(t)], size, j);
+        if (piece.size() == 0) continue;
+        sim::Transfer x;
+        x.src = {acc_buffer(from, t), piece.begin * kFloat32Bytes};
+        x.bytes = piece.size() * kFloat32Bytes;
+        x.dst = {gather ? sim::BufferRef{acc_buffer(to, t), piece.begin * kFloat32Bytes}
+                        : sim::BufferRef{recv_[static_cast<std::size_t>(to * tiles_used_ + t)], 0}};
+        step.exchange.transfers.push_back(std::move(x));
+      }
+      if (!gather) pending_.push_back({to, region, size, j});
+    }
+  }
+  program_.steps.push_back(std::move(step));
+}
+
 void RingCollectiveBuilder::reduce_scatter(const std::vector<std::vector<std::int32_t>>& rings,
                                            const std::vector<TileRegion>& ring_regions) {
   if (rings.empty()) return;
-  const auto size = static_cast<std::int64_t>(rings.front().size());
-  for (std::int64_t s = 0; s + 1 < size; ++s) {
-    sim::Superstep step;
-    step.name = program_.name + ".reduce_scatter." + std::to_string(s);
-    step.compute = take_pending(step.name + ".sum");
-    step.exchange.name = step.name;
-    for (std::size_t r = 0; r < rings.size(); ++r) {
-      const auto& ring = rings[r];
-      if (static_cast<std::int64_t>(ring.size()) != size) throw std::logic_error("ring collective: rings of unequal size");
-      const TileRegion& region = ring_regions[r];
-      for (std::int64_t q = 0; q < size; ++q) {
-        const std::int32_t from = ring[static_cast<std::size_t>(q)];
-        const std::int32_t to = ring[static_cast<std::size_t>((q + 1) % size)];
-        const std::int64_t j = ((q - s) % size + size) % size;
-        for (std::int64_t t = 0; t < tiles_used_; ++t) {
-          const TileRange piece = ring_piece(region[static_cast<std::size_t>(t)], size, j);
-          if (piece.size() == 0) continue;
-          sim::Transfer x;
-          x.src = {acc_buffer(from, t), piece.begin * kFloat32Bytes};
-          x.bytes = piece.size() * kFloat32Bytes;
-          x.dst = {{recv_[static_cast<std::size_t>(to * tiles_used_ + t)], 0}};
-          step.exchange.transfers.push_back(std::move(x));
-        }
-        pending_.push_back({to, region, size, j});
-      }
-    }
-    program_.steps.push_back(std::move(step));
-  }
+  for (std::int64_t s = 0; s + 1 < static_cast<std::int64_t>(rings.front().size()); ++s) ring_step(rings, ring_regions, s, false);
 }
 
 void RingCollectiveBuilder::finish() {
@@ -150,33 +156,7 @@ void RingCollectiveBuilder::finish() {
 void RingCollectiveBuilder::all_gather(const std::vector<std::vector<std::int32_t>>& rings,
                                        const std::vector<TileRegion>& ring_regions) {
   if (rings.empty()) return;
-  const auto size = static_cast<std::int64_t>(rings.front().size());
-  for (std::int64_t s = 0; s + 1 < size; ++s) {
-    sim::Superstep step;
-    step.name = program_.name + ".all_gather." + std::to_string(s);
-    step.compute = take_pending(step.name + ".sum");
-    step.exchange.name = step.name;
-    for (std::size_t r = 0; r < rings.size(); ++r) {
-      const auto& ring = rings[r];
-      const TileRegion& region = ring_regions[r];
-      for (std::int64_t q = 0; q < size; ++q) {
-        const std::int32_t from = ring[static_cast<std::size_t>(q)];
-        const std::int32_t to = ring[static_cast<std::size_t>((q + 1) % size)];
-        // Member q holds the sum of piece q + 1 after the reduce-scatter, and receives piece q - s + 1.. in turn.
-        const std::int64_t j = ((q + 1 - s) % size + size) % size;
-        for (std::int64_t t = 0; t < tiles_used_; ++t) {
-          const TileRange piece = ring_piece(region[static_cast<std::size_t>(t)], size, j);
-          if (piece.size() == 0) continue;
-          sim::Transfer x;
-          x.src = {acc_buffer(from, t), piece.begin * kFloat32Bytes};
-          x.bytes = piece.size() * kFloat32Bytes;
-          x.dst = {{acc_buffer(to, t), piece.begin * kFloat32Bytes}};
-          step.exchange.transfers.push_back(std::move(x));
-        }
-      }
-    }
-    program_.steps.push_back(std::move(step));
-  }
+  for (std::int64_t s = 0; s + 1 < static_cast<std::int64_t>(rings.front().size()); ++s) ring_step(rings, ring_regions, s, true);
 }
 
 }  // namespace tilesim::ipu

@@ -62,6 +62,9 @@ class RingCollectiveBuilder {
 
  private:
   sim::TileId global_tile(std::int32_t ipu, std::int64_t tile) const;
+  // Step s of a reduce-scatter (sums pending for the next superstep) or, with `gather`, of an all-gather.
+  void ring_step(const std::vector<std::vector<std::int32_t>>& rings, const std::vector<TileRegion>& ring_regions,
+                 std::int64_t s, bool gather);
   void add_sums(sim::ComputeSet& compute, std::int32_t ipu, const TileRegion& region, std::int64_t parts, std::int64_t j);
 
   const IpuMachine& system_;

@@ -172,7 +172,8 @@ PipelineTiming simulate_pipeline(const IpuMachine& system, std::int32_t first_ip
                                  const std::vector<std::int64_t>& boundary_bytes, std::int64_t micro_batches,
                                  PipelineSchedule schedule) {
   const auto stages = static_cast<std::int32_t>(stage_forward_s.size());
-  if (stages < 1 || stage_backward_s.size() != stage_forward_s.size() ||
+  const bool training = !stage_backward_s.empty();
+  if (stages < 1 || (training && stage_backward_s.size() != stage_forward_s.size()) ||
       boundary_bytes.size() + 1 != stage_forward_s.size()) {
     throw std::logic_error("simulate_pipeline: " + std::to_string(stages) + " stages need as many backward times and " +
                            "one boundary fewer");
@@ -182,11 +183,12 @@ PipelineTiming simulate_pipeline(const IpuMachine& system, std::int32_t first_ip
                      " stages from IPU " + std::to_string(first_ipu) + " needs more than its " +
                      std::to_string(system.system.num_ipus) + " IPUs");
   }
-  const LockstepSchedule lockstep = lockstep_schedule(stages, micro_batches, schedule);
+  const LockstepSchedule lockstep = lockstep_schedule(stages, micro_batches, schedule, training);
   std::vector<sim::Cycles> forward_cycles, backward_cycles;
   for (std::int32_t s = 0; s < stages; ++s) {
     forward_cycles.push_back(static_cast<sim::Cycles>(std::ceil(stage_forward_s[static_cast<std::size_t>(s)] * system.chip.clock_hz)));
-    backward_cycles.push_back(static_cast<sim::Cycles>(std::ceil(stage_backward_s[static_cast<std::size_t>(s)] * system.chip.clock_hz)));
+    backward_cycles.push_back(
+        training ? static_cast<sim::Cycles>(std::ceil(stage_backward_s[static_cast<std::size_t>(s)] * system.chip.clock_hz)) : 0);
   }
   sim::Program program = pipeline_program(system, first_ipu, forward_cycles, backward_cycles, boundary_bytes, lockstep);
   const CollectiveTiming run = run_timing(system, std::move(program));
@@ -196,14 +198,14 @@ PipelineTiming simulate_pipeline(const IpuMachine& system, std::int32_t first_ip
   double busiest_s = 0;
   for (std::int32_t s = 0; s < stages; ++s) {
     const double busy = static_cast<double>(micro_batches) *
-                        (stage_forward_s[static_cast<std::size_t>(s)] + stage_backward_s[static_cast<std::size_t>(s)]);
+                        (stage_forward_s[static_cast<std::size_t>(s)] + (training ? stage_backward_s[static_cast<std::size_t>(s)] : 0));
     t.stage_busy_s.push_back(busy);
     busiest_s = std::max(busiest_s, busy);
   }
   t.bubble_s = std::max(0.0, t.time_s - busiest_s);
   t.peak_in_flight = lockstep.peak_in_flight;
   t.closed_form_s = system.chip.seconds(static_cast<double>(
-      pipeline_closed_form_cycles(system, first_ipu, forward_cycles, backward_cycles, boundary_bytes, micro_batches)));
+      pipeline_closed_form_cycles(system, first_ipu, forward_cycles, backward_cycles, boundary_bytes, micro_batches, training)));
   return t;
 }
 

@@ -62,6 +62,7 @@ struct PipelineTiming {
 // stage_backward_s[s] (each simulated on one IPU beforehand), and passes boundary_bytes[s] of activations
 // forward (and as many gradient bytes back) to stage s + 1. Like Graphcore's pipelines, the stages run in
 // lockstep: each pipeline cycle is a compute phase on every busy stage and an exchange between stages.
+// An empty stage_backward_s is an inference pipeline: forwards only.
 PipelineTiming simulate_pipeline(const IpuMachine& system, std::int32_t first_ipu,
                                  const std::vector<double>& stage_forward_s, const std::vector<double>& stage_backward_s,
                                  const std::vector<std::int64_t>& boundary_bytes, std::int64_t micro_batches,

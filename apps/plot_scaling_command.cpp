@@ -1,0 +1,48 @@
+// tilesim plot scaling REPORT.json... [--out DIR]: from the reports of workloads with a "parallel"
+// section, throughput versus chips used (one line per system) and, for pipelines, step time versus
+// micro-batches (one line per system), in SVG, PNG and PDF with the gnuplot script and data beside them;
+// and the points as a table on stdout.
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+#include "analysis/gnuplot.hpp"
+#include "analysis/scaling_figure.hpp"
+#include "apps/commands.hpp"
+#include "apps/render_figures.hpp"
+#include "apps/report_writer.hpp"
+
+namespace tilesim::cli {
+
+int plot_scaling_command(const ScalingPlotArgs& args) {
+  namespace fs = std::filesystem;
+  const auto points = analysis::read_scaling_reports(args.reports);
+  std::vector<analysis::GnuplotFigure> figures;
+  bool any_plain = false, any_pipeline = false;
+  for (const auto& p : points) (p.stages > 1 || !p.schedule.empty() ? any_pipeline : any_plain) = true;
+  if (any_plain) figures.push_back(analysis::scaling_throughput_figure(points));
+  if (any_pipeline) figures.push_back(analysis::pipeline_step_figure(points));
+  analysis::require_gnuplot();
+
+  std::cout << std::left << std::setw(26) << "workload" << std::setw(24) << "backend" << std::right << std::setw(8) << "chips"
+            << std::setw(9) << "micro" << std::setw(13) << "step" << std::setw(14) << "throughput" << std::setw(11) << "efficiency"
+            << std::setw(8) << "bubble" << "  kind\n";
+  for (const auto& p : points) {
+    std::ostringstream eff, bubble;
+    if (p.efficiency >= 0) eff << std::fixed << std::setprecision(3) << p.efficiency;
+    else eff << "-";
+    if (p.bubble_share >= 0) bubble << std::fixed << std::setprecision(3) << p.bubble_share;
+    else bubble << "-";
+    std::cout << std::left << std::setw(26) << p.workload << std::setw(24) << p.backend << std::right << std::setw(8) << p.devices
+              << std::setw(9) << (p.schedule.empty() ? std::string("-") : std::to_string(p.micro_batches)) << std::setw(13)
+              << format_time(p.step_time_s) << std::setw(14) << si_text(p.throughput_per_s, "") << std::setw(11) << eff.str()
+              << std::setw(8) << bubble.str() << "  " << p.kind << ", " << p.unit << "\n";
+  }
+  const std::string out_dir = args.out_dir.empty() ? (fs::path(args.reports.front()).parent_path() / "plots").string() : args.out_dir;
+  for (const auto& r : render_figures(out_dir, figures))
+    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string() << ", data "
+              << fs::path(r.data_path).filename().string() << ")\n";
+  return 0;
+}
+
+}  // namespace tilesim::cli
