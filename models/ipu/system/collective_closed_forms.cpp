@@ -65,11 +65,10 @@ sim::Cycles ring_phase_closed_form_cycles(const IpuMachine& system, const std::v
   for (const auto& ring : rings) {
     for (std::size_t q = 0; q < ring.size(); ++q) hops.push_back({ring[q], ring[(q + 1) % ring.size()]});
   }
-  // Every step some member sends the largest piece of its tiles' shares (ceil(share / R) each), so that
-  // is what the slowest hop carries.
+  // D / R a step: exact when every tile's share splits evenly into R pieces; with uneven pieces a step's
+  // bytes vary about this mean (the simulation times each step's own).
+  const double step_bytes = static_cast<double>(elements_per_ipu) * kFloat32Bytes / static_cast<double>(R);
   const std::int64_t tile_piece = (tile_elements + R - 1) / R;
-  const std::int64_t tiles_used = (elements_per_ipu + tile_elements - 1) / tile_elements;
-  const double step_bytes = static_cast<double>(std::min(elements_per_ipu, tiles_used * tile_piece) * kFloat32Bytes);
   const double on_chip = ceil_div(static_cast<double>(tile_piece * kFloat32Bytes), config.exchange_bytes_per_cycle);
   const double link = hops_link_cycles(config, hops, step_bytes);
   const double exchange = static_cast<double>(config.exchange_fixed_cycles) + std::max(on_chip, link) +

@@ -13,7 +13,7 @@ namespace tilesim::ipu {
 
 // One ring phase (a reduce-scatter or an all-gather) of `rings` rings of R members, each member holding
 // `elements_per_ipu` float32 elements of the data being reduced, at most `tile_elements` on a tile, moved
-// in steps of D/R (the largest piece of every tile's share, ceil(share / R), when shares do not split evenly):
+// in steps of D/R (exact when every tile's share splits evenly into R pieces):
 //   (R - 1) x (sync + exchange_fixed + max(piece / exchange rate, piece bytes of an IPU x sharing / link
 //   rate + route latency) + per-region cost)  [+ (R - 1) x (compute_fixed + one piece's sum) for a
 //   reduce-scatter]
