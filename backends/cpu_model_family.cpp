@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "backends/families.hpp"
+#include "backends/machine_ceilings.hpp"
 #include "common/error.hpp"
 #include "common/machine_files.hpp"
 #include "models/cpu/cluster/cpu_cluster.hpp"
@@ -52,15 +53,6 @@ ResolvedNode resolve_node(const std::string& machine) {
   return r;
 }
 
-Ceiling ceiling(bool is_compute, const std::string& name, const std::string& label, double value, const std::string& source) {
-  Ceiling c;
-  c.compute = is_compute;
-  c.name = name;
-  c.label = label;
-  c.value = value;
-  c.source = source;
-  return c;
-}
 
 class CpuModelFamily final : public BackendFamily {
  public:
@@ -121,13 +113,13 @@ class CpuModelFamily final : public BackendFamily {
     m.title = display_label(backend, "modeled", "").value() + " (modeled)";
     m.files = n.provenance.files();
     const std::string from = "derived from " + n.file + ": ";
-    m.ceilings.push_back(ceiling(false, "dram", "DRAM (STREAM fraction)", n.stream_bytes_per_s(),
+    m.ceilings.push_back(bandwidth("dram", "DRAM (STREAM fraction)", n.stream_bytes_per_s(),
                                  from + "sockets x channels_per_socket x bytes_per_transfer x transfers_per_s x stream_fraction"));
-    m.ceilings.push_back(ceiling(true, "float32", "fp32 (AVX-512)", n.fp32_vector_flops_per_s(),
+    m.ceilings.push_back(compute("float32", "fp32 (AVX-512)", n.fp32_vector_flops_per_s(),
                                  from + "cores x fma_units_per_core x fp32_lanes_per_fma x 2 x base_clock_hz"));
-    m.ceilings.push_back(ceiling(true, "float16", "fp16 (AVX-512-FP16)", n.fp16_vector_flops_per_s(),
+    m.ceilings.push_back(compute("float16", "fp16 (AVX-512-FP16)", n.fp16_vector_flops_per_s(),
                                  from + "cores x fma_units_per_core x fp16_lanes_per_fma x 2 x base_clock_hz"));
-    m.ceilings.push_back(ceiling(true, "bfloat16", "bf16 matmul (AMX)", n.bf16_amx_flops_per_s(),
+    m.ceilings.push_back(compute("bfloat16", "bf16 matmul (AMX)", n.bf16_amx_flops_per_s(),
                                  from + "cores x amx_bf16_flops_per_cycle_per_core x base_clock_hz"));
     if (!r.cluster.empty()) m.notes.push_back("cluster " + r.cluster + ": the ceilings of one of its " + n.name + " nodes");
     return m;

@@ -10,11 +10,8 @@
 
 namespace tilesim::backends {
 
-namespace {
-
-
 Ceiling bandwidth(const std::string& level, const std::string& label, double value, const std::string& source,
-                  bool secondary = false) {
+                  bool secondary) {
   Ceiling c;
   c.compute = false;
   c.name = level;
@@ -34,8 +31,6 @@ Ceiling compute(const std::string& dtype, const std::string& label, double value
   c.source = source;
   return c;
 }
-
-}  // namespace
 
 std::string default_cpu_machine_file() { return "out/calibration/cpu.json"; }
 

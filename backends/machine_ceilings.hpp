@@ -14,6 +14,12 @@
 
 namespace tilesim::backends {
 
+// A bandwidth ceiling of memory level `level` (secondary: drawn, not the level a row is placed on) and a
+// compute ceiling of `dtype`, each with the figure's source, for the families' ceilings.
+Ceiling bandwidth(const std::string& level, const std::string& label, double value, const std::string& source,
+                  bool secondary = false);
+Ceiling compute(const std::string& dtype, const std::string& label, double value, const std::string& source);
+
 // The default CPU machine file: where `tilesim calibrate` writes and `tilesim roofline` looks.
 std::string default_cpu_machine_file();
 
