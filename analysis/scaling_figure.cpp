@@ -199,7 +199,7 @@ GnuplotFigure scaling_throughput_figure(const std::vector<ScalingPoint>& all) {
        << "set xrange [0.8:" << fmt(static_cast<double>(most) * 1.25) << "]\n"
        << "set format x \"%g\"\nset format y \"%.0s%c\"\n"
        << "set grid xtics ytics lc rgb \"#dddddd\" lw 0.5\n"
-       << "set key below Left reverse samplen 1.5\n";
+       << "set key below Left reverse samplen 1.5 height 1.5\n";  // height: clear of the x label
   if (hi > 0) body << "set yrange [" << fmt(lo / 1.5) << ":" << fmt(hi * 1.5) << "]\n" << log_ticks("y", lo / 1.5, hi * 1.5);
   body << plot.str() << "\n";
   fig.body = body.str();
@@ -250,7 +250,7 @@ GnuplotFigure pipeline_step_figure(const std::vector<ScalingPoint>& all) {
        << "set xrange [0.8:" << fmt(static_cast<double>(most) * 1.25) << "]\n"
        << "set format x \"%g\"\nset format y \"%g\"\n"
        << "set grid xtics ytics lc rgb \"#dddddd\" lw 0.5\n"
-       << "set key below Left reverse samplen 1.5\n";
+       << "set key below Left reverse samplen 1.5 height 1.5\n";  // height: clear of the x label
   if (hi > 0) body << "set yrange [0:" << fmt(hi * 1.15) << "]\n";
   body << plot.str() << "\n";
   fig.body = body.str();
