@@ -18,17 +18,6 @@
 
 using namespace tilesim;
 
-namespace {
-
-RunOptions quick() {
-  RunOptions o;
-  o.warmup = 0;
-  o.repeats = 1;
-  return o;
-}
-
-}  // namespace
-
 TEST_CASE("ipu cast: float32 <-> float16, scaled or not, verified and rounded once as the reference", "[ipu][half][unit]") {
   ipu::IpuBackend bow(ipu::load_ipu_machine("bow"), "ipu:bow");
   // 3 x 5 spreads over few tiles, differently at 2 and 4 bytes per element (the input is exchanged);
@@ -38,7 +27,7 @@ TEST_CASE("ipu cast: float32 <-> float16, scaled or not, verified and rounded on
       for (const float scale : {1.0f, 1024.0f, 1.0f / 1024.0f}) {
         INFO(rows << " x " << cols << ", " << to_string(from) << " -> " << to_string(to) << ", scale " << scale);
         tilesim_test::OpCase c = tilesim_test::cast_case(from, to, scale, rows, cols);
-        const BackendResult r = bow.run(c.graph, c.values, quick());
+        const BackendResult r = bow.run(c.graph, c.values, tilesim_test::single_call());
         REQUIRE(r.ops.size() == 1);
         INFO(r.ops[0].verification);
         CHECK(r.ops[0].verified == true);
@@ -53,7 +42,7 @@ TEST_CASE("ipu cast: float32 <-> float16, scaled or not, verified and rounded on
     }
   }
   tilesim_test::OpCase bf = tilesim_test::cast_case(DType::bfloat16, DType::float32, 1.0f, 4, 8);
-  CHECK_THROWS_WITH(bow.run(bf.graph, bf.values, quick()), Catch::Contains("its input is bfloat16"));
+  CHECK_THROWS_WITH(bow.run(bf.graph, bf.values, tilesim_test::single_call()), Catch::Contains("its input is bfloat16"));
 }
 
 TEST_CASE("ipu half training: a float16 GCN step runs verified on the simulated IPU, its losses the CPU's", "[ipu][half][training][unit]") {
@@ -75,12 +64,12 @@ TEST_CASE("ipu half training: a float16 GCN step runs verified on the simulated 
   TensorValues on_ipu = s.values, on_cpu = s.values;
   std::vector<double> ipu_losses, cpu_losses;
   for (int step = 0; step < 3; ++step) {
-    const BackendResult r = bow.run(s.graph, on_ipu, quick());
+    const BackendResult r = bow.run(s.graph, on_ipu, tilesim_test::single_call());
     for (const OpResult& row : r.ops) {
       INFO("step " << step + 1 << " op " << row.op << ": " << row.verification);
       CHECK(row.verified == true);
     }
-    cpu.run(s.graph, on_cpu, quick());
+    cpu.run(s.graph, on_cpu, tilesim_test::single_call());
     ipu_losses.push_back(bow.outputs().f32(s.training.loss).at(0));
     cpu_losses.push_back(cpu.outputs().f32(s.training.loss).at(0));
     workloads::training::advance_step(s.training, bow.outputs(), on_ipu);

@@ -33,13 +33,6 @@ namespace cuda = tilesim::kernels::cuda;
 
 namespace {
 
-RunOptions quick() {
-  RunOptions o;
-  o.warmup = 0;
-  o.repeats = 1;
-  return o;
-}
-
 // What a correct cast stores: the exact product (a float32 value for these scales) rounded once.
 std::vector<float> expected_cast(const tilesim_test::OpCase& c) {
   const Op& op = c.op();
@@ -91,7 +84,7 @@ std::vector<double> cpu_losses(const json& doc, int steps) {
   TensorValues values = s.values;
   std::vector<double> losses;
   for (int step = 0; step < steps; ++step) {
-    const BackendResult r = cpu.run(s.graph, values, quick());
+    const BackendResult r = cpu.run(s.graph, values, tilesim_test::single_call());
     for (const OpResult& row : r.ops) {
       INFO("step " << step + 1 << " op " << row.op << ": " << row.verification);
       CHECK(row.verified.value_or(false));
@@ -218,7 +211,7 @@ TEST_CASE("cast: the CPU kernels convert between every pair of value dtypes, sca
         for (const std::int64_t rows : {std::int64_t{3}, std::int64_t{9000}}) {  // the tail alone, and threaded chunks
           INFO(to_string(from) << " -> " << to_string(to) << " x " << scale << ", " << rows << " rows");
           const tilesim_test::OpCase c = tilesim_test::cast_case(from, to, scale, rows, 13);
-          const BackendResult r = cpu.run(c.graph, c.values, quick());
+          const BackendResult r = cpu.run(c.graph, c.values, tilesim_test::single_call());
           INFO(r.ops.at(0).verification);
           CHECK(r.ops.at(0).verified == true);
           CHECK(same_values(cpu.outputs().f32(c.op().output), expected_cast(c)));

@@ -19,8 +19,17 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
+#include "results/backend.hpp"
 
 namespace tilesim_test {
+
+// Run options for a test that checks outputs, not timings: no warm-up, one call.
+inline tilesim::RunOptions single_call() {
+  tilesim::RunOptions o;
+  o.warmup = 0;
+  o.repeats = 1;
+  return o;
+}
 
 namespace fs = std::filesystem;
 

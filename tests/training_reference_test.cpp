@@ -13,6 +13,7 @@
 #include "ir/reference/compare.hpp"
 #include "ir/reference/reference.hpp"
 #include "tests/graph_case.hpp"
+#include "tests/test_support.hpp"
 #include "ir/reference/training_reference.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/run_ops.hpp"
@@ -64,13 +65,6 @@ LossPair add_loss_pair(Case& c, const std::string& name, LossFn fn, std::int64_t
   g.kind = OpKind::loss_grad;
   p.grad = c.add(g);
   return p;
-}
-
-RunOptions once() {
-  RunOptions o;
-  o.warmup = 0;
-  o.repeats = 1;
-  return o;
 }
 
 }  // namespace
@@ -239,7 +233,7 @@ TEST_CASE("row weights of 0 and 1 give exactly the unweighted loss and gradient 
     // The cpu backend: each gradient row's scale is 1 / 4 either way, so the gradients agree exactly; the
     // loss sums the same terms (mse's in SIMD lanes that the padding shifts), so agrees to rounding.
     kernels::cpu::CpuBackend cpu;
-    const BackendResult result = cpu.run(c.graph, c.values, once());
+    const BackendResult result = cpu.run(c.graph, c.values, tilesim_test::single_call());
     for (const OpResult& row : result.ops) {
       INFO(row.op << ": " << row.verification);
       CHECK(row.verified == true);
@@ -320,7 +314,7 @@ TEST_CASE("all-zero row weights give a loss and gradient of exactly 0; row weigh
     CHECK_FALSE(reference::verify(p.loss, c.values, {std::nanf("")}).ok);
     CHECK_FALSE(reference::verify(p.loss, c.values, {1e-3f}).ok);
     kernels::cpu::CpuBackend cpu;
-    cpu.run(c.graph, c.values, once());
+    cpu.run(c.graph, c.values, tilesim_test::single_call());
     CHECK(cpu.outputs().f32(p.loss.output) == std::vector<float>{0.0f});
     for (float v : cpu.outputs().f32(p.grad.output)) CHECK(v == 0.0f);
   }
