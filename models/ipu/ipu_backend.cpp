@@ -122,9 +122,10 @@ sim::Engine& engine_for(const IpuMachine& machine) {
   try {
     return sim::Engine::instance(wanted);
   } catch (const std::logic_error& e) {
-    throw std::logic_error("ipu machine " + machine.chip.name + " has " + std::to_string(machine.chip.num_tiles) +
-                           " tiles, more than this process's engine was elaborated with (" + e.what() +
-                           "): make its backend (or call ipu::reserve_engine_tiles) before anything runs");
+    throw std::logic_error("ipu machine " + machine.chip.name + " (" + std::to_string(machine.chip.num_tiles) +
+                           " tiles; this process has reserved " + std::to_string(reserved_engine_tiles()) +
+                           ") needs more tile slots than its engine was elaborated with (" + e.what() +
+                           "): make the largest machine's backend (or call ipu::reserve_engine_tiles) before anything runs");
   }
 }
 

@@ -48,10 +48,9 @@ double hops_link_cycles(const sim::MachineConfig& config, const std::vector<std:
   return slowest;
 }
 
+// One IPU's share per tile of `elements` laid out linearly, as the programs lay them out (one IPU of the system).
 std::int64_t largest_tile_share(std::int64_t elements, const IpuMachine& system) {
-  IpuMachine chip = system;
-  chip.chip.num_tiles = system.chip.tiles_per_chip > 0 ? system.chip.tiles_per_chip : system.chip.num_tiles;
-  return linear_layout(elements, kFloat32Bytes, chip).elements_per_tile;
+  return linear_layout(elements, kFloat32Bytes, ipu_subsystem(system, 1)).elements_per_tile;
 }
 
 }  // namespace
