@@ -74,15 +74,17 @@ nlohmann::json op_agreements(const OpGraph& graph, const TensorValues& inputs, c
         const TensorValues* operand_source = holds_operands(op, *oa) ? oa : holds_operands(op, *ob) ? ob : nullptr;
         const std::vector<float>& va = oa->f32(op.output);
         const std::vector<float>& vb = ob->f32(op.output);
+        const reference::Accumulation& acc_a = backends[a].accumulation;
+        const reference::Accumulation& acc_b = backends[b].accumulation;
         reference::Agreement agreement;
-        if (!from_outputs) agreement = reference::compare_outputs(op, inputs, va, vb);
-        else if (operand_source == oa) agreement = reference::compare_outputs(op, inputs, *oa, va, vb);
-        else if (operand_source == ob) agreement = reference::compare_outputs(op, inputs, *ob, vb, va);
+        if (!from_outputs) agreement = reference::compare_outputs(op, inputs, va, vb, acc_a, acc_b);
+        else if (operand_source == oa) agreement = reference::compare_outputs(op, inputs, *oa, va, vb, acc_a, acc_b);
+        else if (operand_source == ob) agreement = reference::compare_outputs(op, inputs, *ob, vb, va, acc_b, acc_a);
         else agreement = difference_only(va, vb);
         // Both backends formed the operands: the reference on each side's own operands says how far apart
         // the outputs may lie (an op that amplifies rounding, like Adam's first update, is judged by it).
         if (from_outputs && !agreement.equal && holds_operands(op, *oa) && holds_operands(op, *ob))
-          agreement = reference::compare_through_operands(op, inputs, *oa, *ob, va, vb);
+          agreement = reference::compare_through_operands(op, inputs, *oa, *ob, va, vb, acc_a, acc_b);
         if (from_outputs && !agreement.equal) {
           double magnitude = 0;
           for (float v : operand_source == ob ? vb : va) magnitude = std::max(magnitude, static_cast<double>(std::abs(v)));

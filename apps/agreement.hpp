@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/op_graph.hpp"
+#include "ir/reference/reference.hpp"
 #include "ir/tensor_values.hpp"
 
 namespace tilesim::cli {
@@ -14,6 +15,7 @@ namespace tilesim::cli {
 struct OutputsOf {
   std::string backend;           // its name in the report
   const TensorValues* outputs;   // what it computed; nullptr for a backend that computes none (a model)
+  reference::Accumulation accumulation = {};  // how it adds up half matmuls (Backend::accumulation())
 };
 
 // One entry per op and pair of backends that both computed its output ({"op", "backends", "check",

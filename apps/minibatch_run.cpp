@@ -184,7 +184,7 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
       for (const OpResult& row : result.ops) verified = verified && row.verified.value_or(true);
       if (!verified) run.failed_batches.push_back(k + 1);
       run.all_verified = run.all_verified && verified;
-      if (k == 0) (run.fixed_shapes ? fixed_outputs : exact_outputs).push_back({specs[b].name(), outputs});
+      if (k == 0) (run.fixed_shapes ? fixed_outputs : exact_outputs).push_back({specs[b].name(), outputs, backends[b]->accumulation()});
       nlohmann::json entry = training ? phase_times(instance.graph, result) : nlohmann::json::object();
       entry["batch"] = k + 1;
       entry["time_s"] = result.time_s;

@@ -235,7 +235,8 @@ int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {  limit
   // which every backend runs on the same inputs.
   std::vector<OutputsOf> computed;
   for (std::size_t b = 0; b < backends.size(); ++b)
-    computed.push_back({specs[b].name(), training ? &training_runs[b].first_step_outputs : backends[b]->computed_outputs()});
+    computed.push_back({specs[b].name(), training ? &training_runs[b].first_step_outputs : backends[b]->computed_outputs(),
+                        backends[b]->accumulation()});
   bool all_agree = true;
   const nlohmann::json agreements = op_agreements(instance.graph, instance.values, computed, all_agree);
 

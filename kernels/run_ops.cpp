@@ -8,7 +8,8 @@
 namespace tilesim::kernels {
 
 void run_measured_ops(const OpGraph& graph, const TensorValues& inputs, const std::string& who, const TimedOpRunner& run_op,
-                      BackendResult& result, TensorValues& outputs, bool runs_training) {
+                      BackendResult& result, TensorValues& outputs, bool runs_training,
+                      const reference::Accumulation& accumulation) {
   outputs = TensorValues{};
   for (const Op& op : graph.ops) {
     if (!runs_training) require_forward_op(op, who);
@@ -17,7 +18,7 @@ void run_measured_ops(const OpGraph& graph, const TensorValues& inputs, const st
 
     std::vector<float> output(static_cast<std::size_t>(output_elements(op)), std::numeric_limits<float>::quiet_NaN());
     const cpu::TimingStats stats = run_op(op, operands, output);
-    const reference::Verification verification = reference::verify(op, operands, output);
+    const reference::Verification verification = reference::verify(op, operands, output, accumulation);
 
     OpResult row = OpResult::for_op(op);
     row.time_s = stats.median_s;

@@ -8,6 +8,7 @@
 
 #include "ir/op_graph.hpp"
 #include "ir/operands.hpp"
+#include "ir/reference/reference.hpp"
 #include "ir/tensor_values.hpp"
 #include "kernels/cpu/timing.hpp"
 #include "results/result.hpp"
@@ -23,8 +24,10 @@ using TimedOpRunner = std::function<cpu::TimingStats(const Op& op, const Operand
 // names the backend in errors ("cpu backend"). Throws std::invalid_argument for a dtype other than
 // float32 or operands that do not match an op's shape or index range (the workload layer should have
 // rejected them). A backend that does not run training steps leaves `runs_training` false, and a
-// training kind or transposed matmul is refused by name (require_forward_op).
+// training kind or transposed matmul is refused by name (require_forward_op). Outputs are verified under
+// `accumulation`, how the backend adds up half matmuls (reference::Accumulation).
 void run_measured_ops(const OpGraph& graph, const TensorValues& inputs, const std::string& who, const TimedOpRunner& run_op,
-                      BackendResult& result, TensorValues& outputs, bool runs_training = false);
+                      BackendResult& result, TensorValues& outputs, bool runs_training = false,
+                      const reference::Accumulation& accumulation = {});
 
 }  // namespace tilesim::kernels

@@ -5,6 +5,7 @@
 
 #include "common/defaults.hpp"
 #include "ir/op_graph.hpp"
+#include "ir/reference/reference.hpp"
 #include "ir/tensor_values.hpp"
 #include "results/result.hpp"
 
@@ -29,6 +30,9 @@ class Backend {
   // The outputs of the last run, by output tensor, for cross-backend checks; nullptr for backends that
   // compute none (models), and empty after a timing-only run.
   virtual const TensorValues* computed_outputs() const { return nullptr; }
+  // How this backend adds up a half matmul's dot products, which its outputs are verified and compared
+  // under (reference::Accumulation): float32 accumulators unless the backend knows otherwise.
+  virtual reference::Accumulation accumulation() const { return {}; }
   // The resolved machine file this backend models, for reports: every figure with its value, source and
   // file, the files read and a content hash (MachineProvenance::to_json()); null without a machine file.
   virtual nlohmann::json machine_provenance() const { return nullptr; }

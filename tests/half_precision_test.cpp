@@ -12,6 +12,7 @@
 
 #include "analysis/results_table.hpp"
 #include "ir/half_float.hpp"
+#include "ir/reference/compare.hpp"
 #include "ir/reference/reference.hpp"
 #include "ir/reference/reference_ops.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
@@ -107,6 +108,53 @@ TEST_CASE("half dtypes: the reference accepts a correctly rounded output and rej
     std::vector<float> wrong = good;
     wrong[3] = round_to(dtype, wrong[3] + 8 * static_cast<float>(unit_roundoff(dtype)) * std::max(1.0f, std::fabs(wrong[3])));
     CHECK_FALSE(reference::verify(op, c.values, wrong).ok);
+  }
+}
+
+TEST_CASE("half dtypes: partial sums rounded in the dtype fail the float32-accumulation bound and pass the in-dtype one",
+          "[dtype][half][reference][unit]") {
+  // libtorch 1.13's gemm on a CPU without AVX-512 keeps a bfloat16 mm's partial sums in bfloat16: such
+  // an output lies outside the bound of float32 accumulators, and within the bound that allows the
+  // dtype's roundoff per addition (reference::DotAccumulation::in_dtype), which still catches a wrong one.
+  for (const DType dtype : {DType::float16, DType::bfloat16}) {
+    INFO(to_string(dtype));
+    const std::int64_t m = 16, k = 64, n = 8;
+    OpCase c = matmul_case(m, k, n, true, 11);
+    convert_to_dtype(c.graph, c.values, dtype);
+    const Op& op = c.op();
+    const Operands o = resolve_operands(op, c.values);
+    std::vector<float> in_dtype(static_cast<std::size_t>(m * n));
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        float sum = (*o.bias)[static_cast<std::size_t>(j)];
+        for (std::int64_t p = 0; p < k; ++p)
+          sum = round_to(dtype, sum + (*o.input)[static_cast<std::size_t>(i * k + p)] * (*o.weight)[static_cast<std::size_t>(p * n + j)]);
+        in_dtype[static_cast<std::size_t>(i * n + j)] = sum;
+      }
+    const reference::Verification strict = reference::verify(op, c.values, in_dtype);
+    INFO(strict.detail);
+    CHECK_FALSE(strict.ok);
+    reference::Accumulation accumulation;
+    (dtype == DType::float16 ? accumulation.float16 : accumulation.bfloat16) = reference::DotAccumulation::in_dtype;
+    CHECK(accumulation.of(dtype) == reference::DotAccumulation::in_dtype);
+    CHECK(accumulation.of(DType::float32) == reference::DotAccumulation::float32);
+    const reference::Verification loose = reference::verify(op, c.values, in_dtype, accumulation);
+    INFO(loose.detail);
+    CHECK(loose.ok);
+    CHECK_THAT(loose.detail, Catch::Contains("partial sums in " + to_string(dtype)));
+    // The bound grows with k (stagnation: a long sum in the dtype can drop small terms), but an element
+    // off by more than it is caught.
+    const reference::OpExpectation e = reference::expect(op, o, accumulation);
+    std::vector<float> wrong = in_dtype;
+    wrong[5] = round_to(dtype, wrong[5] + static_cast<float>(2 * e.bound[5]) + 1.0f);
+    CHECK_FALSE(reference::verify(op, c.values, wrong, accumulation).ok);
+    // Two backends, one accumulating each way: they agree within the two bounds together, not within
+    // twice the float32 one.
+    const std::vector<float> once = reference::compute(op, c.values);
+    CHECK_FALSE(reference::compare_outputs(op, c.values, once, in_dtype).equal);
+    const reference::Agreement both = reference::compare_outputs(op, c.values, once, in_dtype, {}, accumulation);
+    INFO(both.detail);
+    CHECK(both.equal);
   }
 }
 

@@ -35,17 +35,20 @@ Agreement count_mismatches(const Op& op, const std::vector<float>& a, const std:
 
 }  // namespace
 
-Agreement compare_outputs(const Op& op, const Operands& operands, const std::vector<float>& a, const std::vector<float>& b) {
+Agreement compare_outputs(const Op& op, const Operands& operands, const std::vector<float>& a, const std::vector<float>& b,
+                          const Accumulation& accumulation_a, const Accumulation& accumulation_b) {
   Agreement r;
   if (a.size() != b.size()) {
     r.detail = "output sizes differ: " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " elements";
     return r;
   }
   const bool bitwise = op.kind == OpKind::gather;
-  // Each side is within its bound of the exact value, so they differ by at most twice that.
+  // Each side is within its bound of the exact value, so they differ by at most the two bounds together.
   std::vector<double> bound;
   if (!bitwise) {
-    bound = expect(op, operands).bound;
+    bound = expect(op, operands, accumulation_a).bound;
+    const std::vector<double> bound_b = expect(op, operands, accumulation_b).bound;
+    for (std::size_t e = 0; e < bound.size() && e < bound_b.size(); ++e) bound[e] += bound_b[e];
     if (bound.size() != a.size()) {
       r.detail = "outputs have " + std::to_string(a.size()) + " elements, the op " + std::to_string(bound.size());
       return r;
@@ -55,27 +58,33 @@ Agreement compare_outputs(const Op& op, const Operands& operands, const std::vec
       op, a, b,
       [&](std::size_t e, double d) {
         return bitwise ? std::memcmp(&a[e], &b[e], sizeof(float)) == 0
-                       : a[e] == b[e] || (std::isnan(a[e]) && std::isnan(b[e])) || d <= 2.0 * bound[e];
+                       : a[e] == b[e] || (std::isnan(a[e]) && std::isnan(b[e])) || d <= bound[e];
       },
       [](std::size_t) { return std::string(); }, "");
-  if (r.equal) r.detail = bitwise ? "bitwise equal" : "equal within twice the reference's float32 bound";
+  const bool same_accumulation = accumulation_a.of(op.dtype) == accumulation_b.of(op.dtype);
+  if (r.equal)
+    r.detail = bitwise ? "bitwise equal"
+               : same_accumulation ? "equal within twice the reference's bound"
+                                   : "equal within the sum of each side's bound (one side accumulates in " + to_string(op.dtype) + ")";
   return r;
 }
 
-Agreement compare_outputs(const Op& op, const TensorValues& inputs, const std::vector<float>& a, const std::vector<float>& b) {
-  return compare_outputs(op, resolve_operands(op, inputs), a, b);
+Agreement compare_outputs(const Op& op, const TensorValues& inputs, const std::vector<float>& a, const std::vector<float>& b,
+                          const Accumulation& accumulation_a, const Accumulation& accumulation_b) {
+  return compare_outputs(op, resolve_operands(op, inputs), a, b, accumulation_a, accumulation_b);
 }
 
 Agreement compare_outputs(const Op& op, const TensorValues& inputs, const TensorValues& produced, const std::vector<float>& a,
-                          const std::vector<float>& b) {
-  return compare_outputs(op, resolve_operands(op, inputs, produced), a, b);
+                          const std::vector<float>& b, const Accumulation& accumulation_a, const Accumulation& accumulation_b) {
+  return compare_outputs(op, resolve_operands(op, inputs, produced), a, b, accumulation_a, accumulation_b);
 }
 
 Agreement compare_through_operands(const Op& op, const TensorValues& inputs, const TensorValues& produced_a,
-                                   const TensorValues& produced_b, const std::vector<float>& a, const std::vector<float>& b) {
+                                   const TensorValues& produced_b, const std::vector<float>& a, const std::vector<float>& b,
+                                   const Accumulation& accumulation_a, const Accumulation& accumulation_b) {
   Agreement r;
-  const OpExpectation ea = expect(op, resolve_operands(op, inputs, produced_a));
-  const OpExpectation eb = expect(op, resolve_operands(op, inputs, produced_b));
+  const OpExpectation ea = expect(op, resolve_operands(op, inputs, produced_a), accumulation_a);
+  const OpExpectation eb = expect(op, resolve_operands(op, inputs, produced_b), accumulation_b);
   if (a.size() != b.size() || ea.value.size() != a.size() || eb.value.size() != a.size()) {
     r.detail = "output sizes differ: " + std::to_string(a.size()) + " and " + std::to_string(b.size()) + " elements, the op " +
                std::to_string(ea.value.size());

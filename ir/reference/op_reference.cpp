@@ -104,8 +104,9 @@ OpExpectation degree_count(const Op& op, const Operands& o) {
 // One dot-product block: rows [row_begin, row_end) of a (m x k) times w (k x n), into e from row_begin.
 // Row by row, accumulating a whole output row in double as p runs (w read along its rows), rows over
 // OpenMP threads: the references of the large examples' linear layers stay a fraction of a second.
+// `u`: the unit roundoff of the implementation's additions (dot_unit).
 void dot_rows(const std::vector<float>& a, const float* w, std::int64_t k, std::int64_t n, std::int64_t row_begin,
-              std::int64_t row_end, const std::vector<float>* bias, OpExpectation& e) {
+              std::int64_t row_end, const std::vector<float>* bias, double u, OpExpectation& e) {
 #pragma omp parallel for schedule(static) if ((row_end - row_begin) * k * n > (1 << 20))
   for (std::int64_t i = row_begin; i < row_end; ++i) {
     std::vector<double> sum(sz(n), 0.0), abs_sum(sz(n), 0.0);
@@ -126,7 +127,7 @@ void dot_rows(const std::vector<float>& a, const float* w, std::int64_t k, std::
     for (std::int64_t j = 0; j < n; ++j) {
       const std::size_t el = sz(i * n + j);
       e.value[el] = sum[sz(j)];
-      e.bound[el] = static_cast<double>(k + 1) * (kU32 + kU64) * abs_sum[sz(j)] + kTinyAbs;
+      e.bound[el] = static_cast<double>(k + 1) * (u + kU64) * abs_sum[sz(j)] + kTinyAbs;
     }
   }
 }
@@ -140,7 +141,17 @@ std::vector<float> transposed(const std::vector<float>& a, std::int64_t rows, st
   return t;
 }
 
-OpExpectation matmul(const Op& op, const Operands& o) {
+// The unit roundoff of a dot product's additions: float32's, or a half op's own dtype's where the
+// implementation keeps partial sums in it (reference.hpp: Accumulation), and the words for the rule.
+double dot_unit(const Op& op, const Accumulation& accumulation) {
+  return accumulation.of(op.dtype) == DotAccumulation::in_dtype ? unit_roundoff(op.dtype) : kU32;
+}
+std::string dot_unit_text(const Op& op, const Accumulation& accumulation) {
+  if (accumulation.of(op.dtype) == DotAccumulation::float32) return "2^-24";
+  return std::string(op.dtype == DType::float16 ? "2^-11" : "2^-8") + " (partial sums in " + to_string(op.dtype) + ")";
+}
+
+OpExpectation matmul(const Op& op, const Operands& o, const Accumulation& accumulation) {
   const std::int64_t m = op.shape.num_inputs, k = op.shape.num_features, n = op.shape.out_features;
   std::vector<float> a_t, w_t;
   if (op.transpose_input) a_t = transposed(need(op, o.input, "input"), k, m);
@@ -155,13 +166,14 @@ OpExpectation matmul(const Op& op, const Operands& o) {
   OpExpectation e;
   e.value.assign(sz(m * n), 0.0);
   e.bound.assign(sz(m * n), 0.0);
-  dot_rows(a, w.data(), k, n, 0, m, bias, e);
-  e.rule = std::string("each element within (k + 1) * 2^-24 * sum|products| (+|bias|)") +
+  dot_rows(a, w.data(), k, n, 0, m, bias, dot_unit(op, accumulation), e);
+  e.rule = "each element within (k + 1) * " + dot_unit_text(op, accumulation) + " * sum|products| (+|bias|)" +
            (op.transpose_input ? ", input transposed" : "") + (op.transpose_weight ? ", weight transposed" : "");
   return e;
 }
 
-OpExpectation segment_matmul(const Op& op, const Operands& o) {
+OpExpectation segment_matmul(const Op& op, const Operands& o, const Accumulation& accumulation) {
+  const double u = dot_unit(op, accumulation);
   const std::int64_t m = op.shape.num_inputs, k = op.shape.num_features, n = op.shape.out_features, segments = op.shape.num_segments;
   const std::vector<float>& a = need(op, o.input, "input");
   const std::vector<float>& w = need(op, o.weight, "weight");
@@ -194,11 +206,11 @@ OpExpectation segment_matmul(const Op& op, const Operands& o) {
         }
       for (std::int64_t el = 0; el < k * n; ++el) {
         e.value[sz(s * k * n + el)] = sum[sz(el)];
-        e.bound[sz(s * k * n + el)] = static_cast<double>(end - begin + 1) * (kU32 + kU64) * abs_sum[sz(el)] + kTinyAbs;
+        e.bound[sz(s * k * n + el)] = static_cast<double>(end - begin + 1) * (u + kU64) * abs_sum[sz(el)] + kTinyAbs;
       }
     }
-    e.rule = "each element within (rows + 1) * 2^-24 * sum|products| for its segment's rows, input transposed "
-             "(an empty segment's exactly 0)";
+    e.rule = "each element within (rows + 1) * " + dot_unit_text(op, accumulation) +
+             " * sum|products| for its segment's rows, input transposed (an empty segment's exactly 0)";
     return e;
   }
   e.value.assign(sz(m * n), 0.0);
@@ -213,8 +225,8 @@ OpExpectation segment_matmul(const Op& op, const Operands& o) {
     }
   }
   const float* wd = op.transpose_weight ? w_t.data() : w.data();
-  for (std::int64_t s = 0; s < segments; ++s) dot_rows(a, wd + s * k * n, k, n, offsets[sz(s)], offsets[sz(s + 1)], nullptr, e);
-  e.rule = std::string("each element within (k + 1) * 2^-24 * sum|products| with its segment's weight") +
+  for (std::int64_t s = 0; s < segments; ++s) dot_rows(a, wd + s * k * n, k, n, offsets[sz(s)], offsets[sz(s + 1)], nullptr, u, e);
+  e.rule = "each element within (k + 1) * " + dot_unit_text(op, accumulation) + " * sum|products| with its segment's weight" +
            (op.transpose_weight ? ", weight transposed" : "");
   return e;
 }
@@ -379,14 +391,14 @@ void add_store_rounding(const Op& op, OpExpectation& e) {
             ") of |value|";
 }
 
-OpExpectation expect_float32(const Op& op, const Operands& operands);
+OpExpectation expect_float32(const Op& op, const Operands& operands, const Accumulation& accumulation);
 
 }  // namespace
 
-OpExpectation expect(const Op& op, const Operands& operands) {
+OpExpectation expect(const Op& op, const Operands& operands, const Accumulation& accumulation) {
   if (!is_value_dtype(op.dtype))
     throw std::invalid_argument("reference: op '" + op.name + "': no reference for dtype " + to_string(op.dtype));
-  OpExpectation e = expect_float32(op, operands);
+  OpExpectation e = expect_float32(op, operands, accumulation);
   // A cast's expectation holds its own store rounding.
   if (is_half_dtype(op.dtype) && !e.bitwise && op.kind != OpKind::cast) add_store_rounding(op, e);
   return e;
@@ -395,8 +407,8 @@ OpExpectation expect(const Op& op, const Operands& operands) {
 namespace {
 
 // The expectation of a float32 computation (for a half dtype: of its float32 part, the accumulations
-// of scatters and counts already in the dtype).
-OpExpectation expect_float32(const Op& op, const Operands& operands) {
+// of scatters and counts already in the dtype, and of dot products where `accumulation` says so).
+OpExpectation expect_float32(const Op& op, const Operands& operands, const Accumulation& accumulation) {
   switch (op.kind) {
     case OpKind::gather: {
       OpExpectation e;
@@ -409,8 +421,8 @@ OpExpectation expect_float32(const Op& op, const Operands& operands) {
     case OpKind::scatter_mean:
     case OpKind::scatter_max: return scatter_family(op, operands);
     case OpKind::degree_count: return degree_count(op, operands);
-    case OpKind::matmul: return matmul(op, operands);
-    case OpKind::segment_matmul: return segment_matmul(op, operands);
+    case OpKind::matmul: return matmul(op, operands, accumulation);
+    case OpKind::segment_matmul: return segment_matmul(op, operands, accumulation);
     case OpKind::unary: return unary(op, operands);
     case OpKind::binary: return binary(op, operands);
     case OpKind::unary_grad: return training::unary_grad(op, operands);

@@ -68,7 +68,15 @@ ScatterAddReference scatter_add(const std::vector<float>& src, std::int64_t num_
   return ref;
 }
 
-Verification verify(const Op& op, const Operands& operands, const std::vector<float>& output) {
+std::string to_string(DotAccumulation accumulation) {
+  return accumulation == DotAccumulation::float32 ? "float32" : "in_dtype";
+}
+
+DotAccumulation Accumulation::of(DType dtype) const {
+  return dtype == DType::float16 ? float16 : dtype == DType::bfloat16 ? bfloat16 : DotAccumulation::float32;
+}
+
+Verification verify(const Op& op, const Operands& operands, const std::vector<float>& output, const Accumulation& accumulation) {
   Verification v;
   const std::int64_t rows = op.output_rows(), cols = op.output_cols();
   const std::int64_t expected_size = rows * cols;
@@ -85,7 +93,7 @@ Verification verify(const Op& op, const Operands& operands, const std::vector<fl
                " (" + std::to_string(rows) + " x " + std::to_string(cols) + ")";
     return v;
   }
-  const OpExpectation e = expect(op, operands);
+  const OpExpectation e = expect(op, operands, accumulation);
   auto describe = [&](std::size_t element) {
     return "row " + std::to_string(static_cast<std::int64_t>(element) / cols) + ", column " +
            std::to_string(static_cast<std::int64_t>(element) % cols);
@@ -141,8 +149,8 @@ Verification verify(const Op& op, const Operands& operands, const std::vector<fl
   return v;
 }
 
-Verification verify(const Op& op, const TensorValues& values, const std::vector<float>& output) {
-  return verify(op, resolve_operands(op, values), output);
+Verification verify(const Op& op, const TensorValues& values, const std::vector<float>& output, const Accumulation& accumulation) {
+  return verify(op, resolve_operands(op, values), output, accumulation);
 }
 
 }  // namespace tilesim::reference

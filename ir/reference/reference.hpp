@@ -11,7 +11,9 @@
 //   scatter_mean              that bound / n, plus 2u |mean| (a divide, or a multiply by a rounded 1/n)
 //   matmul, segment_matmul    (k + 1) u sum|a_ip b_pj| (+|bias|) for k products (dot products in any order,
 //                             with or without FMA), plus the double reference's error; segment_matmul
-//                             with transpose_input (a weight's gradient) the same with k the segment's rows
+//                             with transpose_input (a weight's gradient) the same with k the segment's rows.
+//                             u is float32's unless the implementation keeps a half op's partial sums in
+//                             the op's dtype (Accumulation below): then that dtype's
 //   unary, binary             see unary_bound_text / the .cpp: one rounding (u |v|) for the correctly
 //                             rounded ones (multiply, add, scale, leaky_relu), 2u for divide and
 //                             reciprocal, a stated few-ulp bound for the library functions exp, softplus,
@@ -30,6 +32,25 @@
 #include "ir/tensor_values.hpp"
 
 namespace tilesim::reference {
+
+// How an implementation accumulates the dot products of a half-dtype matmul. Libraries do not all say,
+// and the answer can change with the host's CPU: libtorch 1.13 hands a bfloat16 mm to oneDNN (float32
+// accumulators) where the CPU has AVX-512 BW/VL/DQ, and otherwise to its own gemm, which keeps the partial
+// sums of mm(a, b) in bfloat16. A backend that cannot vouch for float32 accumulators finds out (the
+// torch-cpu peer probes at start-up: kernels/torch/accumulation_probe.hpp) and verification then allows
+// the dtype's unit roundoff per addition instead of float32's.
+enum class DotAccumulation {
+  float32,   // products and partial sums in float32 (or wider), one rounding to the dtype at the store
+  in_dtype,  // partial sums may be rounded to the op's own dtype along the way
+};
+std::string to_string(DotAccumulation accumulation);
+
+struct Accumulation {
+  DotAccumulation float16 = DotAccumulation::float32;
+  DotAccumulation bfloat16 = DotAccumulation::float32;
+  // The accumulation of an op of `dtype` (float32 ops always accumulate in float32).
+  DotAccumulation of(DType dtype) const;
+};
 
 std::vector<float> gather(const std::vector<float>& table, std::int64_t num_features, const std::vector<std::int32_t>& indices);
 
@@ -59,7 +80,9 @@ struct OpExpectation {
 // The reference of any op kind from its operand values (ir/operands.hpp). Throws
 // std::invalid_argument for operands that do not match the op's shape, std::out_of_range for an index
 // outside its range, and for a dtype other than float32.
-OpExpectation expect(const Op& op, const Operands& operands);
+// `accumulation` says how the implementation checked adds up a half matmul's dot products (default:
+// in float32).
+OpExpectation expect(const Op& op, const Operands& operands, const Accumulation& accumulation = {});
 // The op's output as the reference computes it: row-major, output_rows() x output_cols(), each element
 // the double-precision value rounded once to float32 (gather: the exact copy).
 std::vector<float> compute(const Op& op, const Operands& operands);
@@ -76,8 +99,11 @@ struct Verification {
 
 // Checks one op's output against the reference computed from its operands. A wrong output size is a
 // failed verification (every element counted as a mismatch), not an exception.
-Verification verify(const Op& op, const Operands& operands, const std::vector<float>& output);
+// `accumulation`: how the implementation accumulates half matmuls (see Accumulation).
+Verification verify(const Op& op, const Operands& operands, const std::vector<float>& output,
+                    const Accumulation& accumulation = {});
 // The same with every operand in `values` (graph inputs, or inputs and earlier outputs together).
-Verification verify(const Op& op, const TensorValues& values, const std::vector<float>& output);
+Verification verify(const Op& op, const TensorValues& values, const std::vector<float>& output,
+                    const Accumulation& accumulation = {});
 
 }  // namespace tilesim::reference

@@ -13,6 +13,7 @@
 #include "kernels/cpu/openblas_matmul.hpp"
 #include "kernels/cpu/timing.hpp"
 #include "kernels/run_ops.hpp"
+#include "kernels/torch/accumulation_probe.hpp"
 #include "kernels/torch/torch_ops.hpp"
 #include "kernels/torch/torch_training.hpp"
 #include "kernels/torch/training_graph.hpp"
@@ -50,6 +51,13 @@ PeerCall make_call(const Op& op, const Operands& o, float* out) {
   throw std::logic_error("torch-cpu backend: op '" + op.name + "': unknown op kind");
 }
 
+// A probe's finding for the report: where the partial sums live ("float32", the dtype, or "not run" where
+// ATen has no mm of the dtype) and the probe's own words.
+nlohmann::json probe_json(const ProbeOutcome& p) {
+  const std::string in = !p.ran ? "not run" : p.accumulation == reference::DotAccumulation::in_dtype ? to_string(p.dtype) : "float32";
+  return {{"partial_sums_in", in}, {"probe", p.detail}};
+}
+
 double load_average_1min() {
   std::ifstream loadavg("/proc/loadavg");
   double load = -1;
@@ -61,6 +69,9 @@ class TorchCpuBackend : public Backend {
  public:
   std::string name() const override { return "torch-cpu"; }
   const TensorValues* computed_outputs() const override { return &outputs_; }
+  // Probed on this host (accumulation_probe.hpp): libtorch's half matmuls accumulate in float32 on some
+  // CPUs and in the dtype on others.
+  reference::Accumulation accumulation() const override { return host_accumulation().accumulation; }
 
   // Ops run in graph order; an op reads earlier ops' outputs where the graph says so (run_ops.hpp).
   // Throws std::invalid_argument for values that do not match the op's shape, an index out of range
@@ -78,8 +89,9 @@ class TorchCpuBackend : public Backend {
     // A training step runs as a PyTorch training loop does (autograd, torch::optim), one row per phase;
     // a forward graph runs op by op through the out= calls below, one row per op.
     const bool training = is_training_graph(graph);
+    const HostAccumulation& probed = host_accumulation();
     if (training) {
-      run_training_step(graph, inputs, options, result, outputs_);
+      run_training_step(graph, inputs, options, result, outputs_, probed.accumulation);
     } else {
       run_measured_ops(
           graph, inputs, "torch-cpu backend",
@@ -101,7 +113,7 @@ class TorchCpuBackend : public Backend {
                                "): " + e.what() + "; run it on the other backends, or in another dtype");
             }
           },
-          result, outputs_);
+          result, outputs_, /*runs_training=*/false, probed.accumulation);
     }
 
     result.host = {{"torch_version", version()},
@@ -128,6 +140,9 @@ class TorchCpuBackend : public Backend {
                       "parameters cast with .to(dtype) where the forward reads them, the predictions .float() for the loss, "
                       "(loss * scale).backward() and each .grad.mul_(1 / scale) before the step. One row per phase"}}},
                    {"aten_threads", num_threads()},
+                   // How ATen adds up half matmuls here: its own gemm keeps bfloat16 partial sums where the CPU
+                   // lacks AVX-512 (accumulation_probe.hpp); the verification bounds of matmuls follow it.
+                   {"half_matmul_accumulation", {{"float16", probe_json(probed.float16)}, {"bfloat16", probe_json(probed.bfloat16)}}},
                    // ATen's float32 mm calls the BLAS, Debian's OpenBLAS (the same library the process loaded
                    // for the cpu backend): the kernel set it chose at load, from cpuid (openblas_coretype.hpp).
                    {"blas", "OpenBLAS " + cpu::openblas_core()},

@@ -289,7 +289,7 @@ OpResult phase_row(const std::string& name, OpPhase phase, const OpGraph& graph,
 }  // namespace
 
 void run_training_step(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options, BackendResult& result,
-                       TensorValues& outputs) {
+                       TensorValues& outputs, const reference::Accumulation& accumulation) {
   if (options.warmup < 0 || options.repeats < 1)
     throw std::invalid_argument(kWho + ": warm-up must be >= 0 and repeats >= 1");
   // Every dtype: a half model's step in mixed precision (float32 master weights and loss, its forward
@@ -331,14 +331,14 @@ void run_training_step(const OpGraph& graph, const TensorValues& inputs, const R
   loss_ops.push_back(plan.loss_op);
   const std::vector<OpResult> rows = {
       phase_row("torch.forward", OpPhase::forward, graph, cpu::summarise(forward_s, options.warmup),
-                check_ops(graph, plan.forward_ops, inputs, outputs, "forward ops")),
+                check_ops(graph, plan.forward_ops, inputs, outputs, "forward ops", accumulation)),
       phase_row("torch.loss (" + to_string(loss_op.loss) + ")", OpPhase::loss, graph, cpu::summarise(loss_s, options.warmup),
-                check_ops(graph, loss_ops, inputs, outputs, plan.loss_input_ops.empty() ? "loss op" : "loss ops (the input's cast, the loss)")),
+                check_ops(graph, loss_ops, inputs, outputs, plan.loss_input_ops.empty() ? "loss op" : "loss ops (the input's cast, the loss)", accumulation)),
       phase_row("torch.backward (autograd)", OpPhase::backward, graph, cpu::summarise(backward_s, options.warmup),
                 check_gradients(graph, plan, inputs, outputs)),
       phase_row("torch.optimizer (" + step.optimizer_name() + ")", OpPhase::optimizer, graph,
                 cpu::summarise(optimizer_s, options.warmup),
-                check_ops(graph, optimizer_ops, inputs, outputs, "optimizer-phase ops (torch's updates given its own gradients)"))};
+                check_ops(graph, optimizer_ops, inputs, outputs, "optimizer-phase ops (torch's updates given its own gradients)", accumulation))};
   for (const OpResult& row : rows) {
     result.time_s += row.time_s;
     result.ops.push_back(row);

@@ -21,7 +21,8 @@ namespace tilesim::kernels::torch_peer {
 // optimizer_step's output [1 + S, P] (the updated parameter, then torch's optimizer state).
 // Throws std::invalid_argument naming the op for a graph it cannot run (training_graph.hpp) or values
 // that do not match a tensor's shape, and std::runtime_error naming the op when an ATen call fails.
+// Ops torch ran are verified under `accumulation` (accumulation_probe.hpp).
 void run_training_step(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options, BackendResult& result,
-                       TensorValues& outputs);
+                       TensorValues& outputs, const reference::Accumulation& accumulation = {});
 
 }  // namespace tilesim::kernels::torch_peer

@@ -23,7 +23,7 @@ double gradient_relative_bound(DType model_dtype) {
 }
 
 PhaseCheck check_ops(const OpGraph& graph, const std::vector<std::size_t>& ops, const TensorValues& inputs,
-                     const TensorValues& computed, const std::string& what) {
+                     const TensorValues& computed, const std::string& what, const reference::Accumulation& accumulation) {
   PhaseCheck check;
   std::size_t failed = 0;
   std::string first_failure, others;
@@ -33,7 +33,7 @@ PhaseCheck check_ops(const OpGraph& graph, const std::vector<std::size_t>& ops, 
     if (!computed.has(op.output)) {
       v.detail = op.name + ": torch-cpu computed no value for it";
     } else {
-      v = reference::verify(op, resolve_operands(op, inputs, computed), computed.f32(op.output));
+      v = reference::verify(op, resolve_operands(op, inputs, computed), computed.f32(op.output), accumulation);
     }
     if (v.ok) continue;
     if (failed++ == 0) first_failure = v.detail;

@@ -9,6 +9,7 @@
 // autograd: each computes the same derivative by an independent route.
 #include <string>
 
+#include "ir/reference/reference.hpp"
 #include "ir/tensor_values.hpp"
 #include "kernels/torch/training_graph.hpp"
 
@@ -41,9 +42,10 @@ struct PhaseCheck {
 };
 
 // Each op of `ops` (indices into graph.ops) verified against the reference, operands from `computed`
-// where it holds them, else from `inputs`. `what` names the ops in the text ("forward ops").
+// where it holds them, else from `inputs`. `what` names the ops in the text ("forward ops");
+// `accumulation` how torch adds up half matmuls on this host (accumulation_probe.hpp).
 PhaseCheck check_ops(const OpGraph& graph, const std::vector<std::size_t>& ops, const TensorValues& inputs,
-                     const TensorValues& computed, const std::string& what);
+                     const TensorValues& computed, const std::string& what, const reference::Accumulation& accumulation = {});
 
 // Each parameter's gradient in `computed` (at plan.parameters[i].grad, as autograd left it) against the
 // graph's gradient tensor evaluated by the reference: plan.replaced_ops run through reference::compute

@@ -19,11 +19,13 @@
 #include "ir/reference/reference_ops.hpp"
 #include "ir/tensor_values.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
+#include "kernels/torch/accumulation_probe.hpp"
 #include "kernels/torch/torch_backend.hpp"
 #include "kernels/torch/torch_ops.hpp"
 #include "kernels/torch/training_checks.hpp"
 #include "kernels/torch/training_graph.hpp"
 #include "tests/cpu_op_cases.hpp"
+#include "tests/dtype_cases.hpp"
 #include "tests/op_backward_cases.hpp"
 #include "tests/random_inputs.hpp"
 #include "workloads/workload.hpp"
@@ -575,8 +577,8 @@ TEST_CASE("torch-cpu trains a bfloat16 model in mixed precision, verified, and r
   for (const auto& [name, s32] : training_cases()) {
     if (name != "gcn" && name != "molecules") continue;
     INFO(name);
-    // Products of more than 16^3 multiply-adds: smaller bfloat16 ones libtorch 1.13 computes without
-    // oneDNN, rounding beyond one bfloat16 rounding of a float32 accumulation (the forward check fails them).
+    // Whether libtorch keeps this host's bfloat16 partial sums in bfloat16 or float32, the forward
+    // check follows what the backend's probe found (kernels/torch/accumulation_probe.hpp).
     json doc = training_workload({{"generator", "erdos_renyi"}, {"num_nodes", 200}, {"num_edges", 800}}, 24,
                                  json::array({{{"layer", "gcn"}, {"name", "c1"}, {"out", 16}, {"activation", "relu"}},
                                               {{"layer", "gcn"}, {"name", "c2"}, {"out", 4}}}),
@@ -621,4 +623,68 @@ TEST_CASE("torch-cpu trains a bfloat16 model in mixed precision, verified, and r
                                Catch::Contains("has no float16 CPU kernel"));
     }
   }
+}
+
+TEST_CASE("torch-cpu's accumulation probe tells float32 accumulators from partial sums in the dtype", "[torch][half][unit]") {
+  // The classification alone, on made-up outputs: the exact values rounded once are float32
+  // accumulation; values summed in the dtype step by step are not.
+  for (const DType dtype : {DType::float16, DType::bfloat16}) {
+    INFO(to_string(dtype));
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    std::vector<double> exact;
+    std::vector<float> once, stepwise;
+    for (int out = 0; out < 512; ++out) {
+      double e = 0;
+      float s = 0;
+      for (int p = 0; p < 128; ++p) {
+        const float a = round_to(dtype, d(rng)), b = round_to(dtype, d(rng));
+        e += static_cast<double>(a) * b;
+        s = round_to(dtype, s + a * b);
+      }
+      exact.push_back(e);
+      once.push_back(round_to(dtype, static_cast<float>(e)));
+      stepwise.push_back(s);
+    }
+    const peer::ProbeOutcome f32 = peer::classify_accumulation(dtype, exact, once, "a test");
+    CHECK(f32.accumulation == reference::DotAccumulation::float32);
+    CHECK(f32.differing == 0);
+    CHECK_THAT(f32.detail, Catch::Contains("float32 accumulators") && Catch::Contains("0 of 512 outputs"));
+    const peer::ProbeOutcome in_dtype = peer::classify_accumulation(dtype, exact, stepwise, "a test");
+    CHECK(in_dtype.accumulation == reference::DotAccumulation::in_dtype);
+    CHECK(in_dtype.differing > 512 / 10);
+    CHECK_THAT(in_dtype.detail, Catch::Contains("partial sums in " + to_string(dtype)));
+  }
+  // This host's libtorch: bfloat16 mm runs (one way or the other), float16 mm does not in 1.13.
+  const peer::HostAccumulation& host = peer::host_accumulation();
+  INFO(host.bfloat16.detail);
+  CHECK(host.bfloat16.ran);
+  CHECK(host.bfloat16.outputs == 2 * 64 * 64);
+  CHECK(host.accumulation.bfloat16 == host.bfloat16.accumulation);
+  INFO(host.float16.detail);
+  if (!host.float16.ran) CHECK_THAT(host.float16.detail, Catch::Contains("not probed") && Catch::Contains("float16"));
+}
+
+TEST_CASE("torch-cpu's bfloat16 matmuls verify under the probed accumulation, say it, and agree with the cpu backend",
+          "[torch][half][backend][unit]") {
+  tilesim_test::OpCase c = tilesim_test::matmul_case(200, 300, 16, true, 21);
+  tilesim_test::convert_to_dtype(c.graph, c.values, DType::bfloat16);
+  auto torch_backend = peer::make_backend();
+  const BackendResult result = torch_backend->run(c.graph, c.values, once());
+  REQUIRE(result.ops.size() == 1);
+  INFO(result.ops[0].verification);
+  CHECK(result.ops[0].verified == true);
+  const nlohmann::json& probe = result.host.at("half_matmul_accumulation").at("bfloat16");
+  const bool in_dtype = torch_backend->accumulation().bfloat16 == reference::DotAccumulation::in_dtype;
+  CHECK(probe.at("partial_sums_in") == (in_dtype ? "bfloat16" : "float32"));
+  CHECK_THAT(probe.at("probe").get<std::string>(), Catch::Contains("at::mm_out and at::addmm_out"));
+  if (in_dtype) CHECK_THAT(result.ops[0].verification, Catch::Contains("partial sums in bfloat16"));
+  cpu::CpuBackend cpu_backend;
+  cpu_backend.run(c.graph, c.values, once());
+  const Op& op = c.op();
+  const reference::Agreement agreement = reference::compare_outputs(op, c.values, cpu_backend.outputs().f32(op.output),
+                                                                    torch_backend->computed_outputs()->f32(op.output),
+                                                                    cpu_backend.accumulation(), torch_backend->accumulation());
+  INFO(agreement.detail);
+  CHECK(agreement.equal);
 }
