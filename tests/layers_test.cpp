@@ -501,6 +501,24 @@ TEST_CASE("An unknown layer key is told every key the layer accepts, optional on
   CHECK_THAT(gin, Contains("\"hidden\"") && Contains("\"eps\"") && !Contains("\"heads\""));
 }
 
+TEST_CASE("A workload with model keys but no model is told that the model is missing", "[layers][unit]") {
+  auto error_of = [](const json& doc) {
+    try {
+      parse_workload(doc, "w.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // Before, this asked for a "graph" object "for the model", naming neither what was missing nor why.
+  CHECK_THAT(error_of({{"name", "w"}, {"num_features", 8}}),
+             Contains("w.json: model: expected a \"model\" array of layers (\"num_features\" belongs with a model") &&
+                 Contains("found none"));
+  const json graph = {{"generator", "erdos_renyi"}, {"num_nodes", 40}, {"num_edges", 160}};
+  CHECK_THAT(error_of({{"name", "w"}, {"graph", graph}, {"num_features", 8}}),
+             Contains("w.json: model: expected a \"model\" array of layers (\"graph\", \"num_features\" belong with a model"));
+}
+
 TEST_CASE("Workload model section: graph, num_features and model belong together", "[layers][unit]") {
   const json graph = {{"generator", "erdos_renyi"}, {"num_nodes", 40}, {"num_edges", 160}};
   auto error_of = [](const json& doc) {
