@@ -61,4 +61,12 @@ CLI::Validator number_in(double lo, double hi, const std::string& what) {
                         what + " in [" + bound_text(lo) + ", " + bound_text(hi) + "]");
 }
 
+CLI::Validator non_empty_path(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& text) {
+        return text.empty() ? "expected " + what + " path, found an empty value (leave the flag out for the default)" : std::string();
+      },
+      "a non-empty path");
+}
+
 }  // namespace tilesim::cli

@@ -21,4 +21,8 @@ std::string number_problem(const std::string& text, double lo, double hi, const 
 CLI::Validator integer_in(std::int64_t lo, std::int64_t hi, const std::string& what = "an integer");
 CLI::Validator number_in(double lo, double hi, const std::string& what = "a number");
 
+// An output path (--out DIR, --trace FILE) that is not empty: an empty one would otherwise mean "the
+// default", silently replacing what is there. `what`: "a directory" or "a file".
+CLI::Validator non_empty_path(const std::string& what);
+
 }  // namespace tilesim::cli

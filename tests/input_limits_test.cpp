@@ -159,3 +159,20 @@ TEST_CASE("numeric flags beyond their type or not numbers are refused with the f
   // Refused before anything ran: no report with a clamped seed.
   CHECK_FALSE(fs::exists(out / "report.json"));
 }
+
+TEST_CASE("an empty --out is refused, and the default folder's report is kept", "[limits][cli]") {
+  // An empty --out used to mean "the default folder" and replaced the report there.
+  const fs::path home = dir() / "empty_out";
+  fs::remove_all(home);
+  fs::create_directories(home / "out" / "default");
+  const fs::path earlier = write_text(home / "out" / "default" / "report.json", "{\"earlier\": true}\n");
+  const std::string workload = std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/default.json";
+  const auto r = run_in_source_tree("cd '" + home.string() + "' && " + TILESIM_BINARY + " run '" + workload + "' --backends cpu --out ''",
+                                    home / "stdout.txt", home / "stderr.txt");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--out: expected a directory path, found an empty value"));
+  CHECK(slurp(earlier) == "{\"earlier\": true}\n");
+  const auto sweep = run_tilesim("sweep workloads/sweeps/hydronet.json --out ''", dir());
+  CHECK(sweep.exit_code == 2);
+  CHECK_THAT(sweep.err, Contains("--out: expected a directory path, found an empty value"));
+}
