@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <new>
 
 #include <CLI/CLI.hpp>
 #include <omp.h>
 
+#include "apps/cli_checks.hpp"
 #include "apps/commands.hpp"
 #include "backends/machine_ceilings.hpp"
 #include "backends/registry.hpp"
@@ -42,18 +44,26 @@ int dispatch(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Run a workload on the chosen backends and write report.json");
   run_cmd->add_option("workload", run.workload, "Workload JSON file (format: docs/workload-format.md)")->required();
   run_cmd->add_option("--backends", run.backends, backends::backends_help_text())->capture_default_str();
-  run_cmd->add_option("--out", run.out_dir, "Directory for report.json (default out/<workload name>/)");
+  run_cmd->add_option("--out", run.out_dir, "Directory for report.json (default out/<workload name>/)")
+      ->check(non_empty_path("a directory"));
   run_cmd->add_flag("--json", run.json, "Print the report JSON on stdout instead of the table");
-  run_cmd->add_option("--trace", run.trace, "Write a Chrome/Perfetto trace of the simulated run to this file");
+  run_cmd->add_option("--trace", run.trace, "Write a Chrome/Perfetto trace of the simulated run to this file")
+      ->check(non_empty_path("a file"));
   run_cmd->add_flag("--timing-only", run.timing_only, "Simulate cycles without moving real bytes (outputs not verified)");
-  auto* seed_opt = run_cmd->add_option("--seed", seed, "Override the workload's random seed");
-  run_cmd->add_option("--warmup", run.warmup, "Untimed calls before timing measured backends")->capture_default_str();
-  run_cmd->add_option("--repeats", run.repeats, "Timed calls of measured backends (median reported)")->capture_default_str();
+  auto* seed_opt = run_cmd->add_option("--seed", seed, "Override the workload's random seed")->check(integer_in(0, limits::max_seed));
+  run_cmd->add_option("--warmup", run.warmup, "Untimed calls before timing measured backends")
+      ->check(integer_in(0, limits::max_warmup_calls))
+      ->capture_default_str();
+  run_cmd->add_option("--repeats", run.repeats, "Timed calls of measured backends (median reported)")
+      ->check(integer_in(1, limits::max_timed_calls))
+      ->capture_default_str();
   std::int64_t steps = 0;
-  auto* steps_opt = run_cmd->add_option("--steps", steps, "Training workloads: steps to run (overrides the workload's train.steps)");
+  auto* steps_opt = run_cmd->add_option("--steps", steps, "Training workloads: steps to run (overrides the workload's train.steps)")
+                        ->check(integer_in(1, limits::max_steps));
   std::int64_t batches = 0;
   auto* batches_opt = run_cmd->add_option("--batches", batches,
-                                          "Workloads with a loader: batches to run, one step each (overrides loader.batches; default one epoch)");
+                                          "Workloads with a loader: batches to run, one step each (overrides loader.batches; default one epoch)")
+                          ->check(integer_in(1, limits::max_steps));
   run_cmd->add_option("--available-memory-proportion", run.available_memory_proportion,
                       "Simulated IPU: share of a tile's SRAM, in (0, 1], each op's plan may use for temporaries (PopTorch's "
                       "setAvailableMemoryProportion; an op's own available_memory_proportion wins; default the machine file's)");
@@ -77,7 +87,8 @@ int dispatch(int argc, char** argv) {
                            "Tables as text, markdown or latex (markdown and latex are also written to validation.md / validation.tex)")
       ->capture_default_str();
   validate_cmd->add_flag("--json", validate.json, "Print validation.json on stdout instead of the table");
-  validate_cmd->add_option("--out", validate.out_dir, "Output directory (default out/validation/)");
+  validate_cmd->add_option("--out", validate.out_dir, "Output directory (default out/validation/)")
+      ->check(non_empty_path("a directory"));
   bool validate_no_plots = false;
   validate_cmd->add_flag("--no-plots", validate_no_plots, "Skip the plots (no gnuplot needed)");
 
@@ -97,10 +108,12 @@ int dispatch(int argc, char** argv) {
   auto* sweep_cmd = app.add_subcommand(
       "sweep", "Run every point of a sweep file on its backends, appending each to results.csv (docs/sweep-format.md)");
   sweep_cmd->add_option("sweep", sweep.sweep, "Sweep JSON file (format: docs/sweep-format.md)")->required();
-  sweep_cmd->add_option("--out", sweep.out_dir, "Directory for results.csv and sweep.json (default out/<sweep name>/)");
+  sweep_cmd->add_option("--out", sweep.out_dir, "Directory for results.csv and sweep.json (default out/<sweep name>/)")
+      ->check(non_empty_path("a directory"));
   sweep_cmd->add_option("--jobs", sweep.jobs,
                         "Worker processes for the simulated and modeled points (each its own simulator); measured CPU "
                         "points always run alone")
+      ->check(integer_in(1, limits::max_jobs))
       ->capture_default_str();
   sweep_cmd->add_flag("--resume", sweep.resume, "Continue results.csv: run only the points not yet in it");
   sweep_cmd->add_flag("--overwrite", sweep.overwrite, "Start a new results.csv even if one exists");
@@ -112,12 +125,15 @@ int dispatch(int argc, char** argv) {
                         "Simulated IPU: share of a tile's SRAM, in (0, 1], each point's plan may use for temporaries "
                         "(default the machine file's)");
   // For tests: stop as if killed after N new points (group "" hides it from the help).
-  sweep_cmd->add_option("--stop-after", sweep.stop_after, "Stop after N new points")->group("");
+  sweep_cmd->add_option("--stop-after", sweep.stop_after, "Stop after N new points")
+      ->check(integer_in(0, std::numeric_limits<std::int64_t>::max()))
+      ->group("");
 
   HostCalibrateArgs host_calibrate;
   auto* host_calibrate_cmd = app.add_subcommand(
       "calibrate", "Measure this host's ceilings (bandwidths, peak FLOP/s per dtype) into a CPU machine file");
-  host_calibrate_cmd->add_option("--out", host_calibrate.out_path, "CPU machine file to write (default out/calibration/cpu.json)");
+  host_calibrate_cmd->add_option("--out", host_calibrate.out_path, "CPU machine file to write (default out/calibration/cpu.json)")
+      ->check(non_empty_path("a file"));
   host_calibrate_cmd->add_flag("--json", host_calibrate.json, "Print the machine file on stdout");
 
   RooflineArgs roofline;
@@ -128,7 +144,8 @@ int dispatch(int argc, char** argv) {
   roofline_cmd->add_option("--machine", roofline.machines,
                            "Machine for a backend family: " + machine_forms + " (default: the backend's own machine; cpu: " +
                                backends::default_cpu_machine_file() + ")");
-  roofline_cmd->add_option("--out", roofline.out_dir, "Directory for the plots (default: plots/ beside the results)");
+  roofline_cmd->add_option("--out", roofline.out_dir, "Directory for the plots (default: plots/ beside the results)")
+      ->check(non_empty_path("a directory"));
 
   auto* plot_cmd = app.add_subcommand("plot", "Plots of a results.csv");
   plot_cmd->require_subcommand(1);
@@ -142,18 +159,21 @@ int dispatch(int argc, char** argv) {
   surface_cmd->add_option("--target", surface.targets, "Backend of the results, or a hydronet reference (repeatable)")->required();
   surface_cmd->add_option("--average-over", surface.average_over, "num_features: one panel of geometric-mean speedups");
   surface_cmd->add_option("--ops", surface.ops, "Comma-separated ops (default: every op of the results)");
-  surface_cmd->add_option("--out", surface.out_dir, "Directory for the plots (default: plots/ beside the results)");
-  surface_cmd->add_option("--range", surface.range, "Colour scale from 1/R to R (default: from the data)");
+  surface_cmd->add_option("--out", surface.out_dir, "Directory for the plots (default: plots/ beside the results)")
+      ->check(non_empty_path("a directory"));
+  surface_cmd->add_option("--range", surface.range, "Colour scale from 1/R to R (default: from the data)")->check(number_in(1.5, 1e6));
   ThroughputPlotArgs throughput;
   auto* throughput_cmd = plot_cmd->add_subcommand(
       "throughput", "Throughput versus batch size of a batch-size sweep's results.csv, one line per backend (log-log)");
   throughput_cmd->add_option("results", throughput.results, "results.csv written by tilesim sweep on a batch-size sweep file")->required();
-  throughput_cmd->add_option("--out", throughput.out_dir, "Directory for the plots (default: plots/ beside the results)");
+  throughput_cmd->add_option("--out", throughput.out_dir, "Directory for the plots (default: plots/ beside the results)")
+      ->check(non_empty_path("a directory"));
   ScalingPlotArgs scaling;
   auto* scaling_cmd = plot_cmd->add_subcommand(
       "scaling", "Throughput versus chips (one line per system) and pipelined step time versus micro-batches, from scaling reports");
   scaling_cmd->add_option("reports", scaling.reports, "report.json files of tilesim run on workloads with a \"parallel\" section")->required();
-  scaling_cmd->add_option("--out", scaling.out_dir, "Directory for the plots (default: plots/ beside the first report)");
+  scaling_cmd->add_option("--out", scaling.out_dir, "Directory for the plots (default: plots/ beside the first report)")
+      ->check(non_empty_path("a directory"));
 
   SpeedupReportArgs report;
   auto* report_cmd = app.add_subcommand("report", "Speedup tables (median, range, crossover) of a results.csv");
@@ -169,7 +189,9 @@ int dispatch(int argc, char** argv) {
   fit_cmd->add_option("workload", fit.workload, "Workload JSON file with a \"loader\" (docs/workload-format.md)")->required();
   fit_cmd->add_option("--backend", fit.backend, "The simulated IPU: ipu:bow, ipu:bow-2000, ipu:mk2, ... or ipu:FILE")->capture_default_str();
   fit_cmd->add_option("--sample-batches", fit.sample_batches,
-                      "Batches made per candidate size; the largest sets its fixed shape")->capture_default_str();
+                      "Batches made per candidate size; the largest sets its fixed shape")
+      ->check(integer_in(1, limits::max_steps))
+      ->capture_default_str();
   fit_cmd->add_flag("--json", fit.json, "Print the answer as JSON");
 
   PlacementArgs placement;
@@ -180,11 +202,13 @@ int dispatch(int argc, char** argv) {
   placement_cmd->add_option("--graph", placement.graph, "A graph preset instead (cora, pubmed, ogbn-arxiv, ...)");
   std::int64_t placement_features = 0;
   auto* placement_features_opt =
-      placement_cmd->add_option("--features", placement_features, "Feature width (default: the graph's num_features)");
+      placement_cmd->add_option("--features", placement_features, "Feature width (default: the graph's num_features)")
+          ->check(integer_in(1, limits::max_size, "a feature width"));
   placement_cmd->add_option("--dtype", placement.dtype, "Feature dtype: float32, float16 or bfloat16")->capture_default_str();
   placement_cmd->add_option("--machine", placement.machine, "IPU machine: bow, mk2, mk1 or a machine file")->capture_default_str();
   placement_cmd->add_flag("--symmetrize", placement.symmetrize, "Symmetrise and deduplicate the graph first");
-  auto* placement_seed_opt = placement_cmd->add_option("--seed", placement_seed, "Graph seed (default: the workload's, or 0)");
+  auto* placement_seed_opt = placement_cmd->add_option("--seed", placement_seed, "Graph seed (default: the workload's, or 0)")
+                                 ->check(integer_in(0, limits::max_seed));
   placement_cmd->add_flag("--json", placement.json, "Print JSON");
 
   auto* help_cmd = app.add_subcommand("help", "Show this help");

@@ -43,6 +43,16 @@ std::vector<std::string> json_file_stems(const std::string& dir) {
   return names;
 }
 
+std::string shipped_names_text(const std::vector<std::string>& names, const std::string& dir, const std::string& dir_variable) {
+  if (names.empty()) {
+    return "a shipped machine name, but no machine files (*.json) were found in " + dir +
+           " (where tilesim looks; set " + dir_variable + " to another folder),";
+  }
+  std::string text = "one of";
+  for (std::size_t i = 0; i < names.size(); ++i) text += (i ? ", " : " ") + names[i];
+  return text;
+}
+
 bool names_a_file(const std::string& name) {
   return name.find('/') != std::string::npos || (name.size() > 5 && name.substr(name.size() - 5) == ".json");
 }

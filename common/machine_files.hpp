@@ -42,6 +42,11 @@ class FigureReader {
 // The stems of the *.json files in `dir`, sorted ("bow", "mk1", ...); empty if it cannot be read.
 std::vector<std::string> json_file_stems(const std::string& dir);
 
+// What an unknown machine name is told it could have been: "one of bow, mk2" when `names` (the shipped
+// files found in `dir`) has some; when it is empty (no folder, or an empty one), that no machine files
+// were found in `dir`, naming `dir_variable`, the environment variable that points tilesim elsewhere.
+std::string shipped_names_text(const std::vector<std::string>& names, const std::string& dir, const std::string& dir_variable);
+
 // True when a machine name given by a user is a path to a file rather than a shipped name.
 bool names_a_file(const std::string& name);
 

@@ -246,7 +246,12 @@ ObjectReader::ObjectReader(const nlohmann::json& object, std::string file, std::
   }
 }
 
-bool ObjectReader::has(const std::string& key) const { return object_.contains(key); }
+bool ObjectReader::has(const std::string& key) const {
+  accepted_.insert(key);
+  return object_.contains(key);
+}
+
+bool ObjectReader::has_refused(const std::string& key) const { return object_.contains(key); }
 
 std::string ObjectReader::path_of(const std::string& key) const {
   return path_.empty() ? key : path_ + "." + key;
@@ -405,10 +410,12 @@ void ObjectReader::ignore(const std::string& key) { read_.insert(key); }
 void ObjectReader::finish() const {
   for (auto it = object_.begin(); it != object_.end(); ++it) {
     if (read_.count(it.key())) continue;
+    std::set<std::string> known = read_;
+    known.insert(accepted_.begin(), accepted_.end());
     std::string expected = "one of the known keys";
     std::string sep = " (";
-    for (const auto& k : read_) { expected += sep + "\"" + k + "\""; sep = ", "; }
-    if (!read_.empty()) expected += ")";
+    for (const auto& k : known) { expected += sep + "\"" + k + "\""; sep = ", "; }
+    if (!known.empty()) expected += ")";
     throw InputError(file_, path_of(it.key()), expected, "unknown key \"" + it.key() + "\"");
   }
 }

@@ -29,7 +29,12 @@ class ObjectReader {
   // `path` is the JSON path of this object ("" for the document root). Throws if `object` is not an object.
   ObjectReader(const nlohmann::json& object, std::string file, std::string path);
 
+  // Whether `key` is present. Parsers ask before reading an optional key, so a key asked about is one
+  // this object accepts: it is listed among the known keys of an unknown-key message even when absent.
   bool has(const std::string& key) const;
+  // Whether `key` is present where this object's form refuses it (a "k" for complete graphs). Unlike
+  // has(), the key is not counted among the accepted ones.
+  bool has_refused(const std::string& key) const;
   // JSON path of a key of this object, for messages: "ops[1].num_features".
   std::string path_of(const std::string& key) const;
   const std::string& file() const { return file_; }
@@ -67,7 +72,8 @@ class ObjectReader {
   // Marks a key as read without reading it (documentation-only keys such as "source").
   void ignore(const std::string& key);
 
-  // Throws an InputError for the first key that was never read, listing the keys that are allowed.
+  // Throws an InputError for the first key that was never read, listing every key this object accepts:
+  // those read and those has() was asked about (the optional ones), required or not.
   void finish() const;
 
  private:
@@ -77,6 +83,8 @@ class ObjectReader {
   const nlohmann::json& object_;
   std::string file_, path_;
   std::set<std::string> read_;
+  // Keys has() was asked about: optional keys, listed in unknown-key messages with the keys read.
+  mutable std::set<std::string> accepted_;
 };
 
 }  // namespace tilesim

@@ -128,3 +128,51 @@ TEST_CASE("counts, seeds and backend lists out of their ranges are refused, quot
   CHECK(limits::range_text(1, limits::max_timed_calls) == "[1, 100000]");
   CHECK(limits::max_size == 2147483647);
 }
+
+TEST_CASE("numeric flags beyond their type or not numbers are refused with the flag, the range and the value", "[limits][cli]") {
+  const fs::path out = dir() / "numeric_out";
+  const std::string run = "run workloads/examples/default.json --backends cpu --out " + out.string();
+  const std::string seed_range = "[0, 9223372036854775807]";
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      // 2^63 and 2^64 were clamped to 2^63 - 1 by the conversion, and run with it.
+      {run + " --seed 9223372036854775808", "--seed: expected an integer in " + seed_range + ", found 9223372036854775808"},
+      {run + " --seed 18446744073709551616", "--seed: expected an integer in " + seed_range + ", found 18446744073709551616"},
+      {run + " --seed 1e20", "--seed: expected an integer in " + seed_range + ", found 1e20"},
+      {run + " --repeats 99999999999999999999", "--repeats: expected an integer in [1, 100000], found 99999999999999999999"},
+      {run + " --repeats abc", "--repeats: expected an integer in [1, 100000], found \"abc\" (not a number)"},
+      {run + " --warmup 2.5", "--warmup: expected an integer in [0, 1000], found 2.5"},
+      {run + " --steps ten", "--steps: expected an integer in [1, 1000000], found \"ten\" (not a number)"},
+      {"placement --graph cora --features 1e20", "--features: expected a feature width in [1, 2147483647], found 1e20"},
+      {"placement --graph cora --seed 9223372036854775808", "--seed: expected an integer in " + seed_range + ", found 9223372036854775808"},
+      {"sweep workloads/sweeps/hydronet.json --jobs 4294967297", "--jobs: expected an integer in [1, 256], found 4294967297"},
+      {"fit workloads/examples/default.json --sample-batches -1", "--sample-batches: expected an integer in [1, 1000000], found -1"},
+      {"plot surface results.csv --target cpu --range many", "--range: expected a number in [1.5, 1e+06], found \"many\" (not a number)"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const auto r = run_tilesim(c.args, dir());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(c.message));
+  }
+  // Refused before anything ran: no report with a clamped seed.
+  CHECK_FALSE(fs::exists(out / "report.json"));
+}
+
+TEST_CASE("an empty --out is refused, and the default folder's report is kept", "[limits][cli]") {
+  // An empty --out used to mean "the default folder" and replaced the report there.
+  const fs::path home = dir() / "empty_out";
+  fs::remove_all(home);
+  fs::create_directories(home / "out" / "default");
+  const fs::path earlier = write_text(home / "out" / "default" / "report.json", "{\"earlier\": true}\n");
+  const std::string workload = std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/default.json";
+  const auto r = run_in_source_tree("cd '" + home.string() + "' && " + TILESIM_BINARY + " run '" + workload + "' --backends cpu --out ''",
+                                    home / "stdout.txt", home / "stderr.txt");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--out: expected a directory path, found an empty value"));
+  CHECK(slurp(earlier) == "{\"earlier\": true}\n");
+  const auto sweep = run_tilesim("sweep workloads/sweeps/hydronet.json --out ''", dir());
+  CHECK(sweep.exit_code == 2);
+  CHECK_THAT(sweep.err, Contains("--out: expected a directory path, found an empty value"));
+}

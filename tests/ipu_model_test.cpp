@@ -4,6 +4,8 @@
 #include <random>
 #include <set>
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "common/error.hpp"
@@ -17,10 +19,13 @@
 #include "models/ipu/planning/phase_estimate.hpp"
 #include "models/ipu/planning/plan.hpp"
 #include "ipu_test_support.hpp"
+#include "test_support.hpp"
 
 using namespace tilesim;
 using namespace tilesim::ipu;
 using tilesim_test::bow;
+using tilesim_test::input_error_of;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -70,6 +75,19 @@ TEST_CASE("machine files reject bare numbers, unknown keys and unknown names", "
   CHECK_THROWS_WITH(parse_ipu_machine(doc, "x.json"), Catch::Contains("codelets.supervisor_cycles.value"));
   CHECK_THROWS_AS(load_ipu_machine("bowx"), InputError);
   CHECK_THROWS_WITH(load_ipu_machine("bowx"), Catch::Contains("bow, bow-2000, mk1, mk2"));
+}
+
+TEST_CASE("an unknown machine name with no machine files where tilesim looks names that folder", "[ipu][machine][unit]") {
+  // An empty list ("expected one of  or a path") told nothing; the folder searched is what to fix.
+  const std::string empty_dir = (fs::temp_directory_path() / ("tilesim-no-machines-" + std::to_string(::getpid()))).string();
+  fs::create_directories(empty_dir);
+  ::setenv("TILESIM_MACHINE_DIR", empty_dir.c_str(), 1);
+  const std::string message = input_error_of([] { load_ipu_machine("bow"); });
+  ::unsetenv("TILESIM_MACHINE_DIR");
+  fs::remove_all(empty_dir);
+  CHECK_THAT(message, Catch::Contains("unknown IPU machine \"bow\"") &&
+                          Catch::Contains("no machine files (*.json) were found in " + empty_dir) &&
+                          Catch::Contains("TILESIM_MACHINE_DIR") && !Catch::Contains("one of  "));
 }
 
 TEST_CASE("codelet costs match hand-computed poplibs estimates", "[ipu][costs][formula]") {

@@ -481,6 +481,44 @@ TEST_CASE("Model layer specs: defaults, widths and errors", "[layers][unit]") {
   CHECK_THAT(error_of(json::array(), 4), Contains("model"));
 }
 
+TEST_CASE("An unknown layer key is told every key the layer accepts, optional ones too", "[layers][unit]") {
+  auto error_of = [](const json& model) {
+    try {
+      parse_model(model, "w.json", "model", 4);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // "activaton" is a misspelt optional key: the list must offer the optional keys, not only the required.
+  const std::string gcn = error_of(json::parse(R"([{"layer": "gcn", "out": 16, "activaton": "relu"}])"));
+  CHECK_THAT(gcn, Contains("w.json: model[0].activaton: expected one of the known keys (\"activation\", "
+                           "\"available_memory_proportion\", \"bias\", \"layer\", \"name\", \"out\"), found unknown key \"activaton\""));
+  // Each kind lists its own optional keys, and only those.
+  const std::string gat = error_of(json::parse(R"([{"layer": "gat", "out": 16, "head": 2}])"));
+  CHECK_THAT(gat, Contains("\"heads\"") && Contains("\"negative_slope\"") && Contains("\"bias\"") && !Contains("\"hidden\""));
+  const std::string gin = error_of(json::parse(R"([{"layer": "gin", "out": 16, "hiden": 2}])"));
+  CHECK_THAT(gin, Contains("\"hidden\"") && Contains("\"eps\"") && !Contains("\"heads\""));
+}
+
+TEST_CASE("A workload with model keys but no model is told that the model is missing", "[layers][unit]") {
+  auto error_of = [](const json& doc) {
+    try {
+      parse_workload(doc, "w.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // Before, this asked for a "graph" object "for the model", naming neither what was missing nor why.
+  CHECK_THAT(error_of({{"name", "w"}, {"num_features", 8}}),
+             Contains("w.json: model: expected a \"model\" array of layers (\"num_features\" belongs with a model") &&
+                 Contains("found none"));
+  const json graph = {{"generator", "erdos_renyi"}, {"num_nodes", 40}, {"num_edges", 160}};
+  CHECK_THAT(error_of({{"name", "w"}, {"graph", graph}, {"num_features", 8}}),
+             Contains("w.json: model: expected a \"model\" array of layers (\"graph\", \"num_features\" belong with a model"));
+}
+
 TEST_CASE("Workload model section: graph, num_features and model belong together", "[layers][unit]") {
   const json graph = {{"generator", "erdos_renyi"}, {"num_nodes", 40}, {"num_edges", 160}};
   auto error_of = [](const json& doc) {

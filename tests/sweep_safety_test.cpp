@@ -138,6 +138,40 @@ TEST_CASE("a resume into another sweep's folder is refused and changes nothing, 
   CHECK(data_lines(out / "results.csv").size() == 2);
 }
 
+TEST_CASE("--resume accepts the same sweep file named another way: ./s.json, an absolute path, another directory",
+          "[sweep][cli]") {
+  // Before, the folder's sweep.json compared source_file as written, and refused "differing in: source_file".
+  const fs::path home = dir() / "renamed";
+  fs::remove_all(home);
+  fs::create_directories(home / "elsewhere");
+  write_text(home / "s.json", R"({"name": "s", "ops": ["gather"],
+      "sizes": {"num_inputs": [16], "num_features": [16], "num_outputs": [32, 64, 128, 256]}, "backends": ["gpu-model:a100-40gb"]})");
+  const fs::path out = home / "out";
+  const std::string tilesim = TILESIM_BINARY;
+  auto sweep_from = [&](const fs::path& cwd, const std::string& file, const std::string& options) {
+    return run_in_source_tree("cd '" + cwd.string() + "' && " + tilesim + " sweep " + file + " --out '" + out.string() + "' " + options,
+                              home / "stdout.txt", home / "stderr.txt");
+  };
+  auto r = sweep_from(home, "./s.json", "--stop-after 1");
+  REQUIRE(data_lines(out / "results.csv").size() == 1);
+  r = sweep_from(home, "'" + (home / "s.json").string() + "'", "--resume --stop-after 1");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, !Contains("differing in"));
+  CHECK(data_lines(out / "results.csv").size() == 2);
+  r = sweep_from(home / "elsewhere", "../s.json", "--resume --stop-after 1");
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, !Contains("differing in"));
+  CHECK(data_lines(out / "results.csv").size() == 3);
+  r = sweep_from(home, "s.json", "--resume");
+  CHECK(r.exit_code == 0);
+  CHECK(data_lines(out / "results.csv").size() == 4);
+  // Another file with the same content is still another sweep file.
+  write_text(home / "elsewhere" / "s.json", slurp(home / "s.json"));
+  r = sweep_from(home / "elsewhere", "s.json", "--resume");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("differing in: source_file"));
+}
+
 TEST_CASE("sweeps started together and killed at random points leave each point at most once; --resume completes",
           "[sweep][cli][slow]") {
   const fs::path sweep = grid_sweep("storm");

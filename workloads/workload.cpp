@@ -181,6 +181,18 @@ OpSpec read_op(const nlohmann::json& element, const std::string& file, const std
   return op;
 }
 
+// What a file that has model keys but no "model" is told: which of its keys need a model.
+std::string missing_model_expectation(const ObjectReader& root) {
+  std::string present;
+  for (const char* key : {"graph", "num_features", "loader"}) {
+    if (!root.has(key)) continue;
+    present += (present.empty() ? "\"" : ", \"") + std::string(key) + "\"";
+  }
+  const bool one = present.find(',') == std::string::npos;
+  return "a \"model\" array of layers (" + present + (one ? " belongs" : " belong") + " with a model; add one or remove " +
+         (one ? "it" : "them") + ")";
+}
+
 // "graph", "num_features" and "model" at the top level: all three belong together (num_features may
 // come from a dataset preset instead).
 ModelSpec read_model(ObjectReader& root) {
@@ -188,8 +200,10 @@ ModelSpec read_model(ObjectReader& root) {
   ModelSpec m;
   if (root.has("loader")) m.loader = loaders::parse_loader(root.value("loader"), file, "loader");
   const bool dataset = m.loader && m.loader->kind == loaders::LoaderSpec::Kind::graphs;
+  // The model is checked first: a file with "num_features" (or a graph) but no model is missing the
+  // model, and asking it for a graph "for the model" would point the wrong way.
+  if (!root.has("model")) throw InputError(file, "model", missing_model_expectation(root), "none");
   if (!dataset && !root.has("graph")) throw InputError(file, "graph", "a \"graph\" object for the \"model\" to run on", "none");
-  if (!root.has("model")) throw InputError(file, "model", "a \"model\" array of layers to run on the \"graph\"", "none");
   if (dataset) {
     // The loader's dataset is the graph source.
     if (root.has("graph"))

@@ -25,7 +25,34 @@ std::string differing_keys(const nlohmann::json& a, const nlohmann::json& b) {
   return keys.empty() ? "none" : keys;
 }
 
+// A resolved sweep with its "source_file" replaced by the canonical path, so that two names of one
+// file compare equal.
+nlohmann::json with_canonical_source(nlohmann::json spec, const std::string& canonical) {
+  if (spec.is_object() && spec.contains("source_file")) spec["source_file"] = canonical;
+  return spec;
+}
+
+// The canonical sweep file a recorded sweep.json names: what the run recorded, or (a sweep.json from
+// before it was recorded) its source_file resolved from this working directory.
+std::string recorded_canonical_source(const nlohmann::json& recorded) {
+  if (recorded.contains("run") && recorded["run"].is_object() && recorded["run"].contains("source_file_canonical") &&
+      recorded["run"]["source_file_canonical"].is_string())
+    return recorded["run"]["source_file_canonical"].get<std::string>();
+  if (recorded.contains("source_file") && recorded["source_file"].is_string())
+    return canonical_sweep_file(recorded["source_file"].get<std::string>());
+  return "";
+}
+
 }  // namespace
+
+std::string canonical_sweep_file(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  if (ec) return path;
+  const fs::path canonical = fs::weakly_canonical(absolute, ec);
+  return ec ? absolute.lexically_normal().string() : canonical.string();
+}
 
 void check_same_sweep(const std::string& out_dir, const nlohmann::json& resolved_spec) {
   const std::string path = (fs::path(out_dir) / "sweep.json").string();
@@ -44,11 +71,17 @@ void check_same_sweep(const std::string& out_dir, const nlohmann::json& resolved
       recorded["run"]["spec_sha256"].is_string())
     theirs = recorded["run"]["spec_sha256"].get<std::string>();
   if (theirs == ours) return;
+  // The same file named another way (./s.json, an absolute path, a path from another directory).
+  const std::string our_source = resolved_spec.contains("source_file") && resolved_spec["source_file"].is_string()
+                                     ? canonical_sweep_file(resolved_spec["source_file"].get<std::string>()) : "";
+  const nlohmann::json ours_canonical = with_canonical_source(resolved_spec, our_source);
+  const nlohmann::json theirs_canonical = with_canonical_source(recorded_spec, recorded_canonical_source(recorded));
+  if (ours_canonical == theirs_canonical) return;
   const std::string name = recorded_spec.contains("name") && recorded_spec["name"].is_string()
                                ? recorded_spec["name"].get<std::string>() : "?";
   throw InputError(path, "", "the same sweep as this one (resolved spec sha256 " + ours.substr(0, 12) + ")" + advice,
                    "the folder holds sweep \"" + name + "\" (sha256 " + theirs.substr(0, 12) +
-                       "), differing in: " + differing_keys(recorded_spec, resolved_spec));
+                       "), differing in: " + differing_keys(theirs_canonical, ours_canonical));
 }
 
 }  // namespace tilesim::cli::sweep

@@ -49,7 +49,9 @@ void write_sweep_echo(const nlohmann::json& resolved, const SweepArgs& args, int
                  {"resume", args.resume},
                  {"host", kernels::cpu::host_description()},
                  {"results_csv", csv_path},
-                 {"spec_sha256", spec_sha256(resolved)}};
+                 {"spec_sha256", spec_sha256(resolved)},
+                 // Which file, however it was named: --resume from elsewhere compares this.
+                 {"source_file_canonical", canonical_sweep_file(args.sweep)}};
   write_file_atomically((fs::path(out_dir) / "sweep.json").string(), echo.dump(2) + "\n");
 }
 

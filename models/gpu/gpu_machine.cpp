@@ -152,10 +152,10 @@ GpuMachine load_gpu_machine(const std::string& name_or_path) {
     path = gpu_machine_dir() + "/" + name_or_path + ".json";
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
-      std::string known;
-      for (const auto& n : shipped_gpu_machines()) known += (known.empty() ? "" : ", ") + n;
-      for (const auto& n : shipped_gpu_systems()) known += (known.empty() ? "" : ", ") + n + " (a system: one of its GPUs)";
-      throw InputError("unknown GPU machine \"" + name_or_path + "\": expected one of " + known +
+      std::vector<std::string> known = shipped_gpu_machines();
+      for (const auto& n : shipped_gpu_systems()) known.push_back(n + " (a system: one of its GPUs)");
+      throw InputError("unknown GPU machine \"" + name_or_path + "\": expected " +
+                       shipped_names_text(known, gpu_machine_dir(), "TILESIM_GPU_MACHINE_DIR") +
                        " or a path to a machine file (*.json)");
     }
   }

@@ -83,9 +83,9 @@ GpuSystem load_gpu_system(const std::string& name_or_path) {
     path = gpu_machine_dir() + "/" + name_or_path + ".json";
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
-      std::string known;
-      for (const auto& n : shipped_gpu_systems()) known += (known.empty() ? "" : ", ") + n;
-      throw InputError("unknown GPU system \"" + name_or_path + "\": expected one of " + known + " or a path to a system file (*.json)");
+      throw InputError("unknown GPU system \"" + name_or_path + "\": expected " +
+                       shipped_names_text(shipped_gpu_systems(), gpu_machine_dir(), "TILESIM_GPU_MACHINE_DIR") +
+                       " or a path to a system file (*.json)");
     }
   }
   const MachineDocument resolved = read_machine_document(path, gpu_machine_dir(), "GPU system", check_system_base);

@@ -141,7 +141,7 @@ json parse_generator(ObjectReader& r) {
     s.update({{"num_graphs", graphs}, {"min_nodes", min_nodes}, {"max_nodes", max_nodes}, {"connectivity", connectivity}});
     if (connectivity == "knn") {
       s["k"] = r.integer("k", 1, 999);
-    } else if (r.has("k")) {
+    } else if (r.has_refused("k")) {
       throw InputError(r.file(), r.path_of("k"), "no \"k\" for complete molecule graphs (k is for \"connectivity\": \"knn\")",
                        describe_json(r.value("k")));
     }
@@ -179,7 +179,7 @@ json parse_preset(ObjectReader& r, std::int64_t& num_features) {
     const double edges = s["num_graphs"].get<double>() * static_cast<double>(preset.molecules.max_nodes) *
                          static_cast<double>(preset.molecules.max_nodes - 1);
     if (edges > static_cast<double>(max_edges)) too_many_edges(r, "num_graphs", edges);
-  } else if (r.has("num_graphs")) {
+  } else if (r.has_refused("num_graphs")) {
     throw InputError(r.file(), r.path_of("num_graphs"), "no \"num_graphs\" (only molecule presets such as qm9 take it)",
                      describe_json(r.value("num_graphs")));
   }

@@ -29,7 +29,7 @@ FixedSize read_fixed_size(ObjectReader& r, bool graphs) {
   if (graphs) {
     // One graph of the fixed size holds the padding (PopTorch Geometric's padding graph).
     s.num_graphs = size_at(r, "num_graphs", 2);
-  } else if (r.has("num_graphs")) {
+  } else if (r.has_refused("num_graphs")) {
     throw InputError(r.file(), r.path_of("num_graphs"), "no \"num_graphs\" for a node loader (its batches are one graph)",
                      describe_json(r.value("num_graphs")));
   }
@@ -43,7 +43,7 @@ DatasetSpec read_dataset(ObjectReader& r) {
   if (d.kind == DatasetKind::qm9) {
     d.num_graphs = r.has("num_graphs") ? size_at(r, "num_graphs") : qm9_num_graphs;
     for (const char* key : {"min_waters", "max_waters"})
-      if (r.has(key))
+      if (r.has_refused(key))
         throw InputError(r.file(), r.path_of(key), "no \"" + std::string(key) + "\" for a \"qm9\" dataset (water clusters only)",
                          describe_json(r.value(key)));
   } else {
@@ -64,7 +64,7 @@ DatasetSpec read_dataset(ObjectReader& r) {
   if (d.knn) {
     if (!r.has("k")) throw InputError(r.file(), r.path_of("k"), "k, the neighbours per atom of a \"knn\" dataset", "none");
     d.k = size_at(r, "k");
-  } else if (r.has("k")) {
+  } else if (r.has_refused("k")) {
     throw InputError(r.file(), r.path_of("k"), "no \"k\" for complete graphs (\"connectivity\": \"knn\" uses it)",
                      describe_json(r.value("k")));
   }
@@ -74,7 +74,7 @@ DatasetSpec read_dataset(ObjectReader& r) {
 }
 
 void refuse(ObjectReader& r, const std::string& key, const std::string& kind) {
-  if (r.has(key))
+  if (r.has_refused(key))
     throw InputError(r.file(), r.path_of(key), "no \"" + key + "\" for a \"" + kind + "\" loader", describe_json(r.value(key)));
 }
 
@@ -143,7 +143,7 @@ LoaderSpec parse_loader(const nlohmann::json& object, const std::string& file, c
     if (s.packing == LoaderSpec::Packing::pad) {
       s.batch_size = size_at(r, "batch_size");
     } else {
-      if (r.has("batch_size"))
+      if (r.has_refused("batch_size"))
         throw InputError(file, r.path_of("batch_size"),
                          "no \"batch_size\" with packing \"" + packing + "\" (the packer fills each batch up to \"fixed_size\")",
                          describe_json(r.value("batch_size")));

@@ -57,14 +57,14 @@ TrainSpec parse_train(const nlohmann::json& object, const std::string& file, con
   s.task = r.one_of("task", {"node", "graph"}) == "node" ? TrainSpec::Task::node : TrainSpec::Task::graph;
   s.loss = *loss_fn_from_string(r.one_of("loss", {"cross_entropy", "mse"}));
   if (s.task == TrainSpec::Task::node) {
-    if (r.has("pool"))
+    if (r.has_refused("pool"))
       throw InputError(file, r.path_of("pool"), "no \"pool\" for a node task (it pools graphs: \"task\": \"graph\")",
                        describe_json(r.value("pool")));
     s.train_fraction = r.number_or("train_fraction", 0, 1, 1);
     if (!(s.train_fraction > 0))
       throw InputError(file, r.path_of("train_fraction"), "a share in (0, 1] of the nodes", describe_json(s.train_fraction));
   } else {
-    if (r.has("train_fraction"))
+    if (r.has_refused("train_fraction"))
       throw InputError(file, r.path_of("train_fraction"),
                        "no \"train_fraction\" for a graph task (every graph of the batch is in the loss)",
                        describe_json(r.value("train_fraction")));

@@ -397,9 +397,8 @@ IpuMachine load_ipu_machine(const std::string& name_or_path) {
     path = ipu_machine_dir() + "/" + name_or_path + ".json";
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
-      std::string known;
-      for (const auto& n : shipped_ipu_machines()) known += (known.empty() ? "" : ", ") + n;
-      throw InputError("unknown IPU machine \"" + name_or_path + "\": expected one of " + known +
+      throw InputError("unknown IPU machine \"" + name_or_path + "\": expected " +
+                       shipped_names_text(shipped_ipu_machines(), ipu_machine_dir(), "TILESIM_MACHINE_DIR") +
                        " or a path to a machine file (*.json)");
     }
   }
