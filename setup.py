@@ -1,7 +1,7 @@
 """pip install . (offline): the tilesim Python package (python/tilesim/) with the native module built by
 this checkout's CMake build (docs/python.md).
 
-    python3 -m venv --system-site-packages ~/venvs/tilesim     # Debian's python3 with python3-torch
+    /usr/bin/python3 -m venv --system-site-packages ~/venvs/tilesim     # Debian's python3 with python3-torch
     ~/venvs/tilesim/bin/pip install --no-build-isolation --no-index .
 
 The native module is taken from build/release/python/tilesim/ (TILESIM_BUILD_DIR overrides), built there
@@ -20,6 +20,24 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def require_interpreter_packages():
+    """Fails the install at once, saying what is missing and how to get it, when this interpreter lacks
+    `wheel` (pip's --no-build-isolation builds the wheel with the interpreter's own) or `torch` (the
+    native module is built against the libtorch of Debian's python3-torch): a virtual environment made
+    from another python3, or without --system-site-packages, has neither."""
+    import importlib.util
+    missing = [(name, debian) for name, debian in (("wheel", "python3-wheel"), ("torch", "python3-torch"))
+               if importlib.util.find_spec(name) is None]
+    if missing:
+        names = ", ".join(f"`{name}` (Debian: {debian})" for name, debian in missing)
+        raise SystemExit(f"tilesim: expected the Python packages {names} in the interpreter running this install "
+                         f"({sys.executable}), found them missing; make the virtual environment from Debian's python3 with its "
+                         "packages visible: /usr/bin/python3 -m venv --system-site-packages ~/venvs/tilesim (docs/python.md)")
+
+
+require_interpreter_packages()
 
 
 def project_version():

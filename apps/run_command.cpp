@@ -92,6 +92,20 @@ std::string format_losses(const std::vector<backends::BackendSpec>& specs, const
   return out.str();
 }
 
+// A backend the workload does not fit: its name, what it is and why it refused (PlanError's message).
+struct RefusedBackend {
+  std::string backend;
+  ResultKind kind;
+  std::string machine;
+  std::string message;
+};
+
+// report.json's entry of a refused backend: the fields every entry has, no numbers, and the refusal.
+nlohmann::json refused_entry(const RefusedBackend& r) {
+  return {{"backend", r.backend}, {"kind", to_string(r.kind)}, {"machine", r.machine}, {"status", "refused"},
+          {"refused", "does not fit: " + r.message}, {"time_s", nullptr}, {"cycles", nullptr}, {"ops", nlohmann::json::array()}};
+}
+
 // Under mpirun: what the engine's spreading over the ranks did (sums over ranks; every rank must call
 // this, since it adds over them), printed by rank 0 beside the run's progress.
 void report_rank_spread(bool print) {
@@ -111,10 +125,11 @@ void report_rank_spread(bool print) {
 }
 
 // The command on this process; `lead` prints and writes files (rank 0, or the one process).
-int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {  limits::checked_option("--repeats", args.repeats, 1, limits::max_timed_calls);
+int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {
+  limits::checked_option("--repeats", args.repeats, 1, limits::max_timed_calls);
   limits::checked_option("--warmup", args.warmup, 0, limits::max_warmup_calls);
   if (args.batches) limits::checked_option("--batches", *args.batches, 1, limits::max_steps);
-  const auto specs = backends::parse_backend_list(args.backends);
+  auto specs = backends::parse_backend_list(args.backends);  // less the backends that refuse the workload, below
   workloads::Workload workload = hooks && hooks->workload_document ? workloads::parse_workload(*hooks->workload_document, args.workload)
                                                                     : workloads::load_workload(args.workload);
   if (args.seed) workload.seed = *args.seed;
@@ -201,7 +216,28 @@ int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {  limit
   bool shapes_only = true;
   for (const auto& s : specs) shapes_only = shapes_only && !s.descriptor->info().reads_input_values;
   workloads::Lowered lowered = workloads::lower(workload, shapes_only);
-  for (auto& b : backends) b->prepare(lowered.graph);
+  // A backend the workload does not fit (PlanError) is left out and reported as refused; the others run,
+  // so a comparison still has their numbers. The exit code is still 3 (does not fit). When every backend
+  // refuses there is nothing to report: the first refusal is the error, as with one backend.
+  std::vector<RefusedBackend> refused;
+  std::vector<PlanError> refusals;
+  for (std::size_t b = 0; b < backends.size();) {
+    try {
+      backends[b]->prepare(lowered.graph);
+      ++b;
+    } catch (const PlanError& e) {
+      refused.push_back({specs[b].name(), specs[b].descriptor->info().kind, specs[b].machine, e.what()});
+      refusals.push_back(e);
+      backends.erase(backends.begin() + static_cast<std::ptrdiff_t>(b));
+      specs.erase(specs.begin() + static_cast<std::ptrdiff_t>(b));
+    }
+  }
+  if (backends.empty()) throw refusals.front();
+  // With the refusing backends gone, the rest may all read shapes alone: then no input is generated.
+  if (!refused.empty()) {
+    shapes_only = true;
+    for (const auto& s : specs) shapes_only = shapes_only && !s.descriptor->info().reads_input_values;
+  }
   workloads::Instance instance = workloads::instantiate(workload, std::move(lowered), shapes_only);
   if (hooks && hooks->set_inputs) hooks->set_inputs(instance.graph, instance.values);
   RunOptions options;
@@ -292,6 +328,7 @@ int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {  limit
     if (training) entry["training"] = training_runs[b].summary;
     report["results"].push_back(entry);
   }
+  for (const RefusedBackend& r : refused) report["results"].push_back(refused_entry(r));
   report["agreement"] = agreements;
   if (training) report["loss_agreement"] = loss_agreements;
   if (lead) write_file_atomically(report_path, report.dump(2) + "\n");
@@ -308,6 +345,7 @@ int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {  limit
       for (const auto& layer : workload.model->layers)
         proportion_given = proportion_given || layer.available_memory_proportion.has_value();
     if (proportion_given) std::cout << format_plan_budgets(results);
+    for (const RefusedBackend& r : refused) std::cout << r.backend << ": REFUSED, does not fit: " << r.message << "\n";
     if (!agreements.empty()) {
       std::cout << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
     }
@@ -319,8 +357,16 @@ int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {  limit
     for (const auto& o : r.ops) all_verified = all_verified && o.verified.value_or(true);
   }
   for (const auto& t : training_runs) all_verified = all_verified && t.all_steps_verified;
-  // A wrong output is a defect of tilesim, not of the input.
-  return all_verified ? 0 : static_cast<int>(ExitCode::internal_error);
+  // A wrong output is a defect of tilesim, not of the input: it outranks a refusal.
+  if (!all_verified) return static_cast<int>(ExitCode::internal_error);
+  if (!refused.empty()) {
+    if (lead)
+      for (const RefusedBackend& r : refused)
+        std::cerr << "tilesim: error: " << r.backend << " refused the workload (the other backends ran; report: " << report_path
+                  << "): " << r.message << std::endl;
+    return static_cast<int>(ExitCode::does_not_fit);
+  }
+  return 0;
 }
 
 }  // namespace

@@ -51,6 +51,8 @@ def main():
     print(f"Cora: {num_nodes} nodes, {edge_index.shape[1]} directed edges; running on {args.backends}", flush=True)
     result = tilesim.run(workload, backends=args.backends.split(","), out=args.out)
     print(result.table)
+    # The tidy view: time per backend and layer, what each number is, speedups over the first backend.
+    print(result.summary().to_string(index=False))
 
     # Time per layer and backend (the report's per-layer groups), as a CSV and a grouped bar chart.
     groups = result.groups()

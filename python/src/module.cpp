@@ -14,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include <mutex>
+
 #include <omp.h>
+#include <unistd.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -45,6 +48,83 @@ class CaptureStdout {
 
  private:
   std::ostringstream text_;
+  std::streambuf* old_;
+};
+
+// Standard error of a command (its progress lines, the CLI's error messages), handed to Python's
+// sys.stderr a line at a time while the command runs, instead of going to file descriptor 2 behind
+// Python's back: a notebook, pytest's capsys or a redirected sys.stderr then sees it. The command runs
+// without the GIL, so each line takes it to write. `quiet` drops the lines (errors still raise).
+class StderrToPython : public std::streambuf {
+ public:
+  explicit StderrToPython(bool quiet) : quiet_(quiet), pid_(::getpid()), old_(std::cerr.rdbuf(this)) {}
+  ~StderrToPython() override {
+    std::cerr.rdbuf(old_);
+    write_out(take_line());
+  }
+  StderrToPython(const StderrToPython&) = delete;
+  StderrToPython& operator=(const StderrToPython&) = delete;
+
+ protected:
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    const char ch = static_cast<char>(c);
+    xsputn(&ch, 1);
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    std::string complete;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      line_.append(s, static_cast<std::size_t>(n));
+      const auto end = line_.rfind('\n');
+      if (end == std::string::npos) return n;
+      complete = line_.substr(0, end + 1);
+      line_.erase(0, end + 1);
+    }
+    write_out(complete);  // outside the lock: taking the GIL while holding it could deadlock
+    return n;
+  }
+  // std::cerr flushes after every insertion (unitbuf): a line is handed on when it is complete (or at the
+  // end of the command), not in the pieces it was written in.
+  int sync() override { return 0; }
+
+ private:
+  std::string take_line() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::string text;
+    text.swap(line_);
+    return text;
+  }
+  void write_out(const std::string& text) {
+    if (text.empty() || quiet_) return;
+    if (::getpid() != pid_) {
+      // A forked worker (sweep --jobs) has no Python of its own to call: it writes as the executable does.
+      for (std::size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(2, text.data() + done, text.size() - done);
+        if (n <= 0) return;
+        done += static_cast<std::size_t>(n);
+      }
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    try {
+      const py::object err = py::module_::import("sys").attr("stderr");
+      if (err.is_none()) return;  // pythonw and friends: nowhere to write
+      // Bytes that are not UTF-8 (a file name, say) are replaced rather than lose the line.
+      const py::object line = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "replace"));
+      if (!line) throw py::error_already_set();
+      err.attr("write")(line);
+      err.attr("flush")();
+    } catch (const py::error_already_set&) {
+      // A sys.stderr that refuses a write loses the line; the command itself goes on.
+    }
+  }
+
+  std::mutex mutex_;
+  std::string line_;
+  bool quiet_;
+  pid_t pid_;
   std::streambuf* old_;
 };
 
@@ -83,12 +163,18 @@ struct Argv {
   std::vector<char*> pointers;
 };
 
-// `tilesim ARGS...` through run_cli or dispatch: (exit code, standard output when captured).
-py::tuple command_line(int (*entry)(int, char**), const std::vector<std::string>& args, bool capture) {
+// `tilesim ARGS...` through run_cli or dispatch: (exit code, standard output when captured). The
+// command runs without the GIL, so other Python threads (and torch's autograd) go on meanwhile.
+py::tuple command_line(int (*entry)(int, char**), const std::vector<std::string>& args, bool capture, bool quiet) {
   CommandLineThreads threads;
+  StderrToPython err(quiet);
   CaptureStdout out(capture);
   Argv argv(args);
-  const int code = entry(argv.argc(), argv.argv());
+  int code = 0;
+  {
+    py::gil_scoped_release released;
+    code = entry(argv.argc(), argv.argv());
+  }
   return py::make_tuple(code, out.text());
 }
 
@@ -196,6 +282,15 @@ void translate_errors(std::exception_ptr p) {
   } catch (const std::bad_alloc&) {
     py::object ex = errors.attr("Error")("out of host memory");
     PyErr_SetObject(ex.get_type().ptr(), ex.ptr());
+  } catch (const py::error_already_set&) {
+    throw;  // a Python exception raised inside a hook: pybind11 restores it as it was
+  } catch (const py::builtin_exception&) {
+    throw;  // pybind11's own (a failed cast): its TypeError / ValueError
+  } catch (const std::exception& e) {
+    // Any other failure of a backend (a std::runtime_error of libtorch, say) is an internal error, as the
+    // command line reports it (exit code 1), not a bare RuntimeError.
+    py::object ex = errors.attr("Error")(e.what(), "", "", static_cast<int>(tilesim::ExitCode::internal_error));
+    PyErr_SetObject(ex.get_type().ptr(), ex.ptr());
   }
 }
 
@@ -214,13 +309,15 @@ PYBIND11_MODULE(_core, m) {
       "tilesim --version's text");
 
   m.def(
-      "cli", [](const std::vector<std::string>& args, bool capture) { return command_line(&tilesim::cli::run_cli, args, capture); },
-      py::arg("args"), py::arg("capture") = false,
+      "cli",
+      [](const std::vector<std::string>& args, bool capture, bool quiet) { return command_line(&tilesim::cli::run_cli, args, capture, quiet); },
+      py::arg("args"), py::arg("capture") = false, py::arg("quiet") = false,
       "Runs `tilesim ARGS...` in this process as the executable would: errors printed on stderr, the exit code returned");
 
   m.def(
-      "dispatch", [](const std::vector<std::string>& args, bool capture) { return command_line(&tilesim::cli::dispatch, args, capture); },
-      py::arg("args"), py::arg("capture") = true,
+      "dispatch",
+      [](const std::vector<std::string>& args, bool capture, bool quiet) { return command_line(&tilesim::cli::dispatch, args, capture, quiet); },
+      py::arg("args"), py::arg("capture") = true, py::arg("quiet") = false,
       "Runs `tilesim ARGS...` in this process; tilesim's errors are raised (tilesim.InputError, ...)");
 
   m.def(
@@ -264,14 +361,29 @@ PYBIND11_MODULE(_core, m) {
         py::dict outputs;
         tilesim::cli::RunHooks hooks;
         hooks.workload_document = &parsed;
-        if (!values.empty()) hooks.set_inputs = [&](const tilesim::OpGraph& g, tilesim::TensorValues& v) { set_values(g, v, values); };
+        // The hooks run inside the command, which runs without the GIL: each takes it, since both touch
+        // Python objects (the caller's arrays, the dict of outputs).
+        if (!values.empty())
+          hooks.set_inputs = [&](const tilesim::OpGraph& g, tilesim::TensorValues& v) {
+            py::gil_scoped_acquire gil;
+            set_values(g, v, values);
+          };
         if (want_outputs)
           hooks.outputs = [&](const std::string& backend, const tilesim::OpGraph& g, const tilesim::TensorValues& v) {
+            py::gil_scoped_acquire gil;
             outputs[py::str(backend)] = collect_outputs(g, v);
           };
+        const bool quiet = options.contains("quiet") && py::cast<bool>(options["quiet"]);
         CommandLineThreads threads;
+        StderrToPython err(quiet);
         CaptureStdout out(true);
-        const int code = tilesim::cli::run_command(args, &hooks);
+        int code = 0;
+        {
+          // Without the GIL: torch-cpu's autograd refuses to run while its caller holds it, and other
+          // Python threads go on while the engine works.
+          py::gil_scoped_release released;
+          code = tilesim::cli::run_command(args, &hooks);
+        }
         return py::make_tuple(code, out.text(), outputs);
       },
       py::arg("document"), py::arg("file"), py::arg("graphs"), py::arg("values"), py::arg("options"), py::arg("want_outputs"),

@@ -25,7 +25,12 @@ class InputError(Error, ValueError):
 
 
 class DoesNotFitError(Error):
-    """The workload is valid but does not fit the machine (exit code 3)."""
+    """The workload is valid but does not fit the machine (exit code 3).
 
-    def __init__(self, message):
+    ``result``: when some backends of a ``tilesim.run`` refused the workload and the others ran, the
+    ``Result`` of the run (their numbers, and ``result.refused``: backend -> why); None when no backend
+    ran."""
+
+    def __init__(self, message, result=None):
         super().__init__(message, "", "", 3)
+        self.result = result

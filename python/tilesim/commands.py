@@ -11,11 +11,11 @@ import tempfile
 import time
 
 from . import _native
-from ._errors import Error
+from ._errors import Error, InputError
 
 
-def _call(args, capture=True):
-    code, text = _native.core.dispatch([str(a) for a in args], capture)
+def _call(args, capture=True, quiet=False):
+    code, text = _native.core.dispatch([str(a) for a in args], capture, quiet)
     if code != 0:
         raise Error(f"tilesim {' '.join(map(str, args))}: exit code {code} (see the messages above)", exit_code=code)
     return text
@@ -46,6 +46,15 @@ def _repeated(flag, values):
     return [x for v in values for x in (flag, v)]
 
 
+def _workload_document(spec, document, folder):
+    """A workload's document for a command that reads files: an in-memory graph goes into `folder` as
+    Matrix Market (ids kept) and the document names that file."""
+    if hasattr(spec, "in_memory_graphs"):
+        for name, graph in spec.in_memory_graphs().items():
+            document = dict(document, graph=graph.save(os.path.join(folder, f"{name}.mtx")).to_dict())
+    return document
+
+
 @contextlib.contextmanager
 def _as_file(spec, what):
     """A path for a command that reads a file: `spec` itself, or a dict / Workload written to a temporary
@@ -56,10 +65,16 @@ def _as_file(spec, what):
     document = spec.to_dict() if hasattr(spec, "to_dict") else spec
     folder = tempfile.mkdtemp(prefix="tilesim-")
     try:
-        if hasattr(spec, "in_memory_graphs"):
-            # A command reads files: an in-memory graph goes beside the workload as Matrix Market (ids kept).
-            for name, graph in spec.in_memory_graphs().items():
-                document = dict(document, graph=graph.save(os.path.join(folder, f"{name}.mtx")).to_dict())
+        document = _workload_document(spec, document, folder)
+        if isinstance(document, dict) and hasattr(document.get("workload"), "to_dict"):
+            # A batch-size sweep's workload given as a Workload: written beside the sweep file, which
+            # names it relative to itself (docs/sweep-format.md).
+            inner = document["workload"]
+            inner_folder = os.path.join(folder, "workload")
+            os.makedirs(inner_folder)
+            with open(os.path.join(inner_folder, "workload.json"), "w", encoding="utf-8") as f:
+                json.dump(_workload_document(inner, inner.to_dict(), inner_folder), f, indent=2)
+            document = dict(document, workload=os.path.join("workload", "workload.json"))
         name = document.get("name", what) if isinstance(document, dict) else what
         usable = isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9._-]{1,200}", name) and name not in (".", "..")
         path = os.path.join(folder, f"{name if usable else what}.json")
@@ -89,6 +104,10 @@ class Table:
     def __len__(self):
         return len(self.rows)
 
+    def __repr__(self):
+        columns = list(self.rows[0]) if self.rows else []
+        return f"<tilesim.{type(self).__name__} {self.path!r}: {len(self.rows)} rows x {len(columns)} columns>"
+
 
 class SweepResult(Table):
     """A sweep's results.csv (``rows``, ``to_pandas()``) and its folder (``out``, ``sweep`` = sweep.json)."""
@@ -99,11 +118,36 @@ class SweepResult(Table):
         with open(os.path.join(out, "sweep.json"), encoding="utf-8") as f:
             self.sweep = json.load(f)
 
+    def __repr__(self):
+        backends = sorted({r.get("backend", "") for r in self.rows} - {""})
+        ops = sorted({r.get("op", "") for r in self.rows} - {""})
+        what = f", ops {ops}" if ops else ""
+        return (f"<tilesim.SweepResult {self.sweep.get('name', os.path.basename(self.out))!r} in {self.out!r}: {len(self.rows)} rows, "
+                f"backends {backends}{what}>")
+
 
 def sweep(spec, out=None, *, jobs=None, resume=False, overwrite=False, backends=None, verify=False,
-          available_memory_proportion=None):
+          available_memory_proportion=None, batch_sizes=None, batches=None, quiet=False):
     """``tilesim sweep``: every point of a sweep file (a path or a dict of docs/sweep-format.md) into
-    ``out``/results.csv (default out/<sweep name>/, as the command line's)."""
+    ``out``/results.csv (default out/<sweep name>/, as the command line's).
+
+    A batch-size sweep's ``"workload"`` may be a ``tilesim.Workload`` (written beside the sweep file for
+    the command). ``spec`` may also be a ``Workload`` with a loader itself: the batch-size sweep of it at
+    ``batch_sizes`` on ``backends`` (``batches`` per point), named after the workload.
+
+    Progress goes to ``sys.stderr``; ``quiet=True`` leaves it out."""
+    if hasattr(spec, "loader") and hasattr(spec, "to_dict"):
+        if not batch_sizes or not backends:
+            raise InputError("sweep(Workload): expected batch_sizes=[...] and backends=[...] (a Workload is swept over batch sizes, "
+                             f"docs/sweep-format.md), found batch_sizes={batch_sizes!r}, backends={backends!r}")
+        spec = {"name": f"{spec.name}_batch_sizes", "workload": spec, "batch_sizes": list(batch_sizes),
+                "backends": [backends] if isinstance(backends, str) else list(backends)}
+        if batches is not None:
+            spec["batches"] = batches
+        backends = None
+    elif batch_sizes is not None or batches is not None:
+        raise InputError("sweep: expected batch_sizes= and batches= only with a Workload as the spec (a sweep file names its own), "
+                         f"found batch_sizes={batch_sizes!r}, batches={batches!r}")
     backends = ",".join(backends) if isinstance(backends, (list, tuple)) else backends
     with _as_file(spec, "sweep") as path:
         if out is None:
@@ -111,7 +155,7 @@ def sweep(spec, out=None, *, jobs=None, resume=False, overwrite=False, backends=
                 out = os.path.join("out", str(json.load(f).get("name", "sweep")))
         _call(["sweep", path, "--out", out] + _optional("--jobs", jobs) + _optional("--resume", resume) +
               _optional("--overwrite", overwrite) + _optional("--backends", backends) + _optional("--verify", verify) +
-              _optional("--available-memory-proportion", available_memory_proportion))
+              _optional("--available-memory-proportion", available_memory_proportion), quiet=quiet)
     return SweepResult(str(out))
 
 
@@ -143,6 +187,14 @@ class Figures:
 
     def of_type(self, extension):
         return [f for f in self.files if f.endswith(extension)]
+
+    def __repr__(self):
+        kinds = {}
+        for f in self.files:
+            ext = os.path.splitext(f)[1] or "(none)"
+            kinds[ext] = kinds.get(ext, 0) + 1
+        summary = ", ".join(f"{n} {ext}" for ext, n in sorted(kinds.items()))
+        return f"<tilesim.Figures in {self.out!r}: {len(self.files)} files ({summary or 'none'})>"
 
     def data(self):
         """The plotted data, by file name: a .csv file's rows, and a gnuplot .dat file's rows as dicts

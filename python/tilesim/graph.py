@@ -137,4 +137,14 @@ class Graph:
 
     def __repr__(self):
         source = next((k for k in _SOURCES if k in self._spec), None)
-        return f"Graph({source}={self._spec.get(source)!r})"
+        if self.in_memory:
+            sizes = f"{self.num_nodes} nodes, {self._spec.get('num_edges')} edges"
+            if self.num_graphs is not None:
+                sizes += f", {self.num_graphs} graphs"
+            if self.x is not None and len(getattr(self.x, "shape", ())) == 2:
+                sizes += f", x [{self.x.shape[0]}, {self.x.shape[1]}] ({self.x.shape[1]} features)"
+            head = f"in memory {self.name!r}: {sizes}"
+        else:
+            head = f"{source}={self._spec.get(source)!r}"
+        options = ", ".join(f"{k}={v!r}" for k, v in self._spec.items() if k not in _SOURCES and k not in ("num_nodes", "num_edges", "num_graphs"))
+        return f"Graph({head}{', ' + options if options else ''})"

@@ -15,7 +15,14 @@ GATConv            GAT             ``heads`` concatenated, ``negative_slope``
 InteractionBlock   SchNet          SchNet's interaction block (``filters``, ``cutoff``)
 RGCNConv           RGCN            ``num_relations`` relation weights
 =================  ==============  =====================================================
+
+PyG's spellings are accepted: ``out_channels`` is tilesim's ``out`` (channels per head for GAT), and
+``in_channels`` is checked against the width the layer gets (the workload's ``num_features`` for the
+first layer, the previous layer's output after) when the workload is made; tilesim itself takes a
+layer's input width from there, so it is not part of the layer object. ``in_channels=-1`` (PyG's lazy
+initialisation) is not checked.
 """
+from ._errors import InputError
 
 
 class Layer:
@@ -23,10 +30,17 @@ class Layer:
 
     kind = None
 
-    def __init__(self, kind=None, **fields):
+    def __init__(self, kind=None, *, in_channels=None, out_channels=None, **fields):
         self.kind = kind or self.kind
         if self.kind is None:
             raise TypeError("Layer needs a kind (gcn, sage, gin, gat, schnet, rgcn): use tilesim.layers.GCN(...) and friends")
+        if out_channels is not None:
+            # PyG's name for tilesim's "out": the same number either way, so both may be given if they agree.
+            if "out" in fields and fields["out"] != out_channels:
+                raise InputError(f"{type(self).__name__}: expected out_channels (PyG's name) equal to out (tilesim's), found "
+                                 f"out={fields['out']!r} and out_channels={out_channels!r}")
+            fields["out"] = out_channels
+        self.in_channels = in_channels  # checked by Workload against the width the layer gets; not a JSON key
         self.fields = fields
 
     def to_dict(self):
@@ -40,6 +54,16 @@ class Layer:
             fields = dict(obj)
             return _BY_KIND[fields.pop("layer")](**fields)
         return _AsGiven(obj)
+
+    def output_width(self, width):
+        """The layer's output width given its input width, or None where this object does not say
+        (a SchNet block, a GAT without ``heads``)."""
+        out = self.fields.get("out")
+        if self.kind in ("gcn", "sage", "gin", "rgcn") and isinstance(out, int):
+            return out
+        if self.kind == "gat" and isinstance(out, int) and isinstance(self.fields.get("heads"), int):
+            return out * self.fields["heads"]  # heads concatenated
+        return None
 
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.fields.items())

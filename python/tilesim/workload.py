@@ -100,8 +100,22 @@ class Workload:
         self.source_file = str(source_file or "")
         self._extra = dict(_extra or {})  # keys the format does not have: passed on for the reader to refuse
         self._order = list(_order or [])
+        self._check_in_channels()
         if check:
             self.check()
+
+    def _check_in_channels(self):
+        """PyG's in_channels, where a layer was given one: it must be the width the layer gets."""
+        if not isinstance(self.model, list):
+            return
+        width, source = self.num_features, "num_features"
+        for i, layer in enumerate(self.model):
+            given = getattr(layer, "in_channels", None)
+            if given is not None and given != -1 and width is not None and given != width:
+                raise InputError(f"model[{i}].in_channels: expected {width} (the layer's input width, from {source}), found {given}",
+                                 self.source_file, f"model[{i}].in_channels")
+            width = layer.output_width(width) if isinstance(layer, Layer) else None
+            source = f"model[{i}]'s output"
 
     # --- JSON --------------------------------------------------------------------------------
     @classmethod
@@ -167,4 +181,16 @@ class Workload:
         return json.loads(_native.core.check_workload(*self.native_arguments()))
 
     def __repr__(self):
-        return f"Workload({self.name!r})"
+        parts = [repr(self.name)]
+        if self.ops:
+            parts.append(f"ops={self.ops!r}")
+        if self.graph is not None:
+            parts.append(f"graph={self.graph!r}")
+        if self.num_features is not None:
+            parts.append(f"num_features={self.num_features}")
+        if self.model:
+            parts.append(f"model={self.model!r}")
+        for key in ("train", "loader"):
+            if getattr(self, key) is not None:
+                parts.append(f"{key}={getattr(self, key)!r}")
+        return f"Workload({', '.join(parts)})"
