@@ -320,17 +320,3 @@ TEST_CASE("a failed run leaves the earlier report intact", "[cli][errors]") {
   CHECK(run_cli("run " + huge.string() + " --backends ipu --out " + out.string()).exit_code == 3);
   CHECK(slurp(out / "report.json") == before);
 }
-
-TEST_CASE("a workload of 2,600 tiny gathers plans and runs on ipu:bow (timing-only)", "[cli][slow]") {
-  // It was refused with exit 3, "does not fit", every tiny input charged a whole tile-0 share.
-  nlohmann::json ops = nlohmann::json::array();
-  for (int i = 0; i < 2600; ++i)
-    ops.push_back({{"op", "gather"}, {"name", "gather_" + std::to_string(i)}, {"num_inputs", 16}, {"num_features", 4}, {"num_outputs", 32}});
-  const fs::path w = write_file("tiny_gathers.json", nlohmann::json({{"name", "tiny_gathers"}, {"seed", 1}, {"ops", ops}}).dump());
-  const fs::path out = scratch_dir() / "tiny_gathers_out";
-  const auto r = run_cli("run " + w.string() + " --backends ipu:bow --timing-only --out " + out.string());
-  CHECK(r.exit_code == 0);
-  CHECK_THAT(r.err, !Catch::Contains("does not fit"));
-  REQUIRE(fs::exists(out / "report.json"));
-  CHECK_THAT(slurp(out / "report.json"), Catch::Contains("gather_2599"));
-}

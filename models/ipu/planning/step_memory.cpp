@@ -26,39 +26,6 @@ std::int64_t tile_share(const TensorInfo& t, const IpuMachine& m) {
   return sim::align_buffer_offset(linear_tile_bytes(t.elements(), dtype_bytes(t.dtype), m));
 }
 
-// A tensor on fewer tiles than the chip has: its share is not repeated on every tile, so charging
-// each such tensor a whole share on tile 0 stacks thousands of tiny inputs onto one tile that the
-// allocator spreads over all of them.
-bool on_few_tiles(const TensorInfo& t, const IpuMachine& m) {
-  return linear_layout(t.elements(), dtype_bytes(t.dtype), m).tiles_used < m.chip.num_tiles;
-}
-
-// What a small tensor really takes: its own bytes as one aligned buffer (not the linear layout's
-// minimum per tile, which can be more).
-std::int64_t small_tensor_bytes(const TensorInfo& t, const IpuMachine& m) {
-  return std::min(tile_share(t, m), sim::align_buffer_offset(t.elements() * dtype_bytes(t.dtype)));
-}
-
-// Live bytes on the busiest tile: tensors spread over every tile add their shares; tensors on few
-// tiles are placed at successive tiles, so together they add their bytes spread over the chip, and
-// at least the largest of them (one tile holds it).
-struct LiveBytes {
-  std::int64_t spread = 0, small_total = 0, small_largest = 0;
-  void add(const TensorInfo& t, const IpuMachine& m) {
-    if (!on_few_tiles(t, m)) {
-      spread += tile_share(t, m);
-      return;
-    }
-    const std::int64_t bytes = small_tensor_bytes(t, m);
-    small_total += bytes;
-    small_largest = std::max(small_largest, bytes);
-  }
-  std::int64_t busiest_tile(const IpuMachine& m) const {
-    const std::int64_t small_per_tile = sim::align_buffer_offset((small_total + m.chip.num_tiles - 1) / m.chip.num_tiles);
-    return spread + std::max(small_largest, small_per_tile);
-  }
-};
-
 std::string kib(std::int64_t bytes) {
   std::ostringstream s;
   s.precision(3);
@@ -147,17 +114,21 @@ StepMemory step_memory(const OpGraph& graph, const std::vector<std::int64_t>& op
   mem.recomputed_before = std::move(before_sorted);
 
   mem.ops.resize(n_ops);
+  std::vector<std::int64_t> share(n_tensors);
+  for (std::size_t t = 0; t < n_tensors; ++t) share[t] = tile_share(graph.tensors[t], machine);
   for (std::size_t k = 0; k < n_ops; ++k) {
     const Op& op = graph.ops[k];
     mem.ops[k].op_tile_bytes = k < op_tile_bytes.size() ? op_tile_bytes[k] : 0;
     const std::vector<TensorId> own = operands_of(op);
-    LiveBytes live;
     for (std::size_t t = 0; t < n_tensors; ++t) {
       if (static_cast<TensorId>(t) == op.output || std::find(own.begin(), own.end(), static_cast<TensorId>(t)) != own.end()) continue;
-      const bool live_here = std::any_of(mem.live[t].begin(), mem.live[t].end(), [k](const LiveInterval& i) { return i.contains(k); });
-      if (live_here) live.add(graph.tensors[t], machine);
+      for (const LiveInterval& i : mem.live[t]) {
+        if (i.contains(k)) {
+          mem.ops[k].live_tile_bytes += share[t];
+          break;
+        }
+      }
     }
-    mem.ops[k].live_tile_bytes = live.busiest_tile(machine);
     if (mem.ops[k].total() > mem.ops[mem.peak_op].total()) mem.peak_op = k;
   }
   return mem;
@@ -190,8 +161,7 @@ void check_step_memory(const OpGraph& graph, const StepMemory& memory, const Ipu
   for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
     if (static_cast<TensorId>(t) == op.output || std::find(own.begin(), own.end(), static_cast<TensorId>(t)) != own.end()) continue;
     if (!std::any_of(memory.live[t].begin(), memory.live[t].end(), [&](const LiveInterval& i) { return i.contains(k); })) continue;
-    const std::int64_t bytes = on_few_tiles(graph.tensors[t], machine) ? small_tensor_bytes(graph.tensors[t], machine)
-                                                                         : tile_share(graph.tensors[t], machine);
+    const std::int64_t bytes = tile_share(graph.tensors[t], machine);
     live.push_back({bytes, t});
     if (only_for_backward(t)) activations += bytes;
   }
