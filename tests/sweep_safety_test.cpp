@@ -138,7 +138,7 @@ TEST_CASE("a resume into another sweep's folder is refused and changes nothing, 
   CHECK(data_lines(out / "results.csv").size() == 2);
 }
 
-TEST_CASE("--resume accepts the same sweep file named another way: ./s.json, an absolute path, another directory",
+TEST_CASE("a sweep's --resume accepts the same file named another way: ./s.json, an absolute path, another directory",
           "[sweep][cli]") {
   // Before, the folder's sweep.json compared source_file as written, and refused "differing in: source_file".
   const fs::path home = dir() / "renamed";

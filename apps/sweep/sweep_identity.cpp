@@ -70,12 +70,15 @@ void check_same_sweep(const std::string& out_dir, const nlohmann::json& resolved
   if (recorded.contains("run") && recorded["run"].is_object() && recorded["run"].contains("spec_sha256") &&
       recorded["run"]["spec_sha256"].is_string())
     theirs = recorded["run"]["spec_sha256"].get<std::string>();
-  if (theirs == ours) return;
-  // The same file named another way (./s.json, an absolute path, a path from another directory).
+  // The same file named another way (./s.json, an absolute path, a path from another directory) is the
+  // same sweep, and the same name from another directory (s.json there) another one: the specs are
+  // compared with each side's sweep file made canonical, whatever their hashes of the names as written say.
   const std::string our_source = resolved_spec.contains("source_file") && resolved_spec["source_file"].is_string()
                                      ? canonical_sweep_file(resolved_spec["source_file"].get<std::string>()) : "";
+  const std::string their_source = recorded_canonical_source(recorded);
+  if (theirs == ours && our_source == their_source) return;
   const nlohmann::json ours_canonical = with_canonical_source(resolved_spec, our_source);
-  const nlohmann::json theirs_canonical = with_canonical_source(recorded_spec, recorded_canonical_source(recorded));
+  const nlohmann::json theirs_canonical = with_canonical_source(recorded_spec, their_source);
   if (ours_canonical == theirs_canonical) return;
   const std::string name = recorded_spec.contains("name") && recorded_spec["name"].is_string()
                                ? recorded_spec["name"].get<std::string>() : "?";
