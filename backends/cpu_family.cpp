@@ -16,8 +16,8 @@ FamilyInfo cpu_info() {
   i.family = "cpu";
   i.grammar = "cpu";
   i.kind = ResultKind::measured;
-  i.summary = "real OpenMP, vectorised float32 kernels on this host (OpenBLAS for the matmuls), timed after warm-up "
-              "calls (median of the timed calls)";
+  i.summary = "real OpenMP, vectorised kernels on this host in float32, float16 and bfloat16 (oneDNN for the matmuls, "
+              "its kernel chosen by cpuid), timed after warm-up calls (median of the timed calls)";
   i.help = "cpu";
   i.accepted = "cpu";
   i.unchecked_verified = "no";

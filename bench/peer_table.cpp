@@ -131,11 +131,18 @@ void PeerTableReporter::Finalize() {
               "speed-up = torch-cpu time / tilesim time, vs plain = tilesim time / single-threaded plain loop's\n");
   if (stream_gbs > 0) std::printf("streaming bandwidth (best copy, read + written): %.1f GB/s\n", stream_gbs);
   const Ceilings& ceiling = ceilings();
-  std::printf("measured ceilings (kernels/cpu/host_calibration, at the start of this run): STREAM triad %.1f GB/s, float32 FMA "
-              "peak %.1f GFLOP/s",
-              ceiling.stream_bytes_per_s / 1e9, ceiling.float32_fma_flops_per_s / 1e9);
-  for (const auto& [dtype, rate] : ceiling.matmul_flops_per_s)
-    std::printf(", %s matmul %.1f GFLOP/s (%s)", dtype.c_str(), rate / 1e9, ceiling.matmul_instruction_set.at(dtype).c_str());
+  // The ceilings are measured before the first peer benchmark: a filter that runs none leaves them
+  // unmeasured, which the table says rather than printing zeros as if they were measured.
+  if (ceiling.stream_bytes_per_s > 0) {
+    std::printf("measured ceilings (kernels/cpu/host_calibration, at the start of this run): STREAM triad %.1f GB/s, float32 FMA "
+                "peak %.1f GFLOP/s",
+                ceiling.stream_bytes_per_s / 1e9, ceiling.float32_fma_flops_per_s / 1e9);
+    for (const auto& [dtype, rate] : ceiling.matmul_flops_per_s)
+      std::printf(", %s matmul %.1f GFLOP/s (%s)", dtype.c_str(), rate / 1e9, ceiling.matmul_instruction_set.at(dtype).c_str());
+  } else {
+    std::printf("ceilings: not measured in this run (they are measured before the first peer benchmark, and the filter ran "
+                "none); the %% ceiling column is left empty");
+  }
   std::printf("\n%% ceiling: a memory-bound op's effective GB/s over the STREAM triad's; a product's FLOP/s over the float32 "
               "FMA peak (float32) or its dtype's matmul peak (16-bit)\n");
   std::printf("%-14s %-26s %12s %9s %12s %9s %-22s %8s %10s %9s %s\n", "op", "shape", "tilesim", "GB/s", "torch-cpu", "GB/s", "peer",

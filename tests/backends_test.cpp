@@ -164,6 +164,11 @@ TEST_CASE("tilesim backends lists every family with its modes, machines and whet
   const auto shipped = gpu.at("machine").at("shipped").get<std::vector<std::string>>();
   CHECK(std::find(shipped.begin(), shipped.end(), "a100-40gb") != shipped.end());
   CHECK(family_entry(list, "cpu").at("machine").at("runs_on") == "this host's cores");
+  // The cpu family says what it runs: three dtypes, oneDNN's matmuls (once "float32 kernels ...
+  // (OpenBLAS for the matmuls)", long after both had changed).
+  const std::string cpu_summary = family_entry(list, "cpu").at("summary");
+  CHECK_THAT(cpu_summary, Contains("float32, float16 and bfloat16") && Contains("oneDNN for the matmuls"));
+  CHECK_THAT(cpu_summary, !Contains("OpenBLAS"));
   // Which families run a workload's training steps: the CPU kernels do; every family says.
   CHECK(family_entry(list, "cpu").at("training_steps") == true);
   for (const auto& f : list) CHECK(f.at("training_steps").is_boolean());
