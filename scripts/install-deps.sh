@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  ccache                  # compiler cache: rebuilds of unchanged sources cost a lookup (CMakeLists.txt)
   libsystemc-dev          # simulation kernel (pkg-config: systemc)
   libboost-graph-dev      # graph containers and orderings
   openmpi-bin libopenmpi-dev  # mpirun and MPI: sweeps over ranks, the engine distributed over ranks
