@@ -1,14 +1,15 @@
 # tilesim: two commands do everything on a fresh Debian 12 machine (as root):
 #   make run    install missing packages, build (Release), run the hydronet sweep (simulated Bow IPU,
 #               A100 model, this host's CPU) and write its speedup surfaces, rooflines and tables to out/
-#   make test   install missing packages, build, run every test, then the tests again under ASan+UBSan,
-#               then a short run of every fuzz target (test-fuzz)
+#   make test   install missing packages, build, run every test, then the CPU-kernel and peer tests
+#               again with the libraries' instruction sets capped at AVX2 (test-isa-capped), then every
+#               test under ASan+UBSan, then a short run of every fuzz target (test-fuzz)
 #   make check  the everyday tiers: build (Release) and run every test not labelled slow (under 2 minutes)
 #   make fuzz   build the libFuzzer targets of the file readers (clang, ASan+UBSan; tests/fuzz/) and run
 #               each for FUZZ_RUNS runs (default 10^6; FUZZ_TARGETS="metis sweep" picks some); any
 #               finding fails. Crash inputs go to build/fuzz/artifacts/, logs to build/fuzz/logs/.
 # make run WORKLOAD=FILE (or make run-workload) runs one workload file instead, as `tilesim run`.
-.PHONY: all deps build run run-sweep run-workload test test-release test-asan test-fuzz check fuzz fuzz-build bench bench-sim clean
+.PHONY: all deps build run run-sweep run-workload test test-release test-isa-capped test-asan test-fuzz check fuzz fuzz-build bench bench-sim clean
 
 WORKLOAD ?= workloads/examples/default.json
 TILESIM := build/release/apps/tilesim
@@ -54,10 +55,21 @@ run-sweep: build
 	  --baseline gpu-model:a100-40gb:eager --baseline validation/hydronet-gnn/a100 --baseline cpu
 	@echo "files: $(SWEEP_OUT)/results.csv, $$(ls $(PLOTS)/*.pdf | wc -l) figures in $(PLOTS)/ (PDF, SVG, PNG, script, data), tables $(SWEEP_OUT)/report.{md,tex,csv}"
 
-test: test-release test-asan test-fuzz
+test: test-release test-isa-capped test-asan test-fuzz
 
 test-release: build
 	ctest --preset release
+
+# The host's CPU decides which kernels oneDNN, ATen and OpenBLAS run (AMX, AVX-512 BF16, AVX-512 or
+# AVX2), and with them how half matmuls accumulate. These tests run on whatever CPU the host has in
+# test-release; here they run again with each library capped at AVX2 through its documented variable
+# (ONEDNN_MAX_CPU_ISA and its older name DNNL_MAX_CPU_ISA, ATEN_CPU_CAPABILITY, OPENBLAS_CORETYPE), so
+# the paths an AMD EPYC or an older Intel host takes are tested on every host. The selection: every
+# test whose name says it runs the CPU kernels, the torch-cpu peer, half dtypes or mixed precision.
+ISA_CAPPED_ENV := ONEDNN_MAX_CPU_ISA=AVX2 DNNL_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell
+ISA_CAPPED_TESTS := cpu|CPU|torch|peer|half|float16|bfloat16|mixed precision|matmul|calibrat
+test-isa-capped: build
+	env $(ISA_CAPPED_ENV) ctest --preset release -R '$(ISA_CAPPED_TESTS)' -LE python
 
 # The fast tiers (labels unit, formula, validation and cli; tests/CMakeLists.txt) without the slow ones:
 # everyday work. `make test` stays the whole suite, twice.
