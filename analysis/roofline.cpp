@@ -76,7 +76,9 @@ struct LogFrame {
     y_lo = std::min(y_lo, y / 2);
     y_hi = std::max(y_hi, y * 2);
   }
-  std::string script(const std::string& title, const std::string& xlabel, const std::string& ylabel) const {
+  // `key_entries`: the legend's lines, one per ceiling and series, listed in one column below the plot
+  // (the figure grows to hold them: column_figure).
+  std::string script(const std::string& title, const std::string& xlabel, const std::string& ylabel, std::size_t key_entries) const {
     std::ostringstream b;
     b << "set title " << gp_quoted(title) << " font \",11\"\n"
       << "set logscale xy 10\n"
@@ -86,17 +88,22 @@ struct LogFrame {
       << "set xlabel " << gp_quoted(xlabel) << "\n"
       << "set ylabel " << gp_quoted(ylabel) << "\n"
       << "set grid xtics ytics linecolor rgb \"#e0e0e0\"\n"
-      << "set key outside below center vertical maxrows 3 Left reverse font \",8\" spacing 1 samplen 1.5 width -3 height 1.2\n";
+      << "set key outside below center vertical maxrows " << std::max<std::size_t>(key_entries, 1)
+      << " Left reverse font \",8\" spacing 1 samplen 1.5 width -3 height 1.2\n";
     return b.str();
   }
 };
 
-GnuplotFigure column_figure(const std::string& stem, const std::string& description) {
+// A column-wide figure: the plot, then the legend below it, one line per entry. The plot keeps its
+// size and the figure grows by a legend line's height (font 8 at spacing 1: 11 px) per entry past the
+// three the base height holds, so no ceiling or series loses its label however many there are.
+GnuplotFigure column_figure(const std::string& stem, const std::string& description, std::size_t key_entries) {
+  constexpr int base_height_px = 360, key_line_px = 11, key_lines_in_base = 3;
   GnuplotFigure fig;
   fig.stem = stem;
   fig.description = description;
   fig.width_px = 400;
-  fig.height_px = 360;
+  fig.height_px = base_height_px + key_line_px * std::max(0, static_cast<int>(key_entries) - key_lines_in_base);
   fig.font_pt = 10;
   fig.pdf = true;
   return fig;
@@ -150,7 +157,8 @@ GnuplotFigure roofline_figure(const RooflineMachine& m, const std::vector<Roofli
   for (const auto& s : series)
     for (const auto* p : s.points) frame.include(*p->intensity(), p->flops_per_s());
 
-  GnuplotFigure fig = column_figure(stem, "roofline of " + m.title + " (" + m.backend + ")");
+  const std::size_t key_entries = m.ceilings.size() + series.size();
+  GnuplotFigure fig = column_figure(stem, "roofline of " + m.title + " (" + m.backend + ")", key_entries);
   std::ostringstream data;
   data << header(m, "roofline")
        << "# One data set per (op, level): intensity_flops_per_byte flops_per_s num_inputs num_features num_outputs\n";
@@ -165,7 +173,7 @@ GnuplotFigure roofline_figure(const RooflineMachine& m, const std::vector<Roofli
   fig.data = data.str();
 
   std::ostringstream b;
-  b << frame.script("Roofline: " + m.title, "arithmetic intensity (FLOP/byte)", "performance (FLOP/s)")
+  b << frame.script("Roofline: " + m.title, "arithmetic intensity (FLOP/byte)", "performance (FLOP/s)", key_entries)
     << "set samples 2000\n"
     << "P = " << gp_number(peak) << "\nB = " << gp_number(bandwidth) << "\n";
   std::vector<std::string> plots;
@@ -207,8 +215,9 @@ GnuplotFigure bandwidth_figure(const RooflineMachine& m, const std::vector<Roofl
     for (const auto* p : s.points)
       if (p->bytes > 0) frame.include(p->bytes, p->bytes_per_s());
 
+  const std::size_t key_entries = bandwidths.size() + series.size();
   GnuplotFigure fig =
-      column_figure(stem, "achieved bandwidth of " + m.title + " (" + m.backend + ") against bytes moved");
+      column_figure(stem, "achieved bandwidth of " + m.title + " (" + m.backend + ") against bytes moved", key_entries);
   std::ostringstream data;
   data << header(m, "bandwidth") << "# One data set per (op, level): bytes bytes_per_s num_inputs num_features num_outputs\n";
   for (const auto& s : series) {
@@ -222,7 +231,7 @@ GnuplotFigure bandwidth_figure(const RooflineMachine& m, const std::vector<Roofl
   fig.data = data.str();
 
   std::ostringstream b;
-  b << frame.script("Bandwidth: " + m.title, "bytes moved per op at the level (B)", "achieved bandwidth (B/s)");
+  b << frame.script("Bandwidth: " + m.title, "bytes moved per op at the level (B)", "achieved bandwidth (B/s)", key_entries);
   std::vector<std::string> plots;
   for (const auto* c : bandwidths)
     plots.push_back(gp_number(c->value) + " with lines linewidth 2 dashtype " + dash_of(*c, 0) + " linecolor rgb \"" +

@@ -188,7 +188,10 @@ GnuplotFigure speedup_heatmap_figure(const SurfaceFigureSpec& spec) {
   // span the text width (about 500 pt).
   int title_lines = 1;
   for (const auto& p : spec.panels) title_lines = std::max(title_lines, line_count(p.title));
-  const int left = 56, right = 66, top = top_margin(spec) + 11 * (title_lines - 1), bottom = 36, gap_x = 10,
+  // The right margin holds the colour box, its tic labels ("1/10×") and the rotated "speedup" label:
+  // cairo's fonts (PNG, PDF) set the tic labels wider than the SVG's metrics, which pushed the label
+  // off a one-panel PNG at 66 px.
+  const int left = 56, right = 80, top = top_margin(spec) + 11 * (title_lines - 1), bottom = 36, gap_x = 10,
             gap_y = 11 + 11 * title_lines;
   const int columns = layout_for(spec.panels.size(), 1, 1, 0, 0, 0, 0, 0, 0).columns;
   const int panel_w = fitted_panel_width(spec, single ? 200 : 140, columns, left + right + (columns - 1) * gap_x);

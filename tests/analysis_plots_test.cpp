@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <regex>
+
 #include "analysis/gnuplot.hpp"
 #include "analysis/roofline.hpp"
 #include "analysis/speedup.hpp"
@@ -43,6 +45,19 @@ std::vector<SpeedupSample> synthetic_points() {
 
 }  // namespace
 
+namespace {
+
+// The groups of the first match of `pattern` in an SVG's text (empty when none), as strings.
+std::vector<std::string> svg_groups(const std::string& svg, const std::string& pattern) {
+  std::smatch m;
+  if (!std::regex_search(svg, m, std::regex(pattern))) return {};
+  std::vector<std::string> groups;
+  for (std::size_t i = 1; i < m.size(); ++i) groups.push_back(m[i].str());
+  return groups;
+}
+
+}  // namespace
+
 TEST_CASE("gnuplot renders PDF beside SVG and PNG when asked", "[analysis][plots][unit]") {
   GnuplotFigure fig;
   fig.stem = "pdf_line";
@@ -76,6 +91,13 @@ TEST_CASE("speedup heat map and 3D surface, one panel: valid files, contour and 
   CHECK_THAT(script, Contains("with boxxyerror fillcolor palette") && Contains("with labels") &&
                          Contains("linecolor rgb \"black\"") && Contains("set logscale xy 2") &&
                          Contains("num\\\\_inputs (rows)") && Contains("\"1/10×\"") && Contains("\"1×\" 0"));
+  // The colour box's rotated "speedup" label keeps clear of the right edge (by more than its font's
+  // size in the SVG: cairo's wider PNG fonts once pushed it off the picture).
+  const std::string svg = slurp(dir() / "surface_one.svg");
+  const auto box = svg_groups(svg, R"re(viewBox="0 0 ([0-9.]+) ([0-9.]+)")re");
+  const auto label = svg_groups(svg, R"re(translate\(([0-9.]+),[0-9.]+\) rotate\(270\)[^>]*font-size="([0-9.]+)"[^>]*>\s*<text><tspan[^>]*>speedup<)re");
+  REQUIRE((box.size() == 2 && label.size() == 2));
+  CHECK(std::stod(box[0]) - std::stod(label[0]) >= 1.5 * std::stod(label[1]));
   // The data file holds the crossing of 1x.
   CHECK_THAT(slurp(heat.data_path), Contains("the 1x contour: segments"));
   spec.stem = "surface_one_3d";
@@ -142,6 +164,32 @@ TEST_CASE("roofline and bandwidth figures with ceilings and points", "[analysis]
   render_figure(dir().string(), bandwidth_figure(m, points, "bandwidth_test"));
   CHECK(figure_problem(dir(), "bandwidth_test") == "");
   CHECK_THAT(slurp(dir() / "bandwidth_test.gp"), Contains("gather at HBM") && Contains("L2 7.2 TB/s"));
+  // A machine with many ceilings (a CPU's: two peaks, two matmul peaks, two bandwidths) and several
+  // series: the legend lists every one in one column, and the figure grows to hold it.
+  RooflineMachine cpu;
+  cpu.backend = "cpu";
+  cpu.title = "CPU (measured)";
+  cpu.ceilings = {{true, "float32", "fp32", 4.7e9, "measured", false},         {true, "float64", "fp64", 2.1e9, "measured", true},
+                  {true, "bfloat16", "bfloat16 matmul", 3.5e10, "measured", false}, {true, "float16", "float16 matmul", 2.3e10, "measured", false},
+                  {false, "dram", "DRAM stream", 3.8e9, "measured", false},      {false, "dram", "DRAM random gather", 1.0e9, "measured", true}};
+  std::vector<RooflinePoint> cpu_points;
+  for (std::int64_t out = 32; out <= 32768; out *= 32) {
+    cpu_points.push_back({"scatter_add", {4096, 64, out}, "dram", 4096.0 * 64, 4.0 * 64 * static_cast<double>(out), 1e-4});
+    cpu_points.push_back({"gather", {4096, 64, out}, "dram", 0, 4.0 * 64 * static_cast<double>(out), 1e-4});
+  }
+  render_figure(dir().string(), roofline_figure(cpu, cpu_points, "roofline_cpu_test"));
+  CHECK(figure_problem(dir(), "roofline_cpu_test") == "");
+  const std::string cpu_script = slurp(dir() / "roofline_cpu_test.gp");
+  // Six ceilings and scatter_add's points (gather has no FLOPs): seven lines, 4 more than the base holds.
+  CHECK_THAT(cpu_script, Contains("maxrows 7") && Contains("size 400,404") && Contains("scatter\\\\_add at DRAM"));
+  const std::string cpu_svg = slurp(dir() / "roofline_cpu_test.svg");
+  for (const char* entry : {"fp32 4.7 GFLOP/s", "fp64 2.1 GFLOP/s", "float16 matmul", "DRAM stream", "DRAM random gather"}) {
+    INFO(entry);
+    CHECK_THAT(cpu_svg, Contains(entry));
+  }
+  render_figure(dir().string(), bandwidth_figure(cpu, cpu_points, "bandwidth_cpu_test"));
+  CHECK(figure_problem(dir(), "bandwidth_cpu_test") == "");
+  CHECK_THAT(slurp(dir() / "bandwidth_cpu_test.gp"), Contains("maxrows 4") && Contains("gather at DRAM"));
   RooflineMachine none;
   none.backend = "cpu";
   CHECK_THROWS_AS(roofline_figure(none, points, "x"), std::invalid_argument);
