@@ -66,6 +66,7 @@ std::string level_label(const std::string& level) {
   if (level == "l2") return "L2";
   if (level == "hbm") return "HBM";
   if (level == "dram") return "DRAM";
+  if (level == "llc") return "last-level cache";
   return level;
 }
 

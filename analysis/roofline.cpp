@@ -17,7 +17,7 @@ namespace {
 std::string level_colour(const std::string& level) {
   static const std::map<std::string, std::string> colours = {{"tile_sram", "#0072B2"}, {"exchange", "#E69F00"},
                                                              {"l2", "#009E73"},        {"hbm", "#D55E00"},
-                                                             {"dram", "#CC79A7"}};
+                                                             {"dram", "#CC79A7"},      {"llc", "#56B4E9"}};
   const auto it = colours.find(level);
   return it == colours.end() ? "#555555" : it->second;
 }

@@ -39,6 +39,12 @@ CpuMachine machine_from_calibration(const CalibrationResult& r, const std::strin
                                       where + "64-byte rows gathered by uniform random int32 indices from a " + ws +
                                           " table, index + row read + row written counted (" +
                                           rate_text(r.gather_bytes_per_s, "B/s") + best + ")"};
+  if (r.llc_stream_bytes_per_s > 0)
+    m.llc_stream_bytes_per_s = Figure{r.llc_stream_bytes_per_s,
+                                      where + "STREAM triad over three " + std::to_string(r.llc_working_set_bytes / 1024) +
+                                          " KiB double arrays, within the " + std::to_string(r.last_level_cache_bytes / MiB) +
+                                          " MiB last-level cache, each trial at least 20 ms of passes (" +
+                                          rate_text(r.llc_stream_bytes_per_s, "B/s") + best + ")"};
   m.peak_flops_per_s["float32"] = {r.float32_flops_per_s, where + "independent float32 FMA chains in registers (" +
                                                               rate_text(r.float32_flops_per_s, "FLOP/s") + best + ")"};
   m.peak_flops_per_s["float64"] = {r.float64_flops_per_s, where + "independent float64 FMA chains in registers (" +

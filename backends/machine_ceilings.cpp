@@ -113,6 +113,10 @@ RooflineMachine host_cpu_ceilings(const std::string& backend, const std::string&
   m.ceilings.push_back(bandwidth("dram", "DRAM stream", c.dram_stream_bytes_per_s.value, c.dram_stream_bytes_per_s.source));
   m.ceilings.push_back(bandwidth("dram", "DRAM random gather", c.dram_random_gather_bytes_per_s.value,
                                  c.dram_random_gather_bytes_per_s.source, true));
+  // The cache roof: an op whose bytes stay in the last-level cache (a small scatter's table and output)
+  // runs above the DRAM roof, up to this one (files from `tilesim calibrate` since it was added).
+  if (c.llc_stream_bytes_per_s)
+    m.ceilings.push_back(bandwidth("llc", "last-level cache stream", c.llc_stream_bytes_per_s->value, c.llc_stream_bytes_per_s->source));
   for (const auto& [dtype, f] : c.peak_flops_per_s)
     m.ceilings.push_back(compute(dtype, dtype == "float32" ? "fp32" : (dtype == "float64" ? "fp64" : dtype), f.value, f.source));
   // The matmul ceilings (files from `tilesim calibrate` since they were added): a dense GEMM's rate per

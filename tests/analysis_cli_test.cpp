@@ -57,7 +57,7 @@ TEST_CASE("tilesim calibrate writes a CPU machine file measured here, every figu
   CHECK(doc["host"]["threads"].get<int>() >= 1);
   CHECK(doc["host"]["measured_utc"].get<std::string>().size() == 20);  // 2025-01-01T00:00:00Z
   const std::string host = doc["host"]["hostname"];
-  for (const auto& [section, keys] : {std::pair<std::string, std::vector<std::string>>{"bandwidth_bytes_per_s", {"dram_stream", "dram_random_gather"}},
+  for (const auto& [section, keys] : {std::pair<std::string, std::vector<std::string>>{"bandwidth_bytes_per_s", {"dram_stream", "dram_random_gather", "llc_stream"}},
                                       {"peak_flops_per_s", {"float32", "float64"}}})
     for (const auto& key : keys) {
       INFO(section + "." + key);
@@ -72,6 +72,9 @@ TEST_CASE("tilesim calibrate writes a CPU machine file measured here, every figu
                                 dir());
   CHECK(roof.exit_code == 0);
   CHECK(figure_problem(dir() / "calibrated_plots", "bandwidth_cpu") == "");
+  // The cache roof beside the DRAM ones: points of ops whose data stay in the caches sit under it.
+  CHECK_THAT(slurp(dir() / "calibrated_plots" / "roofline_cpu.gp"), Contains("last-level cache stream") && Contains("DRAM stream"));
+  CHECK_THAT(doc["bandwidth_bytes_per_s"]["llc_stream"]["source"].get<std::string>(), Contains("within the") && Contains("last-level cache"));
 }
 
 TEST_CASE("tilesim roofline: one roofline and one bandwidth figure per backend, ceilings from machine files", "[analysis][cli][roofline][slow]") {
@@ -94,6 +97,17 @@ TEST_CASE("tilesim roofline: one roofline and one bandwidth figure per backend, 
   CHECK_THAT(ipu, Contains("bandwidth tile_sram = 6.61e+13 B/s") && Contains("compute float16 = 3.5e+14 FLOP/s") &&
                       Contains("Bow-2000 datasheet") && Contains("models/ipu/machines/bow.json]"));
   CHECK_THAT(slurp(plots / "bandwidth_cpu.gp"), Contains("DRAM stream 20 GB/s") && Contains("DRAM random gather 8 GB/s"));
+  // A machine file from before the cache roof has none, and the figures draw without it.
+  CHECK_THAT(slurp(plots / "roofline_cpu.gp"), !Contains("last-level cache"));
+  // With llc_stream, the cache roof is drawn too.
+  std::string with_llc = slurp(cpu_machine_fixture());
+  const std::string gather_key = "\"dram_random_gather\"";
+  with_llc.insert(with_llc.find(gather_key), "\"llc_stream\": {\"value\": 9e10, \"source\": \"a test figure\"}, ");
+  const fs::path llc_file = write_text(dir() / "cpu_llc.json", with_llc);
+  const fs::path llc_plots = dir() / "roofline_llc_plots";
+  REQUIRE(run_tilesim("roofline " + small_results().string() + " --machine cpu:" + llc_file.string() + " --out " + llc_plots.string(),
+                      dir()).exit_code == 0);
+  CHECK_THAT(slurp(llc_plots / "roofline_cpu.gp"), Contains("last-level cache stream 90 GB/s"));
 }
 
 TEST_CASE("tilesim roofline rejects bad machines with the file and JSON path", "[analysis][cli][roofline]") {

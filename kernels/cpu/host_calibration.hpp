@@ -4,6 +4,9 @@
 // reach, not what it usually does).
 //   streaming bandwidth:  STREAM triad a[i] = b[i] + s * c[i] over three double arrays of 4x the
 //                         last-level cache each, 24 bytes counted per element (no write-allocate);
+//   cache bandwidth:      the same triad over three arrays that together fill a quarter of the
+//                         last-level cache, repeated in each trial until it lasts 20 ms: the rate an op
+//                         whose data stay in the caches can reach, far above DRAM's;
 //   gather bandwidth:     64-byte rows (16 float32) gathered by random int32 indices from a table of
 //                         4x the last-level cache into an output of the same size; per lookup 4 bytes of
 //                         index, 64 read and 64 written are counted;
@@ -32,6 +35,8 @@ struct CalibrationOptions {
 
 struct CalibrationResult {
   double stream_bytes_per_s = 0;
+  double llc_stream_bytes_per_s = 0;     // the triad within the last-level cache
+  std::int64_t llc_working_set_bytes = 0;  // per array of that triad
   double gather_bytes_per_s = 0;
   double float32_flops_per_s = 0;
   double float64_flops_per_s = 0;

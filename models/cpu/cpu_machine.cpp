@@ -70,6 +70,7 @@ CpuMachine parse_cpu_machine(const nlohmann::json& document, const std::string& 
   ObjectReader bw = r.object("bandwidth_bytes_per_s");
   m.dram_stream_bytes_per_s = read_figure(bw, "dram_stream");
   m.dram_random_gather_bytes_per_s = read_figure(bw, "dram_random_gather");
+  if (bw.has("llc_stream")) m.llc_stream_bytes_per_s = read_figure(bw, "llc_stream");
   bw.finish();
 
   ObjectReader peak = r.object("peak_flops_per_s");
@@ -117,6 +118,7 @@ nlohmann::json to_json(const CpuMachine& m) {
             {"dram_random_gather", figure_json(m.dram_random_gather_bytes_per_s)}}},
           {"peak_flops_per_s", peak},
           {"details", m.details}};
+  if (m.llc_stream_bytes_per_s) doc["bandwidth_bytes_per_s"]["llc_stream"] = figure_json(*m.llc_stream_bytes_per_s);
   if (!m.matmul_peak_flops_per_s.empty()) {
     nlohmann::json mm = nlohmann::json::object();
     for (const auto& [dtype, f] : m.matmul_peak_flops_per_s)

@@ -5,6 +5,7 @@
 // `tilesim roofline` for the ceilings of the `cpu` backend. Format: models/cpu/README.md.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,9 @@ struct CpuMachine {
 
   Figure dram_stream_bytes_per_s;         // STREAM triad over arrays far larger than the last-level cache
   Figure dram_random_gather_bytes_per_s;  // 64-byte rows gathered at random from a table far larger than the LLC
+  // Optional (files from before it have none): the STREAM triad over arrays held in the last-level cache,
+  // the roof of ops whose data stay in the caches.
+  std::optional<Figure> llc_stream_bytes_per_s;
   std::map<std::string, Figure> peak_flops_per_s;  // by dtype: "float32", "float64"
   // Optional (files from before it have none): a large matmul's rate by dtype ("float32", "bfloat16",
   // "float16"), with the instruction set it ran on: "AMX", "AVX-512-BF16", "AVX-512-FP16", "conversion to
