@@ -2,6 +2,8 @@
 // the host's memory before anything is allocated per node or edge, counts have documented maxima that
 // their messages quote, and values that would not read back (a negative seed) are refused.
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -24,6 +26,20 @@ const fs::path& dir() {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A command line tilesim must refuse as bad input (exit code 2), and what its message must say.
+struct RefusedCommand {
+  std::string args, message;
+};
+
+void check_refused(const std::vector<RefusedCommand>& cases) {
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const auto r = run_tilesim(c.args, dir());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains(c.message));
+  }
 }
 
 }  // namespace
@@ -101,9 +117,7 @@ TEST_CASE("declared sizes over the host's memory are refused before anything is 
 
 TEST_CASE("counts, seeds and backend lists out of their ranges are refused, quoting the range", "[limits][cli]") {
   const std::string run = "run workloads/examples/default.json --backends cpu --out " + (dir() / "range_out").string();
-  const struct {
-    std::string args, message;
-  } cases[] = {
+  const std::vector<RefusedCommand> cases = {
       {run + " --repeats 1000000000", "--repeats: expected an integer in [1, 100000], found 1000000000"},
       {run + " --repeats 0", "--repeats: expected an integer in [1, 100000], found 0"},
       {run + " --warmup 1001", "--warmup: expected an integer in [0, 1000], found 1001"},
@@ -118,12 +132,7 @@ TEST_CASE("counts, seeds and backend lists out of their ranges are refused, quot
       {"placement --graph cora --features -3", "--features: expected a feature width in [1, 2147483647], found -3"},
       {"placement --graph cora --seed -2", "--seed: expected an integer in [0, 9223372036854775807], found -2"},
   };
-  for (const auto& c : cases) {
-    INFO(c.args);
-    const auto r = run_tilesim(c.args, dir());
-    CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Contains(c.message));
-  }
+  check_refused(cases);
   // The ranges the messages quote are the ones in common/limits.hpp.
   CHECK(limits::range_text(1, limits::max_timed_calls) == "[1, 100000]");
   CHECK(limits::max_size == 2147483647);
@@ -133,9 +142,7 @@ TEST_CASE("numeric flags beyond their type or not numbers are refused with the f
   const fs::path out = dir() / "numeric_out";
   const std::string run = "run workloads/examples/default.json --backends cpu --out " + out.string();
   const std::string seed_range = "[0, 9223372036854775807]";
-  const struct {
-    std::string args, message;
-  } cases[] = {
+  const std::vector<RefusedCommand> cases = {
       // 2^63 and 2^64 were clamped to 2^63 - 1 by the conversion, and run with it.
       {run + " --seed 9223372036854775808", "--seed: expected an integer in " + seed_range + ", found 9223372036854775808"},
       {run + " --seed 18446744073709551616", "--seed: expected an integer in " + seed_range + ", found 18446744073709551616"},
@@ -150,12 +157,7 @@ TEST_CASE("numeric flags beyond their type or not numbers are refused with the f
       {"fit workloads/examples/default.json --sample-batches -1", "--sample-batches: expected an integer in [1, 1000000], found -1"},
       {"plot surface results.csv --target cpu --range many", "--range: expected a number in [1.5, 1e+06], found \"many\" (not a number)"},
   };
-  for (const auto& c : cases) {
-    INFO(c.args);
-    const auto r = run_tilesim(c.args, dir());
-    CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Contains(c.message));
-  }
+  check_refused(cases);
   // Refused before anything ran: no report with a clamped seed.
   CHECK_FALSE(fs::exists(out / "report.json"));
 }

@@ -141,6 +141,16 @@ void with_self_loops(const graphs::EdgeList& g, std::vector<int>& src, std::vect
   }
 }
 
+// The message parse_workload gives a document as the file w.json ("no error" when it takes it).
+std::string workload_error(const json& doc) {
+  try {
+    parse_workload(doc, "w.json");
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 }  // namespace
 
 TEST_CASE("GCN layer equals PyG GCNConv computed directly", "[layers][unit]") {
@@ -438,18 +448,10 @@ TEST_CASE("schnet_block op lowers to one group of an InteractionBlock on random 
 
 TEST_CASE("schnet_block op errors: no indices key, sizes checked", "[layers][unit]") {
   json op = {{"op", "schnet_block"}, {"num_inputs", 12}, {"num_features", 8}, {"num_outputs", 40}, {"indices", "sorted"}};
-  auto message = [](const json& doc) {
-    try {
-      parse_workload(doc, "w.json");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(message({{"name", "w"}, {"ops", {op}}}), Contains("ops[0]") && Contains("indices"));
+  CHECK_THAT(workload_error({{"name", "w"}, {"ops", {op}}}), Contains("ops[0]") && Contains("indices"));
   op.erase("indices");
   op["num_features"] = 0;
-  CHECK_THAT(message({{"name", "w"}, {"ops", {op}}}), Contains("ops[0].num_features"));
+  CHECK_THAT(workload_error({{"name", "w"}, {"ops", {op}}}), Contains("ops[0].num_features"));
 }
 
 TEST_CASE("Model layer specs: defaults, widths and errors", "[layers][unit]") {
@@ -502,43 +504,27 @@ TEST_CASE("An unknown layer key is told every key the layer accepts, optional on
 }
 
 TEST_CASE("A workload with model keys but no model is told that the model is missing", "[layers][unit]") {
-  auto error_of = [](const json& doc) {
-    try {
-      parse_workload(doc, "w.json");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   // Before, this asked for a "graph" object "for the model", naming neither what was missing nor why.
-  CHECK_THAT(error_of({{"name", "w"}, {"num_features", 8}}),
+  CHECK_THAT(workload_error({{"name", "w"}, {"num_features", 8}}),
              Contains("w.json: model: expected a \"model\" array of layers (\"num_features\" belongs with a model") &&
                  Contains("found none"));
   const json graph = {{"generator", "erdos_renyi"}, {"num_nodes", 40}, {"num_edges", 160}};
-  CHECK_THAT(error_of({{"name", "w"}, {"graph", graph}, {"num_features", 8}}),
+  CHECK_THAT(workload_error({{"name", "w"}, {"graph", graph}, {"num_features", 8}}),
              Contains("w.json: model: expected a \"model\" array of layers (\"graph\", \"num_features\" belong with a model"));
 }
 
 TEST_CASE("Workload model section: graph, num_features and model belong together", "[layers][unit]") {
   const json graph = {{"generator", "erdos_renyi"}, {"num_nodes", 40}, {"num_edges", 160}};
-  auto error_of = [](const json& doc) {
-    try {
-      parse_workload(doc, "w.json");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(error_of({{"name", "w"}, {"model", json::parse(R"([{"layer": "gcn", "out": 4}])")}}), Contains("graph"));
-  CHECK_THAT(error_of({{"name", "w"}}), Contains("ops"));
-  CHECK_THAT(error_of({{"name", "w"}, {"graph", graph}, {"model", json::parse(R"([{"layer": "gcn", "out": 4}])")}}),
+  CHECK_THAT(workload_error({{"name", "w"}, {"model", json::parse(R"([{"layer": "gcn", "out": 4}])")}}), Contains("graph"));
+  CHECK_THAT(workload_error({{"name", "w"}}), Contains("ops"));
+  CHECK_THAT(workload_error({{"name", "w"}, {"graph", graph}, {"model", json::parse(R"([{"layer": "gcn", "out": 4}])")}}),
              Contains("w.json: num_features"));
-  CHECK_THAT(error_of({{"name", "w"}, {"graph", graph}, {"num_features", 8}}), Contains("w.json: model"));
-  CHECK_THAT(error_of({{"name", "w"}, {"graph", graph}, {"num_features", 8}, {"model", json::parse(R"([{"layer": "gnc", "out": 4}])")}}),
+  CHECK_THAT(workload_error({{"name", "w"}, {"graph", graph}, {"num_features", 8}}), Contains("w.json: model"));
+  CHECK_THAT(workload_error({{"name", "w"}, {"graph", graph}, {"num_features", 8}, {"model", json::parse(R"([{"layer": "gnc", "out": 4}])")}}),
              Contains("w.json: model[0].layer: expected one of \"gcn\""));
-  CHECK_THAT(error_of({{"name", "w"}, {"graph", graph}, {"num_features", 8}, {"model", json::parse(R"([{"layer": "gcn", "out": 4, "heads": 2}])")}}),
+  CHECK_THAT(workload_error({{"name", "w"}, {"graph", graph}, {"num_features", 8}, {"model", json::parse(R"([{"layer": "gcn", "out": 4, "heads": 2}])")}}),
              Contains("w.json: model[0].heads"));
-  CHECK_THAT(error_of({{"name", "w"}, {"graph", graph}, {"num_features", 0}, {"model", json::parse(R"([{"layer": "gcn", "out": 4}])")}}),
+  CHECK_THAT(workload_error({{"name", "w"}, {"graph", graph}, {"num_features", 0}, {"model", json::parse(R"([{"layer": "gcn", "out": 4}])")}}),
              Contains("w.json: num_features"));
   // An RGCN whose relation count differs from the graph's is found when the graph is built.
   json typed = graph;

@@ -22,14 +22,19 @@ fs::path scratch_dir() {
 // but well within an A100's 40 GB: the same workload as the bad-input corpus's cli/does_not_fit case.
 const char* kHugeGather = R"({"name": "huge_gather", "ops": [{"op": "gather", "num_inputs": 300000, "num_features": 1024, "num_outputs": 64}]})";
 
+// `tilesim run` of the huge gather on `backends`, into `out`, emptied first.
+tilesim_test::CliResult run_huge_gather(const std::string& backends, const fs::path& out) {
+  const fs::path workload = tilesim_test::write_text(scratch_dir() / "huge.json", kHugeGather);
+  fs::remove_all(out);
+  return tilesim_test::run_tilesim("run '" + workload.string() + "' --backends " + backends + " --out '" + out.string() + "'",
+                                   scratch_dir());
+}
+
 }  // namespace
 
 TEST_CASE("run: a backend the workload does not fit is reported as refused and the others run, exit code 3", "[cli]") {
-  const fs::path workload = tilesim_test::write_text(scratch_dir() / "huge.json", kHugeGather);
   const fs::path out = scratch_dir() / "out_mixed";
-  fs::remove_all(out);
-  const auto r = tilesim_test::run_tilesim("run '" + workload.string() + "' --backends ipu,gpu-model:a100-40gb --out '" + out.string() + "'",
-                                           scratch_dir());
+  const auto r = run_huge_gather("ipu,gpu-model:a100-40gb", out);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 3);
 
@@ -58,11 +63,8 @@ TEST_CASE("run: a backend the workload does not fit is reported as refused and t
 }
 
 TEST_CASE("run: when every backend refuses the workload nothing is written and the refusal is the error, exit code 3", "[cli]") {
-  const fs::path workload = tilesim_test::write_text(scratch_dir() / "huge.json", kHugeGather);
   const fs::path out = scratch_dir() / "out_all_refused";
-  fs::remove_all(out);
-  const auto r = tilesim_test::run_tilesim("run '" + workload.string() + "' --backends ipu:bow,ipu:mk2 --out '" + out.string() + "'",
-                                           scratch_dir());
+  const auto r = run_huge_gather("ipu:bow,ipu:mk2", out);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 3);
   CHECK_FALSE(fs::exists(out / "report.json"));
