@@ -106,6 +106,36 @@ nlohmann::json refused_entry(const RefusedBackend& r) {
           {"refused", "does not fit: " + r.message}, {"time_s", nullptr}, {"cycles", nullptr}, {"ops", nlohmann::json::array()}};
 }
 
+// Whether every backend reads shapes alone (models such as gpu-model), so no input need be generated.
+bool reads_shapes_only(const std::vector<backends::BackendSpec>& specs) {
+  for (const auto& s : specs)
+    if (s.descriptor->info().reads_input_values) return false;
+  return true;
+}
+
+// Plans the graph on each backend. A backend the workload does not fit (PlanError) is left out of
+// `backends` and `specs` and returned as refused; the others run, so a comparison still has their
+// numbers (the exit code is still 3, does not fit). When every backend refuses there is nothing to
+// report: the first refusal is thrown, as with one backend.
+std::vector<RefusedBackend> prepare_or_refuse(const OpGraph& graph, std::vector<std::unique_ptr<Backend>>& backends,
+                                              std::vector<backends::BackendSpec>& specs) {
+  std::vector<RefusedBackend> refused;
+  std::vector<PlanError> refusals;
+  for (std::size_t b = 0; b < backends.size();) {
+    try {
+      backends[b]->prepare(graph);
+      ++b;
+    } catch (const PlanError& e) {
+      refused.push_back({specs[b].name(), specs[b].descriptor->info().kind, specs[b].machine, e.what()});
+      refusals.push_back(e);
+      backends.erase(backends.begin() + static_cast<std::ptrdiff_t>(b));
+      specs.erase(specs.begin() + static_cast<std::ptrdiff_t>(b));
+    }
+  }
+  if (backends.empty()) throw refusals.front();
+  return refused;
+}
+
 // Under mpirun: what the engine's spreading over the ranks did (sums over ranks; every rank must call
 // this, since it adds over them), printed by rank 0 beside the run's progress.
 void report_rank_spread(bool print) {
@@ -213,31 +243,10 @@ int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {
   // lowered once; its graph is planned here and then filled with inputs.
   // When every backend is a model that reads shapes alone (gpu-model), no input is generated and a
   // model's tensors need not fit this host's memory (values a caller hands in are kept, and unread).
-  bool shapes_only = true;
-  for (const auto& s : specs) shapes_only = shapes_only && !s.descriptor->info().reads_input_values;
-  workloads::Lowered lowered = workloads::lower(workload, shapes_only);
-  // A backend the workload does not fit (PlanError) is left out and reported as refused; the others run,
-  // so a comparison still has their numbers. The exit code is still 3 (does not fit). When every backend
-  // refuses there is nothing to report: the first refusal is the error, as with one backend.
-  std::vector<RefusedBackend> refused;
-  std::vector<PlanError> refusals;
-  for (std::size_t b = 0; b < backends.size();) {
-    try {
-      backends[b]->prepare(lowered.graph);
-      ++b;
-    } catch (const PlanError& e) {
-      refused.push_back({specs[b].name(), specs[b].descriptor->info().kind, specs[b].machine, e.what()});
-      refusals.push_back(e);
-      backends.erase(backends.begin() + static_cast<std::ptrdiff_t>(b));
-      specs.erase(specs.begin() + static_cast<std::ptrdiff_t>(b));
-    }
-  }
-  if (backends.empty()) throw refusals.front();
+  workloads::Lowered lowered = workloads::lower(workload, reads_shapes_only(specs));
+  const std::vector<RefusedBackend> refused = prepare_or_refuse(lowered.graph, backends, specs);
   // With the refusing backends gone, the rest may all read shapes alone: then no input is generated.
-  if (!refused.empty()) {
-    shapes_only = true;
-    for (const auto& s : specs) shapes_only = shapes_only && !s.descriptor->info().reads_input_values;
-  }
+  const bool shapes_only = reads_shapes_only(specs);
   workloads::Instance instance = workloads::instantiate(workload, std::move(lowered), shapes_only);
   if (hooks && hooks->set_inputs) hooks->set_inputs(instance.graph, instance.values);
   RunOptions options;
