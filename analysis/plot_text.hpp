@@ -32,6 +32,16 @@ inline std::string gp_number(double value) {
   return buf;
 }
 
+// Six significant digits: numbers in labels and titles.
+inline std::string short_number(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", value);
+  return buf;
+}
+
+// Okabe-Ito colours, distinct for colour-blind readers and in greyscale: one per series, in order.
+inline constexpr const char* kSeriesColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"};
+
 // 16, 512, 1k, 32k, 1M: a row count as an axis label.
 inline std::string size_label(std::int64_t size) {
   if (size >= (std::int64_t{1} << 20) && size % (std::int64_t{1} << 20) == 0) return std::to_string(size >> 20) + "M";

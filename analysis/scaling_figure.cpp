@@ -18,15 +18,6 @@ namespace tilesim::analysis {
 
 namespace {
 
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-// Okabe-Ito colours, distinct for colour-blind readers and in greyscale.
-const char* const colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"};
-
 // The value at `path` (dotted keys) of `entry`, checked to be what `accept` says.
 template <class Accept>
 const nlohmann::json& field(const nlohmann::json& entry, const std::string& file, const std::string& at, const std::string& path,
@@ -54,15 +45,15 @@ std::string text_at(const nlohmann::json& e, const std::string& file, const std:
   return field(e, file, at, path, "a string", [](const nlohmann::json& v) { return v.is_string(); }).get<std::string>();
 }
 
-struct Series {
+struct ScalingSeries {
   std::string label;
   std::vector<const ScalingPoint*> points;
 };
 
 // Points grouped in order of first appearance by `key`, each group sorted by `x`.
 template <class Key, class X>
-std::vector<Series> group(const std::vector<const ScalingPoint*>& points, Key key, X x) {
-  std::vector<Series> out;
+std::vector<ScalingSeries> group(const std::vector<const ScalingPoint*>& points, Key key, X x) {
+  std::vector<ScalingSeries> out;
   std::map<std::string, std::size_t> at;
   for (const ScalingPoint* p : points) {
     const std::string k = key(*p);
@@ -72,7 +63,7 @@ std::vector<Series> group(const std::vector<const ScalingPoint*>& points, Key ke
     }
     out[at[k]].points.push_back(p);
   }
-  for (Series& s : out)
+  for (ScalingSeries& s : out)
     std::stable_sort(s.points.begin(), s.points.end(), [&](const ScalingPoint* a, const ScalingPoint* b) { return x(*a) < x(*b); });
   return out;
 }
@@ -91,7 +82,7 @@ std::string log_ticks(const char* axis, double lo, double hi) {
       const int p = std::max(0, std::min(4, e / 3));
       char label[32];
       std::snprintf(label, sizeof label, "%g%s", v / std::pow(1000.0, p), prefixes[p]);
-      out << (first ? "" : ", ") << "\"" << label << "\" " << fmt(v);
+      out << (first ? "" : ", ") << "\"" << label << "\" " << short_number(v);
       first = false;
     }
   }
@@ -181,13 +172,13 @@ GnuplotFigure scaling_throughput_figure(const std::vector<ScalingPoint>& all) {
     if (l) data << "\n\n";
     data << "# " << lines[l].label << ": devices " << lines[l].points.front()->unit << " efficiency report\n";
     for (const ScalingPoint* p : lines[l].points) {
-      data << p->devices << " " << fmt(p->throughput_per_s) << " " << fmt(p->efficiency) << " " << p->report << "\n";
+      data << p->devices << " " << short_number(p->throughput_per_s) << " " << short_number(p->efficiency) << " " << p->report << "\n";
       lo = std::min(lo, p->throughput_per_s);
       hi = std::max(hi, p->throughput_per_s);
       most = std::max(most, p->devices);
     }
     plot << (l ? ", \\\n     " : "plot ") << "datafile index " << l << " using 1:2 with linespoints lw 1.5 pt 7 ps 0.7 lc rgb \""
-         << colours[l % (sizeof colours / sizeof *colours)] << "\" title " << gp_quoted(lines[l].label);
+         << kSeriesColours[l % (sizeof kSeriesColours / sizeof *kSeriesColours)] << "\" title " << gp_quoted(lines[l].label);
   }
   fig.data = data.str();
   const std::string unit = unit_words(points.front()->unit);
@@ -196,11 +187,11 @@ GnuplotFigure scaling_throughput_figure(const std::vector<ScalingPoint>& all) {
        << "set xlabel \"chips (IPUs, GPUs or CPU nodes) used\"\n"
        << "set ylabel " << gp_quoted(unit + " per second") << "\n"
        << "set logscale x 2\nset logscale y 10\n"
-       << "set xrange [0.8:" << fmt(static_cast<double>(most) * 1.25) << "]\n"
+       << "set xrange [0.8:" << short_number(static_cast<double>(most) * 1.25) << "]\n"
        << "set format x \"%g\"\nset format y \"%.0s%c\"\n"
        << "set grid xtics ytics lc rgb \"#dddddd\" lw 0.5\n"
        << "set key below Left reverse samplen 1.5 height 1.5\n";  // height: clear of the x label
-  if (hi > 0) body << "set yrange [" << fmt(lo / 1.5) << ":" << fmt(hi * 1.5) << "]\n" << log_ticks("y", lo / 1.5, hi * 1.5);
+  if (hi > 0) body << "set yrange [" << short_number(lo / 1.5) << ":" << short_number(hi * 1.5) << "]\n" << log_ticks("y", lo / 1.5, hi * 1.5);
   body << plot.str() << "\n";
   fig.body = body.str();
   return fig;
@@ -233,13 +224,13 @@ GnuplotFigure pipeline_step_figure(const std::vector<ScalingPoint>& all) {
     if (l) data << "\n\n";
     data << "# " << lines[l].label << ": micro_batches step_time_ms bubble_share report\n";
     for (const ScalingPoint* p : lines[l].points) {
-      data << p->micro_batches << " " << fmt(p->step_time_s * 1e3) << " " << fmt(p->bubble_share) << " " << p->report << "\n";
+      data << p->micro_batches << " " << short_number(p->step_time_s * 1e3) << " " << short_number(p->bubble_share) << " " << p->report << "\n";
       lo = std::min(lo, p->step_time_s * 1e3);
       hi = std::max(hi, p->step_time_s * 1e3);
       most = std::max(most, p->micro_batches);
     }
     plot << (l ? ", \\\n     " : "plot ") << "datafile index " << l << " using 1:2 with linespoints lw 1.5 pt 7 ps 0.7 lc rgb \""
-         << colours[l % (sizeof colours / sizeof *colours)] << "\" title " << gp_quoted(lines[l].label);
+         << kSeriesColours[l % (sizeof kSeriesColours / sizeof *kSeriesColours)] << "\" title " << gp_quoted(lines[l].label);
   }
   fig.data = data.str();
   std::ostringstream body;
@@ -247,11 +238,11 @@ GnuplotFigure pipeline_step_figure(const std::vector<ScalingPoint>& all) {
        << "set xlabel \"micro-batches per step\"\n"
        << "set ylabel \"step time (ms)\"\n"
        << "set logscale x 2\n"
-       << "set xrange [0.8:" << fmt(static_cast<double>(most) * 1.25) << "]\n"
+       << "set xrange [0.8:" << short_number(static_cast<double>(most) * 1.25) << "]\n"
        << "set format x \"%g\"\nset format y \"%g\"\n"
        << "set grid xtics ytics lc rgb \"#dddddd\" lw 0.5\n"
        << "set key below Left reverse samplen 1.5 height 1.5\n";  // height: clear of the x label
-  if (hi > 0) body << "set yrange [0:" << fmt(hi * 1.15) << "]\n";
+  if (hi > 0) body << "set yrange [0:" << short_number(hi * 1.15) << "]\n";
   body << plot.str() << "\n";
   fig.body = body.str();
   return fig;

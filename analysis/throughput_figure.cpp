@@ -29,15 +29,6 @@ std::vector<std::string> split(const std::string& line) {
   return out;
 }
 
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-// Okabe-Ito colours, distinct for colour-blind readers and in greyscale.
-const char* const colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"};
-
 }  // namespace
 
 std::vector<ThroughputRow> read_throughput_csv(const std::string& path) {
@@ -111,7 +102,7 @@ GnuplotFigure throughput_figure(const std::vector<ThroughputRow>& rows) {
         refused.push_back(r->batch_size);
         continue;
       }
-      block << r->batch_size << " " << fmt(r->throughput_per_s) << " " << fmt(r->edge_padding_share) << "\n";
+      block << r->batch_size << " " << short_number(r->throughput_per_s) << " " << short_number(r->edge_padding_share) << "\n";
       lo = std::min(lo, r->throughput_per_s);
       hi = std::max(hi, r->throughput_per_s);
     }
@@ -123,7 +114,7 @@ GnuplotFigure throughput_figure(const std::vector<ThroughputRow>& rows) {
     if (index) data << "\n\n";
     data << "# " << order[b] << " (" << list.front()->kind << "): " << first.knob << " " << first.unit << " edge_padding_share\n" << block.str();
     plot << (index ? ", \\\n     " : "plot ") << "datafile index " << index << " using 1:2 with linespoints lw 1.5 pt 7 ps 0.6 lc rgb \""
-         << colours[b % (sizeof colours / sizeof *colours)] << "\" title " << gp_quoted(title);
+         << kSeriesColours[b % (sizeof kSeriesColours / sizeof *kSeriesColours)] << "\" title " << gp_quoted(title);
     ++index;
   }
   fig.data = data.str();
@@ -136,7 +127,7 @@ GnuplotFigure throughput_figure(const std::vector<ThroughputRow>& rows) {
        << "set format y \"%.0s%c\"\n"
        << "set grid xtics ytics lc rgb \"#dddddd\" lw 0.5\n"
        << "set key outside bottom center horizontal maxrows 3 samplen 1.5\n";
-  if (hi > 0) body << "set yrange [" << fmt(lo / 1.5) << ":" << fmt(hi * 1.5) << "]\n";
+  if (hi > 0) body << "set yrange [" << short_number(lo / 1.5) << ":" << short_number(hi * 1.5) << "]\n";
   body << (index ? plot.str() : "plot NaN notitle") << "\n";
   fig.body = body.str();
   return fig;

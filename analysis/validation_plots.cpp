@@ -8,6 +8,7 @@
 
 #include "fitting/error_metrics.hpp"
 #include "fitting/split.hpp"
+#include "analysis/plot_text.hpp"
 
 namespace tilesim::analysis {
 
@@ -16,12 +17,6 @@ namespace {
 // Colours that stay distinct in greyscale and for colour-blind readers (Okabe-Ito).
 const char* const held_out_colour = "#D55E00";     // vermillion, filled: the headline half
 const char* const calibration_colour = "#0072B2";  // blue, open
-
-std::string fmt(double value) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", value);
-  return buf;
-}
 
 // A double-quoted gnuplot string showing `text` literally under the enhanced-text terminals, where
 // '_' and '^' would otherwise make sub- and superscripts ("scatter_add").
@@ -62,7 +57,7 @@ std::string intermediate_log_tics(double lo, double hi) {
     for (double m : {2.0, 5.0}) {
       const double v = m * decade;
       if (v < lo || v > hi) continue;
-      s << (first ? "(" : ", ") << "\"" << fmt(v) << "\" " << fmt(v);
+      s << (first ? "(" : ", ") << "\"" << short_number(v) << "\" " << short_number(v);
       first = false;
     }
   }
@@ -92,7 +87,7 @@ GnuplotFigure scatter_figure(const ScatterSpec& spec, const std::vector<ScatterP
     std::ostringstream block;
     for (const auto& p : points) {
       if (p.calibration != calibration) continue;
-      block << fmt(p.measured) << ' ' << fmt(p.predicted) << ' ' << p.shape.num_inputs << ' ' << p.shape.num_features
+      block << short_number(p.measured) << ' ' << short_number(p.predicted) << ' ' << p.shape.num_inputs << ' ' << p.shape.num_features
             << ' ' << p.shape.num_outputs << '\n';
       const double a = std::min(p.measured, p.predicted), b = std::max(p.measured, p.predicted);
       lo = first ? a : std::min(lo, a);
@@ -123,8 +118,8 @@ GnuplotFigure scatter_figure(const ScatterSpec& spec, const std::vector<ScatterP
     << "set ylabel " << quoted(spec.y_label) << "\n"
     << "set logscale xy\n"
     << "set format xy \"%g\"\n"
-    << "set xrange [" << fmt(lo_axis) << ":" << fmt(hi_axis) << "]\n"
-    << "set yrange [" << fmt(lo_axis) << ":" << fmt(hi_axis) << "]\n"
+    << "set xrange [" << short_number(lo_axis) << ":" << short_number(hi_axis) << "]\n"
+    << "set yrange [" << short_number(lo_axis) << ":" << short_number(hi_axis) << "]\n"
     << "set size ratio -1\n";
   const std::string extra_tics = intermediate_log_tics(lo_axis, hi_axis);
   if (!extra_tics.empty()) b << "set xtics add " << extra_tics << "\nset ytics add " << extra_tics << "\n";
@@ -180,7 +175,7 @@ GnuplotFigure error_map_figure(const std::string& stem, const std::string& title
   double max_abs_error_pct = 0;
   for (const auto& p : points) max_abs_error_pct = std::max(max_abs_error_pct, std::abs(p.error_pct()));
   std::string legend = "blue: model too fast, red: model too slow; dots: calibration points";
-  if (max_abs_error_pct > range) legend += "; colours saturate beyond \u00b1" + fmt(range) + "%";
+  if (max_abs_error_pct > range) legend += "; kSeriesColours saturate beyond \u00b1" + short_number(range) + "%";
 
   std::ostringstream data;
   data << "# " << title << "\n"
@@ -197,7 +192,7 @@ GnuplotFigure error_map_figure(const std::string& stem, const std::string& title
     data << "# num_features = " << f << "\n";
     for (const auto& p : points) {
       if (p.shape.num_features != f) continue;
-      data << fitting::size_exponent(p.shape.num_outputs) << ' ' << fitting::size_exponent(p.shape.num_inputs) << ' ' << fmt(p.error_pct())
+      data << fitting::size_exponent(p.shape.num_outputs) << ' ' << fitting::size_exponent(p.shape.num_inputs) << ' ' << short_number(p.error_pct())
            << ' ' << (p.calibration ? 1 : 0) << ' ' << p.shape.num_outputs << ' ' << p.shape.num_inputs << ' ' << f << '\n';
     }
   }
@@ -220,7 +215,7 @@ GnuplotFigure error_map_figure(const std::string& stem, const std::string& title
   b << "# Diverging palette centred on 0 (ColorBrewer RdBu): blue = model too fast, red = model too slow.\n"
     << "set palette defined (-1 \"#2166ac\", -0.66 \"#67a9cf\", -0.33 \"#d1e5f0\", 0 \"#f7f7f7\", 0.33 \"#fddbc7\", "
        "0.66 \"#ef8a62\", 1 \"#b2182b\")\n"
-    << "error_range = " << fmt(range) << "  # percent; larger errors saturate the colour\n"
+    << "error_range = " << short_number(range) << "  # percent; larger errors saturate the colour\n"
     << "set cbrange [-error_range:error_range]\n"
     // Explicit tic labels are gnuplot format strings, hence "%%" for a literal percent sign.
     << "set cbtics (\"-\".gprintf(\"%g\", error_range).\"%%\" -error_range, \"-\".gprintf(\"%g\", error_range/2).\"%%\" "
@@ -237,16 +232,16 @@ GnuplotFigure error_map_figure(const std::string& stem, const std::string& title
     const double x0 = left + col * (panel_w + hgap);
     const double y1 = top - row * (panel_h + vgap);
     b << "\n# panel " << i + 1 << ": num_features = " << f << "\n"
-      << "set lmargin at screen " << fmt(x0) << "; set rmargin at screen " << fmt(x0 + panel_w) << "\n"
-      << "set tmargin at screen " << fmt(y1) << "; set bmargin at screen " << fmt(y1 - panel_h) << "\n"
+      << "set lmargin at screen " << short_number(x0) << "; set rmargin at screen " << short_number(x0 + panel_w) << "\n"
+      << "set tmargin at screen " << short_number(y1) << "; set bmargin at screen " << short_number(y1 - panel_h) << "\n"
       << "set title \"num\\\\_features = " << f << "\" offset 0,-0.6\n"
       << (row == rows - 1 ? "set xlabel \"num\\\\_outputs\" offset 0,0.3\n" : "unset xlabel\n")
       << "set xtics " << exponent_tics(out_exponents, row == rows - 1) << " out nomirror scale 0.5\n"
       << (col == 0 ? "set ylabel \"num\\\\_inputs\" offset 1,0\n" : "unset ylabel\n")
       << "set ytics " << exponent_tics(in_exponents, col == 0) << " out nomirror scale 0.5\n";
     if (i == panels - 1)
-      b << "set colorbox user origin screen " << fmt(right + 0.03) << ", screen " << fmt(bottom) << " size screen 0.022, screen "
-        << fmt(top - bottom) << "\n"
+      b << "set colorbox user origin screen " << short_number(right + 0.03) << ", screen " << short_number(bottom) << " size screen 0.022, screen "
+        << short_number(top - bottom) << "\n"
         << "set cblabel \"error = (predicted - measured) / measured\" offset 1,0\n";
     else
       b << "unset colorbox\n";

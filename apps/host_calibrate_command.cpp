@@ -15,6 +15,7 @@
 #include "backends/machine_ceilings.hpp"
 #include "common/error.hpp"
 #include "common/host_info.hpp"
+#include "common/wall_clock.hpp"
 #include "kernels/cpu/host_calibration.hpp"
 #include "models/cpu/cpu_machine.hpp"
 
@@ -25,13 +26,6 @@ namespace {
 std::string host_name() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "unknown-host";
-  return buf;
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return buf;
 }
 

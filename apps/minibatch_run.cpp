@@ -14,6 +14,7 @@
 #include "apps/training_run.hpp"
 #include "common/error.hpp"
 #include "common/tool_identity.hpp"
+#include "common/wall_clock.hpp"
 #include "mpi/world.hpp"
 #include "workloads/loaders/batch_lowering.hpp"
 #include "workloads/loaders/batch_source.hpp"
@@ -24,8 +25,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 namespace loaders = workloads::loaders;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // The trained parameters, optimizer state and step number of one backend, by tensor name, carried from
 // one batch's step to the next (each batch is its own op graph, so tensor ids may differ; names do not).

@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "common/limits.hpp"
 #include "common/strict_json.hpp"
+#include "common/wall_clock.hpp"
 #include "models/ipu/machine/machine_file.hpp"
 #include "models/ipu/placement.hpp"
 #include "workloads/graphs/algorithms.hpp"
@@ -20,8 +21,6 @@ namespace {
 
 namespace graphs = workloads::graphs;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Bytes per feature value for the dtypes a row may be stored in.
 std::int64_t element_bytes(const std::string& dtype) {

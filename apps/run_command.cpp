@@ -25,6 +25,7 @@
 #include "common/error.hpp"
 #include "common/limits.hpp"
 #include "common/tool_identity.hpp"
+#include "common/wall_clock.hpp"
 #include "ir/reference/compare.hpp"
 #include "mpi/world.hpp"
 #include "sim/engine.hpp"
@@ -33,13 +34,6 @@
 namespace tilesim::cli {
 
 namespace {
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return buf;
-}
 
 // The trace file of one simulated backend: the path as given when there is one, else one per machine.
 std::string trace_path_for(const std::string& path, const backends::BackendSpec& spec, std::size_t traced_backends) {

@@ -23,6 +23,7 @@
 #include "apps/render_figures.hpp"
 #include "apps/report_writer.hpp"
 #include "common/error.hpp"
+#include "common/wall_clock.hpp"
 #include "fitting/split.hpp"
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_model.hpp"
@@ -41,8 +42,6 @@ using analysis::ValidationPoint;
 // The machines the hydronet data were measured on, and the model and machine file that stand for each.
 constexpr const char* bow_machine_file = "bow";
 constexpr const char* a100_machine_file = "a100-40gb";  // the data do not name the variant; 40 GB SXM is the best guess
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Points done / total on stderr: one updating line on a terminal, a plain line per data set otherwise
 // (so logs of CI runs stay readable).

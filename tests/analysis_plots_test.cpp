@@ -24,7 +24,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const fs::path& dir() {
+const fs::path& plots_dir() {
   static const fs::path d = scratch("analysis_plots_test");
   return d;
 }
@@ -67,8 +67,8 @@ TEST_CASE("gnuplot renders PDF beside SVG and PNG when asked", "[analysis][plots
   fig.pdf = true;
   const std::string script = gnuplot_script(fig);
   CHECK_THAT(script, Contains("do for [format in \"svg png pdf\"]") && Contains("set terminal pdfcairo size 6.66667in,5in"));
-  const RenderedFigure r = render_figure(dir().string(), fig);
-  CHECK(r.pdf_path == (dir() / "pdf_line.pdf").string());
+  const RenderedFigure r = render_figure(plots_dir().string(), fig);
+  CHECK(r.pdf_path == (plots_dir() / "pdf_line.pdf").string());
   CHECK(is_pdf(slurp(r.pdf_path)));
   CHECK(is_png(slurp(r.png_path)));
   fig.pdf = false;
@@ -85,15 +85,15 @@ TEST_CASE("speedup heat map and 3D surface, one panel: valid files, contour and 
   spec.panels.push_back({"", grid_averaged_over_features(synthetic_points())});
   spec.range = surface_colour_range(spec.panels);
   CHECK(spec.range == 30);  // the largest mean speedup is 21x
-  const auto heat = render_figure(dir().string(), speedup_heatmap_figure(spec));
-  CHECK(figure_problem(dir(), "surface_one") == "");
+  const auto heat = render_figure(plots_dir().string(), speedup_heatmap_figure(spec));
+  CHECK(figure_problem(plots_dir(), "surface_one") == "");
   const std::string script = slurp(heat.script_path);
   CHECK_THAT(script, Contains("with boxxyerror fillcolor palette") && Contains("with labels") &&
                          Contains("linecolor rgb \"black\"") && Contains("set logscale xy 2") &&
                          Contains("num\\\\_inputs (rows)") && Contains("\"1/10×\"") && Contains("\"1×\" 0"));
   // The colour box's rotated "speedup" label keeps clear of the right edge (by more than its font's
   // size in the SVG: cairo's wider PNG fonts once pushed it off the picture).
-  const std::string svg = slurp(dir() / "surface_one.svg");
+  const std::string svg = slurp(plots_dir() / "surface_one.svg");
   const auto box = svg_groups(svg, R"re(viewBox="0 0 ([0-9.]+) ([0-9.]+)")re");
   const auto label = svg_groups(svg, R"re(translate\(([0-9.]+),[0-9.]+\) rotate\(270\)[^>]*font-size="([0-9.]+)"[^>]*>\s*<text><tspan[^>]*>speedup<)re");
   REQUIRE((box.size() == 2 && label.size() == 2));
@@ -101,8 +101,8 @@ TEST_CASE("speedup heat map and 3D surface, one panel: valid files, contour and 
   // The data file holds the crossing of 1x.
   CHECK_THAT(slurp(heat.data_path), Contains("the 1x contour: segments"));
   spec.stem = "surface_one_3d";
-  const auto surface = render_figure(dir().string(), speedup_surface3d_figure(spec));
-  CHECK(figure_problem(dir(), "surface_one_3d") == "");
+  const auto surface = render_figure(plots_dir().string(), speedup_surface3d_figure(spec));
+  CHECK(figure_problem(plots_dir(), "surface_one_3d") == "");
   CHECK_THAT(slurp(surface.script_path), Contains("with pm3d") && Contains("set view") && Contains("#C0404040"));
 }
 
@@ -114,16 +114,16 @@ TEST_CASE("speedup figures with one panel per feature size share one colour scal
   for (const auto& g : grids_per_feature(synthetic_points())) spec.panels.push_back({g.slice, g});
   REQUIRE(spec.panels.size() == 3);
   spec.range = 30;
-  const auto heat = render_figure(dir().string(), speedup_heatmap_figure(spec));
-  CHECK(figure_problem(dir(), "surface_panels") == "");
+  const auto heat = render_figure(plots_dir().string(), speedup_heatmap_figure(spec));
+  CHECK(figure_problem(plots_dir(), "surface_panels") == "");
   const std::string script = slurp(heat.script_path);
   CHECK_THAT(script, Contains("set multiplot layout 1,3") && Contains("num\\\\_features = 256") &&
                          Contains("datafile index 4 using 1:2:3:4:5:6:7"));
   // Cell values only on a single panel: three would be too small to read.
   CHECK_THAT(script, !Contains("with labels"));
   spec.stem = "surface_panels_3d";
-  render_figure(dir().string(), speedup_surface3d_figure(spec));
-  CHECK(figure_problem(dir(), "surface_panels_3d") == "");
+  render_figure(plots_dir().string(), speedup_surface3d_figure(spec));
+  CHECK(figure_problem(plots_dir(), "surface_panels_3d") == "");
 }
 
 TEST_CASE("the colour range covers every speedup with a round figure", "[analysis][plots][unit]") {
@@ -155,15 +155,15 @@ TEST_CASE("roofline and bandwidth figures with ceilings and points", "[analysis]
     points.push_back({"scatter_add", {4096, 64, out}, "hbm", 4096.0 * 64, bytes, time_s});
     points.push_back({"gather", {4096, 64, out}, "hbm", 0, bytes, time_s});
   }
-  render_figure(dir().string(), roofline_figure(m, points, "roofline_test"));
-  CHECK(figure_problem(dir(), "roofline_test") == "");
-  const std::string script = slurp(dir() / "roofline_test.gp");
+  render_figure(plots_dir().string(), roofline_figure(m, points, "roofline_test"));
+  CHECK(figure_problem(plots_dir(), "roofline_test") == "");
+  const std::string script = slurp(plots_dir() / "roofline_test.gp");
   CHECK_THAT(script, Contains("HBM 1.55 TB/s") && Contains("fp32 19.5 TFLOP/s") && Contains("scatter\\\\_add at HBM") &&
                          Contains("gather: 0 FLOPs"));
-  CHECK_THAT(slurp(dir() / "roofline_test.dat"), Contains("bandwidth hbm = 1.555e+12 B/s: vendor"));
-  render_figure(dir().string(), bandwidth_figure(m, points, "bandwidth_test"));
-  CHECK(figure_problem(dir(), "bandwidth_test") == "");
-  CHECK_THAT(slurp(dir() / "bandwidth_test.gp"), Contains("gather at HBM") && Contains("L2 7.2 TB/s"));
+  CHECK_THAT(slurp(plots_dir() / "roofline_test.dat"), Contains("bandwidth hbm = 1.555e+12 B/s: vendor"));
+  render_figure(plots_dir().string(), bandwidth_figure(m, points, "bandwidth_test"));
+  CHECK(figure_problem(plots_dir(), "bandwidth_test") == "");
+  CHECK_THAT(slurp(plots_dir() / "bandwidth_test.gp"), Contains("gather at HBM") && Contains("L2 7.2 TB/s"));
   // A machine with many ceilings (a CPU's: two peaks, two matmul peaks, two bandwidths) and several
   // series: the legend lists every one in one column, and the figure grows to hold it.
   RooflineMachine cpu;
@@ -177,19 +177,19 @@ TEST_CASE("roofline and bandwidth figures with ceilings and points", "[analysis]
     cpu_points.push_back({"scatter_add", {4096, 64, out}, "dram", 4096.0 * 64, 4.0 * 64 * static_cast<double>(out), 1e-4});
     cpu_points.push_back({"gather", {4096, 64, out}, "dram", 0, 4.0 * 64 * static_cast<double>(out), 1e-4});
   }
-  render_figure(dir().string(), roofline_figure(cpu, cpu_points, "roofline_cpu_test"));
-  CHECK(figure_problem(dir(), "roofline_cpu_test") == "");
-  const std::string cpu_script = slurp(dir() / "roofline_cpu_test.gp");
+  render_figure(plots_dir().string(), roofline_figure(cpu, cpu_points, "roofline_cpu_test"));
+  CHECK(figure_problem(plots_dir(), "roofline_cpu_test") == "");
+  const std::string cpu_script = slurp(plots_dir() / "roofline_cpu_test.gp");
   // Six ceilings and scatter_add's points (gather has no FLOPs): seven lines, 4 more than the base holds.
   CHECK_THAT(cpu_script, Contains("maxrows 7") && Contains("size 400,404") && Contains("scatter\\\\_add at DRAM"));
-  const std::string cpu_svg = slurp(dir() / "roofline_cpu_test.svg");
+  const std::string cpu_svg = slurp(plots_dir() / "roofline_cpu_test.svg");
   for (const char* entry : {"fp32 4.7 GFLOP/s", "fp64 2.1 GFLOP/s", "float16 matmul", "DRAM stream", "DRAM random gather"}) {
     INFO(entry);
     CHECK_THAT(cpu_svg, Contains(entry));
   }
-  render_figure(dir().string(), bandwidth_figure(cpu, cpu_points, "bandwidth_cpu_test"));
-  CHECK(figure_problem(dir(), "bandwidth_cpu_test") == "");
-  CHECK_THAT(slurp(dir() / "bandwidth_cpu_test.gp"), Contains("maxrows 4") && Contains("gather at DRAM"));
+  render_figure(plots_dir().string(), bandwidth_figure(cpu, cpu_points, "bandwidth_cpu_test"));
+  CHECK(figure_problem(plots_dir(), "bandwidth_cpu_test") == "");
+  CHECK_THAT(slurp(plots_dir() / "bandwidth_cpu_test.gp"), Contains("maxrows 4") && Contains("gather at DRAM"));
   RooflineMachine none;
   none.backend = "cpu";
   CHECK_THROWS_AS(roofline_figure(none, points, "x"), std::invalid_argument);

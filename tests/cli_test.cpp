@@ -21,15 +21,15 @@ namespace {
 using tilesim_test::CliResult;
 using tilesim_test::slurp;
 
-fs::path scratch_dir() {
+fs::path cli_dir() {
   static const fs::path dir = tilesim_test::scratch("cli_test");
   return dir;
 }
 
-CliResult run_cli(const std::string& args) { return tilesim_test::run_tilesim(args, scratch_dir()); }
+CliResult run_cli(const std::string& args) { return tilesim_test::run_tilesim(args, cli_dir()); }
 
-fs::path write_file(const std::string& name, const std::string& text) {
-  return tilesim_test::write_text(scratch_dir() / name, text);
+fs::path write_cli_file(const std::string& name, const std::string& text) {
+  return tilesim_test::write_text(cli_dir() / name, text);
 }
 
 std::string example(const std::string& name) { return std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/" + name; }
@@ -62,8 +62,8 @@ TEST_CASE("tilesim --version, help and machines", "[cli]") {
 }
 
 TEST_CASE("tilesim run reports both backends verified, and writes report.json", "[cli]") {
-  const auto w = write_file("small.json", kSmall);
-  const auto out = scratch_dir() / "out_small";
+  const auto w = write_cli_file("small.json", kSmall);
+  const auto out = cli_dir() / "out_small";
   auto r = run_cli("run " + w.string() + " --json --repeats 3 --out " + out.string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -114,7 +114,7 @@ TEST_CASE("every shipped example runs with verified outputs", "[cli][slow]") {
     // edges, minutes and gigabytes: their runs are in the README and the docs, not in the tests).
     if (nlohmann::json::parse(tilesim_test::slurp(entry.path())).contains("loader")) continue;
     INFO(entry.path());
-    const std::string out = " --json --repeats 1 --warmup 0 --out " + (scratch_dir() / "ex").string();
+    const std::string out = " --json --repeats 1 --warmup 0 --out " + (cli_dir() / "ex").string();
     if (entry.path().filename() == "sage_arxiv.json") {
       const auto ipu = run_cli("run " + entry.path().string() + " --backends ipu:bow:static" + out);
       CHECK(ipu.exit_code == 3);
@@ -195,9 +195,9 @@ TEST_CASE("every shipped example runs with verified outputs", "[cli][slow]") {
 }
 
 TEST_CASE("timing-only runs give the same cycles and verify nothing", "[cli]") {
-  const auto w = write_file("small_t.json", kSmall);
-  auto f = run_cli("run " + w.string() + " --json --backends ipu --out " + (scratch_dir() / "tf").string());
-  auto t = run_cli("run " + w.string() + " --json --backends ipu --timing-only --out " + (scratch_dir() / "tt").string());
+  const auto w = write_cli_file("small_t.json", kSmall);
+  auto f = run_cli("run " + w.string() + " --json --backends ipu --out " + (cli_dir() / "tf").string());
+  auto t = run_cli("run " + w.string() + " --json --backends ipu --timing-only --out " + (cli_dir() / "tt").string());
   REQUIRE(f.exit_code == 0);
   REQUIRE(t.exit_code == 0);
   const auto fj = nlohmann::json::parse(f.out), tj = nlohmann::json::parse(t.out);
@@ -208,9 +208,9 @@ TEST_CASE("timing-only runs give the same cycles and verify nothing", "[cli]") {
 }
 
 TEST_CASE("run with a trace file writes a Chrome trace with compute, sync and exchange phases", "[cli]") {
-  const auto w = write_file("small_tr.json", kSmall);
-  const auto trace = scratch_dir() / "trace.json";
-  auto r = run_cli("run " + w.string() + " --backends ipu:bow --trace " + trace.string() + " --out " + (scratch_dir() / "tr").string());
+  const auto w = write_cli_file("small_tr.json", kSmall);
+  const auto trace = cli_dir() / "trace.json";
+  auto r = run_cli("run " + w.string() + " --backends ipu:bow --trace " + trace.string() + " --out " + (cli_dir() / "tr").string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(slurp(trace));
@@ -226,8 +226,8 @@ TEST_CASE("run with a trace file writes a Chrome trace with compute, sync and ex
 }
 
 TEST_CASE("a seed given on the command line overrides the workload seed and changes the data", "[cli]") {
-  const auto w = write_file("small_s.json", kSmall);
-  auto a = run_cli("run " + w.string() + " --json --backends ipu --seed 99 --out " + (scratch_dir() / "s1").string());
+  const auto w = write_cli_file("small_s.json", kSmall);
+  auto a = run_cli("run " + w.string() + " --json --backends ipu --seed 99 --out " + (cli_dir() / "s1").string());
   REQUIRE(a.exit_code == 0);
   CHECK(nlohmann::json::parse(a.out)["workload"]["seed"] == 99);
 }
@@ -258,17 +258,17 @@ TEST_CASE("bad input exits with code 2 and names the file, the JSON path, expect
   };
   for (const auto& b : bad) {
     INFO(b.what);
-    const auto w = write_file("bad.json", b.workload);
-    auto r = run_cli("run " + w.string() + " --out " + (scratch_dir() / "bad").string());
+    const auto w = write_cli_file("bad.json", b.workload);
+    auto r = run_cli("run " + w.string() + " --out " + (cli_dir() / "bad").string());
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains(w.string()));
     for (const auto& part : b.message_parts) CHECK_THAT(r.err, Catch::Contains(part));
   }
   // An index file with an out-of-range index names the index file and its line.
-  write_file("bad.indices.txt", "0\n1\n7\n");
-  const auto w = write_file("bad_idx.json", R"({"name": "b", "ops": [{"op": "gather", "num_inputs": 4, "num_features": 2,
+  write_cli_file("bad.indices.txt", "0\n1\n7\n");
+  const auto w = write_cli_file("bad_idx.json", R"({"name": "b", "ops": [{"op": "gather", "num_inputs": 4, "num_features": 2,
       "num_outputs": 3, "indices": {"file": "bad.indices.txt"}}]})");
-  auto r = run_cli("run " + w.string() + " --out " + (scratch_dir() / "bad").string());
+  auto r = run_cli("run " + w.string() + " --out " + (cli_dir() / "bad").string());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("bad.indices.txt") && Catch::Contains("3"));
 
@@ -288,34 +288,34 @@ TEST_CASE("bad input exits with code 2 and names the file, the JSON path, expect
   CHECK(mode.exit_code == 2);
   CHECK_THAT(mode.err, Catch::Contains("bow:statik"));
   // "ipu:static" is Bow in the static index mode, named in full in the report.
-  auto both = run_cli("run " + example("small.json") + " --json --backends ipu:static,ipu --out " + (scratch_dir() / "modes").string());
+  auto both = run_cli("run " + example("small.json") + " --json --backends ipu:static,ipu --out " + (cli_dir() / "modes").string());
   REQUIRE(both.exit_code == 0);
   const auto modes = nlohmann::json::parse(both.out);
   CHECK(modes["results"][0]["backend"] == "ipu:bow:static");
   CHECK(modes["results"][1]["backend"] == "ipu:bow");
-  const auto broken_machine = write_file("broken_machine.json", R"({"name": "x"})");
+  const auto broken_machine = write_cli_file("broken_machine.json", R"({"name": "x"})");
   auto bm = run_cli("run " + example("small.json") + " --backends ipu:" + broken_machine.string());
   CHECK(bm.exit_code == 2);
   CHECK_THAT(bm.err, Catch::Contains(broken_machine.string()) && Catch::Contains("description"));
 }
 
 TEST_CASE("a workload too big for one IPU exits with code 3 naming the tile and bytes", "[cli][errors]") {
-  const auto w = write_file("huge.json", R"({"name": "huge", "ops": [
+  const auto w = write_cli_file("huge.json", R"({"name": "huge", "ops": [
       {"op": "gather", "num_inputs": 300000, "num_features": 1024, "num_outputs": 64}]})");
-  auto r = run_cli("run " + w.string() + " --backends ipu --out " + (scratch_dir() / "huge").string());
+  auto r = run_cli("run " + w.string() + " --backends ipu --out " + (cli_dir() / "huge").string());
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.err, Catch::Contains("tile 0") && Catch::Contains("bytes") && Catch::Contains("bow"));
 }
 
 TEST_CASE("a failed run leaves the earlier report intact", "[cli][errors]") {
-  const auto out = scratch_dir() / "keep";
-  const auto good = write_file("keep.json", kSmall);
+  const auto out = cli_dir() / "keep";
+  const auto good = write_cli_file("keep.json", kSmall);
   REQUIRE(run_cli("run " + good.string() + " --backends ipu --out " + out.string()).exit_code == 0);
   const std::string before = slurp(out / "report.json");
   REQUIRE(!before.empty());
-  const auto bad = write_file("keep_bad.json", R"({"name": "cli_small", "ops": [{"op": "gather"}]})");
+  const auto bad = write_cli_file("keep_bad.json", R"({"name": "cli_small", "ops": [{"op": "gather"}]})");
   CHECK(run_cli("run " + bad.string() + " --out " + out.string()).exit_code == 2);
-  const auto huge = write_file("keep_huge.json", R"({"name": "cli_small", "ops": [
+  const auto huge = write_cli_file("keep_huge.json", R"({"name": "cli_small", "ops": [
       {"op": "gather", "num_inputs": 300000, "num_features": 1024, "num_outputs": 64}]})");
   CHECK(run_cli("run " + huge.string() + " --backends ipu --out " + out.string()).exit_code == 3);
   CHECK(slurp(out / "report.json") == before);

@@ -35,7 +35,7 @@ std::string describe(OpKind kind, OpShape shape, Indices pattern) {
 }
 
 // One op with random values and indices of the given pattern, as the workload layer would supply them.
-struct Case {
+struct KernelCase {
   OpGraph graph;
   TensorValues values;
   const Op& op() const { return graph.ops.front(); }
@@ -43,8 +43,8 @@ struct Case {
   const std::vector<std::int32_t>& indices() const { return values.i32(op().indices); }
 };
 
-Case make_case(OpKind kind, OpShape shape, Indices pattern, std::uint32_t seed, float min_abs_value = 0.0f) {
-  Case c;
+KernelCase make_case(OpKind kind, OpShape shape, Indices pattern, std::uint32_t seed, float min_abs_value = 0.0f) {
+  KernelCase c;
   const Op& op = c.graph.add_gather_scatter("op", kind, DType::float32, shape);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> magnitude(min_abs_value, 1.0f);
@@ -70,7 +70,7 @@ Case make_case(OpKind kind, OpShape shape, Indices pattern, std::uint32_t seed, 
   return c;
 }
 
-std::vector<float> run_kernel(const Case& c) {
+std::vector<float> run_kernel(const KernelCase& c) {
   const Op& op = c.op();
   std::vector<float> out(static_cast<std::size_t>(op.shape.num_outputs * op.shape.num_features),
                          std::numeric_limits<float>::quiet_NaN());
@@ -104,7 +104,7 @@ TEST_CASE("cpu gather_f32 equals the reference bitwise over random shapes and ed
   std::uint32_t seed = 1;
   for (const auto& [shape, pattern] : cases) {
     INFO(describe(OpKind::gather, shape, pattern));
-    const Case c = make_case(OpKind::gather, shape, pattern, seed++);
+    const KernelCase c = make_case(OpKind::gather, shape, pattern, seed++);
     const std::vector<float> out = run_kernel(c);
     CHECK(same_bits(out, reference::gather(c.input(), shape.num_features, c.indices())));
     const auto v = reference::verify(c.op(), c.values, out);
@@ -127,7 +127,7 @@ TEST_CASE("cpu scatter_add_f32 passes verification over random shapes and edge c
   std::uint32_t seed = 100;
   for (const auto& [shape, pattern] : cases) {
     INFO(describe(OpKind::scatter_add, shape, pattern));
-    const Case c = make_case(OpKind::scatter_add, shape, pattern, seed++);
+    const KernelCase c = make_case(OpKind::scatter_add, shape, pattern, seed++);
     const std::vector<float> out = run_kernel(c);
     const auto v = reference::verify(c.op(), c.values, out);
     INFO(v.detail);
@@ -148,7 +148,7 @@ TEST_CASE("cpu scatter_add_f32 passes verification over random shapes and edge c
 TEST_CASE("cpu scatter_add_f32 zeroes the output it is given", "[kernels][cpu][unit]") {
   for (const OpShape shape : {OpShape{10, 4, 50}, OpShape{3000, 17, 5000}, OpShape{20000, 16, 8}}) {
     INFO(describe(OpKind::scatter_add, shape, Indices::uniform));
-    const Case c = make_case(OpKind::scatter_add, shape, Indices::uniform, 7);
+    const KernelCase c = make_case(OpKind::scatter_add, shape, Indices::uniform, 7);
     std::vector<float> out(static_cast<std::size_t>(shape.num_outputs * shape.num_features), 123.0f);
     cpu::scatter_add_f32(c.input().data(), shape.num_inputs, shape.num_features, c.indices().data(), shape.num_outputs, out.data());
     CHECK(reference::verify(c.op(), c.values, out).ok);
@@ -158,7 +158,7 @@ TEST_CASE("cpu scatter_add_f32 zeroes the output it is given", "[kernels][cpu][u
 TEST_CASE("reference verify catches corrupted scatter_add outputs", "[kernels][reference][unit]") {
   // Terms of magnitude >= 0.25 so one missing or extra term is far outside the rounding bound.
   const OpShape shape{400, 8, 50};
-  const Case c = make_case(OpKind::scatter_add, shape, Indices::even_rows_only, 42, 0.25f);
+  const KernelCase c = make_case(OpKind::scatter_add, shape, Indices::even_rows_only, 42, 0.25f);
   const std::vector<float> good = run_kernel(c);
   REQUIRE(reference::verify(c.op(), c.values, good).ok);
   const std::int64_t features = shape.num_features;
@@ -224,7 +224,7 @@ TEST_CASE("reference verify catches corrupted scatter_add outputs", "[kernels][r
 
 TEST_CASE("reference verify catches corrupted gather outputs", "[kernels][reference][unit]") {
   const OpShape shape{30, 5, 40};
-  const Case c = make_case(OpKind::gather, shape, Indices::uniform, 3);
+  const KernelCase c = make_case(OpKind::gather, shape, Indices::uniform, 3);
   const std::vector<float> good = run_kernel(c);
   REQUIRE(reference::verify(c.op(), c.values, good).ok);
 
@@ -336,7 +336,7 @@ TEST_CASE("CpuBackend runs a small graph end to end, measured and verified", "[k
   TensorValues inputs;
   std::uint32_t seed = 11;
   for (const Op& op : graph.ops) {
-    const Case c = make_case(op.kind, op.shape, Indices::uniform, seed++);
+    const KernelCase c = make_case(op.kind, op.shape, Indices::uniform, seed++);
     inputs.set_f32(op.input, c.input());
     inputs.set_i32(op.indices, c.indices());
   }
@@ -386,8 +386,8 @@ TEST_CASE("CpuBackend feeds one op's output to the next", "[kernels][cpu][backen
   graph.add_gather_scatter("lookup", OpKind::gather, DType::float32, {20, 6, 500});
   graph.add_gather_scatter("aggregate", OpKind::scatter_add, DType::float32, {500, 6, 9});
   graph.ops[1].input = graph.ops[0].output;
-  const Case gather_case = make_case(OpKind::gather, graph.ops[0].shape, Indices::uniform, 5);
-  const Case scatter_case = make_case(OpKind::scatter_add, graph.ops[1].shape, Indices::uniform, 6);
+  const KernelCase gather_case = make_case(OpKind::gather, graph.ops[0].shape, Indices::uniform, 5);
+  const KernelCase scatter_case = make_case(OpKind::scatter_add, graph.ops[1].shape, Indices::uniform, 6);
   TensorValues inputs;
   inputs.set_f32(graph.ops[0].input, gather_case.input());
   inputs.set_i32(graph.ops[0].indices, gather_case.indices());

@@ -16,6 +16,7 @@
 #include "ir/reference/reference_ops.hpp"
 #include "kernels/cuda/emulate.hpp"
 #include "kernels/cuda/kernel_bodies.hpp"
+#include "tests/cuda_half_support.hpp"
 #include "tests/random_inputs.hpp"
 
 using namespace tilesim;
@@ -25,7 +26,7 @@ namespace reference = tilesim::reference;
 namespace {
 
 // The launcher's grid for `items`, and a small one: 3 blocks of 32 threads.
-std::vector<cuda::LaunchShape> grids_for(std::int64_t items) { return {cuda::launch_shape(items), cuda::launch_shape(items, 32, 3)}; }
+using tilesim_test::cuda_half::grids_for;
 
 using tilesim_test::random_indices;
 using tilesim_test::random_values;
@@ -37,10 +38,10 @@ std::vector<std::int64_t> offsets_of(const std::vector<std::int32_t>& sorted, st
   return offsets;
 }
 
-struct Shape {
+struct BodyShape {
   std::int64_t inputs, features, outputs;
 };
-const std::vector<Shape> kShapes = {{1, 1, 1}, {7, 3, 5}, {50, 4, 300}, {300, 17, 40}, {64, 64, 1000}, {1000, 8, 3}, {5, 2, 0}};
+const std::vector<BodyShape> kBodyShapes = {{1, 1, 1}, {7, 3, 5}, {50, 4, 300}, {300, 17, 40}, {64, 64, 1000}, {1000, 8, 3}, {5, 2, 0}};
 
 }  // namespace
 
@@ -62,7 +63,7 @@ TEST_CASE("cuda launch_shape covers the items, caps the grid and never launches 
 
 TEST_CASE("cuda gather bodies (scalar and 16-byte vector) copy the reference's bits", "[kernels][cuda][unit]") {
   std::mt19937 rng(1);
-  for (const Shape& s : kShapes) {
+  for (const BodyShape& s : kBodyShapes) {
     if (s.inputs == 0) continue;
     INFO("table rows=" << s.inputs << " features=" << s.features << " lookups=" << s.outputs);
     const auto table = random_values(s.inputs * s.features, rng);
@@ -85,7 +86,7 @@ TEST_CASE("cuda gather bodies (scalar and 16-byte vector) copy the reference's b
 
 TEST_CASE("cuda scatter bodies (fill, atomic scatter, finish) give sum, mean and max within the reference's bounds", "[kernels][cuda][unit]") {
   std::mt19937 rng(2);
-  for (const Shape& s : kShapes) {
+  for (const BodyShape& s : kBodyShapes) {
     if (s.outputs == 0) continue;
     INFO("messages=" << s.inputs << " features=" << s.features << " outputs=" << s.outputs);
     const auto src = random_values(s.inputs * s.features, rng);
@@ -120,7 +121,7 @@ TEST_CASE("cuda scatter bodies (fill, atomic scatter, finish) give sum, mean and
 
 TEST_CASE("cuda segment body reduces CSR segments, empty ones to 0", "[kernels][cuda][unit]") {
   std::mt19937 rng(3);
-  for (const Shape& s : kShapes) {
+  for (const BodyShape& s : kBodyShapes) {
     if (s.outputs == 0) continue;
     INFO("messages=" << s.inputs << " features=" << s.features << " segments=" << s.outputs);
     const auto src = random_values(s.inputs * s.features, rng);
@@ -145,7 +146,7 @@ TEST_CASE("cuda segment body reduces CSR segments, empty ones to 0", "[kernels][
 
 TEST_CASE("cuda SpMM bodies, atomic over any edge order and owner-computes over CSR, agree with the reference", "[kernels][cuda][unit]") {
   std::mt19937 rng(4);
-  for (const Shape& s : kShapes) {
+  for (const BodyShape& s : kBodyShapes) {
     if (s.outputs == 0) continue;
     const std::int64_t nodes = s.outputs, edges = s.inputs;
     INFO("nodes=" << nodes << " features=" << s.features << " edges=" << edges);
@@ -192,25 +193,25 @@ TEST_CASE("cuda atomic_max emulation keeps the larger value, negatives included"
 namespace {
 
 // A one-op graph over fresh input tensors, and the values of those inputs.
-struct OpCase {
+struct BodyCase {
   OpGraph graph;
   TensorValues values;
   const Op& op() const { return graph.ops.back(); }
 };
 
-TensorId f32_input(OpCase& c, std::vector<std::int64_t> shape, std::vector<float> values) {
+TensorId f32_input(BodyCase& c, std::vector<std::int64_t> shape, std::vector<float> values) {
   const TensorId id = c.graph.add_tensor({"x", std::move(shape), DType::float32});
   c.values.set_f32(id, std::move(values));
   return id;
 }
 
-TensorId i32_input(OpCase& c, std::int64_t n, std::vector<std::int32_t> values) {
+TensorId i32_input(BodyCase& c, std::int64_t n, std::vector<std::int32_t> values) {
   const TensorId id = c.graph.add_tensor({"i", {n}, DType::int32});
   c.values.set_i32(id, std::move(values));
   return id;
 }
 
-void expect_verified(const OpCase& c, const std::vector<float>& out) {
+void expect_verified(const BodyCase& c, const std::vector<float>& out) {
   const reference::Verification v = reference::verify(c.op(), c.values, out);
   INFO(v.detail);
   CHECK(v.ok);
@@ -224,10 +225,10 @@ std::vector<float> nan_output(const Op& op) {
 
 TEST_CASE("cuda degree body counts indices per node, zero where none", "[kernels][cuda][unit]") {
   std::mt19937 rng(5);
-  for (const Shape& s : kShapes) {
+  for (const BodyShape& s : kBodyShapes) {
     if (s.outputs == 0) continue;
     INFO("indices=" << s.inputs << " nodes=" << s.outputs);
-    OpCase c;
+    BodyCase c;
     Op op;
     op.name = "degree";
     op.kind = OpKind::degree_count;
@@ -257,7 +258,7 @@ TEST_CASE("cuda unary body computes every function within the reference's bounds
                                            {UnaryFn::reciprocal_or_zero, 0.0f}, {UnaryFn::cosine_cutoff, 6.0f}};
   for (const auto& [fn, scalar] : fns) {
     INFO(to_string(fn));
-    OpCase c;
+    BodyCase c;
     Op op;
     op.name = "f";
     op.kind = OpKind::unary;
@@ -291,7 +292,7 @@ TEST_CASE("cuda binary body broadcasts a row, a per-row scalar, per-head groups 
   for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide, BinaryFn::equal}) {
     for (const Broadcast& b : cases) {
       INFO(to_string(fn) << " rows=" << b.rows << " features=" << b.features << " other=" << b.other_rows << "x" << b.groups);
-      OpCase c;
+      BodyCase c;
       Op op;
       op.name = "b";
       op.kind = OpKind::binary;
@@ -332,7 +333,7 @@ TEST_CASE("cuda segment matmul body uses each row's segment weight, empty segmen
   for (const Seg& g : cases) {
     const std::int64_t segments = static_cast<std::int64_t>(g.offsets.size()) - 1;
     INFO("rows=" << g.rows << " depth=" << g.depth << " cols=" << g.cols << " segments=" << segments);
-    OpCase c;
+    BodyCase c;
     Op op;
     op.name = "segmm";
     op.kind = OpKind::segment_matmul;

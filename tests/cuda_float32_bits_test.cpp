@@ -21,6 +21,7 @@
 #include "kernels/cuda/emulate.hpp"
 #include "kernels/cuda/kernel_bodies.hpp"
 #include "kernels/cuda/training_bodies.hpp"
+#include "tests/cuda_half_support.hpp"
 
 using namespace tilesim;
 namespace cuda = tilesim::kernels::cuda;
@@ -64,7 +65,7 @@ struct BitsHash {
 
 // The launcher's grid and a small one whose grid-stride loops wrap (and whose emulated atomics add in
 // another order).
-std::vector<cuda::LaunchShape> grids_for(std::int64_t items) { return {cuda::launch_shape(items), cuda::launch_shape(items, 32, 3)}; }
+using tilesim_test::cuda_half::grids_for;
 
 std::vector<float> nans(std::int64_t n) { return std::vector<float>(static_cast<std::size_t>(n), std::numeric_limits<float>::quiet_NaN()); }
 

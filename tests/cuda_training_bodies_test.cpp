@@ -12,6 +12,7 @@
 
 #include "test_support.hpp"
 #include "ir/reference/reference.hpp"
+#include "tests/cuda_half_support.hpp"
 #include "tests/graph_case.hpp"
 #include "kernels/cuda/emulate.hpp"
 #include "kernels/cuda/training_bodies.hpp"
@@ -23,11 +24,11 @@ namespace cuda = tilesim::kernels::cuda;
 
 namespace {
 
-std::vector<cuda::LaunchShape> grids_for(std::int64_t items) { return {cuda::launch_shape(items), cuda::launch_shape(items, 32, 3)}; }
+using tilesim_test::cuda_half::grids_for;
 
 using Case = tilesim_test::GraphCase;
 
-Op op_of(OpKind kind, std::int64_t rows, std::int64_t cols) {
+Op training_op_of(OpKind kind, std::int64_t rows, std::int64_t cols) {
   Op op;
   op.name = "op";
   op.kind = kind;
@@ -36,11 +37,11 @@ Op op_of(OpKind kind, std::int64_t rows, std::int64_t cols) {
   return op;
 }
 
-std::vector<float> nan_output(const Op& op) {
+std::vector<float> training_nan_output(const Op& op) {
   return std::vector<float>(static_cast<std::size_t>(op.output_rows() * op.output_cols()), std::numeric_limits<float>::quiet_NaN());
 }
 
-void expect_verified(const Op& op, const TensorValues& values, const std::vector<float>& out) {
+void training_expect_verified(const Op& op, const TensorValues& values, const std::vector<float>& out) {
   const reference::Verification v = reference::verify(op, values, out);
   INFO(v.detail);
   CHECK(v.ok);
@@ -95,16 +96,16 @@ TEST_CASE("cuda unary_grad body: every derivative within the reference's bounds"
   for (const auto& [fn, scalar] : fns) {
     INFO(to_string(fn));
     Case c;
-    Op op = op_of(OpKind::unary_grad, rows, 1);
+    Op op = training_op_of(OpKind::unary_grad, rows, 1);
     op.unary = fn;
     op.scalar = scalar;
     op.input = c.f32("x", {rows, 1}, x);
     op.weight = c.f32("g", {rows, 1}, g);
     const Op& added = c.add(op);
     for (const auto& grid : grids_for(rows)) {
-      auto out = nan_output(added);
+      auto out = training_nan_output(added);
       cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) { cuda::unary_grad_body(t, fn, scalar, x.data(), g.data(), rows, out.data()); });
-      expect_verified(added, c.values, out);
+      training_expect_verified(added, c.values, out);
     }
   }
 }
@@ -116,15 +117,15 @@ TEST_CASE("cuda sum_to body: column sums, group sums per row and per column bloc
   for (const auto& [other_rows, groups] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 12}, {1, 3}, {1, 1}, {37, 1}, {37, 4}}) {
     INFO(other_rows << " x " << groups);
     Case c;
-    Op op = op_of(OpKind::sum_to, rows, cols);
+    Op op = training_op_of(OpKind::sum_to, rows, cols);
     op.shape.other_rows = other_rows;
     op.shape.other_groups = groups;
     op.input = c.f32("x", {rows, cols}, x);
     const Op& added = c.add(op);
     for (const auto& grid : grids_for(other_rows * groups)) {
-      auto out = nan_output(added);
+      auto out = training_nan_output(added);
       cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) { cuda::sum_to_body(t, x.data(), rows, cols, other_rows, groups, out.data()); });
-      expect_verified(added, c.values, out);
+      training_expect_verified(added, c.values, out);
     }
   }
 }
@@ -135,7 +136,7 @@ TEST_CASE("cuda sum_to over many rows: chunk partials then their sums, as the la
   const std::vector<float> x = random_values(rows * cols, rng);
   for (std::int64_t groups : {6, 2}) {
     Case c;
-    Op op = op_of(OpKind::sum_to, rows, cols);
+    Op op = training_op_of(OpKind::sum_to, rows, cols);
     op.shape.other_rows = 1;
     op.shape.other_groups = groups;
     op.input = c.f32("x", {rows, cols}, x);
@@ -147,9 +148,9 @@ TEST_CASE("cuda sum_to over many rows: chunk partials then their sums, as the la
       cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
         cuda::column_partials_body(t, x.data(), rows, cols, cuda::kSumToChunkRows, partial.data());
       });
-      auto out = nan_output(added);
+      auto out = training_nan_output(added);
       cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) { cuda::sum_to_body(t, partial.data(), chunks, cols, 1, groups, out.data()); });
-      expect_verified(added, c.values, out);
+      training_expect_verified(added, c.values, out);
     }
   }
 }
@@ -165,7 +166,7 @@ TEST_CASE("cuda loss bodies: cross entropy and mse, their means and gradients", 
   for (LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {
     INFO(to_string(fn));
     Case c;
-    Op loss = op_of(OpKind::loss, rows, cols);
+    Op loss = training_op_of(OpKind::loss, rows, cols);
     loss.loss = fn;
     loss.input = c.f32("x", {rows, cols}, x);
     if (fn == LossFn::cross_entropy) loss.indices = c.i32("labels", labels);
@@ -179,14 +180,14 @@ TEST_CASE("cuda loss bodies: cross entropy and mse, their means and gradients", 
     const float* t = fn == LossFn::mse ? targets.data() : nullptr;
     for (const auto& grid : grids_for(rows)) {
       std::vector<float> row_loss(static_cast<std::size_t>(rows), std::numeric_limits<float>::quiet_NaN());
-      auto out = nan_output(loss_op);
+      auto out = training_nan_output(loss_op);
       cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) { cuda::loss_rows_body(th, fn, x.data(), rows, cols, l, t, row_loss.data()); });
       const float count = static_cast<float>(fn == LossFn::cross_entropy ? rows : rows * cols);
       cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) { cuda::loss_mean_body(th, row_loss.data(), rows, count, out.data()); });
-      expect_verified(loss_op, c.values, out);
-      auto g = nan_output(grad_op);
+      training_expect_verified(loss_op, c.values, out);
+      auto g = training_nan_output(grad_op);
       cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& th) { cuda::loss_grad_body(th, fn, x.data(), rows, cols, l, t, g.data()); });
-      expect_verified(grad_op, c.values, g);
+      training_expect_verified(grad_op, c.values, g);
     }
   }
 }
@@ -207,7 +208,7 @@ TEST_CASE("cuda weighted loss bodies: 0/1 weights give the kept rows' loss and g
   for (LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {
     INFO(to_string(fn));
     Case c;
-    Op loss = op_of(OpKind::loss, rows, cols);
+    Op loss = training_op_of(OpKind::loss, rows, cols);
     loss.loss = fn;
     loss.input = c.f32("x", {rows, cols}, x);
     if (fn == LossFn::cross_entropy) loss.indices = c.i32("labels", labels);
@@ -222,8 +223,8 @@ TEST_CASE("cuda weighted loss bodies: 0/1 weights give the kept rows' loss and g
     for (const auto& grid : grids_for(rows)) {
       // General positive weights: within the reference's bounds for the weighted loss.
       const LossOutputs weighted = run_loss_bodies(grid, fn, x, rows, cols, labels, targets, &positive);
-      expect_verified(loss_op, c.values, weighted.loss);
-      expect_verified(grad_op, c.values, weighted.grad);
+      training_expect_verified(loss_op, c.values, weighted.loss);
+      training_expect_verified(grad_op, c.values, weighted.grad);
       // 0/1 weights: the unweighted bodies over the kept rows, to the last bit (w l is l or 0, and the
       // scale 1 / sum w is 1 / kept).
       const LossOutputs masked = run_loss_bodies(grid, fn, x, rows, cols, labels, targets, &mask);
@@ -266,7 +267,7 @@ TEST_CASE("cuda optimizer body: SGD (plain and momentum) and Adam over two steps
     std::vector<float> params = p, state(static_cast<std::size_t>(rows * count), 0.0f);
     for (int step = 1; step <= 2; ++step) {
       Case c;
-      Op op = op_of(OpKind::optimizer_step, 1, count);
+      Op op = training_op_of(OpKind::optimizer_step, 1, count);
       op.optimizer = spec;
       op.input = c.f32("p", {count}, params);
       op.weight = c.f32("g", {1, count}, g);
@@ -275,12 +276,12 @@ TEST_CASE("cuda optimizer body: SGD (plain and momentum) and Adam over two steps
       const Op& added = c.add(op);
       std::vector<float> out;
       for (const auto& grid : grids_for(count)) {
-        out = nan_output(added);
+        out = training_nan_output(added);
         const cuda::OptimizerScalars s = cuda::optimizer_scalars(spec, step);
         cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
           cuda::optimizer_step_body(t, s, params.data(), g.data(), rows > 0 ? state.data() : nullptr, count, out.data());
         });
-        expect_verified(added, c.values, out);
+        training_expect_verified(added, c.values, out);
       }
       // The next step starts from this one's parameters and state, as a training run carries them.
       std::copy(out.begin(), out.begin() + count, params.begin());
@@ -305,20 +306,20 @@ TEST_CASE("cuda segment_matmul backward bodies: both transposed forms within the
   // The input's gradient: g [23, 5] @ W_s^T -> [23, 6].
   const Op gi_added = c.add(workloads::layers::segment_matmul_input_grad("op", c.graph, gt, off, wt));
   for (const auto& grid : grids_for(rows * depth)) {
-    auto out = nan_output(gi_added);
+    auto out = training_nan_output(gi_added);
     cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
       cuda::segment_matmul_transposed_weight_body(t, g.data(), rows, cols, offsets.data(), segments, w.data(), depth, out.data());
     });
-    expect_verified(gi_added, c.values, out);
+    training_expect_verified(gi_added, c.values, out);
   }
   // The weight's gradient: x_s^T @ g_s -> [4 * 6, 5].
   const Op gw_added = c.add(workloads::layers::segment_matmul_weight_grad("op", c.graph, xt, off, gt));
   for (const auto& grid : grids_for(segments * depth * cols)) {
-    auto out = nan_output(gw_added);
+    auto out = training_nan_output(gw_added);
     cuda::emulate_launch(grid, [&](const cuda::ThreadIndex& t) {
       cuda::segment_matmul_transposed_input_body(t, x.data(), depth, offsets.data(), segments, g.data(), cols, out.data());
     });
-    expect_verified(gw_added, c.values, out);
+    training_expect_verified(gw_added, c.values, out);
     for (std::int64_t i = depth * cols; i < 2 * depth * cols; ++i) CHECK(out[static_cast<std::size_t>(i)] == 0.0f);
   }
 }

@@ -38,7 +38,7 @@ namespace {
 const std::vector<GpuOp> kAllOps = {GpuOp::gather, GpuOp::scatter_add, GpuOp::scatter_max, GpuOp::scatter_min,
                                     GpuOp::zero_fill};
 
-fs::path scratch_dir() {
+fs::path gpu_dir() {
   static const fs::path dir = tilesim_test::scratch("gpu_test");
   return dir;
 }
@@ -47,7 +47,7 @@ using tilesim_test::slurp;
 
 using tilesim_test::CliResult;
 
-CliResult tilesim_cli(const std::string& args) { return tilesim_test::run_tilesim(args, scratch_dir()); }
+CliResult tilesim_cli(const std::string& args) { return tilesim_test::run_tilesim(args, gpu_dir()); }
 
 // A machine with round calibration figures, so expected times can be worked out by hand.
 GpuMachine round_machine() {
@@ -195,7 +195,7 @@ TEST_CASE("bad GPU machine files are rejected naming the file and JSON path", "[
   CHECK_THROWS_WITH(parse_gpu_machine(doc, "g.json"), Catch::Contains("peak_flops_per_s"));
   CHECK_THROWS_AS(load_gpu_machine("a100"), InputError);
   CHECK_THROWS_WITH(load_gpu_machine("a100"), Catch::Contains("a100-40gb, a100-80gb, h100-sxm, h200, v100-16gb"));
-  const fs::path file = scratch_dir() / "broken.json";
+  const fs::path file = gpu_dir() / "broken.json";
   std::ofstream(file) << "{\"name\": \"x\",}";
   CHECK_THROWS_WITH(load_gpu_machine(file.string()), Catch::Contains(file.string()));
 }
@@ -441,7 +441,7 @@ TEST_CASE("A100 eager error bounds on a fixed subset of the held-out measurement
 
 TEST_CASE("tilesim run with the gpu-model backend reports modeled times", "[gpu][cli]") {
   const std::string small = std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/small.json";
-  const fs::path out = scratch_dir() / "run";
+  const fs::path out = gpu_dir() / "run";
   auto r = tilesim_cli("run " + small + " --backends gpu-model:a100-40gb:eager,gpu-model:h100-sxm --json --out " + out.string());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -504,7 +504,7 @@ TEST_CASE("tilesim calibrate-model fits, reports both halves and writes a machin
   for (const auto& f : calibration_figures()) CHECK(j["fitted"][f.key].get<double>() == shipped.calibration.*(f.member));
 
   // --write on a copy rewrites only that copy, keeping every other figure.
-  const fs::path copy = scratch_dir() / "my-a100.json";
+  const fs::path copy = gpu_dir() / "my-a100.json";
   auto doc = nlohmann::ordered_json::parse(slurp(shipped.file));
   doc["kernels"]["launch_latency_s"]["value"] = 1e-3;
   doc["kernels"]["launch_latency_s"]["source"] = "a wrong guess";
@@ -529,7 +529,7 @@ TEST_CASE("tilesim calibrate-model fits, reports both halves and writes a machin
   CHECK(inherited.exit_code == 2);
   CHECK_THAT(inherited.err, Catch::Contains("a100-80gb.json") && Catch::Contains("inherited from") &&
                                 Catch::Contains("a100-40gb.json"));
-  auto no_data = tilesim_cli("calibrate-model --gpu a100-40gb --data " + (scratch_dir() / "nowhere").string());
+  auto no_data = tilesim_cli("calibrate-model --gpu a100-40gb --data " + (gpu_dir() / "nowhere").string());
   CHECK(no_data.exit_code == 2);
   CHECK_THAT(no_data.err, Catch::Contains("nowhere"));
 }

@@ -32,7 +32,7 @@ namespace reference = tilesim::reference;
 
 namespace {
 
-RunOptions quick() {
+RunOptions quick_half() {
   RunOptions o;
   o.warmup = 0;
   o.repeats = 2;
@@ -164,7 +164,7 @@ TEST_CASE("half dtypes: the CPU backend runs every op kind of a training step in
   for (const DType dtype : {DType::float16, DType::bfloat16}) {
     for (OpBackwardCase& c : op_backward_cases()) {
       convert_to_dtype(c.graph, c.values, dtype);
-      const BackendResult r = cpu.run(c.graph, c.values, quick());
+      const BackendResult r = cpu.run(c.graph, c.values, quick_half());
       REQUIRE(r.ops.size() == c.graph.ops.size());
       for (std::size_t k = 0; k < r.ops.size(); ++k) {
         INFO(to_string(dtype) << " " << c.name << ": " << r.ops[k].verification);
@@ -184,7 +184,7 @@ TEST_CASE("half dtypes: scatters of many terms and large gathers on the CPU, ser
         std::mt19937 rng(11);
         OpCase c = scatter_case(kind, 16, 300, random_indices(messages, 300, rng), 5);
         convert_to_dtype(c.graph, c.values, dtype);
-        const BackendResult r = cpu.run(c.graph, c.values, quick());
+        const BackendResult r = cpu.run(c.graph, c.values, quick_half());
         INFO(to_string(dtype) << " " << to_string(kind) << " " << messages << ": " << r.ops[0].verification);
         CHECK(r.ops[0].verified == true);
       }
@@ -192,12 +192,12 @@ TEST_CASE("half dtypes: scatters of many terms and large gathers on the CPU, ser
     for (const std::int64_t features : {std::int64_t{3}, std::int64_t{128}}) {
       OpCase c = unary_case(UnaryFn::shifted_softplus, 0, 5000, features, 9);
       convert_to_dtype(c.graph, c.values, dtype);
-      const BackendResult r = cpu.run(c.graph, c.values, quick());
+      const BackendResult r = cpu.run(c.graph, c.values, quick_half());
       INFO(r.ops[0].verification);
       CHECK(r.ops[0].verified == true);
       OpCase b = binary_case(BinaryFn::divide, 5000, features, 5000, 1, 10);
       convert_to_dtype(b.graph, b.values, dtype);
-      const BackendResult rb = cpu.run(b.graph, b.values, quick());
+      const BackendResult rb = cpu.run(b.graph, b.values, quick_half());
       INFO(rb.ops[0].verification);
       CHECK(rb.ops[0].verified == true);
     }
@@ -225,7 +225,7 @@ TEST_CASE("half dtypes: a workload's ops and schnet_block take \"dtype\", with h
   }
   for (float x : instance.values.f32(g.ops[0].input)) CHECK(representable(DType::float16, x));
   kernels::cpu::CpuBackend cpu;
-  const BackendResult r = cpu.run(g, instance.values, quick());
+  const BackendResult r = cpu.run(g, instance.values, quick_half());
   for (const OpResult& row : r.ops) {
     INFO(row.verification);
     CHECK(row.verified == true);
@@ -250,7 +250,7 @@ TEST_CASE("half dtypes: a model's top-level \"dtype\" makes every tensor and op 
   }
   for (const TensorInfo& t : instance.graph.tensors) CHECK((t.dtype == DType::bfloat16 || t.dtype == DType::int32));
   kernels::cpu::CpuBackend cpu;
-  const BackendResult r = cpu.run(instance.graph, instance.values, quick());
+  const BackendResult r = cpu.run(instance.graph, instance.values, quick_half());
   for (const OpResult& row : r.ops) {
     INFO(row.op << ": " << row.verification);
     CHECK(row.verified == true);
@@ -277,7 +277,7 @@ TEST_CASE("half dtypes: the simulated IPU runs every op kind of a training step 
   std::size_t ops_run = 0;
   for (OpBackwardCase& c : op_backward_cases()) {
     convert_to_dtype(c.graph, c.values, DType::float16);
-    REQUIRE(cpu.run(c.graph, c.values, quick()).ops.size() == c.graph.ops.size());
+    REQUIRE(cpu.run(c.graph, c.values, quick_half()).ops.size() == c.graph.ops.size());
     TensorValues all = c.values;
     for (std::size_t t = 0; t < c.graph.tensors.size(); ++t) {
       const auto id = static_cast<TensorId>(t);
@@ -287,7 +287,7 @@ TEST_CASE("half dtypes: the simulated IPU runs every op kind of a training step 
       OpGraph one = c.graph;
       one.ops = {op};
       INFO(c.name << ", op " << op.name << " (" << to_string(op.kind) << ")");
-      const BackendResult r = bow.run(one, all, quick());
+      const BackendResult r = bow.run(one, all, quick_half());
       REQUIRE(r.ops.size() == 1);
       INFO(r.ops[0].verification);
       CHECK(r.ops[0].verified == true);

@@ -51,7 +51,7 @@ TEST_CASE("the planner keeps a plan's temporaries within the proportion's budget
       CHECK(plan.estimated_peak_tile_bytes <= sram);
       CHECK(plan.estimated_temporary_tile_bytes >= 0);
       bool any_within = false;
-      for (const Split& s : candidate_splits(op, bow())) {
+      for (const ipu::Split& s : candidate_splits(op, bow())) {
         const OpPlan other = estimate_plan(op, s, bow());
         if (other.estimated_peak_tile_bytes > sram) continue;
         const bool other_within = other.estimated_temporary_tile_bytes <= budget;

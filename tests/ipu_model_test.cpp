@@ -29,11 +29,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Problem = tilesim_test::IpuProblem;
+using IpuModelProblem = tilesim_test::IpuProblem;
 using tilesim_test::IndexPattern;
 using tilesim_test::make_problem;
 
-BackendResult run_ipu(IpuBackend& backend, const Problem& p, bool timing_only = false) {
+BackendResult run_model_ipu(IpuBackend& backend, const IpuModelProblem& p, bool timing_only = false) {
   RunOptions options;
   options.timing_only = timing_only;
   return backend.run(p.graph, p.values, options);
@@ -186,9 +186,9 @@ TEST_CASE("programs produce every output element exactly once, within memory, co
   for (int trial = 0; trial < 60; ++trial) {
     const OpKind kind = trial % 2 ? OpKind::gather : OpKind::scatter_add;
     const OpShape shape{std::int64_t{1} << (e(rng) % 12), 1 + (std::int64_t{1} << (e(rng) % 9)), std::int64_t{1} << e(rng)};
-    Problem p = make_problem(kind, shape, static_cast<std::uint64_t>(trial));
+    IpuModelProblem p = make_problem(kind, shape, static_cast<std::uint64_t>(trial));
     // Force splits in every dimension now and then, not only the planner's favourite.
-    Split split{1 + trial % 4, 1 + (trial / 4) % 3, 1 + (trial / 12) % 5};
+    ipu::Split split{1 + trial % 4, 1 + (trial / 4) % 3, 1 + (trial / 12) % 5};
     const OpPlan plan = trial % 3 == 0 ? plan_op(p.op(), bow()) : estimate_plan(p.op(), split, bow());
     if (plan.estimated_peak_tile_bytes > bow().chip.sram_bytes_per_tile) continue;  // a forced split may not fit
     INFO("shape " << shape.num_inputs << "x" << shape.num_features << "x" << shape.num_outputs << " plan " << plan.to_json().dump());
@@ -230,9 +230,9 @@ TEST_CASE("simulated outputs equal the reference and the CPU kernels over random
   for (int trial = 0; trial < 24; ++trial) {
     const OpKind kind = trial % 2 ? OpKind::gather : OpKind::scatter_add;
     const OpShape shape{1 + (std::int64_t{1} << (e(rng) % 12)), 1 + e(rng) * 5, 1 + (std::int64_t{1} << e(rng))};
-    const Problem p = make_problem(kind, shape, static_cast<std::uint64_t>(100 + trial));
+    const IpuModelProblem p = make_problem(kind, shape, static_cast<std::uint64_t>(100 + trial));
     INFO(to_string(kind) << " " << shape.num_inputs << "x" << shape.num_features << "x" << shape.num_outputs);
-    const auto sim = run_ipu(ipu, p);
+    const auto sim = run_model_ipu(ipu, p);
     REQUIRE(sim.ops.size() == 1);
     CHECK(sim.kind == ResultKind::simulated);
     CHECK(sim.ops[0].verified == true);
@@ -266,14 +266,14 @@ TEST_CASE("edge cases: one row, more tiles than rows, all indices equal, rows th
   };
   for (const auto& c : cases) {
     INFO(c.what);
-    const Problem p = make_problem(c.kind, c.shape, 3, c.pattern);
-    const auto r = run_ipu(ipu, p);
+    const IpuModelProblem p = make_problem(c.kind, c.shape, 3, c.pattern);
+    const auto r = run_model_ipu(ipu, p);
     CHECK(r.ops[0].verified == true);
     CHECK(*r.ops[0].cycles > 0);
   }
   // Rows that receive nothing are exactly zero.
-  const Problem p = make_problem(OpKind::scatter_add, {1000, 16, 4000}, 9, IndexPattern::first_half_only);
-  run_ipu(ipu, p);
+  const IpuModelProblem p = make_problem(OpKind::scatter_add, {1000, 16, 4000}, 9, IndexPattern::first_half_only);
+  run_model_ipu(ipu, p);
   const auto& out = ipu.outputs().f32(p.op().output);
   for (std::size_t e = 2000 * 16; e < out.size(); ++e) REQUIRE(out[e] == 0.0f);
 }
@@ -281,9 +281,9 @@ TEST_CASE("edge cases: one row, more tiles than rows, all indices equal, rows th
 TEST_CASE("timing-only runs give the same cycles as functional runs", "[ipu][timing][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   for (const auto kind : {OpKind::gather, OpKind::scatter_add}) {
-    const Problem p = make_problem(kind, {512, 64, 4096}, 21);
-    const auto functional = run_ipu(ipu, p, false);
-    const auto timing = run_ipu(ipu, p, true);
+    const IpuModelProblem p = make_problem(kind, {512, 64, 4096}, 21);
+    const auto functional = run_model_ipu(ipu, p, false);
+    const auto timing = run_model_ipu(ipu, p, true);
     CHECK(*functional.ops[0].cycles == *timing.ops[0].cycles);
     CHECK(functional.ops[0].exchange_bytes == timing.ops[0].exchange_bytes);
     CHECK(!timing.ops[0].verified.has_value());
@@ -293,24 +293,24 @@ TEST_CASE("timing-only runs give the same cycles as functional runs", "[ipu][tim
 TEST_CASE("repeated programs on one engine give the same cycles", "[ipu][engine][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   IpuBackend mk1(load_ipu_machine("mk1"), "ipu:mk1");
-  const Problem a = make_problem(OpKind::gather, {256, 32, 1024}, 1);
-  const Problem b = make_problem(OpKind::scatter_add, {2048, 128, 512}, 2);
-  const auto first = run_ipu(ipu, a);
-  run_ipu(ipu, b);
-  run_ipu(mk1, b);
-  const auto again = run_ipu(ipu, a);
+  const IpuModelProblem a = make_problem(OpKind::gather, {256, 32, 1024}, 1);
+  const IpuModelProblem b = make_problem(OpKind::scatter_add, {2048, 128, 512}, 2);
+  const auto first = run_model_ipu(ipu, a);
+  run_model_ipu(ipu, b);
+  run_model_ipu(mk1, b);
+  const auto again = run_model_ipu(ipu, a);
   CHECK(*first.ops[0].cycles == *again.ops[0].cycles);
   CHECK(again.ops[0].verified == true);
   // The same cycles at a slower clock take longer: mk2 runs the bow program at 1.33 GHz.
   IpuBackend mk2(load_ipu_machine("mk2"), "ipu:mk2");
-  const auto slow = run_ipu(mk2, a);
+  const auto slow = run_model_ipu(mk2, a);
   CHECK(*slow.ops[0].cycles == *first.ops[0].cycles);
   CHECK(slow.ops[0].time_s == Approx(first.ops[0].time_s * 1.85 / 1.33));
 }
 
 TEST_CASE("more work costs more cycles", "[ipu][timing][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
-  auto cycles = [&](OpKind k, OpShape s) { return *run_ipu(ipu, make_problem(k, s, 4), true).ops[0].cycles; };
+  auto cycles = [&](OpKind k, OpShape s) { return *run_model_ipu(ipu, make_problem(k, s, 4), true).ops[0].cycles; };
   CHECK(cycles(OpKind::gather, {4096, 512, 32768}) > cycles(OpKind::gather, {4096, 512, 1024}));
   CHECK(cycles(OpKind::gather, {4096, 512, 8192}) > cycles(OpKind::gather, {4096, 16, 8192}));
   CHECK(cycles(OpKind::scatter_add, {4096, 512, 4096}) > cycles(OpKind::scatter_add, {64, 512, 4096}));

@@ -31,7 +31,7 @@ namespace {
 
 using Problem = tilesim_test::GraphProblem;
 
-Op make_op(const std::string& name, OpKind kind, OpShape shape) {
+Op gather_scatter_op(const std::string& name, OpKind kind, OpShape shape) {
   Op op;
   op.name = name;
   op.kind = kind;
@@ -131,7 +131,7 @@ TEST_CASE("unary ops on the simulated IPU equal the function applied elementwise
     xv[1] = -0.5f;
     if (fn == UnaryFn::cosine_cutoff)
       for (auto& v : xv) v = std::abs(v) * 4.0f;  // distances, some beyond the cutoff
-    Op op = make_op("f", OpKind::unary, {rows, cols});
+    Op op = gather_scatter_op("f", OpKind::unary, {rows, cols});
     op.input = x;
     op.unary = fn;
     op.scalar = fn == UnaryFn::cosine_cutoff ? 6.0f : fn == UnaryFn::leaky_relu ? 0.2f : 1.5f;
@@ -174,7 +174,7 @@ TEST_CASE("binary ops broadcast `other` as the op graph defines, on the simulate
       for (auto& v : p.values.mutable_f32(o)) v = 1.0f + std::abs(v);
     if (k.fn == BinaryFn::equal)  // every third element equal, so both outcomes occur
       for (std::size_t i = 0; i < p.values.f32(o).size(); i += 3) p.values.mutable_f32(o)[i] = p.values.f32(x)[i];
-    Op op = make_op("b", OpKind::binary, {rows, cols});
+    Op op = gather_scatter_op("b", OpKind::binary, {rows, cols});
     op.shape.other_rows = k.other_rows;
     op.shape.other_groups = k.groups;
     op.input = x;
@@ -215,7 +215,7 @@ TEST_CASE("scatter mean, scatter max and degree count on the simulated IPU equal
       INFO(to_string(kind) << " [" << s.num_inputs << ", " << s.num_features << "] -> " << s.num_outputs);
       Problem p;
       const std::int64_t F = kind == OpKind::degree_count ? 1 : s.num_features;
-      Op op = make_op("s", kind, {s.num_inputs, F, s.num_outputs});
+      Op op = gather_scatter_op("s", kind, {s.num_inputs, F, s.num_outputs});
       if (kind != OpKind::degree_count) op.input = p.add_input("src", {s.num_inputs, F}, 5);
       op.indices = p.add_indices("idx", uniform_indices(s.num_inputs, s.num_outputs, 6));
       p.graph.add_op(op);
@@ -234,7 +234,7 @@ TEST_CASE("scatter mean and max are right with every split, including index grou
   for (OpKind kind : {OpKind::scatter_mean, OpKind::scatter_max, OpKind::degree_count}) {
     Problem p;
     const std::int64_t F = kind == OpKind::degree_count ? 1 : s.num_features;
-    Op op = make_op("s", kind, {s.num_inputs, F, s.num_outputs});
+    Op op = gather_scatter_op("s", kind, {s.num_inputs, F, s.num_outputs});
     if (kind != OpKind::degree_count) op.input = p.add_input("src", {s.num_inputs, F}, 8);
     op.indices = p.add_indices("idx", uniform_indices(s.num_inputs, s.num_outputs, 9));
     p.graph.add_op(op);
@@ -243,7 +243,7 @@ TEST_CASE("scatter mean and max are right with every split, including index grou
     IpuMachine from_linear = bow();
     from_linear.planner.scatter_messages_from_linear_layout = true;
     for (const IpuMachine* m : {&bow(), static_cast<const IpuMachine*>(&from_linear)}) {
-      for (const Split& split : {Split{1, 1, 1}, Split{4, 1, 1}, Split{1, 3, 1}, Split{1, 1, 4}, Split{2, 3, 3}}) {
+      for (const ipu::Split& split : {ipu::Split{1, 1, 1}, ipu::Split{4, 1, 1}, ipu::Split{1, 3, 1}, ipu::Split{1, 1, 4}, ipu::Split{2, 3, 3}}) {
         INFO(to_string(kind) << " split " << split.row_blocks << "x" << split.column_blocks << "x" << split.index_groups
                              << (m == &bow() ? "" : ", messages from the linear layout"));
         const OpPlan plan = estimate_plan(o, split, *m);
@@ -259,14 +259,14 @@ TEST_CASE("matmul on the AMP units equals x @ w + b for every split", "[ipu-ops]
   const std::int64_t M = 37, K = 20, N = 10;
   for (bool bias : {false, true}) {
     Problem p;
-    Op op = make_op("lin", OpKind::matmul, {M, K, 0, N});
+    Op op = gather_scatter_op("lin", OpKind::matmul, {M, K, 0, N});
     op.input = p.add_input("x", {M, K}, 1);
     op.weight = p.add_input("w", {K, N}, 2);
     if (bias) op.bias = p.add_input("b", {N}, 3);
     p.graph.add_op(op);
     const Op& o = p.graph.ops[0];
     const auto want = loop_matmul(p.values.f32(o.input), p.values.f32(o.weight), bias ? &p.values.f32(o.bias) : nullptr, M, K, N);
-    for (const Split& split : {Split{1, 1, 1, 1}, Split{8, 1, 1, 1}, Split{1, 4, 1, 1}, Split{1, 1, 1, 4}, Split{4, 2, 1, 3}}) {
+    for (const ipu::Split& split : {ipu::Split{1, 1, 1, 1}, ipu::Split{8, 1, 1, 1}, ipu::Split{1, 4, 1, 1}, ipu::Split{1, 1, 1, 4}, ipu::Split{4, 2, 1, 3}}) {
       INFO("bias " << bias << " split " << split.row_blocks << "x" << split.column_blocks << "x" << split.k_blocks);
       const OpPlan plan = estimate_matmul(M, K, N, bias, split, bow().chip.num_tiles, bow());
       const Ran functional = run_with_plan(o, plan, p.values, bow(), sim::Mode::functional);
@@ -285,7 +285,7 @@ TEST_CASE("matmul on the AMP units equals x @ w + b for every split", "[ipu-ops]
 TEST_CASE("segment matmul multiplies each segment by its own weight, empty segments included", "[ipu-ops][functional][unit]") {
   const std::int64_t M = 90, K = 12, N = 6, S = 4;
   Problem p;
-  Op op = make_op("rel", OpKind::segment_matmul, {M, K, 0, N, S});
+  Op op = gather_scatter_op("rel", OpKind::segment_matmul, {M, K, 0, N, S});
   op.input = p.add_input("x", {M, K}, 21);
   op.weight = p.add_input("w", {S, K, N}, 22);
   const std::vector<std::int32_t> offsets{0, 50, 50, 61, 90};  // segment 1 is empty
@@ -319,25 +319,25 @@ TEST_CASE("a chained graph runs each op on the outputs of earlier ones, every ou
   const TensorId b = p.add_input("b", {1, H}, 33);
   const TensorId src = p.add_indices("src", uniform_indices(E, N, 34));
   const TensorId dst = p.add_indices("dst", uniform_indices(E, N, 35));
-  Op lin = make_op("lin", OpKind::matmul, {N, F, 0, H});
+  Op lin = gather_scatter_op("lin", OpKind::matmul, {N, F, 0, H});
   lin.input = x;
   lin.weight = w;
   const TensorId h = p.graph.add_op(lin);
-  Op gat = make_op("gather", OpKind::gather, {N, H, E});
+  Op gat = gather_scatter_op("gather", OpKind::gather, {N, H, E});
   gat.input = h;
   gat.indices = src;
   const TensorId msg = p.graph.add_op(gat);
-  Op agg = make_op("aggregate", OpKind::scatter_mean, {E, H, N});
+  Op agg = gather_scatter_op("aggregate", OpKind::scatter_mean, {E, H, N});
   agg.input = msg;
   agg.indices = dst;
   const TensorId a = p.graph.add_op(agg);
-  Op add = make_op("bias", OpKind::binary, {N, H});
+  Op add = gather_scatter_op("bias", OpKind::binary, {N, H});
   add.shape.other_rows = 1;
   add.shape.other_groups = H;
   add.input = a;
   add.weight = b;
   const TensorId y = p.graph.add_op(add);
-  Op act = make_op("relu", OpKind::unary, {N, H});
+  Op act = gather_scatter_op("relu", OpKind::unary, {N, H});
   act.input = y;
   const TensorId out = p.graph.add_op(act);
 
@@ -393,7 +393,7 @@ TEST_CASE("matmul cycles approach the AMP peak for a large GEMM and the fixed co
     OpGraph g;
     const TensorId x = g.add_tensor({"x", {M, K}, DType::float32});
     const TensorId w = g.add_tensor({"w", {K, N}, DType::float32});
-    Op op = make_op("mm", OpKind::matmul, {M, K, 0, N});
+    Op op = gather_scatter_op("mm", OpKind::matmul, {M, K, 0, N});
     op.input = x;
     op.weight = w;
     g.add_op(op);
@@ -423,7 +423,7 @@ TEST_CASE("dense op cycles grow with size and timing-only equals functional", "[
   IpuBackend ipu(bow(), "ipu:bow");
   auto unary_cycles = [&](std::int64_t rows, std::int64_t cols, bool timing_only) {
     Problem p;
-    Op op = make_op("f", OpKind::unary, {rows, cols});
+    Op op = gather_scatter_op("f", OpKind::unary, {rows, cols});
     op.input = p.add_input("x", {rows, cols}, 2);
     op.unary = UnaryFn::exp;
     p.graph.add_op(op);
@@ -434,7 +434,7 @@ TEST_CASE("dense op cycles grow with size and timing-only equals functional", "[
   // The scatter family: more messages, or wider ones, cost more.
   auto scatter_cycles = [&](OpKind kind, OpShape shape) {
     Problem p;
-    Op op = make_op("s", kind, shape);
+    Op op = gather_scatter_op("s", kind, shape);
     if (kind != OpKind::degree_count) op.input = p.add_input("src", {shape.num_inputs, shape.num_features}, 7);
     op.indices = p.add_indices("idx", uniform_indices(shape.num_inputs, shape.num_outputs, 8));
     p.graph.add_op(op);
@@ -454,7 +454,7 @@ TEST_CASE("an op too large for the IPU is an exit-3 PlanError naming the tile, t
   OpGraph g;
   const TensorId x = g.add_tensor({"x", {8, 1 << 16}, DType::float32});
   const TensorId w = g.add_tensor({"w", {1 << 16, 1 << 14}, DType::float32});  // a 4 GiB weight
-  Op op = make_op("huge", OpKind::matmul, {8, 1 << 16, 0, 1 << 14});
+  Op op = gather_scatter_op("huge", OpKind::matmul, {8, 1 << 16, 0, 1 << 14});
   op.input = x;
   op.weight = w;
   g.add_op(op);
@@ -476,7 +476,7 @@ TEST_CASE("an op too large for the IPU is an exit-3 PlanError naming the tile, t
   // An elementwise op over more elements than the chip holds.
   OpGraph g2;
   const TensorId big = g2.add_tensor({"big", {1 << 20, 1 << 9}, DType::float32});  // 2 GiB
-  Op act = make_op("act", OpKind::unary, {1 << 20, 1 << 9});
+  Op act = gather_scatter_op("act", OpKind::unary, {1 << 20, 1 << 9});
   act.input = big;
   g2.add_op(act);
   CHECK_THROWS_AS(plan_op(g2.ops[0], bow()), PlanError);

@@ -34,7 +34,7 @@ namespace {
 
 using Problem = tilesim_test::GraphProblem;
 
-Op make_op(OpKind kind, OpShape shape) {
+Op training_op(OpKind kind, OpShape shape) {
   Op op;
   op.name = "op";
   op.kind = kind;
@@ -43,7 +43,7 @@ Op make_op(OpKind kind, OpShape shape) {
   return op;
 }
 
-struct Ran {
+struct TrainingRan {
   BackendResult result;
   std::vector<float> out;
 };
@@ -51,13 +51,13 @@ struct Ran {
 // Runs the problem's op on the simulated IPU and the CPU kernels: the IPU's output must pass the
 // reference's check and equal the CPU's within the reference's bound, and a timing-only run must give
 // the same cycles.
-Ran run_and_compare(const Problem& p) {
+TrainingRan run_and_compare(const Problem& p) {
   IpuBackend ipu(bow(), "ipu:bow");
   kernels::cpu::CpuBackend cpu;
   RunOptions quick;
   quick.warmup = 0;
   quick.repeats = 1;
-  Ran r;
+  TrainingRan r;
   r.result = ipu.run(p.graph, p.values, quick);
   REQUIRE(r.result.ops.size() == 1);
   INFO(r.result.ops[0].verification);
@@ -89,7 +89,7 @@ void check_plan_tracks_program(const Problem& p, sim::Cycles simulated, double t
 
 Problem matmul_problem(std::int64_t M, std::int64_t K, std::int64_t N, bool transpose_input, bool transpose_weight) {
   Problem p;
-  Op op = make_op(OpKind::matmul, {M, K, 0, N});
+  Op op = training_op(OpKind::matmul, {M, K, 0, N});
   op.transpose_input = transpose_input;
   op.transpose_weight = transpose_weight;
   op.input = transpose_input ? p.add_input("x", {K, M}, 1) : p.add_input("x", {M, K}, 1);
@@ -100,7 +100,7 @@ Problem matmul_problem(std::int64_t M, std::int64_t K, std::int64_t N, bool tran
 
 Problem unary_grad_problem(UnaryFn fn, std::int64_t rows, std::int64_t cols) {
   Problem p;
-  Op op = make_op(OpKind::unary_grad, {rows, cols});
+  Op op = training_op(OpKind::unary_grad, {rows, cols});
   op.input = p.add_input("x", {rows, cols}, 11);
   op.weight = p.add_input("grad", {rows, cols}, 12);
   auto& x = p.values.mutable_f32(op.input);
@@ -115,7 +115,7 @@ Problem unary_grad_problem(UnaryFn fn, std::int64_t rows, std::int64_t cols) {
 
 Problem optimizer_problem(OptimizerSpec spec, std::int64_t rows, std::int64_t cols) {
   Problem p;
-  Op op = make_op(OpKind::optimizer_step, {rows, cols});
+  Op op = training_op(OpKind::optimizer_step, {rows, cols});
   op.phase = OpPhase::optimizer;
   op.optimizer = spec;
   op.input = p.add_input("param", {rows, cols}, 21);
@@ -138,7 +138,7 @@ Problem optimizer_problem(OptimizerSpec spec, std::int64_t rows, std::int64_t co
 
 Problem sum_to_problem(std::int64_t rows, std::int64_t cols, std::int64_t other_rows, std::int64_t groups) {
   Problem p;
-  Op op = make_op(OpKind::sum_to, {rows, cols});
+  Op op = training_op(OpKind::sum_to, {rows, cols});
   op.shape.other_rows = other_rows;
   op.shape.other_groups = groups;
   op.input = p.add_input("x", {rows, cols}, 31);
@@ -148,7 +148,7 @@ Problem sum_to_problem(std::int64_t rows, std::int64_t cols, std::int64_t other_
 
 Problem loss_problem(OpKind kind, LossFn fn, std::int64_t rows, std::int64_t classes) {
   Problem p;
-  Op op = make_op(kind, {rows, classes});
+  Op op = training_op(kind, {rows, classes});
   op.phase = OpPhase::loss;
   op.loss = fn;
   op.input = p.add_input("logits", {rows, classes}, 41);
@@ -197,7 +197,7 @@ Problem kept_rows_problem(const Problem& padded, const std::vector<float>& weigh
   }
   const std::int64_t M = static_cast<std::int64_t>(x.size()) / C;
   Problem p;
-  Op kept = make_op(op.kind, {M, C});
+  Op kept = training_op(op.kind, {M, C});
   kept.phase = OpPhase::loss;
   kept.loss = op.loss;
   kept.input = p.graph.add_tensor({"logits", {M, C}, DType::float32});
@@ -211,7 +211,7 @@ Problem kept_rows_problem(const Problem& padded, const std::vector<float>& weigh
   return p;
 }
 
-OptimizerSpec sgd(double momentum, double weight_decay) {
+OptimizerSpec sgd_spec(double momentum, double weight_decay) {
   OptimizerSpec s;
   s.kind = OptimizerSpec::Kind::sgd;
   s.lr = 0.05;
@@ -220,7 +220,7 @@ OptimizerSpec sgd(double momentum, double weight_decay) {
   return s;
 }
 
-OptimizerSpec adam(double weight_decay) {
+OptimizerSpec adam_spec(double weight_decay) {
   OptimizerSpec s;
   s.kind = OptimizerSpec::Kind::adam;
   s.lr = 0.01;
@@ -240,12 +240,12 @@ TEST_CASE("training codelet costs add up the poplibs vertices they are composed 
   CHECK(scaled_add_worker_cycles(5 * v, c) == c.scaled_add_prologue_worker_cycles + 5 * c.scaled_add_worker_cycles_per_vector);
   // SGD: one ScaledAdd, plus one for weight decay and one for momentum.
   const sim::Cycles one = scaled_add_worker_cycles(100, c);
-  CHECK(optimizer_worker_cycles(sgd(0, 0), 100, c) == one);
-  CHECK(optimizer_worker_cycles(sgd(0.9, 5e-4), 100, c) == 3 * one);
+  CHECK(optimizer_worker_cycles(sgd_spec(0, 0), 100, c) == one);
+  CHECK(optimizer_worker_cycles(sgd_spec(0.9, 5e-4), 100, c) == 3 * one);
   // Adam: two moment updates, a square, a sqrt, the denominator, a divide and the step; decay adds one.
-  CHECK(optimizer_worker_cycles(adam(5e-4), 100, c) - optimizer_worker_cycles(adam(0), 100, c) == one);
-  CHECK(optimizer_worker_cycles(adam(0), 100, c) > optimizer_worker_cycles(sgd(0.9, 5e-4), 100, c));
-  CHECK(optimizer_worker_cycles(adam(0), 1000, c) > optimizer_worker_cycles(adam(0), 100, c));
+  CHECK(optimizer_worker_cycles(adam_spec(5e-4), 100, c) - optimizer_worker_cycles(adam_spec(0), 100, c) == one);
+  CHECK(optimizer_worker_cycles(adam_spec(0), 100, c) > optimizer_worker_cycles(sgd_spec(0.9, 5e-4), 100, c));
+  CHECK(optimizer_worker_cycles(adam_spec(0), 1000, c) > optimizer_worker_cycles(adam_spec(0), 100, c));
   CHECK(transpose_worker_cycles(0, c) == 0);
   CHECK(transpose_worker_cycles(12, c) == c.transpose_prologue_worker_cycles + 12 * c.transpose_worker_cycles_per_element);
   for (bool gradient : {false, true}) {
@@ -284,9 +284,9 @@ TEST_CASE("transposed matmuls equal x^T g and g W^T for every split, on the IPU 
     for (const auto& [ti, tw] : {std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
       INFO(s.M << "x" << s.K << "x" << s.N << " transpose input " << ti << " weight " << tw);
       const Problem p = matmul_problem(s.M, s.K, s.N, ti, tw);
-      const Ran ran = run_and_compare(p);
+      const TrainingRan ran = run_and_compare(p);
       // Every split the planner might pick, with the engine's cycles the same in both modes.
-      for (const Split& split : {Split{1, 1, 1, 1}, Split{8, 1, 1, 1}, Split{1, 4, 1, 1}, Split{1, 1, 1, 4}, Split{4, 2, 1, 3}}) {
+      for (const ipu::Split& split : {ipu::Split{1, 1, 1, 1}, ipu::Split{8, 1, 1, 1}, ipu::Split{1, 4, 1, 1}, ipu::Split{1, 1, 1, 4}, ipu::Split{4, 2, 1, 3}}) {
         INFO("split " << split.row_blocks << "x" << split.column_blocks << "x" << split.k_blocks);
         const OpPlan plan = estimate_matmul(s.M, s.K, s.N, false, split, bow().chip.num_tiles, bow(), {ti, tw});
         const OpProgram prog = build_op_program(p.op(), plan, {}, bow());
@@ -307,7 +307,7 @@ TEST_CASE("transposed matmuls equal x^T g and g W^T for every split, on the IPU 
 }
 
 TEST_CASE("a transposed operand costs the plain matmul plus the transposes on the tiles", "[ipu][training][unit]") {
-  const Split split{4, 2, 1, 2};
+  const ipu::Split split{4, 2, 1, 2};
   const OpPlan plain = estimate_matmul(256, 512, 64, false, split, bow().chip.num_tiles, bow());
   const OpPlan transposed = estimate_matmul(256, 512, 64, false, split, bow().chip.num_tiles, bow(), {true, false});
   // The same blocks move; the tiles transpose theirs before the AMP vertex and hold both copies.
@@ -329,7 +329,7 @@ TEST_CASE("unary_grad multiplies the gradient by each function's derivative", "[
     for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{123, 7}, {1, 1}}) {
       INFO(to_string(fn) << " [" << rows << ", " << cols << "]");
       const Problem p = unary_grad_problem(fn, rows, cols);
-      const Ran ran = run_and_compare(p);
+      const TrainingRan ran = run_and_compare(p);
       // Read where they lie: the input and its gradient share the linear layout.
       CHECK(*ran.result.ops[0].exchange_bytes == 0);
       check_plan_tracks_program(p, *ran.result.ops[0].cycles, 0.0);
@@ -337,7 +337,7 @@ TEST_CASE("unary_grad multiplies the gradient by each function's derivative", "[
     // Written directly from the derivative: relu passes the gradient where x > 0.
     if (fn == UnaryFn::relu) {
       const Problem p = unary_grad_problem(fn, 50, 3);
-      const Ran ran = run_and_compare(p);
+      const TrainingRan ran = run_and_compare(p);
       const auto& x = p.values.f32(p.op().input);
       const auto& g = p.values.f32(p.op().weight);
       for (std::size_t i = 0; i < x.size(); ++i) CHECK(ran.out[i] == (x[i] > 0 ? g[i] : 0.0f));
@@ -346,11 +346,11 @@ TEST_CASE("unary_grad multiplies the gradient by each function's derivative", "[
 }
 
 TEST_CASE("optimizer_step updates parameters and state as torch.optim does, over one and many tiles", "[ipu][training][unit]") {
-  for (const OptimizerSpec& spec : {sgd(0, 0), sgd(0.9, 5e-4), adam(0), adam(5e-4)}) {
+  for (const OptimizerSpec& spec : {sgd_spec(0, 0), sgd_spec(0.9, 5e-4), adam_spec(0), adam_spec(5e-4)}) {
     for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {37, 3}, {1, 16}, {2500, 5}}) {
       INFO(to_string(spec.kind) << " momentum " << spec.momentum << " wd " << spec.weight_decay << " [" << rows << ", " << cols << "]");
       const Problem p = optimizer_problem(spec, rows, cols);
-      const Ran ran = run_and_compare(p);
+      const TrainingRan ran = run_and_compare(p);
       REQUIRE(static_cast<std::int64_t>(ran.out.size()) == (1 + spec.state_rows()) * rows * cols);
       // The parameter moved against its gradient's sign where the gradient dominates (no momentum, no state).
       if (spec.kind == OptimizerSpec::Kind::sgd && spec.momentum == 0) {
@@ -375,7 +375,7 @@ TEST_CASE("sum_to sums rows and columns across tiles, in one or two stages", "[i
                         Case{500, 12, 500, 3}, Case{41, 1433, 41, 1}, Case{3, 4, 1, 1}, Case{100000, 4, 1, 4}}) {
     INFO("[" << k.rows << ", " << k.cols << "] to [" << k.other_rows << ", " << k.groups << "]");
     const Problem p = sum_to_problem(k.rows, k.cols, k.other_rows, k.groups);
-    const Ran ran = run_and_compare(p);
+    const TrainingRan ran = run_and_compare(p);
     // Written out directly: each output the sum of the elements broadcast from it.
     const auto& x = p.values.f32(p.op().input);
     std::vector<double> want(static_cast<std::size_t>(k.other_rows * k.groups), 0.0);
@@ -408,7 +408,7 @@ TEST_CASE("cross entropy and mse losses and their gradients on row blocks and in
     for (OpKind kind : {OpKind::loss, OpKind::loss_grad}) {
       INFO(to_string(kind) << " " << to_string(k.fn) << " [" << k.rows << ", " << k.classes << "]");
       const Problem p = loss_problem(kind, k.fn, k.rows, k.classes);
-      const Ran ran = run_and_compare(p);
+      const TrainingRan ran = run_and_compare(p);
       if (kind == OpKind::loss) {
         REQUIRE(ran.out.size() == 1);
         CHECK(ran.out[0] >= 0);
@@ -440,7 +440,7 @@ TEST_CASE("weighted cross entropy and mse: the row weights beside their rows, ve
       std::vector<float> w = some_zero_weights(k.rows);
       if (k.rows == 1) w = {0.75f};
       const Problem p = weighted_loss_problem(kind, k.fn, k.rows, k.classes, w);
-      const Ran ran = run_and_compare(p);
+      const TrainingRan ran = run_and_compare(p);
       if (kind == OpKind::loss_grad) {
         // A padding row has no gradient at all.
         for (std::int64_t r = 0; r < k.rows; ++r)
@@ -456,7 +456,7 @@ TEST_CASE("weighted cross entropy and mse: the row weights beside their rows, ve
       CHECK(cycles(p) > cycles(loss_problem(kind, k.fn, k.rows, k.classes)));
       // All weights 0: exactly 0 everywhere.
       const Problem none = weighted_loss_problem(kind, k.fn, k.rows, k.classes, std::vector<float>(static_cast<std::size_t>(k.rows), 0.0f));
-      const Ran zero = run_and_compare(none);
+      const TrainingRan zero = run_and_compare(none);
       CHECK(std::all_of(zero.out.begin(), zero.out.end(), [](float v) { return v == 0.0f; }));
     }
   }
@@ -472,7 +472,7 @@ TEST_CASE("a batch padded with weight-0 rows has the unpadded batch's loss and g
       INFO(to_string(kind) << " " << to_string(fn));
       const Problem padded = weighted_loss_problem(kind, fn, rows, classes, mask);
       const Problem kept = kept_rows_problem(padded, mask);
-      const Ran a = run_and_compare(padded), b = run_and_compare(kept);
+      const TrainingRan a = run_and_compare(padded), b = run_and_compare(kept);
       if (kind == OpKind::loss) {
         // The tiles' partial sums round at other places (the rows sit on other tiles), so the padded
         // loss passes the unpadded op's own reference check rather than matching its bits.
@@ -498,8 +498,8 @@ TEST_CASE("training op cycles grow with the work", "[ipu][training][unit]") {
   CHECK(cycles(matmul_problem(2708, 16, 1433, false, true)) > cycles(matmul_problem(2708, 16, 64, false, true)));
   CHECK(cycles(unary_grad_problem(UnaryFn::relu, 200000, 16)) > cycles(unary_grad_problem(UnaryFn::relu, 20000, 16)));
   CHECK(cycles(unary_grad_problem(UnaryFn::exp, 20000, 16)) > cycles(unary_grad_problem(UnaryFn::relu, 20000, 16)));
-  CHECK(cycles(optimizer_problem(adam(0), 100000, 16)) > cycles(optimizer_problem(adam(0), 1000, 16)));
-  CHECK(cycles(optimizer_problem(adam(0), 100000, 16)) > cycles(optimizer_problem(sgd(0, 0), 100000, 16)));
+  CHECK(cycles(optimizer_problem(adam_spec(0), 100000, 16)) > cycles(optimizer_problem(adam_spec(0), 1000, 16)));
+  CHECK(cycles(optimizer_problem(adam_spec(0), 100000, 16)) > cycles(optimizer_problem(sgd_spec(0, 0), 100000, 16)));
   CHECK(cycles(sum_to_problem(200000, 16, 1, 16)) > cycles(sum_to_problem(2000, 16, 1, 16)));
   CHECK(cycles(sum_to_problem(200000, 16, 200000, 1)) > cycles(sum_to_problem(2000, 16, 2000, 1)));
   for (LossFn fn : {LossFn::cross_entropy, LossFn::mse})
@@ -527,7 +527,7 @@ TEST_CASE("segment_matmul's backward forms per segment, with an empty and a one-
       namespace layers = workloads::layers;
       p.graph.add_op(weight_gradient ? layers::segment_matmul_weight_grad("op", p.graph, x, off, p.add_input("g", {M, sh.N}, 4))  // [S * K, N]
                                      : layers::segment_matmul_input_grad("op", p.graph, x, off, p.add_input("w", {S, sh.N, sh.K}, 5)));
-      const Ran ran = run_and_compare(p);
+      const TrainingRan ran = run_and_compare(p);
       if (weight_gradient) {
         // The empty segment's block is exactly zero.
         for (std::int64_t e = sh.K * sh.N; e < 2 * sh.K * sh.N; ++e) CHECK(ran.out[static_cast<std::size_t>(e)] == 0.0f);

@@ -61,13 +61,13 @@ json half_gcn(const std::string& dtype, json train) {
           {"train", train}};
 }
 
-json node_train(json extra = json::object()) {
+json mixed_node_train(json extra = json::object()) {
   json t = {{"task", "node"}, {"loss", "cross_entropy"}, {"train_fraction", 0.5}, {"optimizer", {{"kind", "adam"}, {"lr", 0.01}}}};
   for (auto it = extra.begin(); it != extra.end(); ++it) t[it.key()] = it.value();
   return t;
 }
 
-std::string error_of(const json& doc) {
+std::string mixed_error_of(const json& doc) {
   return tilesim_test::required_input_error_of([&] { workloads::parse_workload(doc, "w.json"); });
 }
 
@@ -275,7 +275,7 @@ TEST_CASE("train: a half model's step keeps float32 master weights, casts them, 
           "[mixed_precision][training][workload][unit]") {
   for (const auto& [dtype, scale] : std::vector<std::pair<DType, double>>{{DType::float16, 1024.0}, {DType::bfloat16, 1.0}}) {
     INFO(to_string(dtype));
-    const workloads::Workload w = workloads::parse_workload(half_gcn(to_string(dtype), node_train()), "w.json");
+    const workloads::Workload w = workloads::parse_workload(half_gcn(to_string(dtype), mixed_node_train()), "w.json");
     REQUIRE(w.model->train->loss_scale == scale);  // the dtype's default
     const json echo = workloads::to_json(w);
     CHECK(echo["dtype"] == to_string(dtype));
@@ -342,8 +342,8 @@ TEST_CASE("train: a half model's step keeps float32 master weights, casts them, 
       if (op.phase == OpPhase::optimizer) CHECK(op.dtype == DType::float32);
   }
   // The master weights hold the values a float32 model starts from (the same streams).
-  const workloads::Instance f32 = workloads::instantiate(workloads::parse_workload(half_gcn("float32", node_train()), "w.json"));
-  const workloads::Instance f16 = workloads::instantiate(workloads::parse_workload(half_gcn("float16", node_train()), "w.json"));
+  const workloads::Instance f32 = workloads::instantiate(workloads::parse_workload(half_gcn("float32", mixed_node_train()), "w.json"));
+  const workloads::Instance f16 = workloads::instantiate(workloads::parse_workload(half_gcn("float16", mixed_node_train()), "w.json"));
   for (std::size_t i = 0; i < f32.training.parameters.size(); ++i)
     CHECK(f16.values.f32(f16.training.parameters[i].param) == f32.values.f32(f32.training.parameters[i].param));
   for (const Op& op : f32.graph.ops) CHECK(op.kind != OpKind::cast);  // a float32 step has no casts
@@ -351,28 +351,28 @@ TEST_CASE("train: a half model's step keeps float32 master weights, casts them, 
 
 TEST_CASE("train: \"loss_scale\" is a power of two from 1 to 2^24, and 1 or absent for a float32 model", "[mixed_precision][training][workload][unit]") {
   const std::string power = "expected a power of two from 1 to 16777216 (2^0 to 2^24: the static loss scale, exact in float32)";
-  CHECK_THAT(error_of(half_gcn("float16", node_train({{"loss_scale", 1000}}))), Contains("w.json: train.loss_scale: " + power + ", found 1000"));
+  CHECK_THAT(mixed_error_of(half_gcn("float16", mixed_node_train({{"loss_scale", 1000}}))), Contains("w.json: train.loss_scale: " + power + ", found 1000"));
   for (const json& bad : {json(0), json(-4), json(0.5), json(33554432), json("1024"), json(nullptr), json(INFINITY)}) {
     INFO(bad.dump());
-    CHECK_THAT(error_of(half_gcn("float16", node_train({{"loss_scale", bad}}))), Contains("w.json: train.loss_scale: " + power));
+    CHECK_THAT(mixed_error_of(half_gcn("float16", mixed_node_train({{"loss_scale", bad}}))), Contains("w.json: train.loss_scale: " + power));
   }
-  CHECK(workloads::parse_workload(half_gcn("float16", node_train({{"loss_scale", 65536}})), "w.json").model->train->loss_scale == 65536.0);
-  CHECK(workloads::parse_workload(half_gcn("bfloat16", node_train({{"loss_scale", 8}})), "w.json").model->train->loss_scale == 8.0);
-  CHECK(workloads::parse_workload(half_gcn("float16", node_train({{"loss_scale", 1.0}})), "w.json").model->train->loss_scale == 1.0);
-  CHECK_THAT(error_of(half_gcn("float32", node_train({{"loss_scale", 1024}}))),
+  CHECK(workloads::parse_workload(half_gcn("float16", mixed_node_train({{"loss_scale", 65536}})), "w.json").model->train->loss_scale == 65536.0);
+  CHECK(workloads::parse_workload(half_gcn("bfloat16", mixed_node_train({{"loss_scale", 8}})), "w.json").model->train->loss_scale == 8.0);
+  CHECK(workloads::parse_workload(half_gcn("float16", mixed_node_train({{"loss_scale", 1.0}})), "w.json").model->train->loss_scale == 1.0);
+  CHECK_THAT(mixed_error_of(half_gcn("float32", mixed_node_train({{"loss_scale", 1024}}))),
              Contains("w.json: train.loss_scale: expected 1 or no \"loss_scale\" for a float32 model") && Contains("found 1024"));
-  CHECK(workloads::parse_workload(half_gcn("float32", node_train({{"loss_scale", 1}})), "w.json").model->train->loss_scale == 1.0);
-  CHECK(workloads::parse_workload(half_gcn("float32", node_train()), "w.json").model->train->loss_scale == 1.0);
-  CHECK_THAT(error_of(half_gcn("float16", node_train({{"master_weight_dtype", "float16"}}))),
+  CHECK(workloads::parse_workload(half_gcn("float32", mixed_node_train({{"loss_scale", 1}})), "w.json").model->train->loss_scale == 1.0);
+  CHECK(workloads::parse_workload(half_gcn("float32", mixed_node_train()), "w.json").model->train->loss_scale == 1.0);
+  CHECK_THAT(mixed_error_of(half_gcn("float16", mixed_node_train({{"master_weight_dtype", "float16"}}))),
              Contains("w.json: train.master_weight_dtype: expected \"float32\"") && Contains("found \"float16\""));
-  CHECK_NOTHROW(workloads::parse_workload(half_gcn("float16", node_train({{"master_weight_dtype", "float32"}})), "w.json"));
+  CHECK_NOTHROW(workloads::parse_workload(half_gcn("float16", mixed_node_train({{"master_weight_dtype", "float32"}})), "w.json"));
 }
 
 TEST_CASE("train: float16 and bfloat16 steps on the CPU kernels are verified, and their losses fall beside the float32 run's",
           "[mixed_precision][training][cpu][unit]") {
-  const std::vector<double> f32 = cpu_losses(half_gcn("float32", node_train()), 4);
-  const std::vector<double> f16 = cpu_losses(half_gcn("float16", node_train()), 4);
-  const std::vector<double> bf16 = cpu_losses(half_gcn("bfloat16", node_train()), 4);
+  const std::vector<double> f32 = cpu_losses(half_gcn("float32", mixed_node_train()), 4);
+  const std::vector<double> f16 = cpu_losses(half_gcn("float16", mixed_node_train()), 4);
+  const std::vector<double> bf16 = cpu_losses(half_gcn("bfloat16", mixed_node_train()), 4);
   for (std::size_t k = 0; k < f32.size(); ++k) {
     INFO("step " << k + 1 << ": float32 " << f32[k] << ", float16 " << f16[k] << ", bfloat16 " << bf16[k]);
     CHECK(std::fabs(f16[k] - f32[k]) <= 0.01 * f32[k]);

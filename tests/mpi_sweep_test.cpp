@@ -55,7 +55,7 @@ TEST_CASE("rank shares: every pending point on exactly one rank, shares within o
 
 namespace {
 
-const fs::path& dir() {
+const fs::path& mpi_dir() {
   static const fs::path d = scratch("mpi_sweep_test");
   return d;
 }
@@ -65,15 +65,15 @@ const fs::path& dir() {
 // allocates at MPI_Init what it never frees, so in a sanitizer build LeakSanitizer is told to look away
 // in the ranks (the one-process sweep tests check the same code for leaks).
 CliResult run_mpi(int ranks, const std::string& args, const std::string& tag) {
-  return run_in_source_tree(mpi_launch(ranks) + " " + TILESIM_BINARY + " " + args, dir() / (tag + ".stdout"),
-                            dir() / (tag + ".stderr"));
+  return run_in_source_tree(mpi_launch(ranks) + " " + TILESIM_BINARY + " " + args, mpi_dir() / (tag + ".stdout"),
+                            mpi_dir() / (tag + ".stderr"));
 }
 
 // 2 ops x 3 x 2 x 4 sizes x 2 backends. The default pair, simulated and modeled, is deterministic and
 // takes a few ms a point; two GPU models take a fraction of a ms (for the cases about the files).
 constexpr std::size_t kGridPoints = 2 * 3 * 2 * 4 * 2;
 fs::path grid_sweep(const std::string& name, const std::string& backends = R"("ipu:bow", "gpu-model:a100-40gb")") {
-  return write_text(dir() / (name + ".json"),
+  return write_text(mpi_dir() / (name + ".json"),
                     R"({"name": ")" + name + R"(", "ops": ["gather", "scatter_add"],
                         "sizes": {"num_inputs": [16, 128, 1024], "num_features": [16, 64],
                                   "num_outputs": {"from": 32, "to": 2048, "times": 4}},
@@ -137,16 +137,16 @@ TEST_CASE("mpirun -n 2 and -n 4 sweeps give the one-process sweep's rows, measur
   // Two measured CPU points ride along: rank 0 times them alone once the shares are merged.
   const fs::path sweep = grid_sweep("ranks", R"("ipu:bow", "gpu-model:a100-40gb", {"backend": "cpu", "sizes": {"num_inputs": [16], "num_features": [16], "num_outputs": [32]}})");
   const std::size_t total = kGridPoints + 2;
-  const fs::path one = dir() / "ranks1";
+  const fs::path one = mpi_dir() / "ranks1";
   fs::remove_all(one);
-  const auto r1 = run_tilesim("sweep " + sweep.string() + " --out " + one.string(), dir());
+  const auto r1 = run_tilesim("sweep " + sweep.string() + " --out " + one.string(), mpi_dir());
   REQUIRE(r1.exit_code == 0);
   const auto expected = comparable_rows(one / "results.csv");
   REQUIRE(expected.size() == total);
 
   for (int ranks : {2, 4}) {
     INFO(ranks << " ranks");
-    const fs::path out = dir() / ("ranks" + std::to_string(ranks));
+    const fs::path out = mpi_dir() / ("ranks" + std::to_string(ranks));
     fs::remove_all(out);
     const auto r = run_mpi(ranks, "sweep " + sweep.string() + " --out " + out.string(), "ranks" + std::to_string(ranks));
     INFO(r.out << r.err);
@@ -181,9 +181,9 @@ TEST_CASE("mpirun -n 2 and -n 4 sweeps give the one-process sweep's rows, measur
 
 TEST_CASE("rank files a dead run left are merged by a resume over 4 ranks or in one process, and nothing re-runs", "[sweep][cli]") {
   const fs::path sweep = grid_sweep("dead", kModelsOnly);
-  const fs::path full = dir() / "dead_full";
+  const fs::path full = mpi_dir() / "dead_full";
   fs::remove_all(full);  // each section runs the case anew
-  auto r = run_tilesim("sweep " + sweep.string() + " --out " + full.string(), dir());
+  auto r = run_tilesim("sweep " + sweep.string() + " --out " + full.string(), mpi_dir());
   REQUIRE(r.exit_code == 0);
   const auto reference = data_lines(full / "results.csv");
   REQUIRE(reference.size() == kGridPoints);
@@ -194,7 +194,7 @@ TEST_CASE("rank files a dead run left are merged by a resume over 4 ranks or in 
   // rename). Each resume must keep these rows as they are (their wall_s says they were not re-run).
   auto seed = [&](const fs::path& out) {
     fs::remove_all(out);
-    r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --stop-after 10", dir());
+    r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --stop-after 10", mpi_dir());
     REQUIRE(r.exit_code == 0);
     REQUIRE(data_lines(out / "results.csv").size() == 10);
     // The first 10 points in sweep order are there; the ranks finished the next 11.
@@ -209,7 +209,7 @@ TEST_CASE("rank files a dead run left are merged by a resume over 4 ranks or in 
   };
 
   SECTION("resumed over 4 ranks") {
-    const fs::path out = dir() / "dead_ranks";
+    const fs::path out = mpi_dir() / "dead_ranks";
     auto kept = seed(out);
     r = run_mpi(4, "sweep " + sweep.string() + " --out " + out.string() + " --resume", "dead_ranks");
     INFO(r.out << r.err);
@@ -222,13 +222,13 @@ TEST_CASE("rank files a dead run left are merged by a resume over 4 ranks or in 
     CHECK_FALSE(fs::exists(out / "ranks"));
   }
   SECTION("resumed in one process") {
-    const fs::path out = dir() / "dead_one";
+    const fs::path out = mpi_dir() / "dead_one";
     auto kept = seed(out);
     // Without --resume the folder is refused and left as it is.
-    r = run_tilesim("sweep " + sweep.string() + " --out " + out.string(), dir());
+    r = run_tilesim("sweep " + sweep.string() + " --out " + out.string(), mpi_dir());
     CHECK(r.exit_code == 2);
     CHECK(fs::exists(out / "ranks" / "rank-1.csv"));
-    r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", dir());
+    r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", mpi_dir());
     INFO(r.out << r.err);
     REQUIRE(r.exit_code == 0);
     CHECK_THAT(r.err, Contains("merged 11 rows of 2 rank files"));
@@ -238,7 +238,7 @@ TEST_CASE("rank files a dead run left are merged by a resume over 4 ranks or in 
     CHECK_FALSE(fs::exists(out / "ranks"));
   }
   SECTION("--overwrite starts again without them") {
-    const fs::path out = dir() / "dead_overwrite";
+    const fs::path out = mpi_dir() / "dead_overwrite";
     seed(out);
     r = run_mpi(2, "sweep " + sweep.string() + " --out " + out.string() + " --overwrite", "dead_overwrite");
     INFO(r.out << r.err);
@@ -253,17 +253,17 @@ TEST_CASE("a rank killed with SIGKILL loses only its unfinished points, and a re
   // Rank 1, or rank 0, the one that owns the folder: either way the folder stays resumable.
   const int victim_rank = GENERATE(1, 0);
   INFO("rank " << victim_rank << " killed");
-  const fs::path sweep = write_text(dir() / "killed.json", R"({"name": "killed", "ops": ["gather", "scatter_add"],
+  const fs::path sweep = write_text(mpi_dir() / "killed.json", R"({"name": "killed", "ops": ["gather", "scatter_add"],
       "sizes": {"num_inputs": {"from": 16, "to": 1024, "times": 2}, "num_features": [16, 64],
                 "num_outputs": {"from": 32, "to": 8192, "times": 2}},
       "backends": ["ipu:bow"]})");
   const std::size_t total = 2 * 7 * 2 * 9;
-  const fs::path out = dir() / ("killed_out" + std::to_string(victim_rank));
+  const fs::path out = mpi_dir() / ("killed_out" + std::to_string(victim_rank));
   fs::remove_all(out);
   const fs::path victim_file = out / "ranks" / ("rank-" + std::to_string(victim_rank) + ".csv");
   const std::string cmd = "exec " + mpi_launch(2) + " " + TILESIM_BINARY + " sweep " + sweep.string() +
-                          " --out " + out.string() + " >" + (dir() / "killed.stdout").string() + " 2>" +
-                          (dir() / "killed.stderr").string();
+                          " --out " + out.string() + " >" + (mpi_dir() / "killed.stdout").string() + " 2>" +
+                          (mpi_dir() / "killed.stderr").string();
   const pid_t launcher = ::fork();
   REQUIRE(launcher >= 0);
   if (launcher == 0) {
@@ -335,7 +335,7 @@ TEST_CASE("a rank killed with SIGKILL loses only its unfinished points, and a re
       if (!header) finished.push_back(line);
   }
 
-  const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", dir());
+  const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", mpi_dir());
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, Contains("rank files an earlier run left"));
@@ -348,8 +348,8 @@ TEST_CASE("a rank killed with SIGKILL loses only its unfinished points, and a re
 TEST_CASE("an error on one rank ends the job with its exit code and names the rank, and bad input is said once", "[sweep][cli]") {
   const fs::path sweep = grid_sweep("errors");
   SECTION("bad input: one message, from rank 0, exit 2 from the launcher") {
-    const fs::path bad = write_text(dir() / "bad.json", R"({"name": "bad", "ops": ["gather"], "sizes": {}, "backends": ["ipu:bow"]})");
-    const auto r = run_mpi(2, "sweep " + bad.string() + " --out " + (dir() / "bad_out").string(), "bad");
+    const fs::path bad = write_text(mpi_dir() / "bad.json", R"({"name": "bad", "ops": ["gather"], "sizes": {}, "backends": ["ipu:bow"]})");
+    const auto r = run_mpi(2, "sweep " + bad.string() + " --out " + (mpi_dir() / "bad_out").string(), "bad");
     CHECK(r.exit_code == 2);
     std::size_t messages = 0;
     for (auto at = r.err.find("tilesim: error:"); at != std::string::npos; at = r.err.find("tilesim: error:", at + 1)) ++messages;
@@ -359,15 +359,15 @@ TEST_CASE("an error on one rank ends the job with its exit code and names the ra
   SECTION("a rank whose machine files are missing ends the job, naming itself") {
     // Rank 1 alone reads its IPU machines from a folder that has none (an MPMD launch gives it its own
     // environment); rank 0 found the sweep good, so the job is under way when rank 1 fails.
-    const fs::path out = dir() / "rank_error_out";
+    const fs::path out = mpi_dir() / "rank_error_out";
     fs::remove_all(out);
-    const fs::path empty = dir() / "no_machines";
+    const fs::path empty = mpi_dir() / "no_machines";
     fs::create_directories(empty);
     const std::string one = "-n 1 " + std::string(TILESIM_BINARY) + " sweep " + sweep.string() + " --out " + out.string();
     const std::string two = "-n 1 env TILESIM_MACHINE_DIR=" + empty.string() + " " + TILESIM_BINARY + " sweep " + sweep.string() +
                             " --out " + out.string();
     const std::string launcher = mpi_launcher() + " ";
-    const fs::path err = dir() / "rank_error.stderr";
+    const fs::path err = mpi_dir() / "rank_error.stderr";
     const std::string cmd = "cd '" + std::string(TILESIM_SOURCE_DIR) + "' && " + launcher + one + " : " +
                             two + " >/dev/null 2>'" + err.string() + "'";
     const int status = std::system(cmd.c_str());

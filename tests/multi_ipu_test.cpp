@@ -78,7 +78,7 @@ std::string tiny_system(const std::string& dir, std::int64_t tiles, std::int64_t
   return write_text(dir + "/tiny-system.json", system.dump(2)).string();
 }
 
-using Problem = tilesim_test::IpuProblem;
+using MultiIpuProblem = tilesim_test::IpuProblem;
 using tilesim_test::make_problem;
 
 }  // namespace
@@ -157,7 +157,7 @@ TEST_CASE("a longer ladder routes across the rung first, then up or down", "[mul
 TEST_CASE("a program on one IPU of a system costs what it costs on that IPU alone", "[multi-ipu][unit]") {
   const auto bow = load_ipu_machine("bow");
   const auto system = load_ipu_machine("bow-2000");
-  Problem p = make_problem(OpKind::gather, {512, 16, 4096}, 5);
+  MultiIpuProblem p = make_problem(OpKind::gather, {512, 16, 4096}, 5);
   const Op& op = p.graph.ops.front();
   const auto& indices = p.values.i32(op.indices);
   const OpPlan plan = plan_op(op, indices, bow);
@@ -183,7 +183,7 @@ TEST_CASE("ops too large for one IPU run verified on a system, paying for the li
   for (OpKind kind : {OpKind::gather, OpKind::scatter_add}) {
     INFO(to_string(kind));
     const OpShape shape = kind == OpKind::gather ? OpShape{256, 16, 4096} : OpShape{4096, 16, 256};
-    Problem p = make_problem(kind, shape, 11);
+    MultiIpuProblem p = make_problem(kind, shape, 11);
     const Op& op = p.graph.ops.front();
     CHECK_THROWS_AS(plan_op(op, p.values.i32(op.indices), chip), PlanError);
     const OpPlan plan = plan_op(op, p.values.i32(op.indices), system);
@@ -207,7 +207,7 @@ TEST_CASE("the planner charges the IPU-Links a split's exchanges cross", "[multi
   one_chip.chip.tiles_per_chip = 0;
   one_chip.chip.links.clear();
   one_chip.chip.routes.clear();
-  Problem p = make_problem(OpKind::gather, {4096, 64, 65536}, 2);
+  MultiIpuProblem p = make_problem(OpKind::gather, {4096, 64, 65536}, 2);
   const Op& op = p.graph.ops.front();
   // 1 x 32 x 128 = 4096 tiles: three IPUs.
   const OpPlan across = estimate_plan(op, {1, 32, 128}, system);
@@ -250,7 +250,7 @@ TEST_CASE("system machine files: unknown keys, a missing or nested chip file, an
 }
 
 TEST_CASE("an op no IPU fits names the shipped IPU system as the next step", "[multi-ipu][unit]") {
-  Problem p = make_problem(OpKind::gather, {1024, 16, 4096}, 3);
+  MultiIpuProblem p = make_problem(OpKind::gather, {1024, 16, 4096}, 3);
   const auto dir = scratch("multi_ipu_advice").string();
   tiny_system(dir, 4, 2048, 4);
   const auto chip = load_ipu_machine(dir + "/tiny.json");

@@ -20,17 +20,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Result = tilesim_test::CliResult;
+using PeerResult = tilesim_test::CliResult;
 
-const fs::path& scratch() {
+const fs::path& peer_dir() {
   static const fs::path dir = tilesim_test::scratch("peer_cli");
   return dir;
 }
 
-Result run_cli(const std::string& args) { return tilesim_test::run_tilesim(args, scratch()); }
+PeerResult run_peer_cli(const std::string& args) { return tilesim_test::run_tilesim(args, peer_dir()); }
 
 std::string small_workload() {
-  const fs::path p = scratch() / "peer_small.json";
+  const fs::path p = peer_dir() / "peer_small.json";
   std::ofstream(p) << R"({"name": "peer_small", "seed": 5, "ops": [
     {"op": "gather", "num_inputs": 200, "num_features": 24, "num_outputs": 3000},
     {"op": "scatter_add", "num_inputs": 3000, "num_features": 24, "num_outputs": 500}]})";
@@ -40,16 +40,16 @@ std::string small_workload() {
 }  // namespace
 
 TEST_CASE("tilesim --version lists torch-cpu and cuda and whether each is built in", "[cli][peers]") {
-  const Result r = run_cli("--version");
+  const PeerResult r = run_peer_cli("--version");
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("torch-cpu (measured, "));
   CHECK_THAT(r.out, Catch::Contains("cuda (measured, "));
 }
 
 TEST_CASE("tilesim run --backends cpu,torch-cpu: verified, agreeing outputs, or exit 2 saying libtorch is not built in", "[cli][peers][slow]") {
-  const bool built = run_cli("--version").out.find("torch-cpu (measured, libtorch") != std::string::npos;
-  const Result r = run_cli("run " + small_workload() + " --backends cpu,torch-cpu --repeats 2 --warmup 1 --json --out " +
-                           (scratch() / "torch_out").string());
+  const bool built = run_peer_cli("--version").out.find("torch-cpu (measured, libtorch") != std::string::npos;
+  const PeerResult r = run_peer_cli("run " + small_workload() + " --backends cpu,torch-cpu --repeats 2 --warmup 1 --json --out " +
+                           (peer_dir() / "torch_out").string());
   if (!built) {
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("built without libtorch") && Catch::Contains("libtorch-dev"));
@@ -69,7 +69,7 @@ TEST_CASE("tilesim run --backends cpu,torch-cpu: verified, agreeing outputs, or 
 }
 
 TEST_CASE("tilesim run --backends cuda runs on a GPU, or exits 2 saying there is none or that CUDA is not built in", "[cli][peers]") {
-  const Result r = run_cli("run " + small_workload() + " --backends cuda --repeats 2 --json --out " + (scratch() / "cuda_out").string());
+  const PeerResult r = run_peer_cli("run " + small_workload() + " --backends cuda --repeats 2 --json --out " + (peer_dir() / "cuda_out").string());
   if (r.exit_code == 0) {  // a machine with a GPU
     const auto report = nlohmann::json::parse(r.out);
     for (const auto& op : report.at("results").at(0).at("ops")) CHECK(op.at("verified") == true);
@@ -84,11 +84,11 @@ TEST_CASE("tilesim --backends parses the peer backends' names strictly", "[cli][
   const std::string w = small_workload();
   for (const char* bad : {"cuda:fast", "torch-cpu:x", "cuda:"}) {
     INFO(bad);
-    const Result r = run_cli("run " + w + " --backends " + bad + " --out " + (scratch() / "bad_out").string());
+    const PeerResult r = run_peer_cli("run " + w + " --backends " + bad + " --out " + (peer_dir() / "bad_out").string());
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("--backends"));
   }
-  const Result twice = run_cli("run " + w + " --backends cuda,cuda:kernel --out " + (scratch() / "bad_out").string());
+  const PeerResult twice = run_peer_cli("run " + w + " --backends cuda,cuda:kernel --out " + (peer_dir() / "bad_out").string());
   CHECK(twice.exit_code == 2);
   CHECK_THAT(twice.err, Catch::Contains("\"cuda\" twice"));
 }
@@ -96,9 +96,9 @@ TEST_CASE("tilesim --backends parses the peer backends' names strictly", "[cli][
 TEST_CASE("tilesim run trains on cpu and torch-cpu: three losses each, agreeing curves, torch's step split by phase, or exit 2 "
           "saying libtorch is not built in",
           "[cli][peers][training][slow]") {
-  const bool built = run_cli("--version").out.find("torch-cpu (measured, libtorch") != std::string::npos;
-  const fs::path out = scratch() / "train_out";
-  const Result r = run_cli("run workloads/examples/gcn_cora_train.json --backends cpu,torch-cpu --steps 3 --warmup 0 --repeats 1 --out " +
+  const bool built = run_peer_cli("--version").out.find("torch-cpu (measured, libtorch") != std::string::npos;
+  const fs::path out = peer_dir() / "train_out";
+  const PeerResult r = run_peer_cli("run workloads/examples/gcn_cora_train.json --backends cpu,torch-cpu --steps 3 --warmup 0 --repeats 1 --out " +
                            out.string());
   if (!built) {
     CHECK(r.exit_code == 2);

@@ -25,12 +25,12 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-fs::path scratch_dir() {
+fs::path published_dir() {
   static const fs::path dir = tilesim_test::scratch("published_validation_test");
   return dir;
 }
 
-std::string shipped(const std::string& suite) {
+std::string shipped_suite(const std::string& suite) {
   return published_suite_file(suite, std::string(TILESIM_SOURCE_DIR) + "/validation");
 }
 
@@ -47,7 +47,7 @@ std::string suite_file(const std::string& name, const std::function<void(nlohman
                       {"conversion", "epoch = 1 step"}}}};
   nlohmann::json doc = {{"suite", "whole-model"}, {"about", "test"}, {"entries", {entry}}};
   edit(doc);
-  const fs::path path = scratch_dir() / (name + ".json");
+  const fs::path path = published_dir() / (name + ".json");
   std::ofstream(path) << doc.dump(2);
   return path.string();
 }
@@ -98,8 +98,8 @@ TEST_CASE("the published-entries reader rejects bad input with file, path, expec
 }
 
 TEST_CASE("the shipped published suites hold their stated entries, each with a source", "[validate][unit]") {
-  const PublishedSuite models = read_published_suite(shipped("models"));
-  const PublishedSuite layers = read_published_suite(shipped("layers"));
+  const PublishedSuite models = read_published_suite(shipped_suite("models"));
+  const PublishedSuite layers = read_published_suite(shipped_suite("layers"));
   CHECK(models.name == "whole-model");
   CHECK(layers.name == "layers");
   CHECK(models.entries.size() >= 8);
@@ -183,9 +183,9 @@ TEST_CASE("a published report keeps not-comparable entries, and its tables are w
 }
 
 TEST_CASE("tilesim validate runs the published suites: predictions positive and labelled, tables written", "[validate][cli]") {
-  const fs::path out = scratch_dir() / "validate_published";
+  const fs::path out = published_dir() / "validate_published";
   const tilesim_test::CliResult r =
-      tilesim_test::run_tilesim("validate --suite models --format markdown --no-plots --out " + out.string(), scratch_dir());
+      tilesim_test::run_tilesim("validate --suite models --format markdown --no-plots --out " + out.string(), published_dir());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Contains("### whole-model suite") && Contains("not yet comparable") && Contains("gpspp-pcqm4mv2-bowpod16"));
@@ -208,12 +208,12 @@ TEST_CASE("tilesim validate runs the published suites: predictions positive and 
   CHECK(suite["entries"].size() >= 8);
 
   const tilesim_test::CliResult tex =
-      tilesim_test::run_tilesim("validate --suite layers --format latex --no-plots --out " + out.string(), scratch_dir());
+      tilesim_test::run_tilesim("validate --suite layers --format latex --no-plots --out " + out.string(), published_dir());
   INFO(tex.err);
   REQUIRE(tex.exit_code == 0);
   CHECK_THAT(tilesim_test::slurp(out / "validation.tex"), Contains("\\begin{tabular}") && Contains("gin-qm9-a100-fp16"));
 
-  const tilesim_test::CliResult bad = tilesim_test::run_tilesim("validate --suite nope --out " + out.string(), scratch_dir());
+  const tilesim_test::CliResult bad = tilesim_test::run_tilesim("validate --suite nope --out " + out.string(), published_dir());
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Contains("hydronet, layers, models, all"));
 }

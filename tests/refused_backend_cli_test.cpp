@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path scratch_dir() {
+fs::path refused_dir() {
   static const fs::path dir = tilesim_test::scratch("refused_backend_cli_test");
   return dir;
 }
@@ -24,16 +24,16 @@ const char* kHugeGather = R"({"name": "huge_gather", "ops": [{"op": "gather", "n
 
 // `tilesim run` of the huge gather on `backends`, into `out`, emptied first.
 tilesim_test::CliResult run_huge_gather(const std::string& backends, const fs::path& out) {
-  const fs::path workload = tilesim_test::write_text(scratch_dir() / "huge.json", kHugeGather);
+  const fs::path workload = tilesim_test::write_text(refused_dir() / "huge.json", kHugeGather);
   fs::remove_all(out);
   return tilesim_test::run_tilesim("run '" + workload.string() + "' --backends " + backends + " --out '" + out.string() + "'",
-                                   scratch_dir());
+                                   refused_dir());
 }
 
 }  // namespace
 
 TEST_CASE("run: a backend the workload does not fit is reported as refused and the others run, exit code 3", "[cli]") {
-  const fs::path out = scratch_dir() / "out_mixed";
+  const fs::path out = refused_dir() / "out_mixed";
   const auto r = run_huge_gather("ipu,gpu-model:a100-40gb", out);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 3);
@@ -63,7 +63,7 @@ TEST_CASE("run: a backend the workload does not fit is reported as refused and t
 }
 
 TEST_CASE("run: when every backend refuses the workload nothing is written and the refusal is the error, exit code 3", "[cli]") {
-  const fs::path out = scratch_dir() / "out_all_refused";
+  const fs::path out = refused_dir() / "out_all_refused";
   const auto r = run_huge_gather("ipu:bow,ipu:mk2", out);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 3);

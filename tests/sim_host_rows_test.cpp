@@ -21,7 +21,7 @@ using namespace tilesim::sim;
 
 namespace {
 
-Engine& engine() { return Engine::instance(1472); }
+Engine& host_rows_engine() { return Engine::instance(1472); }
 
 MachineConfig roomy_machine(std::int32_t tiles, std::int64_t sram_bytes_per_tile) {
   return tilesim_test::sim_test_machine("roomy", tiles, sram_bytes_per_tile, 3);
@@ -69,14 +69,14 @@ std::vector<std::byte> pattern(std::size_t bytes, unsigned seed) {
 // read_rows into a differently filled array and checks every byte. `host_offset` shifts the host array
 // off its allocation's alignment.
 void check_round_trip(const Layout& l, const MachineConfig& machine, std::size_t host_offset) {
-  engine().load(l.program, machine, Mode::functional);
+  host_rows_engine().load(l.program, machine, Mode::functional);
   const auto storage = pattern(static_cast<std::size_t>(l.host_bytes) + host_offset, 1);
   const std::byte* host = storage.data() + host_offset;
-  engine().write_rows(l.pieces, host, l.host_bytes);
+  host_rows_engine().write_rows(l.pieces, host, l.host_bytes);
   bool buffers_match = true;
   for (const HostRows& p : l.pieces) {
     std::vector<std::byte> held(static_cast<std::size_t>(p.rows * p.row_bytes));
-    engine().read(p.buffer, 0, held.data(), static_cast<std::int64_t>(held.size()));
+    host_rows_engine().read(p.buffer, 0, held.data(), static_cast<std::int64_t>(held.size()));
     for (std::int64_t r = 0; r < p.rows && buffers_match; ++r) {
       for (std::int64_t c = 0; c < p.row_bytes; ++c) {
         if (held[static_cast<std::size_t>(r * p.row_bytes + c)] != host[p.host_offset_bytes + r * p.host_stride_bytes + c]) {
@@ -88,7 +88,7 @@ void check_round_trip(const Layout& l, const MachineConfig& machine, std::size_t
   }
   CHECK(buffers_match);
   auto back_storage = pattern(static_cast<std::size_t>(l.host_bytes) + host_offset, 2);
-  engine().read_rows(l.pieces, back_storage.data() + host_offset, l.host_bytes);
+  host_rows_engine().read_rows(l.pieces, back_storage.data() + host_offset, l.host_bytes);
   CHECK(std::equal(back_storage.begin() + static_cast<std::ptrdiff_t>(host_offset), back_storage.end(), host));
 }
 
@@ -116,16 +116,16 @@ TEST_CASE("host rows: many pieces move the bytes one-buffer reads and writes see
 
 TEST_CASE("host rows: pieces outside the host array or their buffer are refused", "[sim][engine][unit]") {
   const Layout l = cut(16, {4}, {{8}}, 2);
-  engine().load(l.program, roomy_machine(2, 1024), Mode::functional);
+  host_rows_engine().load(l.program, roomy_machine(2, 1024), Mode::functional);
   std::vector<std::byte> host(64);
-  CHECK_NOTHROW(engine().read_rows(l.pieces, host.data(), 64));
-  CHECK_THROWS_AS(engine().read_rows(l.pieces, host.data(), 63), std::logic_error);
+  CHECK_NOTHROW(host_rows_engine().read_rows(l.pieces, host.data(), 64));
+  CHECK_THROWS_AS(host_rows_engine().read_rows(l.pieces, host.data(), 63), std::logic_error);
   auto too_many_rows = l.pieces;
   too_many_rows[0].rows = 5;
-  CHECK_THROWS_AS(engine().write_rows(too_many_rows, host.data(), 1 << 10), std::logic_error);
+  CHECK_THROWS_AS(host_rows_engine().write_rows(too_many_rows, host.data(), 1 << 10), std::logic_error);
   auto no_buffer = l.pieces;
   no_buffer[1].buffer = 9;
-  CHECK_THROWS_AS(engine().read_rows(no_buffer, host.data(), 64), std::logic_error);
+  CHECK_THROWS_AS(host_rows_engine().read_rows(no_buffer, host.data(), 64), std::logic_error);
 }
 
 TEST_CASE("engine: a large compute phase gives the bytes and the failure of a one-thread run", "[sim][engine][unit]") {
@@ -152,13 +152,13 @@ TEST_CASE("engine: a large compute phase gives the bytes and the failure of a on
   p.steps.push_back(s);
   const MachineConfig machine = roomy_machine(tiles, bytes);
 
-  engine().load(p, machine, Mode::functional);
-  const RunStats stats = engine().run();
+  host_rows_engine().load(p, machine, Mode::functional);
+  const RunStats stats = host_rows_engine().run();
   CHECK(stats.total_cycles == 3 + 6 * 20000);
   bool all_match = true;
   for (std::int32_t t = 0; t < tiles; ++t) {
     std::vector<std::byte> held(bytes);
-    engine().read(buffers[static_cast<std::size_t>(t)], 0, held.data(), bytes);
+    host_rows_engine().read(buffers[static_cast<std::size_t>(t)], 0, held.data(), bytes);
     for (std::int64_t i = 0; i < bytes; ++i) all_match &= held[static_cast<std::size_t>(i)] == static_cast<std::byte>(t * 7 + i);
   }
   CHECK(all_match);
@@ -169,8 +169,8 @@ TEST_CASE("engine: a large compute phase gives the bytes and the failure of a on
       throw std::runtime_error("tile " + std::to_string(t) + " failed on purpose");
     };
   }
-  engine().load(p, machine, Mode::functional);
-  CHECK_THROWS_WITH(engine().run(), "tile 10 failed on purpose");
+  host_rows_engine().load(p, machine, Mode::functional);
+  CHECK_THROWS_WITH(host_rows_engine().run(), "tile 10 failed on purpose");
 }
 
 TEST_CASE("host threads: every item of every run runs once, whatever the helpers' timing", "[sim][engine][unit]") {

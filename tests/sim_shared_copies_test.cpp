@@ -22,14 +22,14 @@ using tilesim_test::bow;
 
 namespace {
 
-struct Outcome {
+struct CopiesOutcome {
   std::vector<float> output;
   sim::RunStats stats;
 };
 
 // Runs `program` functionally with the problem's inputs; with `share` false, every read-only copy is
 // made a plain copy first.
-Outcome run_functional(ipu::OpProgram program, const tilesim_test::IpuProblem& p, bool share) {
+CopiesOutcome run_functional(ipu::OpProgram program, const tilesim_test::IpuProblem& p, bool share) {
   for (auto& step : program.program.steps) {
     for (auto& t : step.exchange.transfers) t.read_only_copies = t.read_only_copies && share;
   }
@@ -37,7 +37,7 @@ Outcome run_functional(ipu::OpProgram program, const tilesim_test::IpuProblem& p
   engine.load(program.program, bow().chip, sim::Mode::functional);
   ipu::write_pieces(engine, program.input, p.values.f32(p.op().input), program.input_width);
   ipu::write_pieces(engine, program.indices, p.values.i32(p.op().indices), 1);
-  Outcome out;
+  CopiesOutcome out;
   out.stats = engine.run();
   out.output.assign(static_cast<std::size_t>(p.op().shape.num_outputs * p.op().shape.num_features), 0.0f);
   ipu::read_pieces(engine, program.output, out.output, program.output_width);
@@ -60,8 +60,8 @@ TEST_CASE("shared copies: gathers and scatters give the bytes and cycles of copy
       for (const auto& step : program.program.steps) {
         for (const auto& t : step.exchange.transfers) flagged += t.read_only_copies ? 1 : 0;
       }
-      const Outcome copied = run_functional(program, p, false);
-      const Outcome shared = run_functional(program, p, true);
+      const CopiesOutcome copied = run_functional(program, p, false);
+      const CopiesOutcome shared = run_functional(program, p, true);
       INFO(to_string(kind) << " " << shape.num_inputs << " x " << shape.num_features << " x " << shape.num_outputs);
       REQUIRE(copied.output.size() == shared.output.size());
       CHECK(std::memcmp(copied.output.data(), shared.output.data(), copied.output.size() * sizeof(float)) == 0);

@@ -23,7 +23,7 @@ namespace {
 // One elaboration per process, shared by every test, with the tiles the trace machine has (a larger engine
 // elaborated earlier in a one-process run serves as well). The trace names the sync controller after the
 // engine's last tile slot.
-Engine& engine() { return Engine::instance(4); }
+Engine& trace_engine() { return Engine::instance(4); }
 
 // 4 tiles at 2 GHz (1 cycle = 0.0005 us), compute fixed 3, sync 10, exchange fixed 5, 4 bytes/cycle.
 MachineConfig trace_machine() {
@@ -76,9 +76,9 @@ nlohmann::json read_json(const std::filesystem::path& path) {
 }  // namespace
 
 TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus sync slices", "[sim][trace][unit]") {
-  engine().load(trace_program(), trace_machine(), Mode::timing_only);
+  trace_engine().load(trace_program(), trace_machine(), Mode::timing_only);
   TraceWriter trace;
-  const RunStats stats = engine().run(&trace);
+  const RunStats stats = trace_engine().run(&trace);
   REQUIRE(stats.total_cycles == 53);
   CHECK(trace.size() == 7);  // compute 2 + sync 1 + exchange 3 + compute 1 (no sync after the last compute)
   CHECK(trace.end_us() == Approx(53 * 0.0005));
@@ -102,7 +102,7 @@ TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus 
     }
   }
   CHECK(track_names ==
-        std::map<std::int64_t, std::string>{{0, "tile 0"}, {1, "tile 1"}, {3, "tile 3"}, {engine().tile_slots(), "sync"}});
+        std::map<std::int64_t, std::string>{{0, "tile 0"}, {1, "tile 1"}, {3, "tile 3"}, {trace_engine().tile_slots(), "sync"}});
   REQUIRE(slices.size() == 7);
 
   auto find = [&](std::int64_t tid, const std::string& cat, double ts_us) -> const nlohmann::json* {
@@ -119,7 +119,7 @@ TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus 
   REQUIRE(b);
   CHECK(b->at("dur").get<double>() == Approx(24 * 0.0005));
   CHECK(find(2, "compute", 3 * 0.0005) == nullptr);  // tile 2 was idle
-  const auto* sync0 = find(engine().tile_slots(), "sync", 27 * 0.0005);
+  const auto* sync0 = find(trace_engine().tile_slots(), "sync", 27 * 0.0005);
   REQUIRE(sync0);
   CHECK(sync0->at("name") == "s0");
   CHECK(sync0->at("dur").get<double>() == Approx(10 * 0.0005));
@@ -132,17 +132,17 @@ TEST_CASE("trace: Chrome trace JSON with one slice per busy tile per phase plus 
   const auto* xy = find(3, "compute", 47 * 0.0005);
   REQUIRE(xy);
   CHECK(xy->at("name") == "X + Y");
-  CHECK(find(engine().tile_slots(), "sync", 53 * 0.0005) == nullptr);  // nothing is exchanged after it
+  CHECK(find(trace_engine().tile_slots(), "sync", 53 * 0.0005) == nullptr);  // nothing is exchanged after it
 }
 
 TEST_CASE("trace: a later program's slices follow the earlier program's", "[sim][trace][unit]") {
   TraceWriter trace;
-  engine().load(trace_program(), trace_machine(), Mode::timing_only);
-  engine().run(&trace);
+  trace_engine().load(trace_program(), trace_machine(), Mode::timing_only);
+  trace_engine().run(&trace);
   const double first_end_us = trace.end_us();
   const std::size_t first_slices = trace.size();
-  engine().load(trace_program(), trace_machine(), Mode::functional);
-  engine().run(&trace);
+  trace_engine().load(trace_program(), trace_machine(), Mode::functional);
+  trace_engine().run(&trace);
   CHECK(trace.size() == 2 * first_slices);
   CHECK(trace.end_us() == Approx(2 * first_end_us));
 
@@ -187,8 +187,8 @@ TEST_CASE("stats: to_json carries every figure under unit-named keys", "[sim][st
   CHECK(to_string(PhaseKind::sync) == "sync");
   CHECK(to_string(PhaseKind::exchange) == "exchange");
 
-  engine().load(trace_program(), trace_machine(), Mode::functional);
-  const RunStats stats = engine().run();
+  trace_engine().load(trace_program(), trace_machine(), Mode::functional);
+  const RunStats stats = trace_engine().run();
   const nlohmann::json j = stats.to_json();
   CHECK(j.at("program") == "traced");
   CHECK(j.at("total_cycles") == 53);
@@ -216,8 +216,8 @@ TEST_CASE("stats: to_json carries every figure under unit-named keys", "[sim][st
 
 // Run by the next test in a child process: elaborates the engine and runs a program.
 TEST_CASE("stdout child: elaborate and run", "[.sim_stdout_child]") {
-  engine().load(trace_program(), trace_machine(), Mode::functional);
-  CHECK(engine().run().total_cycles == 53);
+  trace_engine().load(trace_program(), trace_machine(), Mode::functional);
+  CHECK(trace_engine().run().total_cycles == 53);
 }
 
 TEST_CASE("engine: SystemC prints nothing on stdout (no copyright banner)", "[sim][engine][unit]") {

@@ -59,20 +59,20 @@ Op indexed_op(OpKind kind, std::int64_t num_inputs, std::int64_t num_features, s
   return op;
 }
 
-struct Ran {
+struct StaticRan {
   std::vector<float> out;
   sim::RunStats stats;
   std::size_t supersteps = 0;
 };
 
 // Builds and runs the static program of `op` on `machine` (functional) with these values and indices.
-Ran run_static(const Op& op, const std::vector<float>& input, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
+StaticRan run_static(const Op& op, const std::vector<float>& input, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
   const OpProgram prog = op.kind == OpKind::gather ? build_static_gather_program(op, indices, machine)
                                                    : build_static_scatter_program(op, indices, machine);
   auto& engine = engine_for(machine);
   engine.load(prog.program, machine.chip, sim::Mode::functional);
   write_pieces(engine, prog.input, input, prog.input_width);
-  Ran r;
+  StaticRan r;
   r.stats = engine.run();
   r.supersteps = prog.program.steps.size();
   r.out.assign(static_cast<std::size_t>(op.output_rows() * op.output_cols()), std::nanf(""));
@@ -92,7 +92,7 @@ TEST_CASE("static gather copies every looked-up row exactly, across tile boundar
       const Op op = indexed_op(OpKind::gather, R, F, N);
       const auto table = values(R * F, 11 + static_cast<std::uint64_t>(F));
       const auto idx = hub_indices(N, R, 0.2, 5);
-      const Ran r = run_static(op, table, idx, m);
+      const StaticRan r = run_static(op, table, idx, m);
       for (std::int64_t e = 0; e < N; ++e) {
         for (std::int64_t c = 0; c < F; ++c) {
           REQUIRE(r.out[static_cast<std::size_t>(e * F + c)] == table[static_cast<std::size_t>(idx[static_cast<std::size_t>(e)] * F + c)]);
@@ -115,7 +115,7 @@ TEST_CASE("static scatters match a direct loop, including hub rows that need sev
       const Op op = indexed_op(kind, M, F, rows);
       const auto msg = values(M * F, 7 + static_cast<std::uint64_t>(F));
       const auto idx = hub_indices(M, rows - 1, 0.3, 3);  // the last row receives nothing
-      const Ran r = run_static(op, msg, idx, m);
+      const StaticRan r = run_static(op, msg, idx, m);
       const auto want = direct_scatter(kind, msg, idx, F, rows);
       for (std::size_t i = 0; i < want.size(); ++i) {
         INFO("element " << i);
@@ -133,7 +133,7 @@ TEST_CASE("static scatter on the full Bow: one round, and partials combined on t
   const auto msg = values(M * F, 21);
   std::vector<std::int32_t> sorted = hub_indices(M, rows, 0.0, 9);
   std::sort(sorted.begin(), sorted.end());
-  const Ran r = run_static(op, msg, sorted, bow());
+  const StaticRan r = run_static(op, msg, sorted, bow());
   CHECK(r.supersteps == 2);  // combine + send, fold + finish
   const auto want = direct_scatter(OpKind::scatter_add, msg, sorted, F, rows);
   for (std::size_t i = 0; i < want.size(); ++i) REQUIRE(std::abs(r.out[i] - want[i]) <= 1e-4 * (1.0 + std::abs(want[i])));

@@ -24,14 +24,14 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const fs::path& dir() {
+const fs::path& safety_dir() {
   static const fs::path d = scratch("sweep_safety_test");
   return d;
 }
 
 // A sweep of simulated points (timing-only IPU): 2 ops x 7 x 2 x 9 = 252 points, a few seconds in all.
-fs::path grid_sweep(const std::string& name) {
-  return write_text(dir() / (name + ".json"),
+fs::path safety_sweep(const std::string& name) {
+  return write_text(safety_dir() / (name + ".json"),
                     R"({"name": ")" + name + R"(", "ops": ["gather", "scatter_add"],
                         "sizes": {"num_inputs": {"from": 16, "to": 1024, "times": 2}, "num_features": [16, 64],
                                   "num_outputs": {"from": 32, "to": 8192, "times": 2}},
@@ -43,7 +43,7 @@ constexpr std::size_t grid_points = 2 * 7 * 2 * 9;
 pid_t start_sweep(const fs::path& sweep, const fs::path& out, const std::string& extra, const std::string& tag) {
   const pid_t pid = ::fork();
   if (pid == 0) {
-    const std::string log = (dir() / ("log_" + tag + ".txt")).string();
+    const std::string log = (safety_dir() / ("log_" + tag + ".txt")).string();
     std::freopen("/dev/null", "w", stdout);
     std::freopen(log.c_str(), "w", stderr);
     if (extra.empty())
@@ -76,8 +76,8 @@ int wait_exit(pid_t pid) {
 }  // namespace
 
 TEST_CASE("a second sweep into a folder another sweep is writing is refused, naming the holder", "[sweep][cli]") {
-  const fs::path sweep = grid_sweep("held");
-  const fs::path out = dir() / "held_out";
+  const fs::path sweep = safety_sweep("held");
+  const fs::path out = safety_dir() / "held_out";
   fs::remove_all(out);
   const pid_t first = start_sweep(sweep, out, "", "held");
   REQUIRE(first > 0);
@@ -85,7 +85,7 @@ TEST_CASE("a second sweep into a folder another sweep is writing is refused, nam
   if (running) {
     for (const char* extra : {" --resume", " --overwrite", ""}) {
       INFO(extra);
-      const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + extra, dir());
+      const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + extra, safety_dir());
       CHECK(r.exit_code == 2);
       CHECK_THAT(r.err, Contains("no other tilesim sweep is writing") && Contains("pid " + std::to_string(first)));
     }
@@ -93,7 +93,7 @@ TEST_CASE("a second sweep into a folder another sweep is writing is refused, nam
   }
   wait_exit(first);
   // Once the holder is gone (killed: the kernel released its lock), --resume completes the sweep.
-  const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", dir());
+  const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", safety_dir());
   REQUIRE(r.exit_code == 0);
   const auto counts = key_counts(out / "results.csv");
   CHECK(counts.size() == grid_points);
@@ -101,23 +101,23 @@ TEST_CASE("a second sweep into a folder another sweep is writing is refused, nam
 }
 
 TEST_CASE("a resume into another sweep's folder is refused and changes nothing, partial line included", "[sweep][cli]") {
-  const fs::path mine = write_text(dir() / "mine.json", R"({"name": "mine", "ops": ["gather"],
+  const fs::path mine = write_text(safety_dir() / "mine.json", R"({"name": "mine", "ops": ["gather"],
       "sizes": {"num_inputs": [16], "num_features": [16], "num_outputs": [32, 64]}, "backends": ["gpu-model:a100-40gb"]})");
-  const fs::path other = write_text(dir() / "other.json", R"({"name": "other", "ops": ["gather"],
+  const fs::path other = write_text(safety_dir() / "other.json", R"({"name": "other", "ops": ["gather"],
       "sizes": {"num_inputs": [16], "num_features": [16, 32], "num_outputs": [32, 64]}, "backends": ["gpu-model:a100-40gb"]})");
-  const fs::path out = dir() / "mine_out";
+  const fs::path out = safety_dir() / "mine_out";
   fs::remove_all(out);
-  auto r = run_tilesim("sweep " + mine.string() + " --out " + out.string(), dir());
+  auto r = run_tilesim("sweep " + mine.string() + " --out " + out.string(), safety_dir());
   REQUIRE(r.exit_code == 0);
   { std::ofstream(out / "results.csv", std::ios::app) << "gather,16,16,6"; }  // as a kill mid-write leaves
   const std::string csv_before = slurp(out / "results.csv"), echo_before = slurp(out / "sweep.json");
 
-  r = run_tilesim("sweep " + other.string() + " --out " + out.string() + " --resume", dir());
+  r = run_tilesim("sweep " + other.string() + " --out " + out.string() + " --resume", safety_dir());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("sweep.json: expected the same sweep as this one") && Contains("holds sweep \"mine\"") &&
                         Contains("differing in: name, sizes"));
   // The same sweep with other options is another resolved sweep too.
-  r = run_tilesim("sweep " + mine.string() + " --out " + out.string() + " --resume --backends gpu-model:h100-sxm", dir());
+  r = run_tilesim("sweep " + mine.string() + " --out " + out.string() + " --resume --backends gpu-model:h100-sxm", safety_dir());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("differing in: backends"));
   CHECK(slurp(out / "results.csv") == csv_before);
@@ -125,14 +125,14 @@ TEST_CASE("a resume into another sweep's folder is refused and changes nothing, 
 
   // A folder whose sweep.json is gone cannot say what its rows are: refused as well.
   fs::rename(out / "sweep.json", out / "sweep.json.saved");
-  r = run_tilesim("sweep " + mine.string() + " --out " + out.string() + " --resume", dir());
+  r = run_tilesim("sweep " + mine.string() + " --out " + out.string() + " --resume", safety_dir());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("sweep.json that says which sweep"));
   CHECK(slurp(out / "results.csv") == csv_before);
   fs::rename(out / "sweep.json.saved", out / "sweep.json");
 
   // The right sweep resumes: the partial line is cut only now, and nothing is added twice.
-  r = run_tilesim("sweep " + mine.string() + " --out " + out.string() + " --resume", dir());
+  r = run_tilesim("sweep " + mine.string() + " --out " + out.string() + " --resume", safety_dir());
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, Contains("dropping a partial last line"));
   CHECK(data_lines(out / "results.csv").size() == 2);
@@ -141,7 +141,7 @@ TEST_CASE("a resume into another sweep's folder is refused and changes nothing, 
 TEST_CASE("a sweep's --resume accepts the same file named another way: ./s.json, an absolute path, another directory",
           "[sweep][cli]") {
   // Before, the folder's sweep.json compared source_file as written, and refused "differing in: source_file".
-  const fs::path home = dir() / "renamed";
+  const fs::path home = safety_dir() / "renamed";
   fs::remove_all(home);
   fs::create_directories(home / "elsewhere");
   write_text(home / "s.json", R"({"name": "s", "ops": ["gather"],
@@ -174,8 +174,8 @@ TEST_CASE("a sweep's --resume accepts the same file named another way: ./s.json,
 
 TEST_CASE("sweeps started together and killed at random points leave each point at most once; --resume completes",
           "[sweep][cli][slow]") {
-  const fs::path sweep = grid_sweep("storm");
-  const fs::path out = dir() / "storm_out";
+  const fs::path sweep = safety_sweep("storm");
+  const fs::path out = safety_dir() / "storm_out";
   const fs::path csv = out / "results.csv";
   fs::remove_all(out);
   std::mt19937 rng(20261125);
@@ -202,7 +202,7 @@ TEST_CASE("sweeps started together and killed at random points leave each point 
       CHECK(n == 1);
     }
   }
-  const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", dir());
+  const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", safety_dir());
   REQUIRE(r.exit_code == 0);
   const auto counts = key_counts(csv);
   CHECK(counts.size() == grid_points);
@@ -215,7 +215,7 @@ TEST_CASE("sweeps started together and killed at random points leave each point 
 }
 
 TEST_CASE("an output that cannot be written is a failure with a message, not exit 0", "[cli]") {
-  const fs::path err = dir() / "full_err.txt";
+  const fs::path err = safety_dir() / "full_err.txt";
   auto run = [&](const std::string& args) {
     const std::string cmd = std::string(TILESIM_BINARY) + " " + args + " >/dev/full 2>'" + err.string() + "'";
     const int status = std::system(cmd.c_str());
@@ -228,9 +228,9 @@ TEST_CASE("an output that cannot be written is a failure with a message, not exi
 }
 
 TEST_CASE("a trace asked of backends that write none that writes traces is refused and leaves no file", "[cli]") {
-  const fs::path trace = dir() / "no_trace.json";
+  const fs::path trace = safety_dir() / "no_trace.json";
   fs::remove(trace);
-  const auto r = run_tilesim("run workloads/examples/default.json --backends gpu-model --trace " + trace.string(), dir());
+  const auto r = run_tilesim("run workloads/examples/default.json --backends gpu-model --trace " + trace.string(), safety_dir());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("--trace: expected a backend that writes traces (ipu") && Contains("none in \"gpu-model\""));
   CHECK_FALSE(fs::exists(trace));

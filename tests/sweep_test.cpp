@@ -29,7 +29,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const fs::path& dir() {
+const fs::path& sweep_dir() {
   static const fs::path d = scratch("sweep_test");
   return d;
 }
@@ -74,7 +74,7 @@ std::vector<std::string> rows_without_wall_time(const fs::path& csv) {
 
 // A sweep file in the scratch directory: simulated and modeled points only (fast, deterministic).
 fs::path small_sweep_file(const std::string& name, const std::string& backends = R"(["ipu:bow", "gpu-model:a100-40gb"])") {
-  return write_text(dir() / (name + ".json"),
+  return write_text(sweep_dir() / (name + ".json"),
                     R"({"name": ")" + name + R"(", "ops": ["gather", "scatter_add"],
                         "sizes": {"num_inputs": [16, 128, 1024], "num_features": [16, 64],
                                   "num_outputs": {"from": 32, "to": 2048, "times": 4}},
@@ -178,7 +178,7 @@ TEST_CASE("sweep file errors name the file, the JSON path, what was expected and
   }
   CHECK_THAT(sweep_error(nlohmann::json::array()), Contains("s.json: (top level): expected an object"));
   try {
-    load_sweep((dir() / "missing.json").string());
+    load_sweep((sweep_dir() / "missing.json").string());
     FAIL("a missing sweep file was accepted");
   } catch (const InputError& e) {
     CHECK_THAT(e.what(), Contains("missing.json"));
@@ -194,37 +194,37 @@ TEST_CASE("point seeds: repeat 0 of seed 0 draws validate's indices; others diff
 }
 
 TEST_CASE("tilesim sweep rejects bad input before running anything", "[sweep][cli]") {
-  const fs::path bad_backend = write_text(dir() / "bad_backend.json",
+  const fs::path bad_backend = write_text(sweep_dir() / "bad_backend.json",
                                           R"({"name": "bad", "ops": ["gather"], "sizes": {"num_inputs": [16],
                                               "num_features": [16], "num_outputs": [32]}, "backends": ["cpu", "tpu:v4"]})");
-  auto r = run_tilesim("sweep " + bad_backend.string() + " --out " + (dir() / "bad_out").string(), dir());
+  auto r = run_tilesim("sweep " + bad_backend.string() + " --out " + (sweep_dir() / "bad_out").string(), sweep_dir());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains(bad_backend.string() + ": backends[1]: expected a backend name") && Contains("\"tpu:v4\""));
-  CHECK_FALSE(fs::exists(dir() / "bad_out" / "results.csv"));
-  r = run_tilesim("sweep " + bad_backend.string() + " --jobs 0", dir());
+  CHECK_FALSE(fs::exists(sweep_dir() / "bad_out" / "results.csv"));
+  r = run_tilesim("sweep " + bad_backend.string() + " --jobs 0", sweep_dir());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("--jobs"));
-  r = run_tilesim("sweep " + bad_backend.string() + " --backends ipu:nosuch", dir());
+  r = run_tilesim("sweep " + bad_backend.string() + " --backends ipu:nosuch", sweep_dir());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("nosuch"));
 }
 
 TEST_CASE("a stopped sweep resumed ends with every point exactly once, as an uninterrupted one", "[sweep][cli][slow]") {
   const fs::path sweep = small_sweep_file("resume");
-  const fs::path straight = dir() / "straight", stopped = dir() / "stopped";
-  auto r = run_tilesim("sweep " + sweep.string() + " --out " + straight.string(), dir());
+  const fs::path straight = sweep_dir() / "straight", stopped = sweep_dir() / "stopped";
+  auto r = run_tilesim("sweep " + sweep.string() + " --out " + straight.string(), sweep_dir());
   REQUIRE(r.exit_code == 0);
   const std::size_t total = 2 * 3 * 2 * 4 * 2;  // ops x inputs x features x outputs x backends
   CHECK(data_lines(straight / "results.csv").size() == total);
   CHECK_THAT(r.out, Contains("ipu:bow") && Contains("timing-only (outputs not computed)") && Contains("modeled, kernel mode"));
 
-  r = run_tilesim("sweep " + sweep.string() + " --out " + stopped.string() + " --stop-after 7", dir());
+  r = run_tilesim("sweep " + sweep.string() + " --out " + stopped.string() + " --stop-after 7", sweep_dir());
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Contains("stopped after 7 new points"));
   CHECK(data_lines(stopped / "results.csv").size() == 7);
 
   // Without --resume an existing results.csv is not touched.
-  r = run_tilesim("sweep " + sweep.string() + " --out " + stopped.string(), dir());
+  r = run_tilesim("sweep " + sweep.string() + " --out " + stopped.string(), sweep_dir());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Contains("--resume") && Contains("--overwrite"));
   CHECK(data_lines(stopped / "results.csv").size() == 7);
@@ -233,7 +233,7 @@ TEST_CASE("a stopped sweep resumed ends with every point exactly once, as an uni
   {
     std::ofstream(stopped / "results.csv", std::ios::app) << "scatter_add,16,16,3";
   }
-  r = run_tilesim("sweep " + sweep.string() + " --out " + stopped.string() + " --resume", dir());
+  r = run_tilesim("sweep " + sweep.string() + " --out " + stopped.string() + " --resume", sweep_dir());
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, Contains("dropping a partial last line"));
   CHECK_THAT(r.out, Contains("(7 already in results.csv)"));
@@ -246,19 +246,19 @@ TEST_CASE("a stopped sweep resumed ends with every point exactly once, as an uni
   CHECK(rows_without_wall_time(stopped / "results.csv") == rows_without_wall_time(straight / "results.csv"));
 
   // Resuming a complete sweep runs nothing.
-  r = run_tilesim("sweep " + sweep.string() + " --out " + stopped.string() + " --resume", dir());
+  r = run_tilesim("sweep " + sweep.string() + " --out " + stopped.string() + " --resume", sweep_dir());
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Contains("sweep: 0 new rows"));
 }
 
 TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point exactly once", "[sweep][cli][slow]") {
-  const fs::path sweep = write_text(dir() / "killed.json",
+  const fs::path sweep = write_text(sweep_dir() / "killed.json",
                                     R"({"name": "killed", "ops": ["gather", "scatter_add"],
                                         "sizes": {"num_inputs": {"from": 16, "to": 1024, "times": 2}, "num_features": [16, 64],
                                                   "num_outputs": {"from": 32, "to": 8192, "times": 2}},
                                         "backends": ["ipu:bow"]})");
   const std::size_t total = 2 * 7 * 2 * 9;
-  const fs::path out = dir() / "killed_out";
+  const fs::path out = sweep_dir() / "killed_out";
   const fs::path csv = out / "results.csv";
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
@@ -290,7 +290,7 @@ TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point exactly
   CHECK(rows_after_kill >= 5);
   CHECK(rows_after_kill < total);
 
-  const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", dir());
+  const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", sweep_dir());
   REQUIRE(r.exit_code == 0);
   const auto counts = key_counts(csv);
   CHECK(counts.size() == total);
@@ -301,10 +301,10 @@ TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point exactly
 
 TEST_CASE("worker processes (--jobs 2) give the rows one process gives", "[sweep][cli][slow]") {
   const fs::path sweep = small_sweep_file("jobs", R"(["ipu:bow", "gpu-model:a100-40gb:eager", {"backend": "cpu", "sizes": {"num_inputs": [16], "num_outputs": [32]}}])");
-  const fs::path one = dir() / "jobs1", two = dir() / "jobs2";
-  auto r = run_tilesim("sweep " + sweep.string() + " --out " + one.string(), dir());
+  const fs::path one = sweep_dir() / "jobs1", two = sweep_dir() / "jobs2";
+  auto r = run_tilesim("sweep " + sweep.string() + " --out " + one.string(), sweep_dir());
   REQUIRE(r.exit_code == 0);
-  r = run_tilesim("sweep " + sweep.string() + " --out " + two.string() + " --jobs 2", dir());
+  r = run_tilesim("sweep " + sweep.string() + " --out " + two.string() + " --jobs 2", sweep_dir());
   REQUIRE(r.exit_code == 0);
   // The CPU rows are measured (times differ run to run): compare everything else exactly.
   auto simulated_and_modeled = [](const fs::path& csv) {
@@ -339,17 +339,17 @@ TEST_CASE("worker processes (--jobs 2) give the rows one process gives", "[sweep
 }
 
 TEST_CASE("functional IPU sweeps check the outputs and give the timing-only cycles", "[sweep][cli]") {
-  const fs::path sweep = write_text(dir() / "verify.json",
+  const fs::path sweep = write_text(sweep_dir() / "verify.json",
                                     R"({"name": "verify", "ops": ["gather", "scatter_add"],
                                         "sizes": {"num_inputs": [16, 300], "num_features": [16], "num_outputs": [32, 700]},
                                         "backends": ["ipu:bow"], "indices": "sorted", "repeats": 2})");
-  auto r = run_tilesim("sweep " + sweep.string() + " --out " + (dir() / "timing").string(), dir());
+  auto r = run_tilesim("sweep " + sweep.string() + " --out " + (sweep_dir() / "timing").string(), sweep_dir());
   REQUIRE(r.exit_code == 0);
-  r = run_tilesim("sweep " + sweep.string() + " --out " + (dir() / "functional").string() + " --verify", dir());
+  r = run_tilesim("sweep " + sweep.string() + " --out " + (sweep_dir() / "functional").string() + " --verify", sweep_dir());
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Contains("functional (outputs checked)"));
-  const auto timing = read_results_csv((dir() / "timing" / "results.csv").string());
-  const auto functional = read_results_csv((dir() / "functional" / "results.csv").string());
+  const auto timing = read_results_csv((sweep_dir() / "timing" / "results.csv").string());
+  const auto functional = read_results_csv((sweep_dir() / "functional" / "results.csv").string());
   REQUIRE(timing.size() == 16);
   REQUIRE(functional.size() == 16);
   std::set<std::uint64_t> seeds;
@@ -379,7 +379,7 @@ TEST_CASE("the shipped schnet_block sweep is the hydronet grid of the SchNet blo
 }
 
 TEST_CASE("a schnet_block sweep point is its block's total, verified on the CPU", "[sweep][cli]") {
-  const fs::path d = dir() / "schnet";
+  const fs::path d = sweep_dir() / "schnet";
   const auto sweep = write_text(d / "s.json", R"({"name": "sb", "ops": ["schnet_block"],
     "sizes": {"num_inputs": [16], "num_features": [16], "num_outputs": [32, 64]},
     "backends": ["cpu", "gpu-model:a100-40gb:eager"], "cpu": {"warmup": 0, "timed_calls": 1}})");

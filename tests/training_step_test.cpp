@@ -26,7 +26,7 @@ namespace {
 
 using tilesim_test::required_input_error_of;
 
-json node_workload(json train, json model = nullptr) {
+json step_workload(json train, json model = nullptr) {
   if (model.is_null())
     model = json::array({{{"layer", "gcn"}, {"name", "conv1"}, {"out", 6}, {"activation", "relu"}},
                          {{"layer", "gcn"}, {"name", "conv2"}, {"out", 3}}});
@@ -47,9 +47,9 @@ json graph_workload(json train, json model) {
           {"train", train}};
 }
 
-json adam(double lr = 0.01) { return {{"kind", "adam"}, {"lr", lr}}; }
+json adam_step(double lr = 0.01) { return {{"kind", "adam"}, {"lr", lr}}; }
 
-std::string error_of(const json& doc) {
+std::string step_error_of(const json& doc) {
   return required_input_error_of([&] { instantiate(parse_workload(doc, "w.json")); });
 }
 
@@ -92,7 +92,7 @@ int check_gradients(const Instance& s) {
 }  // namespace
 
 TEST_CASE("train: defaults are PyTorch's and the echo is valid input", "[training][workload][unit]") {
-  const Workload w = parse_workload(node_workload({{"task", "node"}, {"loss", "cross_entropy"}, {"optimizer", {{"kind", "adam"}}}}), "w.json");
+  const Workload w = parse_workload(step_workload({{"task", "node"}, {"loss", "cross_entropy"}, {"optimizer", {{"kind", "adam"}}}}), "w.json");
   REQUIRE(w.model->train);
   const auto& t = *w.model->train;
   CHECK(t.train_fraction == 1);
@@ -119,35 +119,35 @@ TEST_CASE("train: defaults are PyTorch's and the echo is valid input", "[trainin
 }
 
 TEST_CASE("train: bad sections name the path, what was expected and what was found", "[training][workload][unit]") {
-  const json opt = adam();
-  CHECK_THAT(error_of(node_workload({{"task", "node"}, {"loss", "cross_entropy"}, {"optimizer", opt}, {"stpes", 2}})),
+  const json opt = adam_step();
+  CHECK_THAT(step_error_of(step_workload({{"task", "node"}, {"loss", "cross_entropy"}, {"optimizer", opt}, {"stpes", 2}})),
              Contains("stpes"));
-  CHECK_THAT(error_of(node_workload({{"task", "edge"}, {"loss", "cross_entropy"}, {"optimizer", opt}})), Contains("train.task"));
-  CHECK_THAT(error_of(node_workload({{"task", "node"}, {"loss", "nll"}, {"optimizer", opt}})), Contains("train.loss"));
-  CHECK_THAT(error_of(node_workload({{"task", "node"}, {"loss", "mse"}})), Contains("train.optimizer"));
-  CHECK_THAT(error_of(node_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", {{"kind", "sgd"}, {"betas", {0.9, 0.99}}}}})),
+  CHECK_THAT(step_error_of(step_workload({{"task", "edge"}, {"loss", "cross_entropy"}, {"optimizer", opt}})), Contains("train.task"));
+  CHECK_THAT(step_error_of(step_workload({{"task", "node"}, {"loss", "nll"}, {"optimizer", opt}})), Contains("train.loss"));
+  CHECK_THAT(step_error_of(step_workload({{"task", "node"}, {"loss", "mse"}})), Contains("train.optimizer"));
+  CHECK_THAT(step_error_of(step_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", {{"kind", "sgd"}, {"betas", {0.9, 0.99}}}}})),
              Contains("train.optimizer") && Contains("betas"));
-  CHECK_THAT(error_of(node_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", {{"kind", "adam"}, {"betas", {0.9, 1.0}}}}})),
+  CHECK_THAT(step_error_of(step_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", {{"kind", "adam"}, {"betas", {0.9, 1.0}}}}})),
              Contains("train.optimizer.betas[1]"));
-  CHECK_THAT(error_of(node_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", {{"kind", "adam"}, {"lr", -1}}}})),
+  CHECK_THAT(step_error_of(step_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", {{"kind", "adam"}, {"lr", -1}}}})),
              Contains("train.optimizer.lr"));
-  CHECK_THAT(error_of(node_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", opt}, {"train_fraction", 0}})),
+  CHECK_THAT(step_error_of(step_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", opt}, {"train_fraction", 0}})),
              Contains("train.train_fraction"));
-  CHECK_THAT(error_of(node_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", opt}, {"pool", "add"}})),
+  CHECK_THAT(step_error_of(step_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", opt}, {"pool", "add"}})),
              Contains("train.pool") && Contains("node task"));
-  CHECK_THAT(error_of(node_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", opt}, {"steps", 0}})),
+  CHECK_THAT(step_error_of(step_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", opt}, {"steps", 0}})),
              Contains("train.steps"));
   // A graph task needs a batch of graphs; a single graph has no batch vector.
-  CHECK_THAT(error_of(node_workload({{"task", "graph"}, {"loss", "mse"}, {"optimizer", opt}})),
+  CHECK_THAT(step_error_of(step_workload({{"task", "graph"}, {"loss", "mse"}, {"optimizer", opt}})),
              Contains("train.task") && Contains("single graph"));
   json no_model = {{"name", "t"}, {"ops", json::array({{{"op", "gather"}, {"num_inputs", 4}, {"num_features", 2}, {"num_outputs", 3}}})},
                    {"train", {{"task", "node"}, {"loss", "mse"}, {"optimizer", opt}}}};
-  CHECK_THAT(error_of(no_model), Contains("\"train\"") && Contains("model"));
+  CHECK_THAT(step_error_of(no_model), Contains("\"train\"") && Contains("model"));
 }
 
 TEST_CASE("train: the step runs forward, loss, backward, optimizer, with one update per parameter", "[training][workload][unit]") {
   const Instance s = instantiate(parse_workload(
-      node_workload({{"task", "node"}, {"loss", "cross_entropy"}, {"train_fraction", 0.5}, {"optimizer", adam()}}), "w.json"));
+      step_workload({{"task", "node"}, {"loss", "cross_entropy"}, {"train_fraction", 0.5}, {"optimizer", adam_step()}}), "w.json"));
   REQUIRE(s.training.active());
   int phase = 0;
   for (const Op& op : s.graph.ops) {
@@ -176,12 +176,12 @@ TEST_CASE("train: gradients through a training mask, a mean pool and multi-head 
           "[training][workload][unit]") {
   SECTION("node task, half the nodes in the mask") {
     const Instance s = instantiate(parse_workload(
-        node_workload({{"task", "node"}, {"loss", "cross_entropy"}, {"train_fraction", 0.5}, {"optimizer", adam()}}), "w.json"));
+        step_workload({{"task", "node"}, {"loss", "cross_entropy"}, {"train_fraction", 0.5}, {"optimizer", adam_step()}}), "w.json"));
     CHECK(check_gradients(s) == 8);
   }
   SECTION("graph task, mean pool, cross entropy over graph classes") {
     const Instance s = instantiate(parse_workload(
-        graph_workload({{"task", "graph"}, {"loss", "cross_entropy"}, {"pool", "mean"}, {"optimizer", adam()}},
+        graph_workload({{"task", "graph"}, {"loss", "cross_entropy"}, {"pool", "mean"}, {"optimizer", adam_step()}},
                        json::array({{{"layer", "gin"}, {"name", "g1"}, {"out", 5}, {"activation", "relu"}},
                                     {{"layer", "sage"}, {"name", "s2"}, {"out", 3}}})),
         "w.json"));
@@ -189,7 +189,7 @@ TEST_CASE("train: gradients through a training mask, a mean pool and multi-head 
   }
   SECTION("GAT with two heads: the attention matrix's gradient and update stay on its diagonal blocks") {
     const Instance s = instantiate(parse_workload(
-        node_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", adam(0.1)}},
+        step_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", adam_step(0.1)}},
                       json::array({{{"layer", "gat"}, {"name", "a1"}, {"out", 3}, {"heads", 2}, {"activation", "relu"}},
                                    {{"layer", "gat"}, {"name", "a2"}, {"out", 2}}})),
         "w.json"));

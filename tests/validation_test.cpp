@@ -34,14 +34,14 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-fs::path scratch_dir() {
+fs::path validation_dir() {
   static const fs::path dir = tilesim_test::scratch("validation_test");
   return dir;
 }
 
 using tilesim_test::slurp;
 
-std::string shipped(const std::string& relative) {
+std::string shipped_validation(const std::string& relative) {
   return std::string(TILESIM_SOURCE_DIR) + "/validation/hydronet-gnn/" + relative;
 }
 
@@ -66,7 +66,7 @@ SubsetRun run_bow_subset(const std::string& op_name, OpKind kind) {
   static const ipu::IpuMachine bow = ipu::load_ipu_machine("bow");
   SubsetRun run;
   std::vector<double> predicted, measured;
-  for (const auto& m : held_out_subset(shipped("bow/" + op_name + ".csv"), op_name)) {
+  for (const auto& m : held_out_subset(shipped_validation("bow/" + op_name + ".csv"), op_name)) {
     OpGraph graph;
     const Op& op = graph.add_gather_scatter(op_name, kind, DType::float32, m.shape);
     const std::uint64_t seed = point_index_seed(m.shape);
@@ -84,7 +84,7 @@ SubsetRun run_a100_subset(const std::string& op_name, gpu::GpuOp op) {
   static const gpu::GpuMachine a100 = gpu::load_gpu_machine("a100-40gb");
   SubsetRun run;
   std::vector<double> predicted, measured;
-  for (const auto& m : held_out_subset(shipped("a100/" + op_name + ".csv"), op_name)) {
+  for (const auto& m : held_out_subset(shipped_validation("a100/" + op_name + ".csv"), op_name)) {
     ValidationPoint p{"a100", op_name, m.shape, false, 0, m.time_s, std::nullopt};
     p.predicted_s = gpu::predict(op, m.shape, DType::float32, a100, gpu::GpuMode::eager).time_s;
     predicted.push_back(p.predicted_s);
@@ -105,12 +105,12 @@ std::string describe(const ErrorSummary& s) {
 using tilesim_test::CliResult;
 
 CliResult tilesim_cli(const std::string& env, const std::string& args) {
-  return tilesim_test::run_tilesim(args, scratch_dir(), env);
+  return tilesim_test::run_tilesim(args, validation_dir(), env);
 }
 
 // A copy of the suite holding the header and the first `rows` data rows of each shipped file.
 fs::path tiny_suite(int rows) {
-  const fs::path root = scratch_dir() / ("tiny_suite_" + std::to_string(rows));
+  const fs::path root = validation_dir() / ("tiny_suite_" + std::to_string(rows));
   for (const auto& set : suite_datasets("hydronet", std::string(TILESIM_SOURCE_DIR) + "/validation")) {
     const fs::path from(set.path);
     const fs::path to = root / "hydronet-gnn" / from.parent_path().filename() / from.filename();
@@ -243,7 +243,7 @@ TEST_CASE("the validation report: per (machine, op) and split, speedup surface, 
 
 TEST_CASE("tilesim validate end to end on a tiny copy of the suite", "[validate][cli][slow]") {
   const fs::path suite = tiny_suite(4);
-  const fs::path out = scratch_dir() / "validate_out";
+  const fs::path out = validation_dir() / "validate_out";
   const std::string env = "TILESIM_VALIDATION_DIR=" + suite.string();
   const CliResult r = tilesim_cli(env, "validate --suite hydronet --out " + out.string());
   INFO(r.err);
@@ -281,18 +281,18 @@ TEST_CASE("tilesim validate end to end on a tiny copy of the suite", "[validate]
 }
 
 TEST_CASE("tilesim validate rejects bad input before running anything", "[validate][cli]") {
-  const CliResult unknown = tilesim_cli("", "validate --suite nope --out " + (scratch_dir() / "x").string());
+  const CliResult unknown = tilesim_cli("", "validate --suite nope --out " + (validation_dir() / "x").string());
   CHECK(unknown.exit_code == 2);
   CHECK_THAT(unknown.err, Contains("hydronet") && Contains("nope"));
 
-  const fs::path empty = scratch_dir() / "empty_suite";
+  const fs::path empty = validation_dir() / "empty_suite";
   fs::create_directories(empty);
-  const CliResult missing = tilesim_cli("TILESIM_VALIDATION_DIR=" + empty.string(), "validate --suite hydronet --out " + (scratch_dir() / "y").string());
+  const CliResult missing = tilesim_cli("TILESIM_VALIDATION_DIR=" + empty.string(), "validate --suite hydronet --out " + (validation_dir() / "y").string());
   CHECK(missing.exit_code == 2);
   CHECK_THAT(missing.err, Contains("gather.csv"));
 
   const CliResult no_gnuplot = tilesim_cli("TILESIM_VALIDATION_DIR=" + tiny_suite(2).string() + " TILESIM_GNUPLOT=/nonexistent/gnuplot",
-                                           "validate --suite hydronet --out " + (scratch_dir() / "z").string());
+                                           "validate --suite hydronet --out " + (validation_dir() / "z").string());
   CHECK(no_gnuplot.exit_code == 2);
   CHECK_THAT(no_gnuplot.err, Contains("gnuplot-nox") && Contains("--no-plots"));
 }

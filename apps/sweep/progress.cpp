@@ -10,8 +10,6 @@
 
 namespace tilesim::cli::sweep {
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
 std::string duration_text(double s) {
   std::ostringstream out;
   if (!std::isfinite(s) || s < 0) return "?";

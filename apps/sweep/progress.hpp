@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "common/wall_clock.hpp"
+
 namespace tilesim::cli::sweep {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0);
 
 // "4.2 s", "3 min 12 s", "1 h 5 min"; "?" for a negative or non-finite time.
 std::string duration_text(double s);

@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "common/limits.hpp"
 #include "common/tool_identity.hpp"
+#include "common/wall_clock.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 
 namespace tilesim::cli::sweep {
@@ -20,13 +21,6 @@ namespace tilesim::cli::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return buf;
-}
 
 // The output directory, made if need be, and results.csv's path in it.
 std::string prepare_results_path(const SweepArgs& args, const analysis::SweepSpec& spec, std::string& out_dir) {

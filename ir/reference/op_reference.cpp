@@ -1,6 +1,7 @@
 // The reference of every op kind (reference::expect / compute), computed in double from the float32
 // operands, with the per-element bound each kind's check allows (see reference.hpp for the table).
 #include <algorithm>
+#include "ir/reference/roundoff.hpp"
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -11,9 +12,6 @@
 namespace tilesim::reference {
 namespace {
 
-constexpr double kU32 = 0x1p-24;  // float32 unit roundoff
-constexpr double kU64 = 0x1p-53;  // float64 unit roundoff (the reference's own sums)
-constexpr double kTinyAbs = 1e-30;  // lets exact zeros of sums compare, far below any wrong value
 // Subnormal float32 results carry absolute, not relative, error: a couple of the smallest steps.
 constexpr double kSubnormalAbs = 0x1p-148;
 constexpr double kPi = 3.14159265358979323846;

@@ -1,4 +1,5 @@
 #include "ir/reference/reference.hpp"
+#include "ir/reference/roundoff.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,12 +22,6 @@ void check_index(std::int32_t index, std::int64_t position, std::int64_t range, 
   if (index < 0 || index >= range)
     throw std::out_of_range(std::string(what) + ": indices[" + std::to_string(position) + "] = " + std::to_string(index) +
                             " is outside [0, " + std::to_string(range) + ")");
-}
-
-std::string format_value(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", value);
-  return text;
 }
 
 }  // namespace

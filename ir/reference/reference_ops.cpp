@@ -1,4 +1,5 @@
 #include "ir/reference/reference_ops.hpp"
+#include "ir/reference/roundoff.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,15 +11,6 @@
 namespace tilesim::reference {
 namespace {
 
-constexpr double kU32 = 0x1p-24;
-constexpr double kU64 = 0x1p-53;
-constexpr double kTinyAbs = 1e-30;  // lets exact zeros compare, far below any wrong value
-
-std::string format_value(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", value);
-  return text;
-}
 
 void check_index(std::int32_t index, std::size_t position, std::int64_t range, const char* what) {
   if (index < 0 || index >= range)

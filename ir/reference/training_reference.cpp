@@ -3,6 +3,7 @@
 // over the magnitudes of the terms involved, so any order of summation or fused multiply-add passes and a
 // wrong term, sign or scale does not.
 #include "ir/reference/training_reference.hpp"
+#include "ir/reference/roundoff.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +12,6 @@
 namespace tilesim::reference::training {
 namespace {
 
-constexpr double kU32 = 0x1p-24;
-constexpr double kU64 = 0x1p-53;
-constexpr double kTinyAbs = 1e-30;
 constexpr double kSubnormalAbs = 0x1p-148;
 constexpr double kPi = 3.14159265358979323846;
 

@@ -19,7 +19,7 @@ namespace {
 // Elementwise work runs in chunks small enough to stay in L1/L2: widen a chunk into float32 scratch,
 // apply the float32 kernel to it (one thread: a chunk is below kParallelMinBytes), round it into the
 // output. One pass over memory in 2-byte values, as a fused half kernel makes.
-constexpr std::int64_t kChunkElements = 4096;
+constexpr std::int64_t kHalfChunkElements = 4096;
 
 // A float32 operand (values of T already) held as T, as a half model holds it.
 template <class T>
@@ -94,9 +94,9 @@ class TypedHalfOp final : public HalfOp::Impl {
   void unary(const OpShape& s) {
     const std::int64_t n = s.num_inputs * s.num_features;
     parallel::for_each_block(n, n * 4, [&](std::int64_t b, std::int64_t e) {
-      float* x = parallel::scratch().get<float>(parallel::Scratch::rows, kChunkElements);
-      for (std::int64_t c = b; c < e; c += kChunkElements) {
-        const std::int64_t m = std::min(kChunkElements, e - c);
+      float* x = parallel::scratch().get<float>(parallel::Scratch::rows, kHalfChunkElements);
+      for (std::int64_t c = b; c < e; c += kHalfChunkElements) {
+        const std::int64_t m = std::min(kHalfChunkElements, e - c);
         rows::load(input_.data() + c, m, x);
         unary_f32(op_.unary, op_.scalar, x, m, x);
         rows::store(x, m, out_.data() + c);
@@ -107,10 +107,10 @@ class TypedHalfOp final : public HalfOp::Impl {
   void unary_grad(const OpShape& s) {
     const std::int64_t n = s.num_inputs * s.num_features;
     parallel::for_each_block(n, n * 6, [&](std::int64_t b, std::int64_t e) {
-      float* x = parallel::scratch().get<float>(parallel::Scratch::rows, kChunkElements);
-      float* g = parallel::scratch().get<float>(parallel::Scratch::other, kChunkElements);
-      for (std::int64_t c = b; c < e; c += kChunkElements) {
-        const std::int64_t m = std::min(kChunkElements, e - c);
+      float* x = parallel::scratch().get<float>(parallel::Scratch::rows, kHalfChunkElements);
+      float* g = parallel::scratch().get<float>(parallel::Scratch::other, kHalfChunkElements);
+      for (std::int64_t c = b; c < e; c += kHalfChunkElements) {
+        const std::int64_t m = std::min(kHalfChunkElements, e - c);
         rows::load(input_.data() + c, m, x);
         rows::load(weight_.data() + c, m, g);
         unary_grad_f32(op_.unary, op_.scalar, x, g, m, x);
@@ -122,7 +122,7 @@ class TypedHalfOp final : public HalfOp::Impl {
   // Row blocks, so that `other` (one row, or one per row) is widened alongside the rows it meets.
   void binary(const OpShape& s) {
     const std::int64_t F = s.num_features, G = s.other_groups;
-    const std::int64_t rows_per_chunk = std::max<std::int64_t>(1, kChunkElements / std::max<std::int64_t>(F, 1));
+    const std::int64_t rows_per_chunk = std::max<std::int64_t>(1, kHalfChunkElements / std::max<std::int64_t>(F, 1));
     const std::int64_t chunks = (s.num_inputs + rows_per_chunk - 1) / rows_per_chunk;
     const int threads = parallel::threads_for(s.num_inputs * F * 6);
 #pragma omp parallel for num_threads(threads) schedule(static)

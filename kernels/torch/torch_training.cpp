@@ -34,7 +34,7 @@ std::vector<float> to_vector(const at::Tensor& t) {
   return std::vector<float>(p, p + c.numel());
 }
 
-at::ScalarType scalar_type(DType dtype) {
+at::ScalarType training_scalar_type(DType dtype) {
   switch (dtype) {
     case DType::float16: return at::kHalf;
     case DType::bfloat16: return at::kBFloat16;
@@ -225,7 +225,7 @@ class TrainingStep {
       t = at::from_blob(const_cast<float*>(v.data()), info.shape, at::TensorOptions().dtype(at::kFloat));
       // A half model's inputs (node features, edge weights) as the half tensors it holds: an owned copy,
       // made once (exact: the values are the dtype's).
-      if (info.dtype != DType::float32) t = t.to(scalar_type(info.dtype));
+      if (info.dtype != DType::float32) t = t.to(training_scalar_type(info.dtype));
     }
     return wrapped_[id] = t;
   }

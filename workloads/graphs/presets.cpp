@@ -12,7 +12,6 @@ namespace tilesim::workloads::graphs {
 
 namespace {
 
-constexpr std::int64_t max_size = limits::max_size;
 
 const nlohmann::json& presets_object(const nlohmann::json& document, const std::string& file) {
   if (!document.is_object() || !document.contains("presets") || !document["presets"].is_object()) {
@@ -57,12 +56,12 @@ Preset load_preset(const std::string& name, const std::string& file, const std::
   p.description = reader.string("description");
   const std::string generator = reader.one_of("generator", {"chung_lu", "molecules"});
   FigureReader figures(reader.object("figures"));
-  p.num_features = figures.integer("num_features", 1, max_size);
+  p.num_features = figures.integer("num_features", 1, limits::max_size);
   if (generator == "chung_lu") {
     p.generator = PresetGenerator::chung_lu;
     p.power_law.symmetric = reader.boolean("stored_both_directions");
-    p.power_law.num_nodes = figures.integer("num_nodes", 2, max_size);
-    p.power_law.num_edges = figures.integer("num_edges", 1, max_size);
+    p.power_law.num_nodes = figures.integer("num_nodes", 2, limits::max_size);
+    p.power_law.num_edges = figures.integer("num_edges", 1, limits::max_size);
     p.power_law.max_degree = figures.number("max_degree", 1, 1e9);
     p.power_law.exponent = figures.number("exponent", 1.01, 100);
     p.power_law.num_blocks = figures.integer("num_blocks", 1, p.power_law.num_nodes);
@@ -72,7 +71,7 @@ Preset load_preset(const std::string& name, const std::string& file, const std::
     const std::string connectivity = reader.one_of("connectivity", {"complete"});
     (void)connectivity;
     p.molecules.connectivity = MoleculeConnectivity::complete;
-    p.molecules.num_graphs = figures.integer("num_graphs", 1, max_size);
+    p.molecules.num_graphs = figures.integer("num_graphs", 1, limits::max_size);
     p.molecules.min_nodes = figures.integer("min_nodes", 1, 1000);
     p.molecules.max_nodes = figures.integer("max_nodes", p.molecules.min_nodes, 1000);
   }

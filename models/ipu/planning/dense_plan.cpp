@@ -11,6 +11,7 @@
 #include "models/ipu/machine/training_codelet_costs.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/phase_builders.hpp"
 #include "models/ipu/planning/phase_estimate.hpp"
 #include "models/ipu/planning/plan.hpp"
 #include "models/ipu/planning/system_estimate.hpp"
@@ -22,24 +23,9 @@ namespace tilesim::ipu {
 
 namespace {
 
-std::int64_t aligned(std::int64_t bytes) { return sim::align_buffer_offset(bytes); }
-
 // Bytes of a linearly mapped operand of `elements` values on its busiest tile (0 for an absent one).
 std::int64_t linear_operand_bytes(std::int64_t elements, const IpuMachine& m) {
   return elements > 0 ? linear_tile_bytes(elements, m.value_bytes(), m) : 0;
-}
-
-void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, PhaseTraffic traffic = PhaseTraffic::none) {
-  if (cycles == 0) return;
-  p.phases.push_back({name, cycles, traffic});
-  p.estimated_cycles += cycles;
-  p.objective_cycles += cycles;
-}
-
-void add_loop_control(OpPlan& p, const IpuMachine& m) {
-  if (m.planner.repeat_loop_control_cycles == 0) return;
-  add_phase(p, "compute: repeat loop control", m.planner.repeat_loop_control_cycles);
-  add_phase(p, "sync", m.chip.sync_cycles);
 }
 
 OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
@@ -59,8 +45,8 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
     if (other_elements != elements) {
       const std::int64_t rows_spanned = std::min(op.shape.num_inputs, ceil_div(l.elements_per_tile, op.shape.num_features) + 1);
       const std::int64_t needed = op.shape.other_rows == 1 ? op.shape.other_groups : rows_spanned * op.shape.other_groups;
-      add_phase(p, "sync", m.chip.sync_cycles);
-      add_phase(p, "exchange: broadcast operand to the tiles that need it",
+      append_phase(p, "sync", m.chip.sync_cycles);
+      append_phase(p, "exchange: broadcast operand to the tiles that need it",
                 exchange_phase_estimate(linear_operand_bytes(other_elements, m), needed * m.value_bytes(), m), PhaseTraffic::linear_layout);
       bytes += aligned(needed * m.value_bytes()) + aligned(linear_operand_bytes(other_elements, m));
       p.estimated_temporary_tile_bytes = aligned(needed * m.value_bytes());  // the received rows of `other`
@@ -79,9 +65,9 @@ OpPlan plan_elementwise(const Op& op, const IpuMachine& m) {
   const std::string codelet = op.kind == OpKind::binary ? "BinaryOp " + to_string(op.binary)
                               : op.kind == OpKind::unary_grad ? "UnaryGrad " + to_string(op.unary)
                                                               : "UnaryOp " + to_string(op.unary);
-  add_phase(p, "compute: " + codelet, compute_phase_estimate(compute, m));
+  append_phase(p, "compute: " + codelet, compute_phase_estimate(compute, m));
   // No sync after it: nothing is exchanged after the compute (sim/program.hpp).
-  add_loop_control(p, m);
+  append_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
   return p;
 }
@@ -101,8 +87,8 @@ OpPlan plan_cast(const Op& op, const IpuMachine& m) {
   p.tiles_used = std::max(out.tiles_used, in.tiles_used);
   std::int64_t bytes = aligned(in.elements_per_tile * in_bytes) + aligned(out.elements_per_tile * out_bytes);
   if (in.elements_per_tile != out.elements_per_tile) {
-    add_phase(p, "sync", m.chip.sync_cycles);
-    add_phase(p, "exchange: input to the output's layout",
+    append_phase(p, "sync", m.chip.sync_cycles);
+    append_phase(p, "exchange: input to the output's layout",
               exchange_phase_estimate(in.elements_per_tile * in_bytes, out.elements_per_tile * in_bytes, m), PhaseTraffic::linear_layout);
     bytes += aligned(out.elements_per_tile * in_bytes);
     p.estimated_temporary_tile_bytes = aligned(out.elements_per_tile * in_bytes);
@@ -111,8 +97,8 @@ OpPlan plan_cast(const Op& op, const IpuMachine& m) {
   const sim::Cycles compute = spread_vertex_estimate(busiest, m, [&](std::int64_t n) {
     return cast_worker_cycles(op.input_dtype, op.dtype, op.cast_scale() != 1.0f, n, m.codelets);
   });
-  add_phase(p, "compute: Cast " + to_string(op.input_dtype) + " -> " + to_string(op.dtype), compute_phase_estimate(compute, m));
-  add_loop_control(p, m);
+  append_phase(p, "compute: Cast " + to_string(op.input_dtype) + " -> " + to_string(op.dtype), compute_phase_estimate(compute, m));
+  append_loop_control(p, m);
   p.estimated_peak_tile_bytes = bytes;
   return p;
 }
@@ -257,8 +243,8 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   const std::int64_t chunk = ceil_div(mb, K);
 
   // 1: operands from the linear layout to the tiles of the split (broadcast over the other factor).
-  add_phase(p, "sync", m.chip.sync_cycles);
-  add_phase(p, "exchange: input, weight (and bias) blocks to the tiles",
+  append_phase(p, "sync", m.chip.sync_cycles);
+  append_phase(p, "exchange: input, weight (and bias) blocks to the tiles",
             exchange_phase_estimate(x_linear + w_linear + bias_linear, x_block + w_block + bias_block, m),
             PhaseTraffic::linear_layout);
   // 2: the AMP vertex on every tile (it occupies the whole tile: its cost function gives tile cycles),
@@ -269,9 +255,9 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   };
   if (transpose.input) transposes += transpose_block(mb * kb);
   if (transpose.weight) transposes += transpose_block(kb * nb);
-  add_phase(p, transposes > 0 ? "compute: transpose blocks, AMP matmul" : "compute: AMP matmul",
+  append_phase(p, transposes > 0 ? "compute: transpose blocks, AMP matmul" : "compute: AMP matmul",
             compute_phase_estimate(transposes + amp_matmul_tile_cycles(mb, kb, nb, c), m));
-  add_phase(p, "sync", m.chip.sync_cycles);
+  append_phase(p, "sync", m.chip.sync_cycles);
   std::int64_t bytes = aligned(x_block) + aligned(w_block) + aligned(part) + aligned(x_linear) + aligned(w_linear) +
                        aligned(out_linear) + (bias ? aligned(bias_block) + aligned(bias_linear) : 0);
   // The block as it arrived (stored transposed) beside the transposed copy the AMP vertex reads.
@@ -280,7 +266,7 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
   const std::int64_t final_bytes = (K > 1 ? chunk : mb) * nb * vb;
   if (K > 1 || bias) {
     if (K > 1) {
-      add_phase(p, "exchange: partial products to their reducers", exchange_phase_estimate((K - 1) * chunk * nb * kPartialBytes, (K - 1) * chunk * nb * kPartialBytes, m),
+      append_phase(p, "exchange: partial products to their reducers", exchange_phase_estimate((K - 1) * chunk * nb * kPartialBytes, (K - 1) * chunk * nb * kPartialBytes, m),
                 PhaseTraffic::among_plan_tiles);
       bytes += aligned((K - 1) * chunk * nb * kPartialBytes) + aligned(chunk * nb * vb);
     }
@@ -289,11 +275,11 @@ OpPlan estimate_matmul(std::int64_t rows, std::int64_t inner, std::int64_t cols,
     const sim::Cycles reduce =
         K > 1 ? spread_vertex_estimate(chunk * nb, m, [&](std::int64_t n) { return reduce_worker_cycles(n, partials, float32_partial_codelets(m)); })
               : spread_vertex_estimate(mb * nb, m, [&](std::int64_t n) { return binary_worker_cycles(BinaryFn::add, n, c); });
-    add_phase(p, K > 1 ? "compute: reduce partial products" : "compute: add bias", compute_phase_estimate(reduce, m));
-    add_phase(p, "sync", m.chip.sync_cycles);
+    append_phase(p, K > 1 ? "compute: reduce partial products" : "compute: add bias", compute_phase_estimate(reduce, m));
+    append_phase(p, "sync", m.chip.sync_cycles);
   }
-  add_phase(p, "exchange: output to linear layout", exchange_phase_estimate(final_bytes, out_linear, m), PhaseTraffic::linear_layout);
-  add_loop_control(p, m);
+  append_phase(p, "exchange: output to linear layout", exchange_phase_estimate(final_bytes, out_linear, m), PhaseTraffic::linear_layout);
+  append_loop_control(p, m);
   add_cross_chip_estimate(p, m);
   p.estimated_peak_tile_bytes = bytes;
   // Temporaries: everything but the linearly mapped operands and output, which stay resident (the

@@ -11,6 +11,7 @@
 #include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/blocks.hpp"
 #include "models/ipu/planning/linear_layout.hpp"
+#include "models/ipu/planning/phase_builders.hpp"
 #include "models/ipu/planning/phase_estimate.hpp"
 #include "models/ipu/planning/system_estimate.hpp"
 #include "models/ipu/planning/temporary_budget.hpp"
@@ -21,8 +22,6 @@ namespace tilesim::ipu {
 namespace {
 
 // The engine aligns every buffer; the planner counts the same way.
-std::int64_t aligned(std::int64_t bytes) { return sim::align_buffer_offset(bytes); }
-
 std::int64_t rows_split(const Op& op) { return op.kind == OpKind::gather ? op.shape.num_inputs : op.shape.num_outputs; }
 
 // An exchange phase's cycles, and the part of them the planner's objective sees (poplibs ranks plans

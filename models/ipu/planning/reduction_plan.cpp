@@ -6,6 +6,7 @@
 #include "common/integer_math.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/planning/phase_builders.hpp"
 #include "models/ipu/planning/phase_estimate.hpp"
 #include "sim/program.hpp"
 
@@ -43,13 +44,6 @@ struct StepTally {
     return most;
   }
 };
-
-void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, PhaseTraffic traffic = PhaseTraffic::none) {
-  if (cycles == 0) return;
-  p.phases.push_back({name, cycles, traffic});
-  p.estimated_cycles += cycles;
-  p.objective_cycles += cycles;
-}
 
 }  // namespace
 
@@ -109,11 +103,11 @@ std::int64_t add_reduction_estimate(OpPlan& plan, const ReductionSchedule& sched
         hold(g.tile(), slice_bytes(g.outputs));
       }
     }
-    add_phase(plan, "sync", m.chip.sync_cycles);
+    append_phase(plan, "sync", m.chip.sync_cycles);
     const std::int64_t busiest = stage1.busiest_exchange();
-    add_phase(plan, "exchange: partial sums to their group's first tile", exchange_phase_estimate(busiest, busiest, m),
+    append_phase(plan, "exchange: partial sums to their group's first tile", exchange_phase_estimate(busiest, busiest, m),
               PhaseTraffic::among_plan_tiles);
-    add_phase(plan, "compute: Reduce (group sums)", compute_phase_estimate(stage1.busiest_compute(), m));
+    append_phase(plan, "compute: Reduce (group sums)", compute_phase_estimate(stage1.busiest_compute(), m));
   }
   StepTally stage2(tiles);
   for (const auto& o : schedule.owners) {
@@ -128,11 +122,11 @@ std::int64_t add_reduction_estimate(OpPlan& plan, const ReductionSchedule& sched
     stage2.compute[static_cast<std::size_t>(o.tile)] += sum_vertex_estimate(o.outputs.size(), o.terms(), scale_outputs, m);
     hold(o.tile, slice_bytes(o.outputs));
   }
-  add_phase(plan, "sync", m.chip.sync_cycles);
+  append_phase(plan, "sync", m.chip.sync_cycles);
   const std::int64_t busiest = stage2.busiest_exchange();
-  add_phase(plan, "exchange: partial sums to the output's tiles", exchange_phase_estimate(busiest, busiest, m),
+  append_phase(plan, "exchange: partial sums to the output's tiles", exchange_phase_estimate(busiest, busiest, m),
             PhaseTraffic::linear_layout);
-  add_phase(plan, "compute: Reduce (output sums)", compute_phase_estimate(stage2.busiest_compute(), m));
+  append_phase(plan, "compute: Reduce (output sums)", compute_phase_estimate(stage2.busiest_compute(), m));
   return *std::max_element(bytes.begin(), bytes.end());
 }
 

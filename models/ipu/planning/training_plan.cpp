@@ -6,6 +6,7 @@
 #include "models/ipu/machine/codelet_costs.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/machine/training_codelet_costs.hpp"
+#include "models/ipu/planning/phase_builders.hpp"
 #include "models/ipu/planning/phase_estimate.hpp"
 #include "models/ipu/planning/system_estimate.hpp"
 #include "sim/program.hpp"
@@ -13,15 +14,6 @@
 namespace tilesim::ipu {
 
 namespace {
-
-std::int64_t aligned(std::int64_t bytes) { return sim::align_buffer_offset(bytes); }
-
-void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, PhaseTraffic traffic = PhaseTraffic::none) {
-  if (cycles == 0) return;
-  p.phases.push_back({name, cycles, traffic});
-  p.estimated_cycles += cycles;
-  p.objective_cycles += cycles;
-}
 
 // A plan over the linear layout of `elements` (its fields as plan_elementwise fills them).
 OpPlan linear_plan(const Op& op, std::int64_t elements, const IpuMachine& m) {
@@ -33,12 +25,6 @@ OpPlan linear_plan(const Op& op, std::int64_t elements, const IpuMachine& m) {
   p.columns_per_block = 1;
   p.tiles_used = l.tiles_used;
   return p;
-}
-
-void add_loop_control(OpPlan& p, const IpuMachine& m) {
-  if (m.planner.repeat_loop_control_cycles == 0) return;
-  add_phase(p, "compute: repeat loop control", m.planner.repeat_loop_control_cycles);
-  add_phase(p, "sync", m.chip.sync_cycles);
 }
 
 }  // namespace
@@ -123,15 +109,15 @@ OpPlan plan_optimizer_step(const Op& op, const IpuMachine& m) {
   const bool adam = op.optimizer.kind == OptimizerSpec::Kind::adam;
   if (adam && p.tiles_used > 1) {
     // Adam's step number, on tile 0, to every other tile the parameter spans.
-    add_phase(p, "sync", m.chip.sync_cycles);
-    add_phase(p, "exchange: step number to the parameter's tiles", exchange_phase_estimate(kFloat32Bytes, kFloat32Bytes, m),
+    append_phase(p, "sync", m.chip.sync_cycles);
+    append_phase(p, "exchange: step number to the parameter's tiles", exchange_phase_estimate(kFloat32Bytes, kFloat32Bytes, m),
               PhaseTraffic::linear_layout);
   }
   const sim::Cycles update =
       spread_vertex_estimate(n, m, [&](std::int64_t k) { return optimizer_worker_cycles(op.optimizer, k, m.codelets); });
-  add_phase(p, "compute: " + to_string(op.optimizer.kind) + " update (ScaledAdd and elementwise vertices)",
+  append_phase(p, "compute: " + to_string(op.optimizer.kind) + " update (ScaledAdd and elementwise vertices)",
             compute_phase_estimate(update, m));
-  add_loop_control(p, m);
+  append_loop_control(p, m);
   add_cross_chip_estimate(p, m);
   // Parameter, gradient, state rows and the output rows (parameter and state), and Adam's step number.
   p.estimated_peak_tile_bytes = 2 * aligned(n * m.value_bytes()) + aligned(S * n * m.value_bytes()) + aligned((1 + S) * n * m.value_bytes()) +
@@ -153,10 +139,10 @@ OpPlan plan_sum_to(const Op& op, const IpuMachine& m) {
                        }));
     partial_bytes = std::max(partial_bytes, aligned(k * kPartialBytes));
   }
-  add_phase(p, "compute: Reduce (partial sums on each tile)", compute_phase_estimate(busiest, m));
+  append_phase(p, "compute: Reduce (partial sums on each tile)", compute_phase_estimate(busiest, m));
   const ReductionSchedule schedule = plan_reduction(partials, out, false, m);
   const std::int64_t reduction_bytes = add_reduction_estimate(p, schedule, false, m);
-  add_loop_control(p, m);
+  append_loop_control(p, m);
   add_cross_chip_estimate(p, m);
   p.estimated_peak_tile_bytes = aligned(in.elements_per_tile * m.value_bytes()) + partial_bytes + reduction_bytes;
   return p;
@@ -192,39 +178,39 @@ OpPlan plan_weighted_loss(const Op& op, const IpuMachine& m) {
   if (gradient) {
     const sim::Cycles partial_sum =
         spread_vertex_estimate(1, m, [&](std::int64_t k) { return reduce_worker_cycles(k, counted_rows, m.codelets); });
-    add_phase(p, "compute: row weights' partial sums", compute_phase_estimate(partial_sum, m));
+    append_phase(p, "compute: row weights' partial sums", compute_phase_estimate(partial_sum, m));
     const ReductionSchedule schedule = plan_reduction(loss_partials(op, m), loss_sums_layout(1), false, m);
     // The partial, the reduction's buffers, and the copy of the sum other tiles receive.
     bytes += aligned(kFloat32Bytes) + add_reduction_estimate(p, schedule, false, m) + aligned(kFloat32Bytes);
     const std::int64_t broadcast = tiles > 1 ? kFloat32Bytes : 0;
-    add_phase(p, "sync", m.chip.sync_cycles);
-    add_phase(p, ce ? "exchange: the weights' sum to every tile, logits' rows to row blocks" : "exchange: the weights' sum to every tile",
+    append_phase(p, "sync", m.chip.sync_cycles);
+    append_phase(p, ce ? "exchange: the weights' sum to every tile, logits' rows to row blocks" : "exchange: the weights' sum to every tile",
               exchange_phase_estimate((ce ? in.elements_per_tile * m.value_bytes() : 0) + broadcast, (ce ? block_bytes : 0) + broadcast, m),
               PhaseTraffic::linear_layout);
-    add_phase(p, ce ? "compute: softmax minus one-hot, times w / sum w" : "compute: mse gradient, times w / sum w",
+    append_phase(p, ce ? "compute: softmax minus one-hot, times w / sum w" : "compute: mse gradient, times w / sum w",
               compute_phase_estimate(work, m));
     if (ce) {
-      add_phase(p, "sync", m.chip.sync_cycles);
-      add_phase(p, "exchange: gradient to linear layout", exchange_phase_estimate(block_bytes, in.elements_per_tile * m.value_bytes(), m),
+      append_phase(p, "sync", m.chip.sync_cycles);
+      append_phase(p, "exchange: gradient to linear layout", exchange_phase_estimate(block_bytes, in.elements_per_tile * m.value_bytes(), m),
                 PhaseTraffic::linear_layout);
       bytes += aligned(block_bytes);
     }
     bytes += in_bytes;  // the linear output
   } else {
     if (ce) {
-      add_phase(p, "sync", m.chip.sync_cycles);
-      add_phase(p, "exchange: logits' rows to row blocks", exchange_phase_estimate(in.elements_per_tile * m.value_bytes(), block_bytes, m),
+      append_phase(p, "sync", m.chip.sync_cycles);
+      append_phase(p, "exchange: logits' rows to row blocks", exchange_phase_estimate(in.elements_per_tile * m.value_bytes(), block_bytes, m),
                 PhaseTraffic::linear_layout);
     }
-    add_phase(p, "compute: weighted row losses and weights (partial sums)", compute_phase_estimate(work, m));
+    append_phase(p, "compute: weighted row losses and weights (partial sums)", compute_phase_estimate(work, m));
     const ReductionSchedule schedule = plan_reduction(loss_partials(op, m), loss_sums_layout(2), false, m);
     bytes += aligned(2 * kFloat32Bytes) + add_reduction_estimate(p, schedule, false, m);
     const sim::Cycles mean = spread_vertex_estimate(1, m, [&](std::int64_t) { return weighted_mean_worker_cycles(m.codelets); });
-    add_phase(p, "sync", m.chip.sync_cycles);
-    add_phase(p, "compute: weighted mean (over the weights' sum)", compute_phase_estimate(mean, m));
+    append_phase(p, "sync", m.chip.sync_cycles);
+    append_phase(p, "compute: weighted mean (over the weights' sum)", compute_phase_estimate(mean, m));
     bytes += aligned(kFloat32Bytes);
   }
-  add_loop_control(p, m);
+  append_loop_control(p, m);
   add_cross_chip_estimate(p, m);
   p.estimated_peak_tile_bytes = bytes;
   return p;
@@ -245,7 +231,7 @@ OpPlan plan_loss(const Op& op, const IpuMachine& m) {
     const sim::Cycles work = spread_vertex_estimate(std::min(in.elements_per_tile, M * C), m, [&](std::int64_t k) {
       return mse_worker_cycles(k, gradient, m.codelets);
     });
-    add_phase(p, gradient ? "compute: mse gradient" : "compute: squared errors (partial sums)", compute_phase_estimate(work, m));
+    append_phase(p, gradient ? "compute: mse gradient" : "compute: squared errors (partial sums)", compute_phase_estimate(work, m));
     bytes = (gradient ? 3 : 2) * in_bytes;
   } else {
     const RowBlocks rows = loss_row_blocks(M, m);
@@ -253,19 +239,19 @@ OpPlan plan_loss(const Op& op, const IpuMachine& m) {
     p.rows_per_block = rows.rows_per_tile;
     p.columns_per_block = C;
     p.tiles_used = std::max(in.tiles_used, rows.tiles);
-    add_phase(p, "sync", m.chip.sync_cycles);
-    add_phase(p, "exchange: logits' rows to row blocks", exchange_phase_estimate(in.elements_per_tile * m.value_bytes(), block_bytes, m),
+    append_phase(p, "sync", m.chip.sync_cycles);
+    append_phase(p, "exchange: logits' rows to row blocks", exchange_phase_estimate(in.elements_per_tile * m.value_bytes(), block_bytes, m),
               PhaseTraffic::linear_layout);
     const sim::Cycles work = spread_vertex_estimate(rows.rows_per_tile, m, [&](std::int64_t r) {
       return cross_entropy_rows_worker_cycles(r, C, gradient, m.codelets);
     });
-    add_phase(p, gradient ? "compute: softmax minus one-hot, over M" : "compute: row losses (partial sums)",
+    append_phase(p, gradient ? "compute: softmax minus one-hot, over M" : "compute: row losses (partial sums)",
               compute_phase_estimate(work, m));
     // Logits (linear and row block) and labels; the gradient's block and its linear output.
     bytes = in_bytes + aligned(block_bytes) + aligned(rows.rows_per_tile * kIndexBytes);
     if (gradient) {
-      add_phase(p, "sync", m.chip.sync_cycles);
-      add_phase(p, "exchange: gradient to linear layout", exchange_phase_estimate(block_bytes, in.elements_per_tile * m.value_bytes(), m),
+      append_phase(p, "sync", m.chip.sync_cycles);
+      append_phase(p, "exchange: gradient to linear layout", exchange_phase_estimate(block_bytes, in.elements_per_tile * m.value_bytes(), m),
                 PhaseTraffic::linear_layout);
       bytes += aligned(block_bytes) + in_bytes;
     }
@@ -274,7 +260,7 @@ OpPlan plan_loss(const Op& op, const IpuMachine& m) {
     const ReductionSchedule schedule = plan_reduction(loss_partials(op, m), linear_layout(1, m.value_bytes(), m), true, m);
     bytes += aligned(kFloat32Bytes) + add_reduction_estimate(p, schedule, true, m);
   }
-  add_loop_control(p, m);
+  append_loop_control(p, m);
   add_cross_chip_estimate(p, m);
   p.estimated_peak_tile_bytes = bytes;
   return p;
