@@ -3,7 +3,8 @@
 #               A100 model, this host's CPU) and write its speedup surfaces, rooflines and tables to out/
 #   make test   install missing packages, build, run every test, then the CPU-kernel and peer tests
 #               again with the libraries' instruction sets capped at AVX2 (test-isa-capped), then every
-#               test under ASan+UBSan, then a short run of every fuzz target (test-fuzz)
+#               test under ASan+UBSan (the libraries and tilesim instrumented, the test code linked
+#               against them), then a short run of every fuzz target (test-fuzz)
 #   make check  the everyday tiers: build (Release) and run every test not labelled slow (under 2 minutes)
 #   make fuzz   build the libFuzzer targets of the file readers (clang, ASan+UBSan; tests/fuzz/) and run
 #               each for FUZZ_RUNS runs (default 10^6; FUZZ_TARGETS="metis sweep" picks some); any
