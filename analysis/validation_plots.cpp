@@ -175,7 +175,7 @@ GnuplotFigure error_map_figure(const std::string& stem, const std::string& title
   double max_abs_error_pct = 0;
   for (const auto& p : points) max_abs_error_pct = std::max(max_abs_error_pct, std::abs(p.error_pct()));
   std::string legend = "blue: model too fast, red: model too slow; dots: calibration points";
-  if (max_abs_error_pct > range) legend += "; kSeriesColours saturate beyond \u00b1" + short_number(range) + "%";
+  if (max_abs_error_pct > range) legend += "; colours saturate beyond \u00b1" + short_number(range) + "%";
 
   std::ostringstream data;
   data << "# " << title << "\n"

@@ -3,7 +3,6 @@
 // (models/cpu/README.md) whose every figure says it was measured, when and on which host.
 #include <unistd.h>
 
-#include <ctime>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>

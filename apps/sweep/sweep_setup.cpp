@@ -1,6 +1,5 @@
 #include "apps/sweep/sweep_setup.hpp"
 
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 
