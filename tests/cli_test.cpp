@@ -3,11 +3,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -99,87 +101,73 @@ TEST_CASE("tilesim run reports both backends verified, and writes report.json", 
 
 // Every example runs on the simulated IPU (poplibs' dynamic gathers and scatters, and the static index
 // mode that compiles a model's graph edges into the exchange), the CPU kernels and the GPU model, with
-// every computed output verified (the model computes none). The ogbn-arxiv-shaped GraphSAGE example does
-// not fit one IPU (its 2.2M gathered 128-wide messages alone are 1.14 GB against Bow's 918 MB of tile
-// SRAM): it must fail with exit 3 and say what to try next. Nor does its dynamic gather fit the 4-IPU
-// Bow-2000 (the plans keep a whole column block of the 169343-row table on every tile of an index group,
-// 1.35 MB at the finest column split, or the candidate rows of every row block), and that error must
-// point at the static mode, which does fit: it runs here timing-only (a functional run takes 30 s and
-// 9 GB of host memory, too much for the sanitizer build; its verified run is in the README).
-TEST_CASE("every shipped example runs with verified outputs", "[cli][slow]") {
-  const std::string backends = " --backends ipu:bow,ipu:bow:static,cpu,gpu-model:a100-40gb";
+// every computed output verified (the model computes none). Three test cases (forward examples, training
+// examples, the one that does not fit), so that a parallel run spreads them over the cores.
+namespace {
+
+const std::string kExampleOut = " --json --repeats 1 --warmup 0 --out ";
+
+// The shipped single-step examples (workloads/examples/*.json, mini-batch ones aside: they run in
+// minibatch_cli_test.cpp, and the dataset-sized ones build graphs of 10^8 edges, minutes and gigabytes:
+// their runs are in the README and the docs), training ones or forward ones.
+std::vector<fs::path> shipped_examples(bool training) {
+  std::vector<fs::path> paths;
   for (const auto& entry : fs::directory_iterator(std::string(TILESIM_SOURCE_DIR) + "/workloads/examples")) {
-    if (entry.path().extension() != ".json" || entry.path().filename() == "hydronet_largest.json") continue;
-    // Mini-batch examples run in minibatch_cli_test.cpp (the dataset-sized ones build graphs of 10^8
-    // edges, minutes and gigabytes: their runs are in the README and the docs, not in the tests).
+    const auto name = entry.path().filename().string();
+    if (entry.path().extension() != ".json" || name == "hydronet_largest.json" || name == "sage_arxiv.json") continue;
     if (nlohmann::json::parse(tilesim_test::slurp(entry.path())).contains("loader")) continue;
-    INFO(entry.path());
-    const std::string out = " --json --repeats 1 --warmup 0 --out " + (cli_dir() / "ex").string();
-    if (entry.path().filename() == "sage_arxiv.json") {
-      const auto ipu = run_cli("run " + entry.path().string() + " --backends ipu:bow:static" + out);
-      CHECK(ipu.exit_code == 3);
-      CHECK_THAT(ipu.err, Catch::Contains("bytes") && Catch::Contains("ipu:bow-2000 (4 IPUs)"));
-      const auto system = run_cli("run " + entry.path().string() + " --backends ipu:bow-2000" + out);
-      CHECK(system.exit_code == 3);
-      CHECK_THAT(system.err, Catch::Contains("bow-2000") && Catch::Contains("bytes") && Catch::Contains("ipu:MACHINE:static"));
-      const auto compiled = run_cli("run " + entry.path().string() + " --timing-only --backends ipu:bow-2000:static" + out);
-      INFO(compiled.err);
-      REQUIRE(compiled.exit_code == 0);
-      const auto report = nlohmann::json::parse(compiled.out);
-      std::size_t static_ops = 0;
-      for (const auto& op : report["results"][0]["ops"]) {
-        CHECK(op["cycles"].get<std::int64_t>() > 0);
-        if (op["plan"].contains("indices")) {
-          CHECK(op["plan"]["indices"].get<std::string>().rfind("static", 0) == 0);
-          ++static_ops;
-        }
-      }
-      CHECK(static_ops == 4);  // each layer's gather and mean aggregation
-      const auto gpu = run_cli("run " + entry.path().string() + " --backends gpu-model:a100-40gb" + out);
-      INFO(gpu.err);
-      CHECK(gpu.exit_code == 0);
-      continue;
+    if ((entry.path().stem().string().find("_train") != std::string::npos) == training) paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+}  // namespace
+
+// The ogbn-arxiv-shaped GraphSAGE example does not fit one IPU (its 2.2M gathered 128-wide messages alone
+// are 1.14 GB against Bow's 918 MB of tile SRAM): it must fail with exit 3 and say what to try next. Nor
+// does its dynamic gather fit the 4-IPU Bow-2000 (the plans keep a whole column block of the 169343-row
+// table on every tile of an index group, 1.35 MB at the finest column split, or the candidate rows of
+// every row block), and that error must point at the static mode, which does fit: it runs here
+// timing-only (a functional run takes 30 s and 9 GB of host memory, too much for the sanitizer build; its
+// verified run is in the README).
+TEST_CASE("the shipped arxiv example exits 3 where it does not fit and runs timing-only where it does", "[cli][slow]") {
+  const std::string path = std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/sage_arxiv.json";
+  const std::string out = kExampleOut + (cli_dir() / "ex_arxiv").string();
+  const auto ipu = run_cli("run " + path + " --backends ipu:bow:static" + out);
+  CHECK(ipu.exit_code == 3);
+  CHECK_THAT(ipu.err, Catch::Contains("bytes") && Catch::Contains("ipu:bow-2000 (4 IPUs)"));
+  const auto system = run_cli("run " + path + " --backends ipu:bow-2000" + out);
+  CHECK(system.exit_code == 3);
+  CHECK_THAT(system.err, Catch::Contains("bow-2000") && Catch::Contains("bytes") && Catch::Contains("ipu:MACHINE:static"));
+  const auto compiled = run_cli("run " + path + " --timing-only --backends ipu:bow-2000:static" + out);
+  INFO(compiled.err);
+  REQUIRE(compiled.exit_code == 0);
+  const auto report = nlohmann::json::parse(compiled.out);
+  std::size_t static_ops = 0;
+  for (const auto& op : report["results"][0]["ops"]) {
+    CHECK(op["cycles"].get<std::int64_t>() > 0);
+    if (op["plan"].contains("indices")) {
+      CHECK(op["plan"]["indices"].get<std::string>().rfind("static", 0) == 0);
+      ++static_ops;
     }
-    // Training steps on the simulated IPU, the CPU kernels and the GPU model (torch-cpu's and cuda's
-    // have their own tests). GraphSAGE on the PubMed-shaped graph does not fit one IPU with dynamic
-    // indices (its first aggregation of 500 features alone exceeds the tiles' SRAM): it exits 3 there,
-    // and trains on one IPU with its edges compiled into the exchange (ipu:bow:static).
-    const bool training = entry.path().stem().string().find("_train") != std::string::npos;
-    const bool fits_one_ipu = entry.path().filename() != "sage_pubmed_train.json";
-    if (training && !fits_one_ipu) {
-      const auto ipu = run_cli("run " + entry.path().string() + " --backends ipu:bow --steps 2" + out);
-      CHECK(ipu.exit_code == 3);
-      CHECK_THAT(ipu.err, Catch::Contains("bytes") && Catch::Contains("ipu:bow-2000 (4 IPUs)"));
-    }
-    const std::string training_backends =
-        std::string(fits_one_ipu ? " --backends ipu:bow," : " --backends ipu:bow:static,") + "cpu,gpu-model:a100-40gb --steps 2";
-    auto r = run_cli("run " + entry.path().string() + (training ? training_backends : backends) + out);
+  }
+  CHECK(static_ops == 4);  // each layer's gather and mean aggregation
+  const auto gpu = run_cli("run " + path + " --backends gpu-model:a100-40gb" + out);
+  INFO(gpu.err);
+  CHECK(gpu.exit_code == 0);
+}
+
+TEST_CASE("every shipped forward example runs with verified outputs", "[cli][slow]") {
+  const auto examples = shipped_examples(false);
+  REQUIRE(examples.size() >= 8);
+  for (const auto& path : examples) {
+    INFO(path);
+    auto r = run_cli("run " + path.string() + " --backends ipu:bow,ipu:bow:static,cpu,gpu-model:a100-40gb" + kExampleOut +
+                     (cli_dir() / "ex_forward").string());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     const auto report = nlohmann::json::parse(r.out);
-    if (training) {
-      REQUIRE(report["results"].size() == 3);
-      for (const auto& backend : report["results"]) {
-        INFO(backend["backend"]);
-        REQUIRE(backend["training"]["loss"].size() == 2);
-        if (backend["kind"] == "modeled") {
-          CHECK(backend["training"]["loss"][0].is_null());  // modeled: no values
-          CHECK(backend["training"]["last_step"]["backward_s"].get<double>() > 0);
-          CHECK(backend["training"]["last_step"]["optimizer_s"].get<double>() > 0);
-          for (const auto& op : backend["ops"]) {
-            INFO(op["op"]);
-            CHECK(op["time_s"].get<double>() > 0);
-            CHECK(op["verified"].is_null());
-          }
-        } else {
-          CHECK(backend["training"]["all_steps_verified"] == true);
-          CHECK(backend["training"]["loss"][1].is_number());
-        }
-      }
-      // The simulated IPU and the CPU start from the same inputs: their first losses agree.
-      CHECK(report["loss_agreement"][0]["first_step_equal"] == true);
-      continue;
-    }
     REQUIRE(report["results"].size() == 4);
     for (const auto& backend : report["results"]) {
       INFO(backend["backend"]);
@@ -191,6 +179,51 @@ TEST_CASE("every shipped example runs with verified outputs", "[cli][slow]") {
           CHECK(op["verified"].is_null());
       }
     }
+  }
+}
+
+// Training steps on the simulated IPU, the CPU kernels and the GPU model (torch-cpu's and cuda's have
+// their own tests). GraphSAGE on the PubMed-shaped graph does not fit one IPU with dynamic indices (its
+// first aggregation of 500 features alone exceeds the tiles' SRAM): it exits 3 there, and trains on one
+// IPU with its edges compiled into the exchange (ipu:bow:static).
+TEST_CASE("every shipped training example runs two verified steps", "[cli][slow]") {
+  const auto examples = shipped_examples(true);
+  REQUIRE(examples.size() >= 5);
+  for (const auto& path : examples) {
+    INFO(path);
+    const std::string out = kExampleOut + (cli_dir() / "ex_training").string();
+    const bool fits_one_ipu = path.filename() != "sage_pubmed_train.json";
+    if (!fits_one_ipu) {
+      const auto ipu = run_cli("run " + path.string() + " --backends ipu:bow --steps 2" + out);
+      CHECK(ipu.exit_code == 3);
+      CHECK_THAT(ipu.err, Catch::Contains("bytes") && Catch::Contains("ipu:bow-2000 (4 IPUs)"));
+    }
+    const std::string backends =
+        std::string(fits_one_ipu ? " --backends ipu:bow," : " --backends ipu:bow:static,") + "cpu,gpu-model:a100-40gb --steps 2";
+    auto r = run_cli("run " + path.string() + backends + out);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto report = nlohmann::json::parse(r.out);
+    REQUIRE(report["results"].size() == 3);
+    for (const auto& backend : report["results"]) {
+      INFO(backend["backend"]);
+      REQUIRE(backend["training"]["loss"].size() == 2);
+      if (backend["kind"] == "modeled") {
+        CHECK(backend["training"]["loss"][0].is_null());  // modeled: no values
+        CHECK(backend["training"]["last_step"]["backward_s"].get<double>() > 0);
+        CHECK(backend["training"]["last_step"]["optimizer_s"].get<double>() > 0);
+        for (const auto& op : backend["ops"]) {
+          INFO(op["op"]);
+          CHECK(op["time_s"].get<double>() > 0);
+          CHECK(op["verified"].is_null());
+        }
+      } else {
+        CHECK(backend["training"]["all_steps_verified"] == true);
+        CHECK(backend["training"]["loss"][1].is_number());
+      }
+    }
+    // The simulated IPU and the CPU start from the same inputs: their first losses agree.
+    CHECK(report["loss_agreement"][0]["first_step_equal"] == true);
   }
 }
 
