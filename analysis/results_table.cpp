@@ -211,14 +211,21 @@ std::vector<std::string> split_csv_record(const std::string& record, const std::
   return fields;
 }
 
-std::vector<ResultRow> parse_results_csv(const std::string& text, const std::string& file) {
-  std::istringstream in(text);
+std::uintmax_t for_each_results_row(std::istream& in, const std::string& file, PartialLastLine partial,
+                                    const std::function<void(ResultRow&&)>& each) {
   std::string record;
   int line = 0;
   std::map<std::string, std::size_t> column;
   std::size_t header_fields = 0;
-  std::vector<ResultRow> rows;
+  std::uintmax_t whole_bytes = 0;
   while (std::getline(in, record)) {
+    // getline stops at the end of the input without a line end: a partial last line.
+    if (in.eof() && partial == PartialLastLine::skip) break;
+    whole_bytes += record.size() + 1;
+    if (record.size() > static_cast<std::size_t>(limits::max_csv_line_bytes))
+      throw InputError(file + ":" + std::to_string(line + 1), "",
+                       "a line of at most " + std::to_string(limits::max_csv_line_bytes) + " bytes",
+                       std::to_string(record.size()) + " bytes");
     ++line;
     if (!record.empty() && record.back() == '\r') record.pop_back();
     if (line == 1) {
@@ -277,9 +284,16 @@ std::vector<ResultRow> parse_results_csv(const std::string& text, const std::str
     if (!r.text_or_empty("team_threads").empty())
       row.team_threads = static_cast<int>(r.integer("team_threads", 1, 1 << 20));
     row.disturbed = r.text_or_empty("disturbed");
-    rows.push_back(std::move(row));
+    each(std::move(row));
   }
-  if (line == 0) throw InputError(file, "", "a results.csv with a header line", "an empty file");
+  if (line == 0 && partial == PartialLastLine::parse) throw InputError(file, "", "a results.csv with a header line", "an empty file");
+  return whole_bytes;
+}
+
+std::vector<ResultRow> parse_results_csv(const std::string& text, const std::string& file) {
+  std::istringstream in(text);
+  std::vector<ResultRow> rows;
+  for_each_results_row(in, file, PartialLastLine::parse, [&rows](ResultRow&& row) { rows.push_back(std::move(row)); });
   return rows;
 }
 

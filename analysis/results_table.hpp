@@ -4,6 +4,8 @@
 // (docs/sweep-format.md, "results.csv"); every row says what it is (kind: simulated | measured |
 // modeled, and the mode), and units sit in the column names. Pure text in, rows out: no backend here.
 #include <cstdint>
+#include <functional>
+#include <istream>
 #include <map>
 #include <optional>
 #include <string>
@@ -67,6 +69,14 @@ std::string results_csv_row(const ResultRow& row);
 // tilesim::InputError naming the file, line and column.
 std::vector<ResultRow> parse_results_csv(const std::string& text, const std::string& file);
 std::vector<ResultRow> read_results_csv(const std::string& path);
+
+// The same reading one row at a time, for results files too large to hold (a resumed sweep of millions
+// of points): `each` gets every row in file order; lines over limits::max_csv_line_bytes are an error.
+// With PartialLastLine::skip, a last line without a line end (a sweep killed while writing it) is left
+// out, and an empty input is no error. Returns the bytes of the whole lines read, header included.
+enum class PartialLastLine { parse, skip };
+std::uintmax_t for_each_results_row(std::istream& in, const std::string& file, PartialLastLine partial,
+                                    const std::function<void(ResultRow&&)>& each);
 
 // Splits one CSV record (without its line end) into fields, undoing RFC 4180 quoting. Throws
 // InputError (file, line) on an unterminated quote.

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <tuple>
 
@@ -19,6 +20,7 @@
 #include "common/error.hpp"
 #include "tests/results_support.hpp"
 #include "tests/test_support.hpp"
+#include "workloads/sweep_points.hpp"
 #include "workloads/sweep_spec.hpp"
 #include "workloads/validation_suite.hpp"
 
@@ -107,6 +109,46 @@ TEST_CASE("sweep files: sizes as lists and ranges, backend subsets, the points i
   const auto echo = to_json(s);
   CHECK(echo["backends"][2]["sizes"]["num_features"] == nlohmann::json::array({64}));
   CHECK(echo["sizes"]["num_outputs"] == nlohmann::json::array({32, 64, 96}));
+}
+
+// SweepPoints decodes point i from i; here against the nested loops that define sweep order (backend,
+// op, dtype, num_inputs, num_features, num_outputs, repeat), with dtypes, repeats and a backend subset.
+TEST_CASE("sweep points: decoded lazily in sweep order, each found again from its fields", "[sweep][unit]") {
+  nlohmann::json doc = base_sweep();
+  doc["dtypes"] = {"float32", "float16"};
+  doc["repeats"] = 3;
+  const SweepSpec s = parse_sweep(doc, "s.json");
+  std::vector<SweepPoint> expected;
+  for (std::size_t b = 0; b < s.backends.size(); ++b)
+    for (const auto& op : s.ops)
+      for (const auto& dtype : s.dtypes)
+        for (auto in : s.backends[b].num_inputs)
+          for (auto f : s.backends[b].num_features)
+            for (auto out : s.backends[b].num_outputs)
+              for (int rep = 0; rep < s.repeats; ++rep) expected.push_back({op, {in, f, out}, dtype, b, rep});
+  const SweepPoints points(s);
+  REQUIRE(points.size() == expected.size());
+  REQUIRE(points.size() == 2 * 2 * 3 * (12 + 12 + 6));
+  std::vector<std::size_t> per_backend(s.backends.size(), 0);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    INFO(i);
+    const SweepPoint p = points[i];
+    CHECK(std::tie(p.op, p.shape.num_inputs, p.shape.num_features, p.shape.num_outputs, p.dtype, p.backend, p.repeat) ==
+          std::tie(expected[i].op, expected[i].shape.num_inputs, expected[i].shape.num_features, expected[i].shape.num_outputs,
+                   expected[i].dtype, expected[i].backend, expected[i].repeat));
+    CHECK(points.backend_of(i) == p.backend);
+    CHECK(points.index_of(p.op, p.shape, p.dtype, p.backend, p.repeat) == i);
+    ++per_backend[p.backend];
+  }
+  CHECK(points.per_backend() == per_backend);
+  // No such point: a size outside the backend's subset, another dtype, a repeat beyond the sweep's.
+  CHECK_FALSE(points.index_of("gather", {16, 16, 32}, "float32", 2, 0));  // backend 2 runs num_features 64 only
+  CHECK(points.index_of("gather", {16, 64, 32}, "float32", 2, 0));
+  CHECK_FALSE(points.index_of("gather", {16, 64, 32}, "bfloat16", 0, 0));
+  CHECK_FALSE(points.index_of("gather", {16, 64, 32}, "float32", 0, 3));
+  CHECK_FALSE(points.index_of("schnet_block", {16, 64, 32}, "float32", 0, 0));
+  CHECK_FALSE(points.index_of("gather", {16, 64, 32}, "float32", 3, 0));
+  CHECK_THROWS_AS(points[points.size()], std::out_of_range);
 }
 
 TEST_CASE("the shipped hydronet sweep is the 594-point grid of the reference data", "[sweep][unit]") {

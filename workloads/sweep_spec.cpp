@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "common/limits.hpp"
 #include "common/strict_json.hpp"
+#include "workloads/sweep_points.hpp"
 #include "workloads/validation_suite.hpp"
 
 namespace tilesim::analysis {
@@ -231,17 +232,10 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file) {
 SweepSpec load_sweep(const std::string& path) { return parse_sweep(load_json_file(path), path); }
 
 std::vector<SweepPoint> expand_sweep(const SweepSpec& s) {
+  const SweepPoints lazy(s);
   std::vector<SweepPoint> points;
-  for (std::size_t b = 0; b < s.backends.size(); ++b) {
-    const SweepBackend& be = s.backends[b];
-    points.reserve(points.size() + grid_points(s, be));
-    for (const auto& op : s.ops)
-      for (const auto& dtype : s.dtypes)
-        for (auto in : be.num_inputs)
-          for (auto f : be.num_features)
-            for (auto out : be.num_outputs)
-              for (int rep = 0; rep < s.repeats; ++rep) points.push_back({op, {in, f, out}, dtype, b, rep});
-  }
+  points.reserve(lazy.size());
+  for (std::size_t i = 0; i < lazy.size(); ++i) points.push_back(lazy[i]);
   return points;
 }
 

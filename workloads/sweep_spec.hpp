@@ -52,7 +52,8 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file);
 SweepSpec load_sweep(const std::string& path);
 
 // Every point, backend by backend (in the file's order), then op, dtype, num_inputs, num_features,
-// num_outputs, repeat: the order of the hydronet CSVs within each backend.
+// num_outputs, repeat: the order of the hydronet CSVs within each backend. Stored: for small sweeps and
+// tests; a sweep run reads them through SweepPoints (sweep_points.hpp), which stores none.
 std::vector<SweepPoint> expand_sweep(const SweepSpec& spec);
 
 // The seed of a point's indices, as a one-op workload seed (docs/workload-format.md, "Generated

@@ -31,7 +31,6 @@ namespace tilesim::cli::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-using analysis::SweepPoint;
 
 int exit_code_of(const std::exception& e) {
   if (const auto* error = dynamic_cast<const Error*>(&e)) return static_cast<int>(error->code());
@@ -48,12 +47,10 @@ int exit_code_of(const std::exception& e) {
 
 // What rank 0 decided, for the others: the status (0, or the exit code rank 0 ends with, having said
 // why), then the indices (in sweep order) of the points still to run.
-std::vector<std::int64_t> plan_message(int status, const ResolvedSweep* sweep, const PendingPoints* pending) {
+std::vector<std::int64_t> plan_message(int status, const PendingPoints* pending) {
   std::vector<std::int64_t> message{status};
   if (status != 0) return message;
-  const auto order = sweep_order(*sweep);
-  for (const auto& p : pending->points)
-    message.push_back(static_cast<std::int64_t>(order.at(analysis::point_key(p.op, p.shape, p.dtype, sweep->names[p.backend], p.repeat))));
+  for (const std::size_t i : pending->points) message.push_back(static_cast<std::int64_t>(i));
   return message;
 }
 
@@ -113,7 +110,7 @@ struct ShareOutcome {
 };
 
 // This rank's share of the simulated and modeled points, each row appended to its rank file.
-ShareOutcome run_share(const SweepArgs& args, const ResolvedSweep& sweep, const std::vector<SweepPoint>& share,
+ShareOutcome run_share(const SweepArgs& args, const ResolvedSweep& sweep, const std::vector<std::size_t>& share,
                        PointRunner& runner, const std::string& out_dir) {
   const mpi::World& world = mpi::world();
   const auto start = Clock::now();
@@ -126,7 +123,7 @@ ShareOutcome run_share(const SweepArgs& args, const ResolvedSweep& sweep, const 
                      "the same path)",
                      "no such folder on this rank's host");
   std::vector<std::size_t> per_backend(sweep.backends.size(), 0);
-  for (const auto& p : share) ++per_backend[p.backend];
+  for (const std::size_t i : share) ++per_backend[sweep.points.backend_of(i)];
   Progress progress(share.size(), sweep.backends.size(), per_backend, std::vector<int>(sweep.backends.size(), args.jobs));
   if (world.rank == 0)
     progress.set_label(mpi::rank_label() + "'s share");
@@ -136,7 +133,7 @@ ShareOutcome run_share(const SweepArgs& args, const ResolvedSweep& sweep, const 
   ResultsFile file(path);
   file.continue_at(whole_line_bytes(path));
   Recorder recorder(file, progress, static_cast<std::size_t>(args.stop_after));
-  run_points(share, args.jobs, sweep.backends, runner, recorder, path);
+  run_points(sweep.points, share, args.jobs, sweep.backends, runner, recorder, path);
   progress.finish();
   outcome.tally = recorder.tally();
   outcome.stopped = recorder.stopped();
@@ -214,7 +211,7 @@ int mpi_sweep_command(const SweepArgs& args) {
       std::error_code ec;
       fs::create_directories(rank_dir(folder->out_dir), ec);
       if (ec) throw InputError(rank_dir(folder->out_dir), "", "a folder for the ranks' files", ec.message());
-      plan = plan_message(0, &*sweep, &folder->pending);
+      plan = plan_message(0, &folder->pending);
     } catch (const std::exception& e) {
       ranks::broadcast_from_root(std::vector<std::int64_t>{exit_code_of(e)});
       throw;
@@ -242,10 +239,10 @@ int mpi_sweep_command(const SweepArgs& args) {
 
   // The split: the simulated and modeled points interleaved over the ranks, the measured ones kept
   // for rank 0 alone at the end.
-  std::vector<SweepPoint> shared, measured;
+  std::vector<std::size_t> shared, measured;
   for (std::size_t i = 1; i < plan.size(); ++i) {
-    const SweepPoint& p = sweep->points.at(static_cast<std::size_t>(plan[i]));
-    (sweep->backends[p.backend].measured ? measured : shared).push_back(p);
+    const auto point = static_cast<std::size_t>(plan[i]);
+    (sweep->backends[sweep->points.backend_of(point)].measured ? measured : shared).push_back(point);
   }
   const std::string out_dir = root ? folder->out_dir : (args.out_dir.empty() ? "out/" + sweep->spec.name : args.out_dir);
   if (root) print_split(shared.size(), measured.size(), out_dir);
@@ -276,20 +273,21 @@ int mpi_sweep_command(const SweepArgs& args) {
     }
     print_balance(accounts);
     folder->results.reset();  // the merge replaces results.csv
-    const MergeOutcome merged = merge_rank_files(out_dir, folder->csv_path, sweep_order(*sweep));
+    const MergeOutcome merged = merge_rank_files(out_dir, folder->csv_path, sweep->points.size(),
+                                                   [&](const analysis::ResultRow& row) { return sweep_position(*sweep, row); });
     std::cout << "sweep: merged " << merged.rows << " rows of " << merged.files << " rank files into " << folder->csv_path
               << "\n";
     if (!measured.empty() && !stopped) {
       warn_if_host_busy(sweep->backends, folder->pending);
       warn_if_bound(measured.size());
       std::vector<std::size_t> per_backend(backends, 0);
-      for (const auto& p : measured) ++per_backend[p.backend];
+      for (const std::size_t i : measured) ++per_backend[sweep->points.backend_of(i)];
       Progress progress(measured.size(), backends, per_backend, std::vector<int>(backends, 1));
       progress.set_label("measured points on rank 0");
       ResultsFile results(folder->csv_path);
       results.continue_at(fs::file_size(folder->csv_path));  // the merge wrote whole lines
       Recorder recorder(results, progress, args.stop_after > 0 ? static_cast<std::size_t>(args.stop_after) : 0);
-      run_points(measured, 1, sweep->backends, *runner, recorder, folder->csv_path);
+      run_points(sweep->points, measured, 1, sweep->backends, *runner, recorder, folder->csv_path);
       progress.finish();
       add_tally(total, recorder.tally());
       stopped = stopped || recorder.stopped();

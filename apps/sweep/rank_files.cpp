@@ -13,6 +13,7 @@
 #include <memory>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "analysis/results_table.hpp"
@@ -102,13 +103,18 @@ std::vector<std::string> split_lines(const std::string& text) {
 }
 
 // A rank file read and checked, before anything is written.
+struct RankRow {
+  std::string key;                     // analysis::point_key
+  std::optional<std::size_t> position; // in sweep order; nothing for a row of no point of the sweep
+  std::string line;                    // the row's line, with its '\n'
+};
 struct RankRows {
   std::string path;
-  std::vector<std::pair<std::string, std::string>> rows;  // point key, the row's line (with its '\n')
+  std::vector<RankRow> rows;
   bool partial = false;
 };
 
-RankRows read_rank_file(const std::string& path) {
+RankRows read_rank_file(const std::string& path, const PointPosition& position) {
   RankRows r;
   r.path = path;
   std::string text = read_csv_text(path);
@@ -117,7 +123,7 @@ RankRows read_rank_file(const std::string& path) {
   check_header(text, path);
   const std::vector<std::string> lines = split_lines(text);
   for (const auto& row : analysis::parse_results_csv(text, path))
-    r.rows.emplace_back(analysis::point_key(row), lines[static_cast<std::size_t>(row.line - 1)] + "\n");
+    r.rows.push_back({analysis::point_key(row), position(row), lines[static_cast<std::size_t>(row.line - 1)] + "\n"});
   return r;
 }
 
@@ -133,15 +139,15 @@ std::uintmax_t whole_line_bytes(const std::string& path) {
   return text.size();
 }
 
-MergeOutcome merge_rank_files(const std::string& out_dir, const std::string& csv_path,
-                              const std::map<std::string, std::size_t>& order) {
+MergeOutcome merge_rank_files(const std::string& out_dir, const std::string& csv_path, std::size_t sweep_points,
+                              const PointPosition& position) {
   MergeOutcome outcome;
   const std::vector<std::string> paths = rank_files(out_dir);
   if (paths.empty()) return outcome;
   std::vector<std::unique_ptr<FileHold>> holds;
   for (const auto& p : paths) holds.push_back(std::make_unique<FileHold>(p, false));
 
-  // Read and check everything first.
+  // Read and check everything first. The rows there: one bit per point of the sweep, keys for others.
   std::string text;
   if (fs::exists(csv_path)) {
     text = read_csv_text(csv_path);
@@ -149,11 +155,22 @@ MergeOutcome merge_rank_files(const std::string& out_dir, const std::string& csv
   }
   if (text.empty()) text = analysis::results_csv_header();
   check_header(text, csv_path);
-  std::set<std::string> have;
-  for (const auto& row : analysis::parse_results_csv(text, csv_path)) have.insert(analysis::point_key(row));
+  std::vector<bool> have_point(sweep_points, false);
+  std::set<std::string> have_other;
+  auto first_time = [&](const std::optional<std::size_t>& at, const std::string& key) {
+    if (!at || *at >= have_point.size()) return have_other.insert(key).second;
+    if (have_point[*at]) return false;
+    have_point[*at] = true;
+    return true;
+  };
+  {
+    std::istringstream in(text);
+    analysis::for_each_results_row(in, csv_path, analysis::PartialLastLine::parse,
+                                   [&](analysis::ResultRow&& row) { first_time(position(row), analysis::point_key(row)); });
+  }
   std::vector<RankRows> ranks;
   for (const auto& p : paths) {
-    ranks.push_back(read_rank_file(p));
+    ranks.push_back(read_rank_file(p, position));
     outcome.partial_lines += ranks.back().partial ? 1 : 0;
   }
 
@@ -165,13 +182,12 @@ MergeOutcome merge_rank_files(const std::string& out_dir, const std::string& csv
   };
   std::vector<NewRow> added;
   for (const auto& r : ranks)
-    for (const auto& [key, line] : r.rows) {
-      if (!have.insert(key).second) {
+    for (const auto& row : r.rows) {
+      if (!first_time(row.position, row.key)) {
         ++outcome.duplicates;
         continue;
       }
-      const auto at = order.find(key);
-      added.push_back({at == order.end() ? std::numeric_limits<std::size_t>::max() : at->second, added.size(), &line});
+      added.push_back({row.position.value_or(std::numeric_limits<std::size_t>::max()), added.size(), &row.line});
     }
   std::sort(added.begin(), added.end(),
             [](const NewRow& a, const NewRow& b) { return std::tie(a.position, a.found) < std::tie(b.position, b.found); });

@@ -10,9 +10,12 @@
 // yet ended it) keeps its file, and the merge is refused rather than losing its next rows.
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "analysis/results_table.hpp"
 
 namespace tilesim::cli::sweep {
 
@@ -52,13 +55,15 @@ struct MergeOutcome {
 
 // Moves every row of DIR/ranks/rank-*.csv into results.csv and removes the rank files: results.csv's
 // whole lines, then the rank files' rows not already there (one row per point: the first kept), in
-// the order `order` gives their point keys (analysis::point_key; rows not in it after, as found).
+// sweep order (`position`; rows of no point of the sweep after, as found).
 // results.csv is rewritten whole (a temporary file renamed into place), so a merge that stops
 // part-way leaves the old results.csv and every rank file, and a merge that stops after the rename
 // leaves rank files whose rows are all duplicates. Reads and checks every file before writing any.
 // Nothing to do (no rank files): returns zeros and changes nothing.
-MergeOutcome merge_rank_files(const std::string& out_dir, const std::string& csv_path,
-                              const std::map<std::string, std::size_t>& order);
+// `position`: a row's place in sweep order (of `sweep_points`), nothing for a row of no point of it.
+using PointPosition = std::function<std::optional<std::size_t>(const analysis::ResultRow&)>;
+MergeOutcome merge_rank_files(const std::string& out_dir, const std::string& csv_path, std::size_t sweep_points,
+                              const PointPosition& position);
 
 // --overwrite: removes the rank files of an earlier run (after taking each one's lock).
 std::size_t remove_rank_files(const std::string& out_dir);

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "apps/report_writer.hpp"
@@ -53,29 +55,7 @@ void ResultsFile::append(const std::string& text) {
   }
 }
 
-namespace {
-
-// Rows already in results.csv, for --resume, and the length of its whole lines. A partial last line (the
-// previous run was killed while writing it) is left out; a header from another column set is an error.
-std::vector<analysis::ResultRow> existing_rows(const std::string& path, std::uintmax_t& keep_bytes) {
-  std::string text = read_text_file(path, {limits::max_results_csv_bytes, limits::max_csv_line_bytes}, "a readable results.csv");
-  // The partial last line a kill can leave is not a whole row: it is left out (and cut before appending).
-  if (!text.empty() && text.back() != '\n') {
-    const auto last = text.rfind('\n');
-    text.resize(last == std::string::npos ? 0 : last + 1);
-  }
-  keep_bytes = text.size();
-  if (text.empty()) return {};
-  const std::string header = analysis::results_csv_header();
-  if (text.compare(0, header.size(), header) != 0)
-    throw InputError(path + ":1", "", "the results.csv header of this tilesim version (" + header.substr(0, 60) + "...)",
-                     "another header; resume into a new --out directory");
-  return analysis::parse_results_csv(text, path);
-}
-
-}  // namespace
-
-DonePoints done_points(const std::string& csv_path, const std::vector<analysis::SweepPoint>& points,
+DonePoints done_points(const std::string& csv_path, const analysis::SweepPoints& points,
                        const std::vector<std::string>& backend_names, bool resume, bool overwrite) {
   DonePoints done;
   if (!fs::exists(csv_path) || overwrite) return done;
@@ -83,15 +63,38 @@ DonePoints done_points(const std::string& csv_path, const std::vector<analysis::
   if (!resume)
     throw InputError(csv_path, "", "no results.csv yet, or --resume (continue it) or --overwrite (start again)",
                      "an existing results.csv");
-  std::set<std::string> sweep_keys;
-  for (const auto& p : points) sweep_keys.insert(analysis::point_key(p.op, p.shape, p.dtype, backend_names[p.backend], p.repeat));
+  std::ifstream in(csv_path, std::ios::binary);
+  if (!in) throw InputError(csv_path, "", "a readable results.csv", std::strerror(errno));
+  // A header from another column set is an error (a partial header line, a kill before the first row
+  // was whole, is no header: the file starts again).
+  const std::string header = analysis::results_csv_header();
+  std::string first(header.size(), '\0');
+  in.read(first.data(), static_cast<std::streamsize>(first.size()));
+  first.resize(static_cast<std::size_t>(in.gcount()));
+  if (!first.empty() && first != header && !(first.size() < header.size() && header.compare(0, first.size(), first) == 0))
+    throw InputError(csv_path + ":1", "", "the results.csv header of this tilesim version (" + header.substr(0, 60) + "...)",
+                     "another header; resume into a new --out directory");
+  in.clear();
+  in.seekg(0);
+  std::map<std::string, std::size_t> backend_index;
+  for (std::size_t b = 0; b < backend_names.size(); ++b) backend_index.emplace(backend_names[b], b);
   done.exists = true;
-  for (const auto& row : existing_rows(csv_path, done.keep_bytes)) {
-    const std::string key = analysis::point_key(row);
-    if (!done.keys.insert(key).second)
-      std::cerr << "sweep: " << csv_path << ":" << row.line << ": the point " << key << " is there twice\n";
-    if (!sweep_keys.count(key)) ++done.foreign_rows;
-  }
+  done.done.assign(points.size(), false);
+  std::set<std::string> foreign_keys;  // rows of no point of this sweep: few, kept by key
+  done.keep_bytes = analysis::for_each_results_row(in, csv_path, analysis::PartialLastLine::skip, [&](analysis::ResultRow&& row) {
+    const auto b = backend_index.find(row.backend);
+    const auto i = b == backend_index.end() ? std::nullopt : points.index_of(row.op, row.shape, row.dtype, b->second, row.repeat);
+    bool again = false;
+    if (i) {
+      again = done.done[*i];
+      done.done[*i] = true;
+      done.done_count += again ? 0 : 1;
+    } else {
+      ++done.foreign_rows;
+      again = !foreign_keys.insert(analysis::point_key(row)).second;
+    }
+    if (again) std::cerr << "sweep: " << csv_path << ":" << row.line << ": the point " << analysis::point_key(row) << " is there twice\n";
+  });
   return done;
 }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "analysis/results_table.hpp"
-#include "workloads/sweep_spec.hpp"
+#include "workloads/sweep_points.hpp"
 
 namespace tilesim::cli::sweep {
 
@@ -35,17 +35,18 @@ class ResultsFile {
 
 // The points of results.csv that a run need not repeat.
 struct DonePoints {
-  std::set<std::string> keys;    // analysis::point_key of every row already there
+  std::vector<bool> done;        // one per point of the sweep (its SweepPoints index): a row is there
+  std::size_t done_count = 0;    // how many are
   std::size_t foreign_rows = 0;  // rows that are no point of this sweep (kept)
   bool exists = false;           // a results.csv to continue (--resume); else a new one is started
   std::uintmax_t keep_bytes = 0; // its whole lines: the length it is cut to before appending
 };
 
 // With --resume, the points already in results.csv (a partial last line is not counted; a point there
-// twice is reported); without it, nothing, or an InputError when there is a results.csv and no
-// --overwrite. Reads only.
+// twice is reported), read one row at a time: memory is one bit per point however long the file; without
+// it, nothing, or an InputError when there is a results.csv and no --overwrite. Reads only.
 // `backend_names`: the canonical name of each backend index of `points`.
-DonePoints done_points(const std::string& csv_path, const std::vector<analysis::SweepPoint>& points,
+DonePoints done_points(const std::string& csv_path, const analysis::SweepPoints& points,
                        const std::vector<std::string>& backend_names, bool resume, bool overwrite);
 
 }  // namespace tilesim::cli::sweep

@@ -14,10 +14,11 @@ std::string shape_text(const OpShape& s) {
 
 // The points that run in this process, one after another; an error names the point and the rows
 // already written.
-void run_serially(const std::vector<analysis::SweepPoint>& points, PointRunner& runner,
+void run_serially(const analysis::SweepPoints& points, const std::vector<std::size_t>& indices, PointRunner& runner,
                   const std::vector<std::string>& backend_names, Recorder& recorder, const std::string& rows_path) {
-  for (const auto& p : points) {
+  for (const std::size_t i : indices) {
     if (recorder.stopped()) break;
+    const analysis::SweepPoint p = points[i];
     const std::string what = backend_names[p.backend] + " " + p.op + " " + shape_text(p.shape);
     analysis::ResultRow row;
     try {
@@ -34,14 +35,19 @@ void run_serially(const std::vector<analysis::SweepPoint>& points, PointRunner& 
 
 }  // namespace
 
-void run_points(const std::vector<analysis::SweepPoint>& points, int jobs, const std::vector<SweepBackendRun>& backends,
-                PointRunner& runner, Recorder& recorder, const std::string& rows_path) {
+void run_points(const analysis::SweepPoints& points, const std::vector<std::size_t>& indices, int jobs,
+                const std::vector<SweepBackendRun>& backends, PointRunner& runner, Recorder& recorder,
+                const std::string& rows_path) {
   std::vector<std::string> names;
   for (const auto& b : backends) names.push_back(b.name);
-  std::vector<analysis::SweepPoint> parallel_points, serial_points;
-  for (const auto& p : points) (jobs > 1 && !backends[p.backend].measured ? parallel_points : serial_points).push_back(p);
-  if (!parallel_points.empty()) run_in_workers(parallel_points, jobs, runner, names, recorder, rows_path);
-  run_serially(serial_points, runner, names, recorder, rows_path);
+  if (jobs <= 1) {
+    run_serially(points, indices, runner, names, recorder, rows_path);
+    return;
+  }
+  std::vector<std::size_t> parallel_points, serial_points;
+  for (const std::size_t i : indices) (!backends[points.backend_of(i)].measured ? parallel_points : serial_points).push_back(i);
+  if (!parallel_points.empty()) run_in_workers(points, parallel_points, jobs, runner, names, recorder, rows_path);
+  run_serially(points, serial_points, runner, names, recorder, rows_path);
 }
 
 }  // namespace tilesim::cli::sweep

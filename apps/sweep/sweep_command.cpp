@@ -56,7 +56,7 @@ int sweep_command(const SweepArgs& args) {
   for (std::size_t b = 0; b < sweep.backends.size(); ++b) parallelism[b] = sweep.backends[b].measured ? 1 : args.jobs;
   Progress progress(folder.pending.points.size(), sweep.backends.size(), folder.pending.pending_per_backend, parallelism);
   Recorder recorder(*folder.results, progress, static_cast<std::size_t>(args.stop_after));
-  run_points(folder.pending.points, args.jobs, sweep.backends, runner, recorder, folder.csv_path);
+  run_points(sweep.points, folder.pending.points, args.jobs, sweep.backends, runner, recorder, folder.csv_path);
   progress.finish();
   return print_summary(recorder, sweep.names, folder.csv_path, run_start);
 }

@@ -12,16 +12,18 @@
 
 namespace tilesim::cli::sweep {
 
-PendingPoints pending_points(const std::vector<analysis::SweepPoint>& points, const std::set<std::string>& done_keys,
+PendingPoints pending_points(const analysis::SweepPoints& points, const std::vector<bool>& done,
                              const std::vector<SweepBackendRun>& backends) {
   PendingPoints pending;
-  pending.per_backend.assign(backends.size(), 0);
-  pending.pending_per_backend.assign(backends.size(), 0);
-  for (const auto& p : points) {
-    ++pending.per_backend[p.backend];
-    if (done_keys.count(analysis::point_key(p.op, p.shape, p.dtype, backends[p.backend].name, p.repeat))) continue;
-    pending.points.push_back(p);
-    ++pending.pending_per_backend[p.backend];
+  pending.per_backend = points.per_backend();
+  pending.per_backend.resize(backends.size(), 0);
+  pending.pending_per_backend = pending.per_backend;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!done.empty() && done[i]) {
+      --pending.pending_per_backend[points.backend_of(i)];
+      continue;
+    }
+    pending.points.push_back(i);
   }
   return pending;
 }

@@ -2,22 +2,22 @@
 // What a sweep will run: the points not yet in results.csv, said on stdout backend by backend, and a
 // warning when other work on the host would disturb the measured points.
 #include <cstddef>
-#include <set>
 #include <string>
 #include <vector>
 
-#include "workloads/sweep_spec.hpp"
 #include "apps/sweep/sweep_backends.hpp"
+#include "workloads/sweep_points.hpp"
 
 namespace tilesim::cli::sweep {
 
 struct PendingPoints {
-  std::vector<analysis::SweepPoint> points;     // still to run, in sweep order
+  std::vector<std::size_t> points;              // still to run: their SweepPoints indices, in sweep order
   std::vector<std::size_t> per_backend;         // every point of the sweep, per backend
   std::vector<std::size_t> pending_per_backend; // those still to run, per backend
 };
 
-PendingPoints pending_points(const std::vector<analysis::SweepPoint>& points, const std::set<std::string>& done_keys,
+// `done`: one flag per point (DonePoints::done; empty when nothing is done yet).
+PendingPoints pending_points(const analysis::SweepPoints& points, const std::vector<bool>& done,
                              const std::vector<SweepBackendRun>& backends);
 
 // The user's record of which points each backend covers, and how they run.

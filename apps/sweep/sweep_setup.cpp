@@ -1,5 +1,6 @@
 #include "apps/sweep/sweep_setup.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -67,7 +68,8 @@ void settle_rank_files(const SweepArgs& args, const ResolvedSweep& sweep, const 
                      "--overwrite (start again)",
                      std::to_string(leftovers) + " rank file" + (leftovers == 1 ? "" : "s"));
   }
-  const MergeOutcome merged = merge_rank_files(out_dir, csv_path, sweep_order(sweep));
+  const MergeOutcome merged = merge_rank_files(out_dir, csv_path, sweep.points.size(),
+                                                   [&sweep](const analysis::ResultRow& row) { return sweep_position(sweep, row); });
   std::cerr << "sweep: merged " << merged.rows << " rows of " << merged.files << " rank file" << (merged.files == 1 ? "" : "s")
             << " an earlier run left (" << rank_dir(out_dir) << ") into " << csv_path;
   if (merged.duplicates) std::cerr << "; " << merged.duplicates << " rows already there left out";
@@ -97,17 +99,14 @@ ResolvedSweep resolve_sweep(const SweepArgs& args, const nlohmann::json& documen
   s.resolved = analysis::to_json(s.spec);
   // A run-wide proportion changes every simulated plan: part of the sweep's identity (--resume checks it).
   if (s.proportion) s.resolved["available_memory_proportion"] = *s.proportion;
-  s.points = analysis::expand_sweep(s.spec);
+  s.points = analysis::SweepPoints(s.spec);
   return s;
 }
 
-std::map<std::string, std::size_t> sweep_order(const ResolvedSweep& sweep) {
-  std::map<std::string, std::size_t> order;
-  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
-    const auto& p = sweep.points[i];
-    order.emplace(analysis::point_key(p.op, p.shape, p.dtype, sweep.names[p.backend], p.repeat), i);
-  }
-  return order;
+std::optional<std::size_t> sweep_position(const ResolvedSweep& sweep, const analysis::ResultRow& row) {
+  const auto b = std::find(sweep.names.begin(), sweep.names.end(), row.backend);
+  if (b == sweep.names.end()) return std::nullopt;
+  return sweep.points.index_of(row.op, row.shape, row.dtype, static_cast<std::size_t>(b - sweep.names.begin()), row.repeat);
 }
 
 SweepFolder open_folder(const SweepArgs& args, const ResolvedSweep& sweep, int ranks) {
@@ -135,7 +134,7 @@ SweepFolder open_folder(const SweepArgs& args, const ResolvedSweep& sweep, int r
   std::vector<const Backend*> modeled;
   for (const auto& b : sweep.backends) modeled.push_back(b.backend.get());
   write_sweep_machines(f.out_dir, modeled);
-  f.pending = pending_points(sweep.points, done.keys, sweep.backends);
+  f.pending = pending_points(sweep.points, done.done, sweep.backends);
   print_plan(sweep.spec, sweep.points.size(), sweep.backends, f.pending, done.foreign_rows, f.csv_path);
   return f;
 }

@@ -4,7 +4,6 @@
 // and the command line (no file of the output folder touched), then the output folder taken and made
 // ready (lock, --resume checks, rank files an earlier run left, results.csv, sweep.json, machines.json).
 #include <cstddef>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +16,7 @@
 #include "apps/sweep/results_file.hpp"
 #include "apps/sweep/sweep_backends.hpp"
 #include "apps/sweep/sweep_plan.hpp"
+#include "workloads/sweep_points.hpp"
 #include "workloads/sweep_spec.hpp"
 
 namespace tilesim::cli::sweep {
@@ -27,7 +27,7 @@ struct ResolvedSweep {
   std::vector<SweepBackendRun> backends;  // made, in the sweep's order
   std::vector<std::string> names;         // their canonical names
   nlohmann::json resolved;                // the resolved sweep: sweep.json's body, --resume's identity
-  std::vector<analysis::SweepPoint> points;  // every point, in sweep order
+  analysis::SweepPoints points;           // every point, in sweep order (decoded on demand)
 };
 
 // --jobs, --stop-after, --resume with --overwrite: InputError when out of range or contradictory.
@@ -37,8 +37,8 @@ void check_sweep_arguments(const SweepArgs& args);
 // Throws InputError for bad input. Reads no file of the output folder.
 ResolvedSweep resolve_sweep(const SweepArgs& args, const nlohmann::json& document);
 
-// Each point's key (analysis::point_key) and its place in sweep order.
-std::map<std::string, std::size_t> sweep_order(const ResolvedSweep& sweep);
+// A row's place in sweep order (its SweepPoints index), or nothing when it is no point of the sweep.
+std::optional<std::size_t> sweep_position(const ResolvedSweep& sweep, const analysis::ResultRow& row);
 
 struct SweepFolder {
   std::string out_dir;

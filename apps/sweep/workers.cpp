@@ -51,12 +51,16 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
-[[noreturn]] void worker_main(int fd, pid_t parent, PointRunner& runner, const std::vector<SweepPoint>& points) {
+[[noreturn]] void worker_main(int fd, pid_t parent, PointRunner& runner, const analysis::SweepPoints& points,
+                              const std::vector<std::size_t>& share) {
   // Die with the parent: a killed sweep leaves no orphan simulating points nobody will record.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(3);
   try {
-    for (const auto& p : points) write_all(fd, worker_row_line(p, runner.run(p)));
+    for (const std::size_t i : share) {
+      const SweepPoint p = points[i];
+      write_all(fd, worker_row_line(p, runner.run(p)));
+    }
   } catch (const Error& e) {
     std::string message = e.what();
     std::replace(message.begin(), message.end(), '\n', ' ');
@@ -71,15 +75,16 @@ void write_all(int fd, const std::string& text) {
   _exit(0);
 }
 
-std::vector<Worker> start_workers(const std::vector<SweepPoint>& points, int jobs, PointRunner& runner) {
-  std::vector<Worker> workers(static_cast<std::size_t>(std::min<std::size_t>(jobs, points.size())));
+std::vector<Worker> start_workers(const analysis::SweepPoints& points, const std::vector<std::size_t>& indices, int jobs,
+                                  PointRunner& runner) {
+  std::vector<Worker> workers(static_cast<std::size_t>(std::min<std::size_t>(jobs, indices.size())));
   const pid_t parent = getpid();
   std::cout << std::flush;
   std::cerr << std::flush;
   for (std::size_t w = 0; w < workers.size(); ++w) {
     // Interleaved shares: neighbouring points cost about the same, so every worker gets a mix.
-    std::vector<SweepPoint> share;
-    for (std::size_t i = w; i < points.size(); i += workers.size()) share.push_back(points[i]);
+    std::vector<std::size_t> share;
+    for (std::size_t i = w; i < indices.size(); i += workers.size()) share.push_back(indices[i]);
     int pipe_fds[2];
     if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw Error(ExitCode::internal_error, std::string("pipe: ") + std::strerror(errno));
     const pid_t pid = ::fork();
@@ -87,7 +92,7 @@ std::vector<Worker> start_workers(const std::vector<SweepPoint>& points, int job
     if (pid == 0) {
       ::close(pipe_fds[0]);
       for (std::size_t o = 0; o < w; ++o) ::close(workers[o].fd);
-      worker_main(pipe_fds[1], parent, runner, share);
+      worker_main(pipe_fds[1], parent, runner, points, share);
     }
     ::close(pipe_fds[1]);
     workers[w].pid = pid;
@@ -193,9 +198,9 @@ void wait_for_workers(std::vector<Worker>& workers, Recorder& recorder, const st
 
 }  // namespace
 
-void run_in_workers(const std::vector<SweepPoint>& points, int jobs, PointRunner& runner,
+void run_in_workers(const analysis::SweepPoints& points, const std::vector<std::size_t>& indices, int jobs, PointRunner& runner,
                     const std::vector<std::string>& backend_names, Recorder& recorder, const std::string& csv_path) {
-  std::vector<Worker> workers = start_workers(points, jobs, runner);
+  std::vector<Worker> workers = start_workers(points, indices, jobs, runner);
   const WorkerFailure failure = collect_rows(workers, backend_names, recorder);
   if (failure.message.empty() && !recorder.stopped()) {
     wait_for_workers(workers, recorder, csv_path);
