@@ -1,6 +1,8 @@
 // `tilesim run` on workloads with a loader: every batch on the simulated IPU (padded to one shape) and
 // the CPU kernels (exact shapes), the first batch's losses agreeing, the report's throughput, padding,
 // host sampling and bound; padding versus packing on molecules; --batches; and the errors.
+#include <map>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -154,8 +156,25 @@ TEST_CASE("fit: the largest neighbour batch whose inference and training steps f
     CHECK(s["peak_tile_bytes"].get<std::int64_t>() <= 638976);  // a Bow tile's SRAM
     CHECK(s["peak_at_op"].get<std::string>().size() > 0);
   }
-  // A training step keeps activations, gradients and optimizer state: it fits no larger a batch.
-  CHECK(fit["training"]["largest_fitting"].get<std::int64_t>() <= fit["inference"]["largest_fitting"].get<std::int64_t>());
+  // A training step keeps activations, gradients and optimizer state beside the forward ops: at the same
+  // batch its busiest tile holds at least what inference's does. (The largest fitting batches themselves
+  // need not be ordered: near the boundary the sampled batch's own aggregation plan, not the small live
+  // tensors spread round the chip, decides, and it does not grow monotonically with the batch size.)
+  const std::int64_t batch = fit["inference"]["largest_fitting"].get<std::int64_t>();
+  std::map<bool, std::int64_t> peak;
+  for (const bool train : {true, false}) {
+    json at = w;
+    at["loader"]["batch_size"] = batch;
+    if (!train) at.erase("train");
+    const auto run = run_tilesim("run " + dir.write(train ? "train.json" : "infer.json", at.dump()) +
+                                     " --backends ipu:bow --batches 1 --timing-only --json --out " + dir.path(train ? "t" : "i"),
+                                 dir.dir());
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    peak[train] = json::parse(run.out)["results"][0]["minibatch"]["peak_tile_bytes"]["bytes"].get<std::int64_t>();
+  }
+  CHECK(peak[true] >= peak[false]);
+  CHECK(peak[false] <= 638976);
   // Only an IPU backend answers; a workload without a loader is refused.
   auto bad = run_tilesim("fit " + dir.path("w.json") + " --backend cpu", dir.dir());
   CHECK(bad.exit_code == 2);

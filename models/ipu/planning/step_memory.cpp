@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "common/error.hpp"
 #include "models/ipu/planning/linear_layout.hpp"
@@ -24,6 +26,77 @@ std::vector<TensorId> operands_of(const Op& op) {
 // Tile 0's share of a tensor in the linear layout, as one aligned buffer.
 std::int64_t tile_share(const TensorInfo& t, const IpuMachine& m) {
   return sim::align_buffer_offset(linear_tile_bytes(t.elements(), dtype_bytes(t.dtype), m));
+}
+
+// Where each tensor lies: its linear layout rotated to start on `first_tile` (wrapping round the chip),
+// `share` bytes (its first tile's, the most any of its tiles holds) on each of its `tiles`.
+struct Placement {
+  std::int64_t first_tile = 0, tiles = 0, share = 0;
+};
+
+// The framework's placement of the graph's tensors: each linear mapping starts on the tile after the
+// previous tensor's last, in the order the graph creates them. poputil's linear mapping always starts at
+// tile 0, so PopART (under PopTorch) rotates each new tensor's mapping to begin where the last one ended
+// (popart willow/src/popx/linearmapper.cpp, LinearMapper::mapTensor); thousands of small tensors then
+// spread over the chip instead of stacking on tile 0, while a tensor spread over every tile still puts a
+// share on each.
+// The forward pass's tensors (those its ops read or write) come first, in the graph's order, then the
+// rest (loss, backward, optimizer): a training step's forward tensors then lie where the same model's
+// inference puts them, so training never spreads what inference stacks.
+std::vector<Placement> place_tensors(const OpGraph& graph, const IpuMachine& m) {
+  std::vector<bool> forward(graph.tensors.size(), false);
+  for (const Op& op : graph.ops) {
+    if (op.phase != OpPhase::forward) continue;
+    for (const TensorId t : operands_of(op)) forward[static_cast<std::size_t>(t)] = true;
+    forward[static_cast<std::size_t>(op.output)] = true;
+  }
+  std::vector<Placement> placement(graph.tensors.size());
+  std::int64_t next = 0;
+  for (const bool forward_pass : {true, false})
+    for (std::size_t i = 0; i < graph.tensors.size(); ++i) {
+      if (forward[i] != forward_pass) continue;
+      const TensorInfo& t = graph.tensors[i];
+      const LinearLayout layout = linear_layout(t.elements(), dtype_bytes(t.dtype), m);
+      const std::int64_t tiles = std::max<std::int64_t>(1, std::min<std::int64_t>(layout.tiles_used, m.chip.num_tiles));
+      placement[i] = {next, tiles, tile_share(t, m)};
+      next = (next + tiles) % m.chip.num_tiles;
+    }
+  return placement;
+}
+
+// Bytes per tile of a set of placed tensors (a difference array round the chip).
+class TileLoad {
+ public:
+  explicit TileLoad(std::int64_t tiles) : delta_(static_cast<std::size_t>(tiles) + 1, 0) {}
+  void add(const Placement& p) {
+    const auto n = static_cast<std::int64_t>(delta_.size()) - 1;
+    const std::int64_t end = p.first_tile + p.tiles;
+    span(p.first_tile, std::min(end, n), p.share);
+    if (end > n) span(0, end - n, p.share);  // wraps round to tile 0
+  }
+  // The busiest tile and its bytes.
+  std::pair<std::int64_t, std::int64_t> busiest() const {
+    std::int64_t running = 0, best = 0, best_tile = 0;
+    for (std::size_t tile = 0; tile + 1 < delta_.size(); ++tile) {
+      running += delta_[tile];
+      if (running > best) {
+        best = running;
+        best_tile = static_cast<std::int64_t>(tile);
+      }
+    }
+    return {best_tile, best};
+  }
+
+ private:
+  void span(std::int64_t from, std::int64_t to, std::int64_t bytes) {
+    delta_[static_cast<std::size_t>(from)] += bytes;
+    delta_[static_cast<std::size_t>(to)] -= bytes;
+  }
+  std::vector<std::int64_t> delta_;
+};
+
+bool covers(const Placement& p, std::int64_t tile, std::int64_t num_tiles) {
+  return ((tile - p.first_tile) % num_tiles + num_tiles) % num_tiles < p.tiles;
 }
 
 std::string kib(std::int64_t bytes) {
@@ -114,21 +187,18 @@ StepMemory step_memory(const OpGraph& graph, const std::vector<std::int64_t>& op
   mem.recomputed_before = std::move(before_sorted);
 
   mem.ops.resize(n_ops);
-  std::vector<std::int64_t> share(n_tensors);
-  for (std::size_t t = 0; t < n_tensors; ++t) share[t] = tile_share(graph.tensors[t], machine);
+  const std::vector<Placement> placement = place_tensors(graph, machine);
   for (std::size_t k = 0; k < n_ops; ++k) {
     const Op& op = graph.ops[k];
     mem.ops[k].op_tile_bytes = k < op_tile_bytes.size() ? op_tile_bytes[k] : 0;
     const std::vector<TensorId> own = operands_of(op);
+    TileLoad load(machine.chip.num_tiles);
     for (std::size_t t = 0; t < n_tensors; ++t) {
       if (static_cast<TensorId>(t) == op.output || std::find(own.begin(), own.end(), static_cast<TensorId>(t)) != own.end()) continue;
-      for (const LiveInterval& i : mem.live[t]) {
-        if (i.contains(k)) {
-          mem.ops[k].live_tile_bytes += share[t];
-          break;
-        }
-      }
+      if (std::any_of(mem.live[t].begin(), mem.live[t].end(), [k](const LiveInterval& i) { return i.contains(k); }))
+        load.add(placement[t]);
     }
+    std::tie(mem.ops[k].live_busiest_tile, mem.ops[k].live_tile_bytes) = load.busiest();
     if (mem.ops[k].total() > mem.ops[mem.peak_op].total()) mem.peak_op = k;
   }
   return mem;
@@ -156,12 +226,14 @@ void check_step_memory(const OpGraph& graph, const StepMemory& memory, const Ipu
     return std::none_of(readers[t].begin(), readers[t].end(), [&](std::size_t r) { return r >= k && graph.ops[r].phase != OpPhase::backward; });
   };
   const std::vector<TensorId> own = operands_of(op);
+  const std::vector<Placement> placement = place_tensors(graph, machine);
   bool training = false;
   for (const Op& o : graph.ops) training = training || o.phase == OpPhase::backward;
   for (std::size_t t = 0; t < graph.tensors.size(); ++t) {
     if (static_cast<TensorId>(t) == op.output || std::find(own.begin(), own.end(), static_cast<TensorId>(t)) != own.end()) continue;
     if (!std::any_of(memory.live[t].begin(), memory.live[t].end(), [&](const LiveInterval& i) { return i.contains(k); })) continue;
-    const std::int64_t bytes = tile_share(graph.tensors[t], machine);
+    if (!covers(placement[t], memory.ops[k].live_busiest_tile, machine.chip.num_tiles)) continue;
+    const std::int64_t bytes = placement[t].share;
     live.push_back({bytes, t});
     if (only_for_backward(t)) activations += bytes;
   }
@@ -178,7 +250,7 @@ void check_step_memory(const OpGraph& graph, const StepMemory& memory, const Ipu
   throw PlanError(std::string(training ? "the training step" : "the graph") + " does not fit on machine " + machine.chip.name +
                   ": at op \"" + op.name + "\" (" + to_string(op.kind) + ", " + to_string(op.phase) + " phase; " +
                   std::to_string(over) + " of " + std::to_string(graph.ops.size()) + " ops do not fit) the tensors live across it take " +
-                  std::to_string(m.live_tile_bytes) + " bytes on tile 0" +
+                  std::to_string(m.live_tile_bytes) + " bytes on tile " + std::to_string(m.live_busiest_tile) + " (their busiest)" +
                   (activations > 0 ? " (" + std::to_string(activations) + " of them forward activations kept for the backward)" : "") +
                   " and the op itself needs " + std::to_string(m.op_tile_bytes) + ", " + std::to_string(m.total()) +
                   " bytes in all, but a tile has " + std::to_string(sram) + " bytes of SRAM" +

@@ -3,9 +3,10 @@
 // that is on the tiles while it runs. Every tensor written earlier and read at or after it stays there,
 // and so do the graph inputs still to be read; in a training step that is the activations the backward
 // reads, the parameters, the gradients and the optimizer state, for the whole step. Each live tensor
-// is spread over the tiles as the linear layout spreads it (planning/linear_layout.hpp), which puts a
-// share of every tensor on tile 0, the busiest tile; tensors nobody reads (the step's results) stay
-// until the step ends.
+// is spread over the tiles as the linear layout spreads it (planning/linear_layout.hpp), rotated as
+// PopART rotates it: each tensor's mapping starts on the tile after the previous tensor's last, in the
+// order the graph creates them, so small tensors spread round the chip; the busiest tile of the live
+// tensors is what counts. Tensors nobody reads (the step's results) stay until the step ends.
 //
 // Recomputation (OpGraph::recompute_activations, PopTorch's recompute): a forward activation that a
 // backward op reads is dropped after the forward pass and recomputed by re-running its producing op
@@ -23,7 +24,8 @@
 namespace tilesim::ipu {
 
 struct OpMemory {
-  std::int64_t live_tile_bytes = 0;  // tensors live across the op (not its own operands or output), tile 0
+  std::int64_t live_tile_bytes = 0;  // tensors live across the op (not its own operands or output), their busiest tile
+  std::int64_t live_busiest_tile = 0;  // which tile that is
   std::int64_t op_tile_bytes = 0;    // the op's own plan: its busiest tile
   std::int64_t total() const { return live_tile_bytes + op_tile_bytes; }
 };
