@@ -18,6 +18,7 @@
 #include "mpi/world.hpp"
 #include "workloads/loaders/batch_lowering.hpp"
 #include "workloads/loaders/batch_source.hpp"
+#include "workloads/loaders/epoch_work.hpp"
 
 namespace tilesim::cli {
 
@@ -82,22 +83,23 @@ Stats stats_of(std::vector<double> v) {
 }
 nlohmann::json to_json(const Stats& s) { return {{"min", s.min}, {"median", s.median}, {"max", s.max}, {"total", s.total}}; }
 
-// What a batch carries of real work, summed over the run: the throughput's numerators.
+// What the batches run carry of real work, summed: the run's own rates (nodes and edges per second) and
+// its padding.
 struct Work {
   std::int64_t seed_nodes = 0, nodes = 0, edges = 0, graphs = 0, loss_rows = 0;
   std::int64_t pad_nodes = 0, pad_edges = 0, pad_graphs = 0;
+  void add(const loaders::BatchShape& s) {
+    seed_nodes += s.seed_nodes;
+    nodes += s.nodes;
+    edges += s.edges;
+    graphs += s.graphs;
+    loss_rows += s.loss_rows;
+    pad_nodes += s.padding.pad_nodes;
+    pad_edges += s.padding.pad_edges;
+    pad_graphs += s.padding.pad_graphs;
+  }
 };
 
-// The unit a loader's throughput is counted in: seed nodes (their predictions are what a neighbour
-// batch computes), nodes of the chosen clusters, or graphs.
-std::string throughput_unit(loaders::LoaderSpec::Kind kind) {
-  switch (kind) {
-    case loaders::LoaderSpec::Kind::neighbor: return "seed_nodes";
-    case loaders::LoaderSpec::Kind::cluster: return "nodes";
-    case loaders::LoaderSpec::Kind::graphs: return "graphs";
-  }
-  return "items";
-}
 double items(const Work& w, loaders::LoaderSpec::Kind kind) {
   switch (kind) {
     case loaders::LoaderSpec::Kind::neighbor: return static_cast<double>(w.seed_nodes);
@@ -108,6 +110,190 @@ double items(const Work& w, loaders::LoaderSpec::Kind kind) {
 }
 
 double share(std::int64_t pad, std::int64_t real) { return pad + real > 0 ? static_cast<double>(pad) / static_cast<double>(pad + real) : 0.0; }
+
+// One backend's step on batch k (`instance`, in the backend's shape): a fixed-shape program is planned
+// (and checked against the tile memory) once, an exact-shape backend sees a new shape every batch; the
+// carried parameters go in, the row and loss are recorded, the updated state carried on. Returns the
+// backend's computed outputs (for the first batch's comparison across backends).
+const TensorValues* run_step(BackendRun& run, Backend& backend, const workloads::Instance& instance, const RunOptions& options,
+                             bool training, std::int64_t k) {
+  const auto t0 = Clock::now();
+  if (!run.fixed_shapes || k == 0) backend.prepare(instance.graph);
+  TensorValues values = instance.values;
+  run.state.apply(instance.graph, values);
+  BackendResult result = backend.run(instance.graph, values, options);
+  const TensorValues* outputs = backend.computed_outputs();
+  const bool has_loss = training && outputs && outputs->has(instance.training.loss);
+  std::optional<double> loss;
+  if (has_loss) loss = outputs->f32(instance.training.loss).at(0);
+  bool verified = true;
+  for (const OpResult& row : result.ops) verified = verified && row.verified.value_or(true);
+  if (!verified) run.failed_batches.push_back(k + 1);
+  run.all_verified = run.all_verified && verified;
+  nlohmann::json entry = training ? phase_times(instance.graph, result) : nlohmann::json::object();
+  entry["batch"] = k + 1;
+  entry["time_s"] = result.time_s;
+  if (training) entry["loss"] = loss ? nlohmann::json(*loss) : nlohmann::json(nullptr);
+  entry["verified"] = verified;
+  if (result.host.contains("peak_tile_bytes_with_live_tensors")) {
+    const std::int64_t peak = result.host["peak_tile_bytes_with_live_tensors"].get<std::int64_t>();
+    entry["peak_tile_bytes"] = peak;
+    if (peak > run.peak_tile_bytes) {
+      run.peak_tile_bytes = peak;
+      run.peak_tile_op = result.host.value("peak_tile_bytes_at_op", std::string());
+    }
+  }
+  run.per_batch.push_back(entry);
+  run.step_s.push_back(result.time_s);
+  run.loss.push_back(loss);
+  if (has_loss && outputs) run.state.update(instance.training, instance.graph, *outputs, values);
+  run.last = std::move(result);
+  run.wall_s += seconds_since(t0);
+  return outputs;
+}
+
+// The loss curves of every pair of backends compared batch by batch (`all_agree` cleared when a pair's
+// first losses differ); a line per pair appended to `notes`.
+nlohmann::json loss_curve_agreements(const std::vector<BackendRun>& runs, const std::vector<backends::BackendSpec>& specs,
+                                     double loss_tolerance, bool& all_agree, std::string& loss_notes) {
+  nlohmann::json loss_agreements = nlohmann::json::array();
+  for (std::size_t a = 0; a < runs.size(); ++a)
+    for (std::size_t b = a + 1; b < runs.size(); ++b) {
+      const LossAgreement la = compare_losses(runs[a].loss, runs[b].loss, loss_tolerance);
+      if (la.compared_steps == 0) continue;
+      all_agree = all_agree && la.first_step_equal;
+      loss_agreements.push_back({{"backends", {specs[a].name(), specs[b].name()}},
+                                 {"compared_batches", la.compared_steps},
+                                 {"first_batch_equal", la.first_step_equal},
+                                 {"every_batch_equal", la.every_step_equal},
+                                 {"first_batch_apart", la.first_step_apart},
+                                 {"max_abs_difference", la.max_abs_difference},
+                                 {"tolerance", "within " + std::to_string(loss_tolerance) + " of max(1, |loss|)"}});
+      std::ostringstream note;
+      note << "loss " << specs[a].name() << " / " << specs[b].name() << ": ";
+      if (!la.first_step_equal) note << "DIFFER at batch 1 (same parameters) by " << la.max_abs_difference;
+      else if (la.every_step_equal) note << "agree at every batch (largest difference " << la.max_abs_difference << ")";
+      else note << "agree at batch 1, apart from batch " << la.first_step_apart << " (each follows its own rounded updates)";
+      loss_notes += note.str() + "\n";
+    }
+  return loss_agreements;
+}
+
+// What the summary of every backend shares: the batches run, the epoch the throughput counts, the
+// host's sampling time.
+struct EpochContext {
+  std::int64_t count = 0, per_epoch = 0;
+  loaders::LoaderSpec::Kind kind = loaders::LoaderSpec::Kind::neighbor;
+  loaders::EpochWork epoch;
+  Stats sampling;
+  bool training = false;
+};
+
+// One backend's report entry ("minibatch": step times, epoch time, throughput, padding, host against
+// device) and its line of the printed table.
+nlohmann::json backend_summary(const BackendRun& run, const Work& w, const EpochContext& c, const std::string& name,
+                               std::ostream& table) {
+  const std::string unit = c.epoch.unit;
+  const Stats steps = stats_of(run.step_s);
+  const bool full_epoch = c.count >= c.per_epoch;
+  double epoch_s = 0;
+  for (std::int64_t k = 0; k < std::min(c.count, c.per_epoch); ++k) epoch_s += run.step_s[static_cast<std::size_t>(k)];
+  if (!full_epoch) epoch_s = steps.total / static_cast<double>(c.count) * static_cast<double>(c.per_epoch);
+  const double throughput = epoch_s > 0 ? static_cast<double>(c.epoch.items) / epoch_s : 0;
+  const bool host_bound = c.sampling.total > steps.total;
+  nlohmann::json entry = run.last.to_json();
+  nlohmann::json mb;
+  mb["shape"] = run.fixed_shapes ? "fixed (every batch padded to one compiled shape)" : "exact (each batch's own shape)";
+  mb["batches"] = c.count;
+  mb["step_time_s"] = to_json(steps);
+  mb["epoch_time_s"] = epoch_s;
+  mb["epoch_time_from"] = full_epoch ? "the first epoch's batches" : "the mean step of " + std::to_string(c.count) + " of " +
+                                                                          std::to_string(c.per_epoch) + " batches, times the epoch's batches";
+  mb["throughput"] = {{"unit", unit + "_per_s"},
+                      {"value", throughput},
+                      {"counts", c.epoch.counts() + " over the epoch time"},
+                      {"epoch_items", c.epoch.items},
+                      {"of_the_batches_run", steps.total > 0 ? items(w, c.kind) / steps.total : 0},
+                      {"nodes_per_s", steps.total > 0 ? static_cast<double>(w.nodes) / steps.total : 0},
+                      {"edges_per_s", steps.total > 0 ? static_cast<double>(w.edges) / steps.total : 0}};
+  if (c.kind == loaders::LoaderSpec::Kind::graphs) mb["throughput"]["graphs_per_s"] = throughput;
+  mb["real_work"] = {{"seed_nodes", w.seed_nodes}, {"nodes", w.nodes}, {"edges", w.edges}, {"graphs", w.graphs}, {"loss_rows", w.loss_rows}};
+  mb["padding"] = {{"nodes", w.pad_nodes}, {"edges", w.pad_edges}, {"graphs", w.pad_graphs},
+                   {"node_share", share(w.pad_nodes, w.nodes)}, {"edge_share", share(w.pad_edges, w.edges)}};
+  mb["host_vs_device"] = {
+      {"host_sampling_s", c.sampling.total},
+      {"device_s", steps.total},
+      {"serial_s", c.sampling.total + steps.total},
+      {"overlapped_s", std::max(c.sampling.total, steps.total)},
+      {"bound", host_bound ? "host" : "device"},
+      {"how", "serial: the host makes each batch, then the device runs it; overlapped: a loader worker makes the next "
+              "batch while the device runs this one (PyTorch DataLoader with num_workers > 0), so the slower side "
+              "bounds the run. Host time is measured on this host; device time is the backend's (" +
+                  to_string(run.last.kind) + ")"}};
+  if (run.peak_tile_bytes >= 0) mb["peak_tile_bytes"] = {{"bytes", run.peak_tile_bytes}, {"at_op", run.peak_tile_op}};
+  if (c.training) {
+    nlohmann::json losses = nlohmann::json::array();
+    for (const auto& l : run.loss) losses.push_back(l ? nlohmann::json(*l) : nlohmann::json(nullptr));
+    mb["loss"] = losses;
+  }
+  mb["all_batches_verified"] = run.all_verified;
+  mb["failed_batches"] = run.failed_batches;
+  mb["per_batch"] = run.per_batch;
+  mb["run_wall_s"] = run.wall_s;
+  entry["minibatch"] = mb;
+
+  std::ostringstream pad;
+  pad << std::fixed << std::setprecision(1) << 100.0 * share(w.pad_edges, w.edges) << "%";
+  table << std::left << std::setw(26) << name << std::right << std::setw(11) << format_time(steps.min) << std::setw(11)
+        << format_time(steps.median) << std::setw(11) << format_time(steps.max) << std::setw(13)
+        << format_time(epoch_s) + (full_epoch ? "" : "*") << std::setw(16) << si_text(throughput, "") << std::setw(9)
+        << (run.fixed_shapes ? pad.str() : "-") << std::setw(13) << (host_bound ? "host" : "device") << "\n";
+  return entry;
+}
+
+// report.json's "loader": the loader, its epoch (what a throughput counts), the host's sampling, the
+// fixed shape.
+nlohmann::json loader_json(const loaders::BatchSource& source, const loaders::EpochWork& epoch, const Stats& sampling,
+                           const std::optional<loaders::PaddedShape>& padded) {
+  nlohmann::json loader{{"description", source.describe()},
+                        {"batches_per_epoch", source.batches_per_epoch()},
+                        {"epoch", {{"batches", epoch.batches}, {"items", epoch.items}, {"unit", epoch.unit},
+                                   {"from", "the loader's plan of every batch of the first epoch (seeds, clusters or graph ids)"}}},
+                        {"preprocess_s", source.preprocess_s()},
+                        {"sampling_s", to_json(sampling)},
+                        {"sampling_what", "measured on this host, one thread: each batch's neighbour sampling, cluster cut or "
+                                          "collation and relabelling (padding and input generation excluded)"}};
+  if (padded)
+    loader["fixed_shape"] = {{"num_nodes", padded->size.num_nodes},
+                             {"num_edges", padded->size.num_edges},
+                             {"num_graphs", padded->size.num_graphs},
+                             {"loss_rows", padded->loss_rows},
+                             {"from", padded->from_loader ? "the loader's fixed_size" : "the largest batch of the run (plus one padding node and graph)"}};
+  return loader;
+}
+
+// The printed lines on the loader: what it is, its sampling time, the fixed shape.
+std::string loader_text(const loaders::BatchSource& source, const Stats& sampling, const std::optional<loaders::PaddedShape>& padded) {
+  std::ostringstream text;
+  text << source.describe() << "\nhost sampling per batch: median " << format_time(sampling.median) << ", max "
+       << format_time(sampling.max) << " (measured);";
+  if (padded)
+    text << " fixed shape " << padded->size.num_nodes << " nodes, " << padded->size.num_edges << " edges"
+         << (padded->size.num_graphs ? ", " + std::to_string(padded->size.num_graphs) + " graphs" : std::string()) << " ("
+         << (padded->from_loader ? "loader's fixed_size" : "largest batch") << ")";
+  return text.str();
+}
+
+// A progress line on stderr: the batch and each backend's last step time and loss.
+void print_progress(std::int64_t k, std::int64_t count, const std::vector<BackendRun>& runs,
+                    const std::vector<backends::BackendSpec>& specs) {
+  std::cerr << "tilesim:   batch " << k + 1 << "/" << count;
+  for (std::size_t b = 0; b < runs.size(); ++b) {
+    std::cerr << "  " << specs[b].name() << " " << format_time(runs[b].step_s.back());
+    if (runs[b].loss.back()) std::cerr << " loss " << std::setprecision(5) << *runs[b].loss.back();
+  }
+  std::cerr << std::endl;
+}
 
 }  // namespace
 
@@ -152,57 +338,13 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
     std::optional<loaders::LoweredBatch> exact, fixed;
     if (any_exact) exact = loaders::lower_batch(workload, source, k, batches[static_cast<std::size_t>(k)], std::nullopt);
     if (any_fixed) fixed = loaders::lower_batch(workload, source, k, batches[static_cast<std::size_t>(k)], padded);
-    const auto count_work = [](const loaders::BatchShape& s, Work& w) {
-      w.seed_nodes += s.seed_nodes;
-      w.nodes += s.nodes;
-      w.edges += s.edges;
-      w.graphs += s.graphs;
-      w.loss_rows += s.loss_rows;
-      w.pad_nodes += s.padding.pad_nodes;
-      w.pad_edges += s.padding.pad_edges;
-      w.pad_graphs += s.padding.pad_graphs;
-    };
-    if (exact) count_work(exact->shape, exact_work);
-    if (fixed) count_work(fixed->shape, padded_work);
+    if (exact) exact_work.add(exact->shape);
+    if (fixed) padded_work.add(fixed->shape);
     std::vector<OutputsOf> exact_outputs, fixed_outputs;
     for (std::size_t b = 0; b < backends.size(); ++b) {
-      BackendRun& run = runs[b];
-      const workloads::Instance& instance = run.fixed_shapes ? fixed->instance : exact->instance;
-      const auto t0 = Clock::now();
-      // A fixed-shape program is planned (and checked against the tile memory) once; an exact-shape
-      // backend sees a new shape every batch.
-      if (!run.fixed_shapes || k == 0) backends[b]->prepare(instance.graph);
-      TensorValues values = instance.values;
-      run.state.apply(instance.graph, values);
-      BackendResult result = backends[b]->run(instance.graph, values, options);
-      const TensorValues* outputs = backends[b]->computed_outputs();
-      const bool has_loss = training && outputs && outputs->has(instance.training.loss);
-      std::optional<double> loss;
-      if (has_loss) loss = outputs->f32(instance.training.loss).at(0);
-      bool verified = true;
-      for (const OpResult& row : result.ops) verified = verified && row.verified.value_or(true);
-      if (!verified) run.failed_batches.push_back(k + 1);
-      run.all_verified = run.all_verified && verified;
-      if (k == 0) (run.fixed_shapes ? fixed_outputs : exact_outputs).push_back({specs[b].name(), outputs, backends[b]->accumulation()});
-      nlohmann::json entry = training ? phase_times(instance.graph, result) : nlohmann::json::object();
-      entry["batch"] = k + 1;
-      entry["time_s"] = result.time_s;
-      if (training) entry["loss"] = loss ? nlohmann::json(*loss) : nlohmann::json(nullptr);
-      entry["verified"] = verified;
-      if (result.host.contains("peak_tile_bytes_with_live_tensors")) {
-        const std::int64_t peak = result.host["peak_tile_bytes_with_live_tensors"].get<std::int64_t>();
-        entry["peak_tile_bytes"] = peak;
-        if (peak > run.peak_tile_bytes) {
-          run.peak_tile_bytes = peak;
-          run.peak_tile_op = result.host.value("peak_tile_bytes_at_op", std::string());
-        }
-      }
-      run.per_batch.push_back(entry);
-      run.step_s.push_back(result.time_s);
-      run.loss.push_back(loss);
-      if (has_loss && outputs) run.state.update(instance.training, instance.graph, *outputs, values);
-      run.last = std::move(result);
-      run.wall_s += seconds_since(t0);
+      const workloads::Instance& instance = runs[b].fixed_shapes ? fixed->instance : exact->instance;
+      const TensorValues* outputs = run_step(runs[b], *backends[b], instance, options, training, k);
+      if (k == 0) (runs[b].fixed_shapes ? fixed_outputs : exact_outputs).push_back({specs[b].name(), outputs, backends[b]->accumulation()});
     }
     // The first batch's ops, compared across the backends of one shape (same graph, same inputs).
     if (k == 0) {
@@ -215,108 +357,34 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
         agreements.insert(agreements.end(), a.begin(), a.end());
       }
     }
-    if (progress && count > 1 && ((k + 1) % progress_every == 0 || k + 1 == count)) {
-      std::cerr << "tilesim:   batch " << k + 1 << "/" << count;
-      for (std::size_t b = 0; b < backends.size(); ++b) {
-        std::cerr << "  " << specs[b].name() << " " << format_time(runs[b].step_s.back());
-        if (runs[b].loss.back()) std::cerr << " loss " << std::setprecision(5) << *runs[b].loss.back();
-      }
-      std::cerr << std::endl;
-    }
+    if (progress && count > 1 && ((k + 1) % progress_every == 0 || k + 1 == count)) print_progress(k, count, runs, specs);
   }
 
   // Loss curves, pair by pair: the first batch starts every backend from the same parameters, so its
   // losses agree (padding is neutral); later ones follow each backend's own rounded updates.
-  const double loss_tolerance = loss_relative_tolerance(workload.model ? workload.model->dtype : DType::float32);
-  nlohmann::json loss_agreements = nlohmann::json::array();
   std::string loss_notes;
-  if (training)
-    for (std::size_t a = 0; a < runs.size(); ++a)
-      for (std::size_t b = a + 1; b < runs.size(); ++b) {
-        const LossAgreement la = compare_losses(runs[a].loss, runs[b].loss, loss_tolerance);
-        if (la.compared_steps == 0) continue;
-        all_agree = all_agree && la.first_step_equal;
-        loss_agreements.push_back({{"backends", {specs[a].name(), specs[b].name()}},
-                                   {"compared_batches", la.compared_steps},
-                                   {"first_batch_equal", la.first_step_equal},
-                                   {"every_batch_equal", la.every_step_equal},
-                                   {"first_batch_apart", la.first_step_apart},
-                                   {"max_abs_difference", la.max_abs_difference},
-                                   {"tolerance", "within " + std::to_string(loss_tolerance) + " of max(1, |loss|)"}});
-        std::ostringstream note;
-        note << "loss " << specs[a].name() << " / " << specs[b].name() << ": ";
-        if (!la.first_step_equal) note << "DIFFER at batch 1 (same parameters) by " << la.max_abs_difference;
-        else if (la.every_step_equal) note << "agree at every batch (largest difference " << la.max_abs_difference << ")";
-        else note << "agree at batch 1, apart from batch " << la.first_step_apart << " (each follows its own rounded updates)";
-        loss_notes += note.str() + "\n";
-      }
+  const nlohmann::json loss_agreements =
+      training ? loss_curve_agreements(runs, specs, loss_relative_tolerance(workload.model ? workload.model->dtype : DType::float32),
+                                       all_agree, loss_notes)
+               : nlohmann::json::array();
 
   // The summary per backend.
   const Stats sampling = stats_of(sample_s);
   const std::int64_t per_epoch = source.batches_per_epoch();
   const auto kind = source.spec().kind;
-  const std::string unit = throughput_unit(kind);
+  // The throughput counts the epoch's items (from the loader's plan of every batch) over the epoch's time.
+  const loaders::EpochWork epoch = loaders::epoch_work(source);
+  const std::string& unit = epoch.unit;
   nlohmann::json results = nlohmann::json::array();
   std::ostringstream table;
   table << "\n" << std::left << std::setw(26) << "backend" << std::right << std::setw(11) << "step min" << std::setw(11) << "median"
         << std::setw(11) << "max" << std::setw(13) << "epoch" << std::setw(16) << unit + "/s" << std::setw(9) << "padding"
         << std::setw(13) << "bound" << "\n";
+  const EpochContext context{count, source.batches_per_epoch(), kind, epoch, sampling, training};
   for (std::size_t b = 0; b < runs.size(); ++b) {
-    const BackendRun& run = runs[b];
-    const Work& w = run.fixed_shapes ? padded_work : exact_work;
-    const Stats steps = stats_of(run.step_s);
-    const bool full_epoch = count >= per_epoch;
-    double epoch_s = 0;
-    for (std::int64_t k = 0; k < std::min(count, per_epoch); ++k) epoch_s += run.step_s[static_cast<std::size_t>(k)];
-    if (!full_epoch) epoch_s = steps.total / static_cast<double>(count) * static_cast<double>(per_epoch);
-    const double throughput = steps.total > 0 ? items(w, kind) / steps.total : 0;
-    const bool host_bound = sampling.total > steps.total;
-    nlohmann::json entry = run.last.to_json();
-    nlohmann::json mb;
-    mb["shape"] = run.fixed_shapes ? "fixed (every batch padded to one compiled shape)" : "exact (each batch's own shape)";
-    mb["batches"] = count;
-    mb["step_time_s"] = to_json(steps);
-    mb["epoch_time_s"] = epoch_s;
-    mb["epoch_time_from"] = full_epoch ? "the first epoch's batches" : "the mean step of " + std::to_string(count) + " of " +
-                                                                            std::to_string(per_epoch) + " batches, times the epoch's batches";
-    mb["throughput"] = {{"unit", unit + "_per_s"},
-                        {"value", throughput},
-                        {"nodes_per_s", steps.total > 0 ? static_cast<double>(w.nodes) / steps.total : 0},
-                        {"edges_per_s", steps.total > 0 ? static_cast<double>(w.edges) / steps.total : 0}};
-    if (kind == loaders::LoaderSpec::Kind::graphs) mb["throughput"]["graphs_per_s"] = throughput;
-    mb["real_work"] = {{"seed_nodes", w.seed_nodes}, {"nodes", w.nodes}, {"edges", w.edges}, {"graphs", w.graphs}, {"loss_rows", w.loss_rows}};
-    mb["padding"] = {{"nodes", w.pad_nodes}, {"edges", w.pad_edges}, {"graphs", w.pad_graphs},
-                     {"node_share", share(w.pad_nodes, w.nodes)}, {"edge_share", share(w.pad_edges, w.edges)}};
-    mb["host_vs_device"] = {
-        {"host_sampling_s", sampling.total},
-        {"device_s", steps.total},
-        {"serial_s", sampling.total + steps.total},
-        {"overlapped_s", std::max(sampling.total, steps.total)},
-        {"bound", host_bound ? "host" : "device"},
-        {"how", "serial: the host makes each batch, then the device runs it; overlapped: a loader worker makes the next "
-                "batch while the device runs this one (PyTorch DataLoader with num_workers > 0), so the slower side "
-                "bounds the run. Host time is measured on this host; device time is the backend's (" +
-                    to_string(run.last.kind) + ")"}};
-    if (run.peak_tile_bytes >= 0) mb["peak_tile_bytes"] = {{"bytes", run.peak_tile_bytes}, {"at_op", run.peak_tile_op}};
-    if (training) {
-      nlohmann::json losses = nlohmann::json::array();
-      for (const auto& l : run.loss) losses.push_back(l ? nlohmann::json(*l) : nlohmann::json(nullptr));
-      mb["loss"] = losses;
-    }
-    mb["all_batches_verified"] = run.all_verified;
-    mb["failed_batches"] = run.failed_batches;
-    mb["per_batch"] = run.per_batch;
-    mb["run_wall_s"] = run.wall_s;
-    entry["minibatch"] = mb;
+    nlohmann::json entry = backend_summary(runs[b], runs[b].fixed_shapes ? padded_work : exact_work, context, specs[b].name(), table);
     if (auto machine = backends[b]->machine_provenance(); !machine.is_null()) entry["machine_provenance"] = machine;
     results.push_back(entry);
-
-    std::ostringstream pad;
-    pad << std::fixed << std::setprecision(1) << 100.0 * share(w.pad_edges, w.edges) << "%";
-    table << std::left << std::setw(26) << specs[b].name() << std::right << std::setw(11) << format_time(steps.min) << std::setw(11)
-          << format_time(steps.median) << std::setw(11) << format_time(steps.max) << std::setw(13)
-          << format_time(epoch_s) + (full_epoch ? "" : "*") << std::setw(16) << si_text(throughput, "") << std::setw(9)
-          << (run.fixed_shapes ? pad.str() : "-") << std::setw(13) << (host_bound ? "host" : "device") << "\n";
   }
 
   nlohmann::json report;
@@ -324,19 +392,7 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
   report["workload"] = workloads::to_json(workload);
   report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only}, {"warmup", args.warmup},
                        {"repeats", args.repeats}, {"batches", count}};
-  nlohmann::json loader{{"description", source.describe()},
-                        {"batches_per_epoch", per_epoch},
-                        {"preprocess_s", source.preprocess_s()},
-                        {"sampling_s", to_json(sampling)},
-                        {"sampling_what", "measured on this host, one thread: each batch's neighbour sampling, cluster cut or "
-                                          "collation and relabelling (padding and input generation excluded)"}};
-  if (padded)
-    loader["fixed_shape"] = {{"num_nodes", padded->size.num_nodes},
-                             {"num_edges", padded->size.num_edges},
-                             {"num_graphs", padded->size.num_graphs},
-                             {"loss_rows", padded->loss_rows},
-                             {"from", padded->from_loader ? "the loader's fixed_size" : "the largest batch of the run (plus one padding node and graph)"}};
-  report["loader"] = loader;
+  report["loader"] = loader_json(source, epoch, sampling, padded);
   report["results"] = results;
   report["agreement"] = agreements;
   if (training) report["loss_agreement"] = loss_agreements;
@@ -347,14 +403,7 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
   std::ostringstream text;
   std::vector<BackendResult> last;
   for (const auto& r : runs) last.push_back(r.last);
-  text << "last batch:\n" << format_table(last);
-  text << "\n" << source.describe() << "\nhost sampling per batch: median " << format_time(sampling.median) << ", max "
-       << format_time(sampling.max) << " (measured);";
-  if (padded)
-    text << " fixed shape " << padded->size.num_nodes << " nodes, " << padded->size.num_edges << " edges"
-       << (padded->size.num_graphs ? ", " + std::to_string(padded->size.num_graphs) + " graphs" : std::string()) << " ("
-       << (padded->from_loader ? "loader's fixed_size" : "largest batch") << ")";
-  text << table.str();
+  text << "last batch:\n" << format_table(last) << "\n" << loader_text(source, sampling, padded) << table.str();
   if (count < per_epoch) text << "* epoch time estimated from " << count << " of " << per_epoch << " batches\n";
   text << loss_notes;
   if (!agreements.empty() || !loss_agreements.empty())

@@ -3,7 +3,8 @@
 // batch's sampling or collation timed), then every backend runs one step per batch, in the batch's
 // exact shape or, on a backend that runs programs compiled for fixed shapes (the simulated IPU), padded
 // to one fixed shape. Trained parameters and optimizer state carry from batch to batch on each backend.
-// The report gives per backend the step times (min, median, max), the epoch time, the throughput, the
+// The report gives per backend the step times (min, median, max), the epoch time, the throughput (the
+// epoch's items, from the loader's plan, over the epoch time), the
 // padding share, the host's sampling time beside the device's and which of the two bounds the epoch.
 #include <memory>
 #include <string>

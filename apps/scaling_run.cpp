@@ -32,6 +32,8 @@ struct ScaledStep {
   double compute_s = 0, collective_s = 0, bubble_s = 0, halo_s = 0;
   double items_per_step = 0;  // every device's work together, in `unit`
   std::string unit;
+  std::string counts;         // what items_per_step counts
+  std::optional<workloads::loaders::EpochWork> epoch;  // a loader's epoch, which items_per_step averages
   std::string how;            // what ran on the device and what stands for what
   // One device running the same work without the parallel section (efficiency's baseline).
   std::optional<double> one_device_s, one_device_items;
@@ -96,6 +98,15 @@ nlohmann::json memory_json(const std::vector<StageMemory>& memory, const std::ve
   return out;
 }
 
+nlohmann::json throughput_json(const ScaledStep& s, double throughput) {
+  nlohmann::json j = {{"unit", s.unit + "_per_s"},
+                      {"value", throughput},
+                      {"items_per_step", s.items_per_step},
+                      {"counts", s.counts.empty() ? "the whole graph's work of one step" : s.counts}};
+  if (s.epoch) j["epoch"] = {{"batches", s.epoch->batches}, {"items", s.epoch->items}};
+  return j;
+}
+
 nlohmann::json link_json(const backends::LinkTime& t) {
   nlohmann::json j = {{"time_s", t.time_s}, {"kind", to_string(t.kind)}, {"closed_form_s", t.closed_form_s}, {"detail", t.detail}};
   if (t.closed_form_s > 0) j["time_over_closed_form"] = t.time_s / t.closed_form_s;
@@ -130,6 +141,15 @@ ScaledStep scale_replicas(const workloads::Workload& w, const backends::SystemVi
   out.compute_s = *std::max_element(replica_s.begin(), replica_s.end());
   out.unit = runs.unit;
   out.how = runs.how;
+  out.counts = "the " + std::to_string(R * A) + " batch" + (R * A == 1 ? "" : "es") + " of one step";
+  out.epoch = runs.epoch;
+  if (runs.epoch && runs.epoch->batches > 0) {
+    // A step takes R x A batches of the epoch, whichever they are: over the epoch it carries the mean
+    // batch's items R x A times (the first batches can hold more or fewer than the mean).
+    out.items_per_step = runs.epoch->items_per_batch() * static_cast<double>(R * A);
+    out.counts = "the mean batch of " + runs.epoch->counts() + ", times the " + std::to_string(R * A) + " batch" +
+                 (R * A == 1 ? "" : "es") + " of one step; the step that ran took the first " + std::to_string(R * A);
+  }
   out.one_device_s = std::accumulate(replica_s.begin(), replica_s.end(), 0.0);
   out.one_device_items = out.items_per_step;
   out.one_device_what = "one " + view.device_word() + " running every replica's batches one after the other" +
@@ -414,7 +434,7 @@ int run_scaling(const RunArgs& args, const workloads::Workload& workload, const 
                             {"parallel_text", workloads::parallel::to_string(p)},
                             {"device_step", s.how},
                             {"step", step},
-                            {"throughput", {{"unit", s.unit + "_per_s"}, {"value", throughput}, {"items_per_step", s.items_per_step}}},
+                            {"throughput", throughput_json(s, throughput)},
                             {"one_device", {{"what", s.one_device_what},
                                             {"step_time_s", s.one_device_s ? nlohmann::json(*s.one_device_s) : nlohmann::json(nullptr)},
                                             {"throughput", one_throughput ? nlohmann::json(*one_throughput) : nlohmann::json(nullptr)},

@@ -6,6 +6,7 @@
 #include "workloads/graphs/algorithms.hpp"
 #include "workloads/loaders/batch_lowering.hpp"
 #include "workloads/loaders/batch_source.hpp"
+#include "workloads/loaders/epoch_work.hpp"
 
 namespace tilesim::cli {
 
@@ -29,25 +30,6 @@ DeviceStep run_instance(const workloads::Instance& instance, Backend& device, co
   return step;
 }
 
-// The unit a loader's throughput counts, as `tilesim run` reports mini-batches.
-std::string loader_unit(loaders::LoaderSpec::Kind kind) {
-  switch (kind) {
-    case loaders::LoaderSpec::Kind::neighbor: return "seed_nodes";
-    case loaders::LoaderSpec::Kind::cluster: return "nodes";
-    case loaders::LoaderSpec::Kind::graphs: return "graphs";
-  }
-  return "nodes";
-}
-
-double batch_items(const loaders::BatchShape& s, loaders::LoaderSpec::Kind kind) {
-  switch (kind) {
-    case loaders::LoaderSpec::Kind::neighbor: return static_cast<double>(s.seed_nodes);
-    case loaders::LoaderSpec::Kind::cluster: return static_cast<double>(s.nodes);
-    case loaders::LoaderSpec::Kind::graphs: return static_cast<double>(s.graphs);
-  }
-  return 0;
-}
-
 // Batches 0 .. count-1 of `source` as steps: every one on an exact-shape backend; on a fixed-shape one the
 // first, padded to the largest, standing for all (its items the mean batch's).
 DeviceRuns run_batches_of(const workloads::Workload& workload, const loaders::BatchSource& source, std::int64_t count, Backend& device,
@@ -56,7 +38,7 @@ DeviceRuns run_batches_of(const workloads::Workload& workload, const loaders::Ba
   for (std::int64_t k = 0; k < count; ++k) batches.push_back(source.make(k));
   DeviceRuns runs;
   const auto kind = source.spec().kind;
-  runs.unit = loader_unit(kind);
+  runs.unit = loaders::throughput_unit(kind);
   std::optional<loaders::PaddedShape> padded;
   if (options.fixed_shapes) padded = loaders::padded_shape(source, batches);
   double items = 0;
@@ -65,12 +47,12 @@ DeviceRuns run_batches_of(const workloads::Workload& workload, const loaders::Ba
     const bool run = !options.fixed_shapes || k == 0;
     loaders::LoweredBatch lowered =
         loaders::lower_batch(workload, source, k, batches[static_cast<std::size_t>(k)], padded, run && !options.shapes_only);
-    items += batch_items(lowered.shape, kind);
+    items += loaders::batch_items(lowered.shape, kind);
     nodes += lowered.shape.nodes;
     edges += lowered.shape.edges;
     if (!run) continue;
     DeviceStep step = run_instance(lowered.instance, device, options);
-    step.items = batch_items(lowered.shape, kind);
+    step.items = loaders::batch_items(lowered.shape, kind);
     step.nodes = lowered.shape.nodes;
     step.edges = lowered.shape.edges;
     runs.steps.push_back(std::move(step));
@@ -124,7 +106,9 @@ DeviceStep run_whole_step(const workloads::Workload& workload, Backend& device, 
 DeviceRuns run_loader_batches(const workloads::Workload& workload, Backend& device, std::int64_t count, const DeviceOptions& options) {
   const workloads::Workload w = without_parallel(workload);
   const loaders::BatchSource source(w);
-  return run_batches_of(w, source, count, device, options, "the loader's first " + std::to_string(count) + " batches (" + source.describe() + ")");
+  DeviceRuns runs = run_batches_of(w, source, count, device, options, "the loader's first " + std::to_string(count) + " batches (" + source.describe() + ")");
+  runs.epoch = loaders::epoch_work(source);
+  return runs;
 }
 
 DeviceRuns run_micro_batches(const workloads::Workload& workload, Backend& device, std::int64_t micro_batches, const DeviceOptions& options) {

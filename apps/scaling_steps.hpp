@@ -10,6 +10,7 @@
 
 #include "results/backend.hpp"
 #include "workloads/graphs/halo.hpp"
+#include "workloads/loaders/epoch_work.hpp"
 #include "workloads/workload.hpp"
 
 namespace tilesim::cli {
@@ -29,6 +30,9 @@ struct DeviceRuns {
   std::vector<DeviceStep> steps;  // in the order of the batches they stand for
   std::string unit;               // the throughput's unit: "nodes", "graphs" or "seed_nodes"
   std::string how;                // one line: what ran and what stands for what
+  // A loader's runs: its epoch (batches and items from the loader's plan of every batch), which the
+  // throughput counts rather than the batches that ran.
+  std::optional<workloads::loaders::EpochWork> epoch;
 };
 
 struct DeviceOptions {

@@ -257,3 +257,45 @@ TEST_CASE("run: a parallel section larger than the system, or a backend without 
   CHECK(not_scaling.exit_code == 2);
   CHECK_THAT(not_scaling.err, Contains("r.json: scaling: expected the report of a workload with a \"parallel\" section"));
 }
+
+// Throughput counts the epoch, not the batches that ran: a step of R x A packed batches carries the
+// epoch's mean batch R x A times (the loader's plan of every pack), and a mini-batch run's rate is the
+// epoch's graphs over the epoch's time. It used to count whichever graphs the first R x A packs held.
+TEST_CASE("run: a loader's throughput counts the epoch's items over the epoch's time, replicas or not", "[scaling][cli]") {
+  TempDir dir("scaling-epoch");
+  json w = {{"name", "packed"},
+            {"seed", 2},
+            {"model", json::array({{{"layer", "gin"}, {"name", "g1"}, {"out", 16}, {"activation", "relu"}},
+                                   {{"layer", "gin"}, {"name", "g2"}, {"out", 2}}})},
+            {"train", {{"task", "graph"}, {"loss", "cross_entropy"}, {"pool", "mean"}, {"optimizer", {{"kind", "adam"}, {"lr", 0.01}}}}},
+            {"loader", {{"kind", "graphs"},
+                        {"dataset", {{"kind", "qm9"}, {"num_graphs", 96}}},
+                        {"fixed_size", {{"num_nodes", 120}, {"num_edges", 2400}, {"num_graphs", 9}}},
+                        {"packing", "lpfhp"}}}};
+  // One device, two batches of the epoch run: the rate is still the epoch's.
+  const auto one = run_tilesim("run " + dir.write("one.json", w.dump()) + " --backends ipu:bow,gpu-model:a100-40gb:eager --batches 2 "
+                               "--timing-only --json --out " + dir.path("one"), dir.dir());
+  INFO(one.err);
+  REQUIRE(one.exit_code == 0);
+  for (const json& b : json::parse(one.out)["results"]) {
+    INFO(b["backend"]);
+    const json& m = b["minibatch"];
+    CHECK(m["throughput"]["epoch_items"] == 96);  // every graph of the dataset once
+    CHECK_THAT(m["throughput"]["counts"].get<std::string>(), Contains("the epoch's 96 graphs"));
+    CHECK(m["throughput"]["value"].get<double>() == Approx(96.0 / m["epoch_time_s"].get<double>()));
+  }
+  // Two replicas with two micro-batches each: four packs per step.
+  w["parallel"] = {{"replicas", 2}, {"gradient_accumulation", 2}};
+  const json report = run_report(dir, "replicas", w);
+  for (const json& e : report["scaling"]) {
+    INFO(e["backend"]);
+    const json& t = e["throughput"];
+    REQUIRE(t.contains("epoch"));
+    CHECK(t["epoch"]["items"] == 96);
+    const double batches = t["epoch"]["batches"].get<double>();
+    CHECK(batches >= 96.0 / 9);  // at most 9 graphs per pack
+    CHECK(t["items_per_step"].get<double>() == Approx(96.0 / batches * 4));
+    CHECK(t["value"].get<double>() == Approx(t["items_per_step"].get<double>() / e["step"]["time_s"].get<double>()));
+    CHECK_THAT(t["counts"].get<std::string>(), Contains("mean batch") && Contains("4 batches of one step"));
+  }
+}

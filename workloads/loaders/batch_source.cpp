@@ -110,6 +110,13 @@ const std::vector<std::vector<std::int32_t>>& BatchSource::epoch_members(std::in
   return cached_members_;
 }
 
+std::int64_t BatchSource::plan_items(const std::vector<std::int32_t>& members) const {
+  if (spec_.kind != LoaderSpec::Kind::cluster) return static_cast<std::int64_t>(members.size());
+  std::int64_t nodes = 0;
+  for (const std::int32_t part : members) nodes += static_cast<std::int64_t>(clustering_->nodes_of_part.at(static_cast<std::size_t>(part)).size());
+  return nodes;
+}
+
 std::int64_t BatchSource::batches_to_run(std::optional<std::int64_t> override_batches) const {
   if (override_batches) return *override_batches;
   return spec_.batches.value_or(batches_per_epoch_);

@@ -50,6 +50,12 @@ class BatchSource {
   // Whether node v of the full graph is in the training mask (node tasks of a training workload).
   bool is_training_node(std::int32_t v) const { return !training_.empty() && training_[static_cast<std::size_t>(v)]; }
 
+  // The plan of epoch `epoch`: each batch's members (seed nodes, cluster parts or dataset graph ids),
+  // before any sampling or collation; and one batch's real items in the throughput's unit
+  // (epoch_work.hpp): its seeds, its clusters' nodes or its graphs.
+  const std::vector<std::vector<std::int32_t>>& batch_plan(std::int64_t epoch) const { return epoch_members(epoch); }
+  std::int64_t plan_items(const std::vector<std::int32_t>& members) const;
+
   // What building took on the host (graph generation, the in-edge index, METIS, the dataset's draw).
   double preprocess_s() const { return preprocess_s_; }
   std::string describe() const;  // one line: the loader, its graph or dataset, batches per epoch
