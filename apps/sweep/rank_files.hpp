@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/results_table.hpp"
+#include "apps/sweep/results_file.hpp"
 
 namespace tilesim::cli::sweep {
 
@@ -61,7 +62,6 @@ struct MergeOutcome {
 // leaves rank files whose rows are all duplicates. Reads and checks every file before writing any.
 // Nothing to do (no rank files): returns zeros and changes nothing.
 // `position`: a row's place in sweep order (of `sweep_points`), nothing for a row of no point of it.
-using PointPosition = std::function<std::optional<std::size_t>(const analysis::ResultRow&)>;
 MergeOutcome merge_rank_files(const std::string& out_dir, const std::string& csv_path, std::size_t sweep_points,
                               const PointPosition& position);
 

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <set>
 #include <sstream>
 
@@ -55,8 +54,8 @@ void ResultsFile::append(const std::string& text) {
   }
 }
 
-DonePoints done_points(const std::string& csv_path, const analysis::SweepPoints& points,
-                       const std::vector<std::string>& backend_names, bool resume, bool overwrite) {
+DonePoints done_points(const std::string& csv_path, std::size_t sweep_points, const PointPosition& position, bool resume,
+                       bool overwrite) {
   DonePoints done;
   if (!fs::exists(csv_path) || overwrite) return done;
   if (!fs::is_regular_file(csv_path)) throw InputError(csv_path, "", "a results.csv file", "something that is not a regular file");
@@ -76,19 +75,15 @@ DonePoints done_points(const std::string& csv_path, const analysis::SweepPoints&
                      "another header; resume into a new --out directory");
   in.clear();
   in.seekg(0);
-  std::map<std::string, std::size_t> backend_index;
-  for (std::size_t b = 0; b < backend_names.size(); ++b) backend_index.emplace(backend_names[b], b);
   done.exists = true;
-  done.done.assign(points.size(), false);
+  done.done.assign(sweep_points, false);
   std::set<std::string> foreign_keys;  // rows of no point of this sweep: few, kept by key
   done.keep_bytes = analysis::for_each_results_row(in, csv_path, analysis::PartialLastLine::skip, [&](analysis::ResultRow&& row) {
-    const auto b = backend_index.find(row.backend);
-    const auto i = b == backend_index.end() ? std::nullopt : points.index_of(row.op, row.shape, row.dtype, b->second, row.repeat);
+    const auto i = position(row);
     bool again = false;
-    if (i) {
+    if (i && *i < sweep_points) {
       again = done.done[*i];
       done.done[*i] = true;
-      done.done_count += again ? 0 : 1;
     } else {
       ++done.foreign_rows;
       again = !foreign_keys.insert(analysis::point_key(row)).second;

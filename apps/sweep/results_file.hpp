@@ -6,12 +6,12 @@
 // leaves the folder as it was). Writers hold the folder's OutputLock.
 #include <cstddef>
 #include <cstdint>
-#include <set>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/results_table.hpp"
-#include "workloads/sweep_points.hpp"
 
 namespace tilesim::cli::sweep {
 
@@ -36,7 +36,6 @@ class ResultsFile {
 // The points of results.csv that a run need not repeat.
 struct DonePoints {
   std::vector<bool> done;        // one per point of the sweep (its SweepPoints index): a row is there
-  std::size_t done_count = 0;    // how many are
   std::size_t foreign_rows = 0;  // rows that are no point of this sweep (kept)
   bool exists = false;           // a results.csv to continue (--resume); else a new one is started
   std::uintmax_t keep_bytes = 0; // its whole lines: the length it is cut to before appending
@@ -45,8 +44,9 @@ struct DonePoints {
 // With --resume, the points already in results.csv (a partial last line is not counted; a point there
 // twice is reported), read one row at a time: memory is one bit per point however long the file; without
 // it, nothing, or an InputError when there is a results.csv and no --overwrite. Reads only.
-// `backend_names`: the canonical name of each backend index of `points`.
-DonePoints done_points(const std::string& csv_path, const analysis::SweepPoints& points,
-                       const std::vector<std::string>& backend_names, bool resume, bool overwrite);
+// `position`: a row's place in sweep order (of `sweep_points`), nothing for a row of no point of it.
+using PointPosition = std::function<std::optional<std::size_t>(const analysis::ResultRow&)>;
+DonePoints done_points(const std::string& csv_path, std::size_t sweep_points, const PointPosition& position, bool resume,
+                       bool overwrite);
 
 }  // namespace tilesim::cli::sweep

@@ -124,7 +124,9 @@ SweepFolder open_folder(const SweepArgs& args, const ResolvedSweep& sweep, int r
                           !rank_files(f.out_dir).empty();
   if (args.resume && rows_there) check_same_sweep(f.out_dir, sweep.resolved);
   settle_rank_files(args, sweep, f.out_dir, f.csv_path);
-  const DonePoints done = done_points(f.csv_path, sweep.points, sweep.names, args.resume, args.overwrite);
+  const DonePoints done = done_points(f.csv_path, sweep.points.size(),
+                                      [&sweep](const analysis::ResultRow& row) { return sweep_position(sweep, row); },
+                                      args.resume, args.overwrite);
   f.results = std::make_unique<ResultsFile>(f.csv_path);
   if (done.exists)
     f.results->continue_at(done.keep_bytes);
