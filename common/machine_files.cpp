@@ -33,6 +33,14 @@ std::int64_t FigureReader::integer(const std::string& key, std::int64_t min, std
   return read(key, [&](ObjectReader& f) { return f.integer("value", min, max); });
 }
 
+std::string FigureReader::one_of(const std::string& key, const std::vector<std::string>& allowed) {
+  return read(key, [&](ObjectReader& f) { return f.one_of("value", allowed); });
+}
+
+std::string FigureReader::text(const std::string& key) {
+  return read(key, [](ObjectReader& f) { return f.string("value"); });
+}
+
 std::vector<std::string> json_file_stems(const std::string& dir) {
   std::vector<std::string> names;
   std::error_code ec;

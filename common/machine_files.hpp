@@ -21,6 +21,10 @@ class FigureReader {
   double number(const std::string& key, double min, double max);
   double positive_number(const std::string& key);
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max);
+  // A figure whose value is one of `allowed` words (how a software stack behaves, say), with its source.
+  std::string one_of(const std::string& key, const std::vector<std::string>& allowed);
+  // A figure whose value is free text (a version, a part name), with its source.
+  std::string text(const std::string& key);
   bool has(const std::string& key) const { return section_.has(key); }
   // A nested section of figures ("roofline.peak_flops_per_s"), recorded in the same provenance.
   FigureReader section(const std::string& key) {

@@ -16,6 +16,7 @@
 #include "models/gpu/gpu_machine.hpp"
 #include "models/gpu/gpu_model.hpp"
 #include "workloads/layers/layers.hpp"
+#include "workloads/workload.hpp"
 #include "workloads/training/autodiff.hpp"
 
 using namespace tilesim;
@@ -265,4 +266,56 @@ TEST_CASE("eager-nograd: the same calls without autograd's bookkeeping, and no t
   step.ops.back().phase = OpPhase::backward;
   CHECK_THROWS_WITH(nograd.prepare(step), Catch::Contains("needs grad mode") && Catch::Contains(":eager"));
   CHECK_NOTHROW(grad.prepare(step));
+}
+
+TEST_CASE("eager training step: each recorded forward and loss call is a backward node, charged once to its gradient's first op", "[unit]") {
+  GpuMachine m = load_gpu_machine("a100-40gb");
+  const nlohmann::json doc = {
+      {"name", "nodes"},
+      {"seed", 3},
+      {"graph", {{"generator", "erdos_renyi"}, {"num_nodes", 60}, {"num_edges", 300}}},
+      {"num_features", 12},
+      {"model", nlohmann::json::array({{{"layer", "gcn"}, {"name", "conv1"}, {"out", 16}, {"activation", "relu"}},
+                                       {{"layer", "gcn"}, {"name", "conv2"}, {"out", 4}}})},
+      {"train", {{"task", "node"}, {"loss", "cross_entropy"}, {"train_fraction", 0.5}, {"optimizer", {{"kind", "adam"}, {"lr", 0.01}}}}}};
+  const OpGraph g = workloads::build_graph(workloads::parse_workload(doc, "w.json"));
+  std::vector<GpuPrediction> p;
+  const auto steps = foreach_steps(g);
+  for (std::size_t i = 0; i < g.ops.size(); ++i)
+    p.push_back(predict_op(g.ops[i], m, GpuMode::eager, steps.count(i) ? &steps.at(i) : nullptr));
+  // The forward calls that record history: every kernel-launching call of an op reading a parameter or
+  // what came from one. Counted here from the forward timeline's own autograd charge.
+  m.eager.autograd_backward_node_s = 0;
+  const EagerTimeline without = eager_timeline(g, p, m);
+  const double forward_nodes = (without.host_s - eager_timeline(g, p, [&] {
+                                                   GpuMachine n = m;
+                                                   n.eager.autograd_node_s = 0;
+                                                   return n;
+                                                 }()).host_s) /
+                               m.eager.autograd_node_s;
+  m.eager.autograd_backward_node_s = 1e-3;
+  const EagerTimeline with = eager_timeline(g, p, m);
+  // Forward nodes plus cross entropy's two (log_softmax, nll_loss), with row weights five.
+  const Op& loss = *std::find_if(g.ops.begin(), g.ops.end(), [](const Op& op) { return op.kind == OpKind::loss; });
+  const int loss_nodes = loss.aux >= 0 ? 5 : 2;
+  CHECK(with.backward_nodes == Approx(forward_nodes));
+  CHECK(with.backward_nodes > loss_nodes);
+  CHECK(with.host_s - without.host_s == Approx(with.backward_nodes * 1e-3));
+  // Each forward op's nodes land on one backward op of its gradient (the first in graph order).
+  std::set<std::string> charged;
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    const double extra = with.op_host_s[i] - without.op_host_s[i];
+    if (extra == 0) continue;
+    REQUIRE(g.ops[i].phase != OpPhase::forward);
+    CHECK(charged.insert(g.ops[i].grad_of).second);
+  }
+  CHECK(charged.count("loss") == 1);
+  // The report says which stack the step stands for, and counts the nodes.
+  GpuModelBackend backend(load_gpu_machine("v100-16gb"), GpuMode::eager, "gpu-model:v100-16gb:eager", true);
+  backend.prepare(g);
+  const BackendResult r = backend.run(g, {}, {});
+  CHECK(r.host.at("framework").at("pytorch") == "1.8.1");
+  CHECK(r.host.at("framework").at("optimizer") == "per_parameter_loop");
+  CHECK(r.host.at("framework").at("zero_grad") == "fill");
+  CHECK(r.host.at("eager").at("backward_nodes") == with.backward_nodes);
 }

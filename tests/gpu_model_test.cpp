@@ -85,6 +85,11 @@ GpuMachine round_machine() {
   m.eager.segment_matmul_per_segment_s = 1e-6;
   m.eager.optimizer_step_call_s = 100e-6;
   m.eager.optimizer_per_parameter_s = 10e-6;
+  m.eager.autograd_backward_node_s = 7e-6;
+  // PyTorch 2.x's torch.optim defaults: foreach updates, zero_grad(set_to_none=True). The shipped files
+  // describe 1.x stacks; the per-parameter loop has its own test.
+  m.framework.optimizer = GpuMachine::Framework::Optimizer::foreach;
+  m.framework.zero_grad_fills = false;
   return m;
 }
 
@@ -105,6 +110,13 @@ void check_every_figure_has_a_source(const nlohmann::json& doc) {
       CHECK(figure["value"].is_number());
       CHECK(!figure["source"].get<std::string>().empty());
     }
+  }
+  // The software stack's figures are words, each with its source too.
+  REQUIRE(doc.contains("framework"));
+  for (const char* key : {"pytorch", "host_cpu", "optimizer", "zero_grad"}) {
+    INFO("framework." << key);
+    CHECK(doc["framework"][key]["value"].is_string());
+    CHECK(!doc["framework"][key]["source"].get<std::string>().empty());
   }
 }
 
@@ -1196,7 +1208,9 @@ TEST_CASE("training kinds equal hand-computed kernel times", "[gpu][model][train
     const auto p = eager(g.op());
     REQUIRE(p.kernels.size() == 8);
     CHECK(p.kernel_s == Approx(8 * 2e-6 + 16000.0 * 84 / 2e12));
-    CHECK(p.host_floor_s == Approx(8 * 5e-6 + 100e-6 + 10e-6));
+    // Beyond the update: zero_grad's assignment of None (a view-cost call) and AccumulateGrad's node.
+    const double around = round_machine().eager.aten_view_call_s + 7e-6;
+    CHECK(p.host_floor_s == Approx(8 * 5e-6 + 100e-6 + 10e-6 + around));
     CHECK(p.time_s == Approx(p.host_floor_s));
     // Without weight decay the out-of-place add goes: 7 kernels, 72 bytes per element.
     CHECK(kernel(make_training_op(step_op(adam(0), 1000, 16)).op()).time_s == Approx(7 * 2e-6 + 16000.0 * 72 / 2e12));
@@ -1232,6 +1246,7 @@ TEST_CASE("one foreach step: launches and step floors charged once, bytes per pa
     elements += static_cast<double>(rows * cols);
   }
   const auto steps = foreach_steps(graph);
+  const double around = m.eager.aten_view_call_s + m.eager.autograd_backward_node_s;  // zero_grad to None, AccumulateGrad
   REQUIRE(steps.size() == 4);
   CHECK(steps.at(0).parameter_elements == std::vector<std::int64_t>{1433 * 16, 16, 112, 7});
   CHECK(steps.at(3).position == 3);
@@ -1245,15 +1260,67 @@ TEST_CASE("one foreach step: launches and step floors charged once, bytes per pa
       const auto p = predict_op(graph.ops[i], m, mode, &steps.at(i));
       CHECK(r.ops[i].time_s == p.time_s);
       kernels += p.kernel_s;
-      if (mode == GpuMode::eager) CHECK(p.host_floor_s == Approx(i == 0 ? 8 * 5e-6 + 100e-6 + 10e-6 : 10e-6));
+      if (mode == GpuMode::eager) CHECK(p.host_floor_s == Approx((i == 0 ? 8 * 5e-6 + 100e-6 + 10e-6 : 10e-6) + around));
     }
     // Eight kernels launched once for the whole step (four tensors fit one launch), every element's
     // 84 bytes at the L2 rate: what the step's launches would cost as one op.
     CHECK(kernels == Approx(8 * 2e-6 + elements * 84 / 2e12));
-    if (mode == GpuMode::eager) CHECK(r.time_s == Approx(8 * 5e-6 + 100e-6 + 4 * 10e-6));  // host bound
+    if (mode == GpuMode::eager) CHECK(r.time_s == Approx(8 * 5e-6 + 100e-6 + 4 * (10e-6 + around)));  // host bound
   }
   // Alone, each op would pay the launches again.
   CHECK(predict_op(graph.ops[2], m, GpuMode::kernel).kernel_s > predict_op(graph.ops[2], m, GpuMode::kernel, &steps.at(2)).kernel_s);
+}
+
+TEST_CASE("torch.optim's per-parameter loop (PyTorch 1.x): every parameter launches its own calls, zero_grad fills, AccumulateGrad adds",
+          "[gpu][model][training][formula]") {
+  GpuMachine m = round_machine();
+  m.framework.optimizer = GpuMachine::Framework::Optimizer::per_parameter_loop;
+  m.framework.zero_grad_fills = true;
+  const double view = m.eager.aten_view_call_s;
+  // Two parameters, Adam with weight decay: per parameter the loop's nine calls (add, mul_, add_,
+  // mul_, addcmul_, sqrt, div, add_, addcdiv_: 92 bytes per element), zero_grad's fill (4) and
+  // AccumulateGrad's add (12): eleven launches each, whatever its position in the step.
+  OpGraph graph;
+  const TensorId t = graph.add_tensor({"t", {1, 1}, DType::float32});
+  for (std::int64_t cols : {16, 7}) {
+    Op op = step_op(adam(5e-4), 100, cols);
+    op.name = "p" + std::to_string(cols) + ".step";
+    op.input = graph.add_tensor({"p", {100, cols}, DType::float32});
+    op.weight = graph.add_tensor({"g", {100, cols}, DType::float32});
+    op.bias = graph.add_tensor({"s", {2, 100 * cols}, DType::float32});
+    op.aux = t;
+    graph.add_op(op);
+  }
+  const auto steps = foreach_steps(graph);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const double elements = static_cast<double>(graph.ops[i].shape.num_inputs * graph.ops[i].shape.num_features);
+    const auto k = predict_op(graph.ops[i], m, GpuMode::kernel, &steps.at(i));
+    REQUIRE(k.kernels.size() == 11);
+    CHECK(k.kernels.front().name == "zero_grad_fill");
+    CHECK(k.kernel_s == Approx(11 * 2e-6 + elements * (92 + 16) / 2e12));
+    // Host: nine ATen calls and the parameter's Python; zero_grad's requires_grad_ and zero_;
+    // AccumulateGrad's node and add; the first parameter also step()'s fixed Python, no foreach calls.
+    const auto e = predict_op(graph.ops[i], m, GpuMode::eager, &steps.at(i));
+    CHECK(e.host_floor_s == Approx(9 * 5e-6 + 10e-6 + (view + 5e-6) + (7e-6 + 5e-6) + (i == 0 ? 100e-6 : 0.0)));
+  }
+  // Without weight decay eight calls; plain SGD one, with momentum three; set_to_none drops the fill
+  // and the add (and their calls), whichever the implementation.
+  CHECK(predict_op(make_training_op(step_op(adam(0), 100, 16)).op(), m, GpuMode::kernel).kernels.size() == 10);
+  CHECK(predict_op(make_training_op(step_op(sgd(0, 0), 100, 16)).op(), m, GpuMode::kernel).kernels.size() == 3);
+  CHECK(predict_op(make_training_op(step_op(sgd(0.9, 0), 100, 16)).op(), m, GpuMode::kernel).kernels.size() == 5);
+  m.framework.zero_grad_fills = false;
+  const auto none = predict_op(make_training_op(step_op(adam(5e-4), 100, 16)).op(), m, GpuMode::eager);
+  CHECK(none.kernels.size() == 9);
+  CHECK(none.host_floor_s == Approx(9 * 5e-6 + 10e-6 + view + 7e-6 + 100e-6));
+  // The shipped files describe PyTorch 1.x stacks: the loop and filled gradients.
+  for (const char* name : {"a100-40gb", "a100-80gb", "h100-sxm", "h200", "v100-16gb"}) {
+    INFO(name);
+    const GpuMachine shipped = load_gpu_machine(name);
+    CHECK(shipped.framework.optimizer == GpuMachine::Framework::Optimizer::per_parameter_loop);
+    CHECK(shipped.framework.zero_grad_fills);
+    CHECK(!shipped.framework.pytorch.empty());
+  }
+  CHECK(load_gpu_machine("v100-16gb").framework.pytorch == "1.8.1");
 }
 
 TEST_CASE("multi_tensor_apply packs tensors into launches by its argument limits", "[gpu][model][training][formula]") {

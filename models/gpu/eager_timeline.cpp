@@ -1,7 +1,9 @@
 #include "models/gpu/eager_timeline.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
 
 #include "models/gpu/eager_calls.hpp"
 #include "models/gpu/gpu_machine.hpp"
@@ -26,6 +28,14 @@ bool reads_grad(const Op& op, const std::set<TensorId>& requires_grad) {
   return false;
 }
 
+// The autograd nodes a loss op records (the calls on the path from the predictions to the loss):
+// cross entropy log_softmax and nll_loss; mse one mse_loss; with row weights also the product with the
+// weights, its sum and the division (the weights' own sum and clamp take no gradient).
+int loss_autograd_nodes(const Op& op) {
+  const int plain = op.loss == LossFn::cross_entropy ? 2 : 1;
+  return op.aux >= 0 ? plain + 3 + (op.loss == LossFn::mse ? 1 : 0) : plain;
+}
+
 }  // namespace
 
 nlohmann::json EagerTimeline::to_json() const {
@@ -35,6 +45,7 @@ nlohmann::json EagerTimeline::to_json() const {
           {"total_s", total_s},
           {"bound", host_s >= device_s ? "host" : "device"},
           {"grad_mode", grad_mode},
+          {"backward_nodes", backward_nodes},
           {"recorded_calls", eager_record().calls_file},
           {"layers", layers}};
 }
@@ -71,6 +82,13 @@ EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPredicti
     if (op.kind == OpKind::cast && op.phase == OpPhase::forward && op.input >= 0 && written.count(op.input) == 0)
       requires_grad.insert(op.input);
 
+  // Autograd's backward nodes: every call the forward recorded is a node the backward runs, each at
+  // autograd_backward_node beyond its ATen calls, charged to the first backward op computing a
+  // gradient of that forward op (grad_of). Parameters' AccumulateGrad nodes are the optimizer's
+  // (gpu_optimizer_model.cpp).
+  std::map<std::string, int> backward_nodes;
+  std::set<std::string> nodes_charged;
+
   // Stretches of overlapping host and device work, closed by a call that waits for the GPU.
   std::size_t stretch_start = 0;
   double stretch_host = 0, stretch_device = 0;
@@ -86,8 +104,21 @@ EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPredicti
     const GpuPrediction& p = predictions[i];
     double host = p.host_floor_s;
     if (grad_mode && op.phase == OpPhase::forward && reads_grad(op, requires_grad)) {
-      host += std::max(1, p.python_kernel_calls) * machine.eager.autograd_node_s;
+      const int nodes = std::max(1, p.python_kernel_calls);
+      host += nodes * machine.eager.autograd_node_s;
+      backward_nodes[op.name] += nodes;
       if (op.output >= 0 && !op.detach) requires_grad.insert(op.output);
+    }
+    if (grad_mode && op.kind == OpKind::loss && reads_grad(op, requires_grad)) {
+      host += loss_autograd_nodes(op) * machine.eager.autograd_node_s;
+      backward_nodes["loss"] += loss_autograd_nodes(op);
+    }
+    if (op.phase != OpPhase::forward && !op.grad_of.empty() && nodes_charged.insert(op.grad_of).second) {
+      const auto it = backward_nodes.find(op.grad_of);
+      if (it != backward_nodes.end()) {
+        host += it->second * machine.eager.autograd_backward_node_s;
+        t.backward_nodes += it->second;
+      }
     }
     t.op_host_s[i] += host;
     t.host_s += t.op_host_s[i];

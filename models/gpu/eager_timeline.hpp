@@ -25,6 +25,8 @@ struct EagerTimeline {
   nlohmann::json to_json() const;  // host and device totals, the bound, the layers' Python overheads
   nlohmann::json layers = nlohmann::json::array();
   bool grad_mode = true;
+  int backward_nodes = 0;  // autograd nodes the backward ran for forward and loss calls, each charged
+                           // autograd_backward_node (a parameter's AccumulateGrad is its optimizer op's)
 };
 
 // `predictions[i]` is predict_op's eager prediction of graph.ops[i].

@@ -70,6 +70,12 @@ BackendResult GpuModelBackend::run(const OpGraph& graph, const TensorValues& inp
   result.host = {{"mode", to_string(mode_)},
                  {"machine_file", machine_.file},
                  {"fit_carried_over_from", machine_.fit_carried_over_from},
+                 // The software stack the host figures and the training step's optimizer stand for.
+                 {"framework",
+                  {{"pytorch", machine_.framework.pytorch},
+                   {"host_cpu", machine_.framework.host_cpu},
+                   {"optimizer", machine_.framework.optimizer == GpuMachine::Framework::Optimizer::foreach ? "foreach" : "per_parameter_loop"},
+                   {"zero_grad", machine_.framework.zero_grad_fills ? "fill" : "set_to_none"}}},
                  {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
   if (mode_ == GpuMode::eager) result.host["eager"] = timeline.to_json();
   return result;

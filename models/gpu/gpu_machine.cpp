@@ -130,11 +130,21 @@ GpuMachine parse_resolved(const MachineDocument& resolved) {
   m.eager.module_call_s = host.number("module_call", 0.0, 1.0);
   m.eager.propagate_call_s = host.number("propagate_call", 0.0, 1.0);
   m.eager.autograd_node_s = host.number("autograd_node", 0.0, 1.0);
+  m.eager.autograd_backward_node_s = host.number("autograd_backward_node", 0.0, 1.0);
   m.eager.segment_matmul_call_s = host.number("segment_matmul_call", 0.0, 1.0);
   m.eager.segment_matmul_per_segment_s = host.number("segment_matmul_per_segment", 0.0, 1.0);
   m.eager.optimizer_step_call_s = host.number("optimizer_step_call", 0.0, 1.0);
   m.eager.optimizer_per_parameter_s = host.number("optimizer_per_parameter", 0.0, 1.0);
   host.finish();
+
+  FigureReader stack(root.object("framework"), m.provenance);
+  m.framework.pytorch = stack.text("pytorch");
+  m.framework.host_cpu = stack.text("host_cpu");
+  m.framework.optimizer = stack.one_of("optimizer", {"per_parameter_loop", "foreach"}) == "foreach"
+                              ? GpuMachine::Framework::Optimizer::foreach
+                              : GpuMachine::Framework::Optimizer::per_parameter_loop;
+  m.framework.zero_grad_fills = stack.one_of("zero_grad", {"fill", "set_to_none"}) == "fill";
+  stack.finish();
 
   root.finish();
   return m;

@@ -88,11 +88,29 @@ struct GpuMachine {
     double module_call_s = 0;
     double propagate_call_s = 0;
     double autograd_node_s = 0;
+    // A backward node's host time beyond the ATen calls it makes (autograd's engine: the node's
+    // inputs, its device guard and stream, handing the result on), charged per node autograd runs.
+    double autograd_backward_node_s = 0;
     double segment_matmul_call_s = 0;
     double segment_matmul_per_segment_s = 0;
     double optimizer_step_call_s = 0;
     double optimizer_per_parameter_s = 0;
   } eager;
+
+  // How the software stack drives the GPU in a training step (section "framework"): the PyTorch
+  // release and host CPU the host figures stand for, and what that release's torch.optim does by
+  // default, which differs between 1.x and 2.x.
+  struct Framework {
+    std::string pytorch;   // the release, as stated ("1.13")
+    std::string host_cpu;  // the host the per-call figures stand for
+    // torch.optim's update: one loop of single-tensor ATen calls per parameter (foreach=False, the
+    // default before 2.0), or the torch._foreach_* calls over all parameters at once (2.x on CUDA).
+    enum class Optimizer { per_parameter_loop, foreach } optimizer = Optimizer::foreach;
+    // optimizer.zero_grad(): true when it fills every gradient with zeros (set_to_none=False, the
+    // default before 2.0), so AccumulateGrad then adds each new gradient into it; false when it sets
+    // them to None and AccumulateGrad takes the new gradient as it is.
+    bool zero_grad_fills = false;
+  } framework;
 
   double sm_cycles_per_s() const { return static_cast<double>(sm_count) * sm_clock_hz; }
   std::int64_t resident_threads() const { return sm_count * max_threads_per_sm; }
