@@ -299,3 +299,44 @@ TEST_CASE("run: a loader's throughput counts the epoch's items over the epoch's 
     CHECK_THAT(t["counts"].get<std::string>(), Contains("mean batch") && Contains("4 batches of one step"));
   }
 }
+
+// The packed-QM9 SchNet of graphcore-research/hydronet-gnn's configs/qm9_packed.yml on 1 to 64 IPUs
+// (workloads/examples/hydronet_qm9/): each file the same model and loader with its replica count, and
+// the one-IPU and Pod16 runs report the epoch's graphs per second, the Pod16's from 16 replicas.
+TEST_CASE("the shipped hydronet packed-QM9 SchNet examples: one file per IPU count, each counting the training split's epoch",
+          "[scaling][cli][slow]") {
+  TempDir dir("hydronet-qm9");
+  const std::string folder = std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/hydronet_qm9/";
+  json first;
+  for (int replicas : {1, 2, 4, 8, 16, 32, 64}) {
+    INFO(replicas);
+    json w = json::parse(tilesim_test::slurp(folder + "schnet_r" + std::to_string(replicas) + ".json"));
+    CHECK(w["parallel"]["replicas"] == replicas);
+    CHECK(w["parallel"]["gradient_accumulation"] == 2);
+    CHECK(w["loader"]["batches"] == 2 * replicas);  // one optimizer step of every replica
+    w.erase("name");
+    w.erase("parallel");
+    w["loader"].erase("batches");
+    if (replicas == 1) first = w;
+    CHECK(w == first);  // the same model, training and loader in every file
+  }
+  CHECK(first["model"].size() == 4);
+  CHECK(first["loader"]["fixed_size"]["num_nodes"] == 16 * 36);  // 16 packs of at most 36 atoms
+  CHECK(first["loader"]["fixed_size"]["num_edges"] == 16 * 36 * 28);  // 28 neighbours per atom
+  double one_ipu = 0;
+  for (const auto& [replicas, machine] : std::vector<std::pair<int, std::string>>{{1, "ipu:bow"}, {16, "ipu:pod16"}}) {
+    const std::string out = dir.path("r" + std::to_string(replicas));
+    const auto r = run_tilesim("run " + folder + "schnet_r" + std::to_string(replicas) + ".json --backends " + machine +
+                                   " --timing-only --out " + out,
+                               dir.dir());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json e = json::parse(tilesim_test::slurp(out + "/report.json"))["scaling"].at(0);
+    const json& t = e["throughput"];
+    CHECK(t["unit"] == "graphs_per_s");
+    CHECK(t["epoch"]["items"] == 104665);  // QM9's training split, 0.8 of 130,831
+    CHECK(e["devices_used"] == replicas);
+    if (replicas == 1) one_ipu = t["value"].get<double>();
+    else CHECK(t["value"].get<double>() > 8 * one_ipu);
+  }
+}
