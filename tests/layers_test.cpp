@@ -495,10 +495,11 @@ TEST_CASE("An unknown layer key is told every key the layer accepts, optional on
   // "activaton" is a misspelt optional key: the list must offer the optional keys, not only the required.
   const std::string gcn = error_of(json::parse(R"([{"layer": "gcn", "out": 16, "activaton": "relu"}])"));
   CHECK_THAT(gcn, Contains("w.json: model[0].activaton: expected one of the known keys (\"activation\", "
-                           "\"available_memory_proportion\", \"bias\", \"layer\", \"name\", \"out\"), found unknown key \"activaton\""));
+                           "\"available_memory_proportion\", \"bias\", \"input_dropout\", \"layer\", \"name\", \"out\"), found unknown key \"activaton\""));
   // Each kind lists its own optional keys, and only those.
   const std::string gat = error_of(json::parse(R"([{"layer": "gat", "out": 16, "head": 2}])"));
-  CHECK_THAT(gat, Contains("\"heads\"") && Contains("\"negative_slope\"") && Contains("\"bias\"") && !Contains("\"hidden\""));
+  CHECK_THAT(gat, Contains("\"heads\"") && Contains("\"negative_slope\"") && Contains("\"attention_dropout\"") && Contains("\"bias\"") &&
+                      !Contains("\"hidden\""));
   const std::string gin = error_of(json::parse(R"([{"layer": "gin", "out": 16, "hiden": 2}])"));
   CHECK_THAT(gin, Contains("\"hidden\"") && Contains("\"eps\"") && !Contains("\"heads\""));
 }
@@ -636,4 +637,64 @@ TEST_CASE("tilesim run reports per-layer totals beside the per-op rows", "[layer
   // The printed table has a total line per layer.
   const auto table = t::run_tilesim("run " + w.string() + " --backends cpu --repeats 1 --warmup 0 --out " + (dir / "out2").string(), dir);
   CHECK_THAT(table.out, Contains("= conv1") && Contains("= conv2") && Contains("FLOP/B"));
+}
+
+TEST_CASE("dropout in a training step: the input (and GAT's attention) times a mask of 0 or 1/(1-p); none in inference",
+          "[layers][unit]") {
+  json doc = {{"name", "drop"},
+              {"seed", 4},
+              {"graph", {{"generator", "erdos_renyi"}, {"num_nodes", 400}, {"num_edges", 2400}}},
+              {"num_features", 16},
+              {"model", json::array({{{"layer", "gat"}, {"name", "c1"}, {"out", 8}, {"heads", 2}, {"activation", "relu"}, {"input_dropout", 0.5},
+                                      {"attention_dropout", 0.6}},
+                                     {{"layer", "sage"}, {"name", "c2"}, {"out", 4}, {"input_dropout", 0.25}}})}};
+  // Inference: PyTorch's eval mode drops nothing, so no dropout op.
+  const Instance inference = instantiate(parse_workload(doc, "w.json"));
+  for (const Op& op : inference.graph.ops) CHECK(op.name.find("dropout") == std::string::npos);
+  doc["train"] = {{"task", "node"}, {"loss", "cross_entropy"}, {"train_fraction", 0.5}, {"optimizer", {{"kind", "adam"}}}};
+  const Workload w = parse_workload(doc, "w.json");
+  Instance step = instantiate(w);
+  std::map<std::string, double> p_of = {{"c1.input_dropout", 0.5}, {"c1.attention_dropout", 0.6}, {"c2.input_dropout", 0.25}};
+  for (const auto& [name, p] : p_of) {
+    INFO(name);
+    const auto it = std::find_if(step.graph.ops.begin(), step.graph.ops.end(), [&](const Op& op) { return op.name == name; });
+    REQUIRE(it != step.graph.ops.end());
+    CHECK(it->kind == OpKind::binary);
+    CHECK(it->binary == BinaryFn::multiply);
+    CHECK(step.graph.tensor(it->weight).shape == step.graph.tensor(it->input).shape);
+    const std::vector<float>& mask = step.values.f32(it->weight);
+    std::size_t dropped = 0;
+    for (float m : mask) {
+      CHECK((m == 0.0f || m == static_cast<float>(1.0 / (1.0 - p))));
+      dropped += m == 0.0f;
+    }
+    // The share dropped is p, within four standard deviations of a binomial draw.
+    const double n = static_cast<double>(mask.size());
+    CHECK(std::abs(static_cast<double>(dropped) / n - p) < 4 * std::sqrt(p * (1 - p) / n));
+  }
+  // The mask is no parameter: its gradient is never computed, the input's is (c2's input comes from c1).
+  int input_grads = 0;
+  for (const Op& op : step.graph.ops)
+    if (op.grad_of == "c2.input_dropout" || op.grad_of == "c1.attention_dropout") {
+      INFO(op.name);
+      CHECK(op.name.size() > 11);
+      CHECK(op.name.substr(op.name.size() - 11) == ".grad.input");
+      ++input_grads;
+    }
+  CHECK(input_grads == 2);
+  // The same seed draws the same masks; the echo keeps the probabilities.
+  json echo = to_json(w);
+  echo.erase("source_file");
+  CHECK(echo["model"][0]["input_dropout"] == 0.5);
+  CHECK(echo["model"][0]["attention_dropout"] == 0.6);
+  CHECK(echo["model"][1]["input_dropout"] == 0.25);
+  CHECK(parse_workload(echo, "w.json").model->layers[1].input_dropout == 0.25);
+  // Probabilities outside [0, 1), attention dropout on a layer without attention.
+  doc["model"][1]["input_dropout"] = 1;
+  CHECK_THAT(workload_error(doc), Contains("model[1].input_dropout") && Contains("a dropout probability in [0, 1)") && Contains("found 1"));
+  doc["model"][1]["input_dropout"] = -0.1;
+  CHECK_THAT(workload_error(doc), Contains("model[1].input_dropout"));
+  doc["model"][1]["input_dropout"] = 0.25;
+  doc["model"][1]["attention_dropout"] = 0.5;
+  CHECK_THAT(workload_error(doc), Contains("model[1]") && Contains("attention_dropout") && Contains("input_dropout"));
 }

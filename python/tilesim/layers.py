@@ -86,7 +86,8 @@ class _AsGiven(Layer):
 
 
 class GCN(Layer):
-    """GCNConv: ``out``, ``activation``, ``bias``, ``name``."""
+    """GCNConv: ``out``, ``activation``, ``bias``, ``name``; every layer also takes ``input_dropout`` (``nn.Dropout``
+    on its input in a training step)."""
     kind = "gcn"
 
 
@@ -101,8 +102,17 @@ class GIN(Layer):
 
 
 class GAT(Layer):
-    """GATConv: ``out`` (channels per head), ``heads``, ``negative_slope``, ``activation``, ``bias``, ``name``."""
+    """GATConv: ``out`` (channels per head), ``heads``, ``negative_slope``, ``attention_dropout`` (PyG's
+    ``dropout``, which is accepted), ``input_dropout``, ``activation``, ``bias``, ``name``."""
     kind = "gat"
+
+    def __init__(self, kind=None, *, dropout=None, **fields):
+        if dropout is not None:  # PyG's GATConv drops attention coefficients under this name
+            if "attention_dropout" in fields and fields["attention_dropout"] != dropout:
+                raise InputError(f"GAT: expected dropout (PyG's name) equal to attention_dropout (tilesim's), found "
+                                 f"attention_dropout={fields['attention_dropout']!r} and dropout={dropout!r}")
+            fields["attention_dropout"] = dropout
+        super().__init__(kind, **fields)
 
 
 class SchNet(Layer):

@@ -109,6 +109,10 @@ def test_progress_goes_to_sys_stderr_and_quiet_silences_it(capsys):
 
 def test_pyg_spellings_of_layer_widths():
     assert tilesim.layers.GCN(out_channels=16).to_dict() == {"layer": "gcn", "out": 16}
+    # GATConv's dropout is on the attention coefficients: tilesim's attention_dropout.
+    assert tilesim.layers.GAT(out_channels=8, heads=8, dropout=0.6).to_dict() == {"layer": "gat", "out": 8, "heads": 8, "attention_dropout": 0.6}
+    with pytest.raises(tilesim.InputError, match="attention_dropout"):
+        tilesim.layers.GAT(out=8, dropout=0.6, attention_dropout=0.5)
     with pytest.raises(tilesim.InputError, match="out_channels"):
         tilesim.layers.GCN(out=8, out_channels=16)
     g = ring_graph(16, features=8)

@@ -1,8 +1,9 @@
-// PyG GATConv (gat_conv.py), concat=True, add_self_loops=True, dropout 0 (inference), no edge features:
+// PyG GATConv (gat_conv.py), concat=True, add_self_loops=True, no edge features; `dropout` on the attention
+// coefficients in training (attention_dropout):
 //   h = lin(x).view(N, H, C)                                       (no bias, glorot)
 //   a_src = (h * att_src).sum(-1), a_dst = (h * att_dst).sum(-1)   ([N, H])
 //   edges: remove_self_loops, add_self_loops
-//   e = leaky_relu(a_src[j] + a_dst[i], 0.2); alpha = softmax(e, index=i)
+//   e = leaky_relu(a_src[j] + a_dst[i], 0.2); alpha = dropout(softmax(e, index=i))
 //   out = scatter_add(alpha[..., None] * h[j], i).view(N, H * C) + bias
 // Deviations: (h * att).sum(-1) is lowered as a matmul with an [H*C, H] block-diagonal matrix holding
 // att (the op graph has no per-group row reduction), so its FLOPs count 2*N*H*C*H rather than 2*N*H*C;
@@ -43,7 +44,8 @@ TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x) {
   const TensorId exps = l.op(unary(p + "softmax.exp", g, UnaryFn::exp, shifted));
   const TensorId sum = l.op(scatter(p + "softmax.sum", g, OpKind::scatter_add, exps, e.dst, n));
   const TensorId sum_e = l.op(gather(p + "softmax.sum_gather", g, sum, e.dst));
-  const TensorId alpha = l.op(binary(p + "softmax.divide", g, BinaryFn::divide, exps, sum_e));
+  const TensorId alpha = dropout(l, p + "attention_dropout", l.op(binary(p + "softmax.divide", g, BinaryFn::divide, exps, sum_e)),
+                                 spec.attention_dropout);
 
   const TensorId result = weighted_aggregate(l, p, h, e, alpha);
   return spec.bias ? add_bias(l, p, result, width, in) : result;

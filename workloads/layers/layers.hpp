@@ -35,6 +35,11 @@ struct LayerSpec {
   std::int64_t num_gaussians = 50;       // schnet
   float cutoff = 10.0f;                  // schnet: cosine cutoff and Gaussian range (PyG SchNet default 10)
   std::int32_t num_relations = 0;        // rgcn: 0 takes the graph's relation count
+  // Training only (a model run for inference lowers none, as PyTorch's eval mode): nn.Dropout(p) on the
+  // layer's input features, and gat's dropout of the attention coefficients (GATConv's `dropout`), each
+  // in [0, 1).
+  double input_dropout = 0;
+  double attention_dropout = 0;
   // The simulated IPU's available memory proportion for every op the layer lowers to (and their
   // backward ops); unset: the run's or the machine file's (models/ipu/planning/temporary_budget.hpp).
   std::optional<double> available_memory_proportion;
@@ -80,12 +85,15 @@ class Lowering {
  public:
   Lowering(OpGraph& graph, std::vector<InputFill>& fills, const graphs::EdgeList& edges, std::uint64_t seed)
       : graph_(graph), fills_(fills), edges_(edges), seed_(seed) {}
+  std::uint64_t seed() const { return seed_; }
 
   // The workload file, for messages about the graph a layer cannot use.
   std::string source_file;
   // The value dtype of every float tensor and op the layers make (a model's "dtype"; the whole model in
   // one dtype, as torch's model.half() or PopTorch's half model): float32, float16 or bfloat16.
   DType value_dtype = DType::float32;
+  // The model is lowered for a training step: dropout is applied (models/workloads: docs/workload-format.md).
+  bool training = false;
   // Mixed precision (a half model's training step): when set, the parameters input() makes (its uniform
   // and block-diagonal kinds) are graph inputs of this dtype (float32: the master weights the optimizer
   // updates), each read through a cast op "<name>.cast" to the value dtype, emitted where the parameter
@@ -150,8 +158,13 @@ Op segment_matmul_weight_grad(const std::string& name, const OpGraph& g, TensorI
 // message passing with a per-edge weight (GCN's norm, GAT's attention, CFConv's filter): the sum over
 // edges src -> dst of h[src] * edge_weight, as "gather_src", "message" and "aggregate";
 TensorId weighted_aggregate(Lowering& l, const std::string& p, TensorId h, const EdgeTensors& e, TensorId edge_weight);
-// and PyG's layer bias, a [1, width] input uniform in the fan-in bound, added to `result` as "bias".
+// and PyG's layer bias, a [1, width] input uniform in the fan-in bound, added to `result` as "bias";
 TensorId add_bias(Lowering& l, const std::string& p, TensorId result, std::int64_t width, std::int64_t fan_in);
+// and dropout with probability p in a training step (nothing otherwise, or for p = 0): `x` times a mask
+// input "<name>.mask" of x's shape holding 0 (probability p) or 1 / (1 - p), drawn from the stream named
+// after the mask, as "<name>". The mask is given, not a parameter: no gradient flows to it, and the
+// backward is the gradient times the same mask, as autograd's native_dropout_backward computes it.
+TensorId dropout(Lowering& l, const std::string& name, TensorId x, double p);
 
 // Each lowers one layer over node features `x` ([num_nodes, F_in]) and returns its output tensor.
 TensorId lower_gcn(Lowering& l, const LayerSpec& spec, TensorId x);

@@ -319,6 +319,20 @@ TensorId add_bias(Lowering& l, const std::string& p, TensorId result, std::int64
   return l.op(binary(p + "bias", l.graph(), BinaryFn::add, result, bias));
 }
 
+TensorId dropout(Lowering& l, const std::string& name, TensorId x, double p) {
+  if (!l.training || p == 0) return x;
+  OpGraph& g = l.graph();
+  const std::vector<std::int64_t> shape = g.tensor(x).shape;
+  std::int64_t count = 1;
+  for (std::int64_t d : shape) count *= d;
+  auto engine = streams::named_engine(l.seed(), name + ".mask");
+  std::vector<float> mask = streams::uniform_reals(engine, count, 0.0, 1.0);
+  const float kept = static_cast<float>(1.0 / (1.0 - p));
+  for (float& m : mask) m = m < p ? 0.0f : kept;
+  const TensorId m = l.given_f32(name + ".mask", shape, std::move(mask), g.tensor(x).dtype);
+  return l.op(binary(name, g, BinaryFn::multiply, x, m));
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Drivers.
 
@@ -329,6 +343,7 @@ TensorId lower_layer(Lowering& l, const LayerSpec& spec, TensorId x) {
   group.kind = to_string(spec.kind);
   group.first_op = g.ops.size();
   TensorId out = -1;
+  x = dropout(l, spec.name + ".input_dropout", x, spec.input_dropout);
   switch (spec.kind) {
     case LayerKind::gcn: out = lower_gcn(l, spec, x); break;
     case LayerKind::sage: out = lower_sage(l, spec, x); break;

@@ -14,6 +14,13 @@ constexpr std::int64_t max_width = std::numeric_limits<std::int32_t>::max();
 // torch.nn.functional.leaky_relu's default slope, for a model's "leaky_relu" activation.
 constexpr float torch_leaky_relu_slope = 0.01f;
 
+// A dropout probability in [0, 1) (0 when absent): 1 would drop every value and scale by 1 / 0.
+double dropout_probability(ObjectReader& r, const std::string& key) {
+  const double p = r.number_or(key, 0.0, 1.0, 0.0);
+  if (p >= 1.0) throw InputError(r.file(), r.path_of(key), "a dropout probability in [0, 1)", describe_json(r.value(key)));
+  return p;
+}
+
 std::int64_t width(ObjectReader& r, const std::string& key) {
   return r.positive_integer(key, max_width, " (widths must fit int32, tilesim's index type)");
 }
@@ -60,8 +67,10 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
   }
   if (r.has("available_memory_proportion"))
     spec.available_memory_proportion = r.number_above("available_memory_proportion", 0.0, 1.0);
+  spec.input_dropout = dropout_probability(r, "input_dropout");
   switch (spec.kind) {
     case LayerKind::gat:
+      spec.attention_dropout = dropout_probability(r, "attention_dropout");
       spec.heads = r.integer_or("heads", 1, 1024, 1);
       spec.negative_slope = static_cast<float>(r.number_or("negative_slope", 0.0, 1.0, 0.2));
       if (spec.heads * spec.out_features > max_width)
@@ -123,8 +132,10 @@ nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
                       {"bias", spec.bias},
                       {"activation", spec.activation ? to_string(*spec.activation) : "none"}};
   if (spec.available_memory_proportion) j["available_memory_proportion"] = *spec.available_memory_proportion;
+  if (spec.input_dropout > 0) j["input_dropout"] = spec.input_dropout;
   switch (spec.kind) {
     case LayerKind::gat:
+      if (spec.attention_dropout > 0) j["attention_dropout"] = spec.attention_dropout;
       j["heads"] = spec.heads;
       j["negative_slope"] = spec.negative_slope;
       break;

@@ -64,6 +64,7 @@ TrainingLayout lower_training_step(layers::Lowering& l, const std::vector<InputF
   if (!mixed && loss_scale != 1)
     throw std::logic_error("training: a loss scale of " + std::to_string(loss_scale) + " for a float32 model");
   if (mixed) l.master_dtype = kMasterWeightDType;
+  l.training = true;  // the layers' dropout applies
   const TensorId logits = layers::lower_model(l, model, num_features);
   const std::int64_t n = g.tensor(logits).shape.at(0), c = g.tensor(logits).shape.at(1);
 
