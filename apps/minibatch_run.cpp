@@ -152,33 +152,6 @@ const TensorValues* run_step(BackendRun& run, Backend& backend, const workloads:
   return outputs;
 }
 
-// The loss curves of every pair of backends compared batch by batch (`all_agree` cleared when a pair's
-// first losses differ); a line per pair appended to `notes`.
-nlohmann::json loss_curve_agreements(const std::vector<BackendRun>& runs, const std::vector<backends::BackendSpec>& specs,
-                                     double loss_tolerance, bool& all_agree, std::string& loss_notes) {
-  nlohmann::json loss_agreements = nlohmann::json::array();
-  for (std::size_t a = 0; a < runs.size(); ++a)
-    for (std::size_t b = a + 1; b < runs.size(); ++b) {
-      const LossAgreement la = compare_losses(runs[a].loss, runs[b].loss, loss_tolerance);
-      if (la.compared_steps == 0) continue;
-      all_agree = all_agree && la.first_step_equal;
-      loss_agreements.push_back({{"backends", {specs[a].name(), specs[b].name()}},
-                                 {"compared_batches", la.compared_steps},
-                                 {"first_batch_equal", la.first_step_equal},
-                                 {"every_batch_equal", la.every_step_equal},
-                                 {"first_batch_apart", la.first_step_apart},
-                                 {"max_abs_difference", la.max_abs_difference},
-                                 {"tolerance", "within " + std::to_string(loss_tolerance) + " of max(1, |loss|)"}});
-      std::ostringstream note;
-      note << "loss " << specs[a].name() << " / " << specs[b].name() << ": ";
-      if (!la.first_step_equal) note << "DIFFER at batch 1 (same parameters) by " << la.max_abs_difference;
-      else if (la.every_step_equal) note << "agree at every batch (largest difference " << la.max_abs_difference << ")";
-      else note << "agree at batch 1, apart from batch " << la.first_step_apart << " (each follows its own rounded updates)";
-      loss_notes += note.str() + "\n";
-    }
-  return loss_agreements;
-}
-
 // What the summary of every backend shares: the batches run, the epoch the throughput counts, the
 // host's sampling time.
 struct EpochContext {
@@ -363,9 +336,11 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
   // Loss curves, pair by pair: the first batch starts every backend from the same parameters, so its
   // losses agree (padding is neutral); later ones follow each backend's own rounded updates.
   std::string loss_notes;
+  std::vector<const std::vector<std::optional<double>>*> curves;
+  for (const BackendRun& run : runs) curves.push_back(&run.loss);
   const nlohmann::json loss_agreements =
-      training ? loss_curve_agreements(runs, specs, loss_relative_tolerance(workload.model ? workload.model->dtype : DType::float32),
-                                       all_agree, loss_notes)
+      training ? loss_curve_agreements(curves, specs, loss_relative_tolerance(workload.model ? workload.model->dtype : DType::float32),
+                                       "batch", all_agree, loss_notes)
                : nlohmann::json::array();
 
   // The summary per backend.

@@ -148,15 +148,10 @@ void report_rank_spread(bool print) {
 }
 
 // The command on this process; `lead` prints and writes files (rank 0, or the one process).
-int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {
-  limits::checked_option("--repeats", args.repeats, 1, limits::max_timed_calls);
-  limits::checked_option("--warmup", args.warmup, 0, limits::max_warmup_calls);
-  if (args.batches) limits::checked_option("--batches", *args.batches, 1, limits::max_steps);
-  auto specs = backends::parse_backend_list(args.backends);  // less the backends that refuse the workload, below
-  workloads::Workload workload = hooks && hooks->workload_document ? workloads::parse_workload(*hooks->workload_document, args.workload)
-                                                                    : workloads::load_workload(args.workload);
-  if (args.seed) workload.seed = *args.seed;
-  workload.available_memory_proportion = parse_memory_proportion_option(args.available_memory_proportion);
+// The run's options checked against the workload (--batches, --trace, --steps and the proportion need
+// the sections they apply to) and the backends against a training step; the training steps to run (0
+// for a forward pass).
+std::int64_t checked_steps(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs) {
   const bool training = workload.model && workload.model->train;
   const bool loader = workload.model && workload.model->loader;
   if (args.batches && !loader)
@@ -172,7 +167,6 @@ int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {
   if (args.steps && !training)
     throw InputError(args.workload, "train", "a \"train\" section for --steps to apply to", "a workload without one");
   if (args.steps) limits::checked_option("--steps", *args.steps, 1, limits::max_steps);
-  const std::int64_t steps = training ? args.steps.value_or(workload.model->train->steps) : 0;
   if (training) {
     // The registry says which families run training steps, so this message follows it.
     std::string runs, forward_only;
@@ -186,6 +180,105 @@ int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {
                          "backends that run training steps (" + runs + "; " + forward_only + " run forward passes only so far)",
                          s.name() + " in --backends");
   }
+  return training ? args.steps.value_or(workload.model->train->steps) : 0;
+}
+
+// What a forward or training run produced on every backend, for its report and its printed table.
+struct RunOutcome {
+  const std::vector<BackendResult>& results;
+  const std::vector<TrainingRun>& training_runs;
+  const std::vector<RefusedBackend>& refused;
+  const nlohmann::json& agreements;
+  const nlohmann::json& loss_agreements;
+  const std::string& loss_notes;
+  bool all_agree;
+};
+
+// report.json of a run without a loader or a parallel section: the workload and options echoed, each
+// backend's result with its layers' totals, machine figures and training summary, the refusals, the
+// agreement checks.
+nlohmann::json run_report(const RunArgs& args, const workloads::Workload& workload, std::int64_t steps, bool shapes_only,
+                          const OpGraph& graph, const std::vector<std::unique_ptr<Backend>>& backends, const RunOutcome& o) {
+  const bool training = workload.model && workload.model->train;
+  nlohmann::json report;
+  report["tool"] = tool_identity();
+  report["created_utc"] = utc_now();
+  report["workload"] = workloads::to_json(workload);
+  report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only},
+                       {"warmup", args.warmup}, {"repeats", args.repeats}};
+  if (training) report["options"]["steps"] = steps;
+  report["options"]["shapes_only"] = shapes_only;
+  if (workload.available_memory_proportion) report["options"]["available_memory_proportion"] = *workload.available_memory_proportion;
+  report["results"] = nlohmann::json::array();
+  for (std::size_t b = 0; b < o.results.size(); ++b) {
+    nlohmann::json entry = o.results[b].to_json();
+    // Per-layer totals beside the per-op rows (a GNN layer or a schnet_block is several ops).
+    if (!graph.groups.empty()) entry["groups"] = group_totals(graph.groups, o.results[b]);
+    // The whole machine the backend modeled, so a number can be traced to the figures behind it.
+    if (auto machine = backends[b]->machine_provenance(); !machine.is_null()) entry["machine_provenance"] = machine;
+    if (training) entry["training"] = o.training_runs[b].summary;
+    report["results"].push_back(entry);
+  }
+  for (const RefusedBackend& r : o.refused) report["results"].push_back(refused_entry(r));
+  report["agreement"] = o.agreements;
+  if (training) report["loss_agreement"] = o.loss_agreements;
+  return report;
+}
+
+// The printed table of such a run: per-op rows and layer totals, losses, plans under a proportion,
+// refusals, agreement, where the report (and trace) went.
+void print_run_text(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
+                    const OpGraph& graph, const RunOutcome& o, const std::string& report_path, std::size_t traced_count) {
+  const bool training = workload.model && workload.model->train;
+  std::cout << format_table(o.results, graph.groups);
+  if (training) std::cout << format_losses(specs, o.training_runs) << o.loss_notes;
+  // Which plan each op got under its proportion, when one was chosen for it (flag or op field).
+  bool proportion_given = workload.available_memory_proportion.has_value();
+  for (const auto& op : workload.ops) proportion_given = proportion_given || op.available_memory_proportion.has_value();
+  if (workload.model)
+    for (const auto& layer : workload.model->layers)
+      proportion_given = proportion_given || layer.available_memory_proportion.has_value();
+  if (proportion_given) std::cout << format_plan_budgets(o.results);
+  for (const RefusedBackend& r : o.refused) std::cout << r.backend << ": REFUSED, does not fit: " << r.message << "\n";
+  if (!o.agreements.empty()) {
+    std::cout << (o.all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
+  }
+  std::cout << "report: " << report_path << "\n";
+  if (!args.trace.empty()) std::cout << "trace: " << args.trace << (traced_count > 1 ? " (one file per IPU machine)" : "") << "\n";
+}
+
+// Every output verified and every pair of first steps in agreement, else exit code 1 (a wrong output is
+// a defect of tilesim, not of the input: it outranks a refusal); a backend that refused the workload,
+// exit code 3, said on standard error; else 0.
+int run_exit_code(const std::vector<BackendResult>& results, const std::vector<TrainingRun>& training_runs, bool all_agree,
+                  const std::vector<RefusedBackend>& refused, bool lead, const std::string& report_path) {
+  bool all_verified = all_agree;
+  for (const auto& r : results)
+    for (const auto& o : r.ops) all_verified = all_verified && o.verified.value_or(true);
+  for (const auto& t : training_runs) all_verified = all_verified && t.all_steps_verified;
+  if (!all_verified) return static_cast<int>(ExitCode::internal_error);
+  if (!refused.empty()) {
+    if (lead)
+      for (const RefusedBackend& r : refused)
+        std::cerr << "tilesim: error: " << r.backend << " refused the workload (the other backends ran; report: " << report_path
+                  << "): " << r.message << std::endl;
+    return static_cast<int>(ExitCode::does_not_fit);
+  }
+  return 0;
+}
+
+int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {
+  limits::checked_option("--repeats", args.repeats, 1, limits::max_timed_calls);
+  limits::checked_option("--warmup", args.warmup, 0, limits::max_warmup_calls);
+  if (args.batches) limits::checked_option("--batches", *args.batches, 1, limits::max_steps);
+  auto specs = backends::parse_backend_list(args.backends);  // less the backends that refuse the workload, below
+  workloads::Workload workload = hooks && hooks->workload_document ? workloads::parse_workload(*hooks->workload_document, args.workload)
+                                                                    : workloads::load_workload(args.workload);
+  if (args.seed) workload.seed = *args.seed;
+  workload.available_memory_proportion = parse_memory_proportion_option(args.available_memory_proportion);
+  const bool training = workload.model && workload.model->train;
+  const bool loader = workload.model && workload.model->loader;
+  const std::int64_t steps = checked_steps(args, workload, specs);
 
   // A "parallel" section: each backend as a system of devices, one device's step and the links between
   // them (apps/scaling_run.hpp), reported under "scaling".
@@ -202,11 +295,9 @@ int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {
 
   // Build every backend (machine files are read here) before any work, so bad input fails fast.
   std::vector<std::unique_ptr<Backend>> backends;
-  std::size_t traced_count = 0;
-  for (const auto& s : specs) {
-    backends.push_back(backends::make_backend(s));
-    traced_count += s.descriptor->info().writes_traces ? 1 : 0;
-  }
+  for (const auto& s : specs) backends.push_back(backends::make_backend(s));
+  const std::size_t traced_count = static_cast<std::size_t>(
+      std::count_if(specs.begin(), specs.end(), [](const backends::BackendSpec& s) { return s.descriptor->info().writes_traces; }));
 
   const std::string out_dir = args.out_dir.empty() ? "out/" + workload.name : args.out_dir;
   std::error_code ec;
@@ -280,95 +371,21 @@ int run_workload(const RunArgs& args, const RunHooks* hooks, bool lead) {
 
   // Training: each pair of loss curves, step by step (training_run.hpp: the first step must agree; a
   // later difference is each backend's own rounding carried forward, reported beside the curves).
-  const double loss_tolerance = loss_relative_tolerance(workload.model ? workload.model->dtype : DType::float32);
-  nlohmann::json loss_agreements = nlohmann::json::array();
   std::string loss_notes;
-  for (std::size_t a = 0; a < training_runs.size(); ++a)
-    for (std::size_t b = a + 1; b < training_runs.size(); ++b) {
-      const LossAgreement la = compare_losses(training_runs[a].loss, training_runs[b].loss, loss_tolerance);
-      all_agree = all_agree && la.first_step_equal;
-      // A pair with no step compared (a modeled backend computes no losses) says so instead of "equal".
-      const bool compared = la.compared_steps > 0;
-      const auto if_compared = [&](bool v) { return compared ? nlohmann::json(v) : nlohmann::json(nullptr); };
-      loss_agreements.push_back({{"backends", {specs[a].name(), specs[b].name()}},
-                                 {"compared_steps", la.compared_steps},
-                                 {"first_step_equal", if_compared(la.first_step_equal)},
-                                 {"every_step_equal", if_compared(la.every_step_equal)},
-                                 {"first_step_apart", la.first_step_apart},
-                                 {"max_abs_difference", la.max_abs_difference},
-                                 {"worst_step", la.worst_step},
-                                 {"tolerance", "within " + std::to_string(loss_tolerance) + " of max(1, |loss|)"}});
-      if (!compared) continue;  // nothing to say of a curve a model does not compute
-      std::ostringstream note;
-      note << "loss curves " << specs[a].name() << " / " << specs[b].name() << ": ";
-      if (!la.first_step_equal)
-        note << "DIFFER at step 1 (same inputs) by " << la.max_abs_difference;
-      else if (la.every_step_equal)
-        note << "agree at every step (largest difference " << la.max_abs_difference << ")";
-      else
-        note << "agree at step 1, apart from step " << la.first_step_apart << " (up to " << la.max_abs_difference
-             << "): each follows its own rounded updates; every op of every step was verified";
-      loss_notes += note.str() + "\n";
-    }
+  std::vector<const std::vector<std::optional<double>>*> curves;
+  for (const TrainingRun& t : training_runs) curves.push_back(&t.loss);
+  const nlohmann::json loss_agreements =
+      loss_curve_agreements(curves, specs, loss_relative_tolerance(workload.model ? workload.model->dtype : DType::float32),
+                            "step", all_agree, loss_notes);
 
-  nlohmann::json report;
-  report["tool"] = tool_identity();
-  report["created_utc"] = utc_now();
-  report["workload"] = workloads::to_json(workload);
-  report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only},
-                       {"warmup", args.warmup}, {"repeats", args.repeats}};
-  if (training) report["options"]["steps"] = steps;
-  report["options"]["shapes_only"] = shapes_only;
-  if (workload.available_memory_proportion) report["options"]["available_memory_proportion"] = *workload.available_memory_proportion;
-  report["results"] = nlohmann::json::array();
-  for (std::size_t b = 0; b < results.size(); ++b) {
-    nlohmann::json entry = results[b].to_json();
-    // Per-layer totals beside the per-op rows (a GNN layer or a schnet_block is several ops).
-    if (!instance.graph.groups.empty()) entry["groups"] = group_totals(instance.graph.groups, results[b]);
-    // The whole machine the backend modeled, so a number can be traced to the figures behind it.
-    if (auto machine = backends[b]->machine_provenance(); !machine.is_null()) entry["machine_provenance"] = machine;
-    if (training) entry["training"] = training_runs[b].summary;
-    report["results"].push_back(entry);
-  }
-  for (const RefusedBackend& r : refused) report["results"].push_back(refused_entry(r));
-  report["agreement"] = agreements;
-  if (training) report["loss_agreement"] = loss_agreements;
+  const RunOutcome outcome{results, training_runs, refused, agreements, loss_agreements, loss_notes, all_agree};
+  const nlohmann::json report = run_report(args, workload, steps, shapes_only, instance.graph, backends, outcome);
   if (lead) write_file_atomically(report_path, report.dump(2) + "\n");
-
-  if (args.json) {
+  if (args.json)
     std::cout << report.dump(2) << std::endl;
-  } else {
-    std::cout << format_table(results, instance.graph.groups);
-    if (training) std::cout << format_losses(specs, training_runs) << loss_notes;
-    // Which plan each op got under its proportion, when one was chosen for it (flag or op field).
-    bool proportion_given = workload.available_memory_proportion.has_value();
-    for (const auto& op : workload.ops) proportion_given = proportion_given || op.available_memory_proportion.has_value();
-    if (workload.model)
-      for (const auto& layer : workload.model->layers)
-        proportion_given = proportion_given || layer.available_memory_proportion.has_value();
-    if (proportion_given) std::cout << format_plan_budgets(results);
-    for (const RefusedBackend& r : refused) std::cout << r.backend << ": REFUSED, does not fit: " << r.message << "\n";
-    if (!agreements.empty()) {
-      std::cout << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");
-    }
-    std::cout << "report: " << report_path << "\n";
-    if (!args.trace.empty()) std::cout << "trace: " << args.trace << (traced_count > 1 ? " (one file per IPU machine)" : "") << "\n";
-  }
-  bool all_verified = all_agree;
-  for (const auto& r : results) {
-    for (const auto& o : r.ops) all_verified = all_verified && o.verified.value_or(true);
-  }
-  for (const auto& t : training_runs) all_verified = all_verified && t.all_steps_verified;
-  // A wrong output is a defect of tilesim, not of the input: it outranks a refusal.
-  if (!all_verified) return static_cast<int>(ExitCode::internal_error);
-  if (!refused.empty()) {
-    if (lead)
-      for (const RefusedBackend& r : refused)
-        std::cerr << "tilesim: error: " << r.backend << " refused the workload (the other backends ran; report: " << report_path
-                  << "): " << r.message << std::endl;
-    return static_cast<int>(ExitCode::does_not_fit);
-  }
-  return 0;
+  else
+    print_run_text(args, workload, specs, instance.graph, outcome, report_path, traced_count);
+  return run_exit_code(results, training_runs, all_agree, refused, lead, report_path);
 }
 
 }  // namespace

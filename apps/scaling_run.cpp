@@ -366,6 +366,33 @@ ScaledStep scale_partitions(const workloads::Workload& w, const backends::System
 
 std::string kind_text(ResultKind k) { return to_string(k); }
 
+// The lines under the table for one backend: how its device step was run, the all-reduce against its
+// closed form, a pipeline's bubble, what one device means, memory per device.
+void write_step_notes(std::ostream& notes, const std::string& name, const ScaledStep& s) {
+  notes << name << ": " << s.how << "\n";
+  if (s.allreduce.contains("closed_form_s") && s.allreduce["kind"] == "simulated")
+    notes << "  all-reduce " << format_time(s.collective_s) << " simulated, closed form " << format_time(s.allreduce["closed_form_s"].get<double>())
+          << "\n";
+  if (!s.pipeline.is_null())
+    notes << "  pipeline: bubble share " << std::fixed << std::setprecision(3) << s.pipeline["bubble_share"].get<double>()
+          << " (equal stages: " << s.pipeline["equal_stage_bubble_share"].get<double>() << "), makespan "
+          << format_time(s.pipeline["makespan_s"].get<double>()) << " " << s.pipeline["kind"].get<std::string>() << ", closed form "
+          << format_time(s.pipeline["closed_form_s"].get<double>()) << std::defaultfloat << "\n";
+  notes << "  one device: " << s.one_device_what << "\n";
+  notes << "  memory per device (modeled):";
+  for (const nlohmann::json& m : s.memory) {
+    const std::size_t stage = m["stage"].get<std::size_t>();
+    notes << (stage > 0 ? ";" : "") << (s.memory.size() > 1 ? " stage " + std::to_string(stage) : std::string()) << " "
+          << si_text(static_cast<double>(m["total_bytes"].get<std::int64_t>()), "B") << " (parameters "
+          << si_text(static_cast<double>(m["parameter_bytes"].get<std::int64_t>()), "B") << ", optimizer state "
+          << si_text(static_cast<double>(m["optimizer_state_bytes"].get<std::int64_t>()), "B") << ", activations "
+          << si_text(static_cast<double>(m["activation_bytes_in_flight"].get<std::int64_t>()), "B") << ")";
+    if (m.contains("peak_tile_bytes") && &m == &s.memory.back())
+      notes << "; peak tile " << si_text(static_cast<double>(m["peak_tile_bytes"]["bytes"].get<std::int64_t>()), "B") << " (simulated)";
+  }
+  notes << "\n";
+}
+
 }  // namespace
 
 int run_scaling(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
@@ -465,28 +492,7 @@ int run_scaling(const RunArgs& args, const workloads::Workload& workload, const 
           << std::setw(15) << tagged(s.bubble_s, s.bubble_kind, p.pipeline.has_value()) << std::setw(15)
           << tagged(s.halo_s, ResultKind::modeled, p.partitions > 1) << std::setw(19) << si_text(throughput, "") << std::setw(11) << eff.str()
           << "\n";
-    notes << spec.name() << ": " << s.how << "\n";
-    if (s.allreduce.contains("closed_form_s") && s.allreduce["kind"] == "simulated")
-      notes << "  all-reduce " << format_time(s.collective_s) << " simulated, closed form " << format_time(s.allreduce["closed_form_s"].get<double>())
-            << "\n";
-    if (!s.pipeline.is_null())
-      notes << "  pipeline: bubble share " << std::fixed << std::setprecision(3) << s.pipeline["bubble_share"].get<double>()
-            << " (equal stages: " << s.pipeline["equal_stage_bubble_share"].get<double>() << "), makespan "
-            << format_time(s.pipeline["makespan_s"].get<double>()) << " " << s.pipeline["kind"].get<std::string>() << ", closed form "
-            << format_time(s.pipeline["closed_form_s"].get<double>()) << std::defaultfloat << "\n";
-    notes << "  one device: " << s.one_device_what << "\n";
-    notes << "  memory per device (modeled):";
-    for (const nlohmann::json& m : s.memory) {
-      const std::size_t stage = m["stage"].get<std::size_t>();
-      notes << (stage > 0 ? ";" : "") << (s.memory.size() > 1 ? " stage " + std::to_string(stage) : std::string()) << " "
-            << si_text(static_cast<double>(m["total_bytes"].get<std::int64_t>()), "B") << " (parameters "
-            << si_text(static_cast<double>(m["parameter_bytes"].get<std::int64_t>()), "B") << ", optimizer state "
-            << si_text(static_cast<double>(m["optimizer_state_bytes"].get<std::int64_t>()), "B") << ", activations "
-            << si_text(static_cast<double>(m["activation_bytes_in_flight"].get<std::int64_t>()), "B") << ")";
-      if (m.contains("peak_tile_bytes") && &m == &s.memory.back())
-        notes << "; peak tile " << si_text(static_cast<double>(m["peak_tile_bytes"]["bytes"].get<std::int64_t>()), "B") << " (simulated)";
-    }
-    notes << "\n";
+    write_step_notes(notes, spec.name(), s);
   }
 
   nlohmann::json report;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 namespace tilesim::cli {
 
@@ -103,5 +104,38 @@ LossAgreement compare_losses(const std::vector<std::optional<double>>& a, const 
 }
 
 double loss_relative_tolerance(DType model_dtype) { return is_half_dtype(model_dtype) ? 8.0 * unit_roundoff(model_dtype) : 1e-4; }
+
+nlohmann::json loss_curve_agreements(const std::vector<const std::vector<std::optional<double>>*>& curves,
+                                     const std::vector<backends::BackendSpec>& specs, double relative_tolerance, const std::string& unit,
+                                     bool& all_agree, std::string& notes) {
+  nlohmann::json agreements = nlohmann::json::array();
+  for (std::size_t a = 0; a < curves.size(); ++a)
+    for (std::size_t b = a + 1; b < curves.size(); ++b) {
+      const LossAgreement la = compare_losses(*curves[a], *curves[b], relative_tolerance);
+      const bool compared = la.compared_steps > 0;
+      const auto if_compared = [&](bool v) { return compared ? nlohmann::json(v) : nlohmann::json(nullptr); };
+      agreements.push_back({{"backends", {specs[a].name(), specs[b].name()}},
+                            {"compared_" + unit + "s", la.compared_steps},
+                            {"first_" + unit + "_equal", if_compared(la.first_step_equal)},
+                            {"every_" + unit + "_equal", if_compared(la.every_step_equal)},
+                            {"first_" + unit + "_apart", la.first_step_apart},
+                            {"worst_" + unit, la.worst_step},
+                            {"max_abs_difference", la.max_abs_difference},
+                            {"tolerance", "within " + std::to_string(relative_tolerance) + " of max(1, |loss|)"}});
+      if (!compared) continue;  // nothing to say of a curve a model does not compute
+      all_agree = all_agree && la.first_step_equal;
+      std::ostringstream note;
+      note << "loss curves " << specs[a].name() << " / " << specs[b].name() << ": ";
+      if (!la.first_step_equal)
+        note << "DIFFER at " << unit << " 1 (same parameters, same inputs) by " << la.max_abs_difference;
+      else if (la.every_step_equal)
+        note << "agree at every " << unit << " (largest difference " << la.max_abs_difference << ")";
+      else
+        note << "agree at " << unit << " 1, apart from " << unit << " " << la.first_step_apart << " (up to " << la.max_abs_difference
+             << "): each follows its own rounded updates";
+      notes += note.str() + "\n";
+    }
+  return agreements;
+}
 
 }  // namespace tilesim::cli

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/registry.hpp"
+
 #include "results/backend.hpp"
 #include "workloads/workload.hpp"
 
@@ -57,5 +59,14 @@ LossAgreement compare_losses(const std::vector<std::optional<double>>& a, const 
 // call), so its first-step losses (float32, from the half predictions) agree to a few units of the dtype's
 // roundoff u: 8u, 2^-8 (0.4%) for float16 and 2^-5 (3.1%) for bfloat16.
 double loss_relative_tolerance(DType model_dtype);
+
+// Every pair of backends' loss curves (curves[b] is specs[b]'s) compared `unit` by `unit` ("step" for a training run, "batch" for a
+// loader's), as the report's "loss_agreement" entries (keys compared_<unit>s, first_<unit>_equal,
+// every_<unit>_equal, first_<unit>_apart, worst_<unit>, max_abs_difference, tolerance). A pair with
+// nothing compared (a modeled backend computes no losses) is listed with nulls and gets no note; a
+// compared pair whose first losses differ clears `all_agree`; each compared pair appends a line to `notes`.
+nlohmann::json loss_curve_agreements(const std::vector<const std::vector<std::optional<double>>*>& curves,
+                                     const std::vector<backends::BackendSpec>& specs, double relative_tolerance, const std::string& unit,
+                                     bool& all_agree, std::string& notes);
 
 }  // namespace tilesim::cli
