@@ -110,8 +110,9 @@ EagerTimeline eager_timeline(const OpGraph& graph, const std::vector<GpuPredicti
       if (op.output >= 0 && !op.detach) requires_grad.insert(op.output);
     }
     if (grad_mode && op.kind == OpKind::loss && reads_grad(op, requires_grad)) {
-      host += loss_autograd_nodes(op) * machine.eager.autograd_node_s;
-      backward_nodes["loss"] += loss_autograd_nodes(op);
+      const int nodes = loss_autograd_nodes(op);
+      host += nodes * machine.eager.autograd_node_s;
+      backward_nodes["loss"] += nodes;
     }
     if (op.phase != OpPhase::forward && !op.grad_of.empty() && nodes_charged.insert(op.grad_of).second) {
       const auto it = backward_nodes.find(op.grad_of);

@@ -74,8 +74,8 @@ BackendResult GpuModelBackend::run(const OpGraph& graph, const TensorValues& inp
                  {"framework",
                   {{"pytorch", machine_.framework.pytorch},
                    {"host_cpu", machine_.framework.host_cpu},
-                   {"optimizer", machine_.framework.optimizer == GpuMachine::Framework::Optimizer::foreach ? "foreach" : "per_parameter_loop"},
-                   {"zero_grad", machine_.framework.zero_grad_fills ? "fill" : "set_to_none"}}},
+                   {"optimizer", GpuMachine::Framework::word(machine_.framework.optimizer)},
+                   {"zero_grad", GpuMachine::Framework::zero_grad_word(machine_.framework.zero_grad_fills)}}},
                  {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
   if (mode_ == GpuMode::eager) result.host["eager"] = timeline.to_json();
   return result;

@@ -140,10 +140,13 @@ GpuMachine parse_resolved(const MachineDocument& resolved) {
   FigureReader stack(root.object("framework"), m.provenance);
   m.framework.pytorch = stack.text("pytorch");
   m.framework.host_cpu = stack.text("host_cpu");
-  m.framework.optimizer = stack.one_of("optimizer", {"per_parameter_loop", "foreach"}) == "foreach"
-                              ? GpuMachine::Framework::Optimizer::foreach
-                              : GpuMachine::Framework::Optimizer::per_parameter_loop;
-  m.framework.zero_grad_fills = stack.one_of("zero_grad", {"fill", "set_to_none"}) == "fill";
+  using Framework = GpuMachine::Framework;
+  const std::string optimizer = stack.one_of(
+      "optimizer", {Framework::word(Framework::Optimizer::per_parameter_loop), Framework::word(Framework::Optimizer::foreach)});
+  m.framework.optimizer = optimizer == Framework::word(Framework::Optimizer::foreach) ? Framework::Optimizer::foreach
+                                                                                      : Framework::Optimizer::per_parameter_loop;
+  m.framework.zero_grad_fills =
+      stack.one_of("zero_grad", {Framework::zero_grad_word(true), Framework::zero_grad_word(false)}) == Framework::zero_grad_word(true);
   stack.finish();
 
   root.finish();

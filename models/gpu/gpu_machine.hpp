@@ -110,6 +110,9 @@ struct GpuMachine {
     // default before 2.0), so AccumulateGrad then adds each new gradient into it; false when it sets
     // them to None and AccumulateGrad takes the new gradient as it is.
     bool zero_grad_fills = false;
+    // The words the machine file and report.json use for them.
+    static const char* word(Optimizer o) { return o == Optimizer::foreach ? "foreach" : "per_parameter_loop"; }
+    static const char* zero_grad_word(bool fills) { return fills ? "fill" : "set_to_none"; }
   } framework;
 
   double sm_cycles_per_s() const { return static_cast<double>(sm_count) * sm_clock_hz; }
