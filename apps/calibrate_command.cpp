@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 #include "analysis/reference_data.hpp"
+#include "apps/command_line.hpp"
 #include "apps/commands.hpp"
-#include "apps/report_writer.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "fitting/split.hpp"
 #include "models/gpu/gpu_fit.hpp"
@@ -84,9 +86,8 @@ nlohmann::json summary_json(const fitting::ErrorSummary& e) {
   return {{"count", e.count}, {"median_ape_pct", e.median_ape_pct}, {"p90_ape_pct", e.p90_ape_pct}, {"bias_pct", e.bias_pct}};
 }
 
-}  // namespace
-
-int calibrate_command(const CalibrateArgs& args) {
+// The GPU machine --gpu names, if it is one whose fitted figures are its own to fit.
+gpu::GpuMachine machine_to_fit(const CalibrateArgs& args) {
   if (args.gpu.empty()) throw InputError("", "--gpu", "a GPU machine name or file to calibrate", "nothing");
   const gpu::GpuMachine machine = gpu::load_gpu_machine(args.gpu);
   if (!machine.fit_carried_over_from.empty()) {
@@ -105,71 +106,64 @@ int calibrate_command(const CalibrateArgs& args) {
                        "carries over to this file, which inherits them)",
                        "a figure inherited from " + from);
   }
-  const std::string data_dir = args.data_dir.empty() ? default_data_dir() : args.data_dir;
+  return machine;
+}
 
-  std::vector<gpu::GpuMeasurement> points;
-  for (const auto& [file, op] : measured_ops()) {
-    const std::string path = (fs::path(data_dir) / (std::string(file) + ".csv")).string();
-    for (const auto& m : analysis::read_hydronet_csv(path, file)) points.push_back({op, m.shape, m.time_s});
+// --write: the fitted figures into the machine's file and into every shipped file that carries its fit
+// over, each with its source; the files written.
+std::vector<std::string> write_fitted_files(const gpu::GpuMachine& machine, const gpu::GpuFitResult& fit,
+                                            const std::vector<std::pair<std::string, std::string>>& own_sources) {
+  std::vector<std::string> written;
+  write_file_atomically(machine.file, gpu::machine_text_with_calibration(machine.file, fit.calibration, own_sources));
+  written.push_back(machine.file);
+  const bool shipped = same_directory(fs::path(machine.file).parent_path().string(), gpu::gpu_machine_dir());
+  for (const auto& name : shipped ? gpu::shipped_gpu_machines() : std::vector<std::string>{}) {
+    const gpu::GpuMachine other = gpu::load_gpu_machine(name);
+    // Only files stating the carry-over themselves: one inheriting it follows the file it inherits from.
+    if (other.fit_carried_over_from != machine.name || other.provenance.file_stating("fit_carried_over_from") != other.file)
+      continue;
+    std::vector<std::pair<std::string, std::string>> sources;
+    for (std::size_t i = 0; i < own_sources.size(); ++i) {
+      const bool host = std::string(gpu::calibration_figures()[i].section) == "eager_host_floor_s";
+      sources.emplace_back(own_sources[i].first, carried_source(machine.name, own_sources[i].second, host));
+    }
+    write_file_atomically(other.file, gpu::machine_text_with_calibration(other.file, fit.calibration, sources));
+    written.push_back(other.file);
   }
+  return written;
+}
 
-  const gpu::GpuFitResult fit = gpu::fit_gpu_model(points, machine);
-  std::size_t calibration_points = 0;
-  for (const auto& e : fit.errors) calibration_points += e.calibration.count;
+// What the fit found, as JSON (--json).
+nlohmann::json fit_json(const gpu::GpuMachine& machine, const std::string& data_dir, const gpu::GpuFitResult& fit,
+                        const std::vector<std::string>& written) {
+  nlohmann::json j;
+  j["machine"] = machine.name;
+  j["machine_file"] = machine.file;
+  j["data_dir"] = data_dir;
+  j["split"] = fitting::split_rule_text();
+  j["objective"] = "mean over ops of mean |log(predicted/measured)|, calibration half, eager mode";
+  j["start_objective"] = fit.start_objective;
+  j["calibration_objective"] = fit.calibration_objective;
+  j["sweeps"] = fit.sweeps;
+  j["fitted"] = nlohmann::json::object();
+  for (const auto& f : gpu::calibration_figures()) j["fitted"][f.key] = fit.calibration.*(f.member);
+  j["errors"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < fit.ops.size(); ++i) {
+    j["errors"].push_back({{"op", gpu::to_string(fit.ops[i])},
+                           {"calibration", summary_json(fit.errors[i].calibration)},
+                           {"held_out", summary_json(fit.errors[i].held_out)}});
+  }
+  j["written"] = written;
+  return j;
+}
 
+// What the fit found, as the table the command prints: the figures, the errors per half, the worst
+// held-out points and what was written.
+void print_fit(const gpu::GpuMachine& machine, const std::string& data_dir, const gpu::GpuFitResult& fit,
+               const std::vector<gpu::GpuMeasurement>& points, std::size_t calibration_points, const std::vector<std::string>& written) {
   gpu::GpuMachine fitted = machine;
   fitted.calibration = fit.calibration;
   const double sm_cycles = machine.sm_cycles_per_s();
-
-  // Sources for --write: the machine's own, then each carry-over file's.
-  const std::string source = fitted_source(machine.name, data_dir, calibration_points, points.size());
-  std::vector<std::pair<std::string, std::string>> own_sources;
-  for (const auto& f : gpu::calibration_figures()) {
-    own_sources.emplace_back(f.key, std::string(f.key) == "zero_fill" ? zero_fill_source(machine.name) : source);
-  }
-  std::vector<std::string> written;
-  if (args.write) {
-    write_file_atomically(machine.file, gpu::machine_text_with_calibration(machine.file, fit.calibration, own_sources));
-    written.push_back(machine.file);
-    const bool shipped = same_directory(fs::path(machine.file).parent_path().string(), gpu::gpu_machine_dir());
-    for (const auto& name : shipped ? gpu::shipped_gpu_machines() : std::vector<std::string>{}) {
-      const gpu::GpuMachine other = gpu::load_gpu_machine(name);
-      // Only files stating the carry-over themselves: one inheriting it follows the file it inherits from.
-      if (other.fit_carried_over_from != machine.name || other.provenance.file_stating("fit_carried_over_from") != other.file)
-        continue;
-      std::vector<std::pair<std::string, std::string>> sources;
-      for (std::size_t i = 0; i < own_sources.size(); ++i) {
-        const bool host = std::string(gpu::calibration_figures()[i].section) == "eager_host_floor_s";
-        sources.emplace_back(own_sources[i].first, carried_source(machine.name, own_sources[i].second, host));
-      }
-      write_file_atomically(other.file, gpu::machine_text_with_calibration(other.file, fit.calibration, sources));
-      written.push_back(other.file);
-    }
-  }
-
-  if (args.json) {
-    nlohmann::json j;
-    j["machine"] = machine.name;
-    j["machine_file"] = machine.file;
-    j["data_dir"] = data_dir;
-    j["split"] = fitting::split_rule_text();
-    j["objective"] = "mean over ops of mean |log(predicted/measured)|, calibration half, eager mode";
-    j["start_objective"] = fit.start_objective;
-    j["calibration_objective"] = fit.calibration_objective;
-    j["sweeps"] = fit.sweeps;
-    j["fitted"] = nlohmann::json::object();
-    for (const auto& f : gpu::calibration_figures()) j["fitted"][f.key] = fit.calibration.*(f.member);
-    j["errors"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < fit.ops.size(); ++i) {
-      j["errors"].push_back({{"op", gpu::to_string(fit.ops[i])},
-                             {"calibration", summary_json(fit.errors[i].calibration)},
-                             {"held_out", summary_json(fit.errors[i].held_out)}});
-    }
-    j["written"] = written;
-    std::cout << j.dump(2) << std::endl;
-    return 0;
-  }
-
   std::cout << "calibrating " << machine.name << " (" << machine.file << ")\n"
             << "data: " << data_dir << " (" << points.size() << " points, " << calibration_points
             << " in the calibration half)\n"
@@ -226,7 +220,58 @@ int calibrate_command(const CalibrateArgs& args) {
     for (const auto& w : written) std::cout << "\nwrote " << w;
     std::cout << "\n";
   }
+}
+
+}  // namespace
+
+int calibrate_command(const CalibrateArgs& args) {
+  const gpu::GpuMachine machine = machine_to_fit(args);
+  const std::string data_dir = args.data_dir.empty() ? default_data_dir() : args.data_dir;
+
+  std::vector<gpu::GpuMeasurement> points;
+  for (const auto& [file, op] : measured_ops()) {
+    const std::string path = (fs::path(data_dir) / (std::string(file) + ".csv")).string();
+    for (const auto& m : analysis::read_hydronet_csv(path, file)) points.push_back({op, m.shape, m.time_s});
+  }
+
+  const gpu::GpuFitResult fit = gpu::fit_gpu_model(points, machine);
+  std::size_t calibration_points = 0;
+  for (const auto& e : fit.errors) calibration_points += e.calibration.count;
+
+  // Sources for --write: the machine's own, then each carry-over file's.
+  const std::string source = fitted_source(machine.name, data_dir, calibration_points, points.size());
+  std::vector<std::pair<std::string, std::string>> own_sources;
+  for (const auto& f : gpu::calibration_figures()) {
+    own_sources.emplace_back(f.key, std::string(f.key) == "zero_fill" ? zero_fill_source(machine.name) : source);
+  }
+  const std::vector<std::string> written = args.write ? write_fitted_files(machine, fit, own_sources) : std::vector<std::string>{};
+  if (args.json)
+    std::cout << fit_json(machine, data_dir, fit, written).dump(2) << std::endl;
+  else
+    print_fit(machine, data_dir, fit, points, calibration_points, written);
   return 0;
+}
+
+// The subcommand's options on the command line (apps/command_line.hpp).
+void add_calibrate_model_command(CLI::App& app, std::vector<Command>& commands) {
+  struct Options {
+    CalibrateArgs calibrate;
+  };
+  const auto o = std::make_shared<Options>();
+  CalibrateArgs& calibrate = o->calibrate;
+  auto* calibrate_cmd = app.add_subcommand(
+      "calibrate-model",
+      "Fit a model's free figures to the calibration half of the measured data (A100 for --gpu, Bow for --ipu)");
+  auto* gpu_opt = calibrate_cmd->add_option("--gpu", calibrate.gpu, "GPU machine to fit (a100-40gb or a machine file)");
+  auto* ipu_opt = calibrate_cmd->add_option("--ipu", calibrate.ipu, "IPU machine to fit (bow or a machine file)");
+  gpu_opt->excludes(ipu_opt);
+  calibrate_cmd->add_option("--data", calibrate.data_dir,
+                            "Directory of the measured CSVs (default: validation/hydronet-gnn/a100 for --gpu, .../bow for --ipu)");
+  calibrate_cmd->add_flag("--write", calibrate.write, "Store the fitted figures in the machine file (and the files carrying its fit over)");
+  calibrate_cmd->add_flag("--json", calibrate.json, "Print JSON");
+  commands.push_back({calibrate_cmd, [o] {
+    return o->calibrate.ipu.empty() ? calibrate_command(o->calibrate) : calibrate_ipu_command(o->calibrate);
+  }});
 }
 
 }  // namespace tilesim::cli

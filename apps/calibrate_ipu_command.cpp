@@ -12,7 +12,7 @@
 
 #include "analysis/reference_data.hpp"
 #include "apps/commands.hpp"
-#include "apps/report_writer.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "fitting/split.hpp"
 #include "models/ipu/ipu_fit.hpp"

@@ -2,16 +2,11 @@
 // The tilesim subcommands. Each returns the process exit code; errors are thrown as tilesim::Error
 // and turned into exit codes by run_cli().
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/defaults.hpp"
-#include "ir/op_graph.hpp"
-#include "ir/tensor_values.hpp"
 
 namespace tilesim::cli {
 
@@ -124,19 +119,7 @@ struct FitArgs {
   bool json = false;
 };
 
-// What a caller in the same process (the Python module) adds to `tilesim run`: the workload as a
-// document rather than a file (args.workload then only names it in messages and resolves its relative
-// paths), input values of its own, and each backend's computed outputs handed back. Not for a
-// workload with a "loader" (its inputs are made batch by batch): set_inputs is refused there.
-struct RunHooks {
-  const nlohmann::json* workload_document = nullptr;
-  // Called once the inputs are generated, before any backend runs: may overwrite graph inputs.
-  std::function<void(const OpGraph&, TensorValues&)> set_inputs;
-  // Called after each backend that computes values (a training run: its first step's).
-  std::function<void(const std::string& backend, const OpGraph&, const TensorValues&)> outputs;
-};
-
-int run_command(const RunArgs& args, const RunHooks* hooks = nullptr);
+int run_command(const RunArgs& args);
 int fit_command(const FitArgs& args);
 int placement_command(const PlacementArgs& args);
 int sweep_command(const SweepArgs& args);

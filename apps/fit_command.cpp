@@ -9,15 +9,17 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <sstream>
 
 #include "apps/commands.hpp"
-#include "apps/report_writer.hpp"
+
+#include "apps/cli_checks.hpp"
+#include "apps/command_line.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
 #include "common/limits.hpp"
-#include "models/ipu/ipu_backend.hpp"
 #include "workloads/loaders/batch_lowering.hpp"
 #include "workloads/loaders/batch_source.hpp"
 #include "workloads/loaders/loader_knob.hpp"
@@ -52,13 +54,12 @@ struct Trial {
 
 int fit_command(const FitArgs& args) {
   const auto spec = backends::parse_backend_list(args.backend);
-  if (spec.size() != 1 || spec.front().descriptor->info().family != "ipu")
+  if (spec.size() != 1)
     throw InputError("", "--backend", "one simulated IPU backend (ipu:MACHINE): fit searches its planner's memory accounting",
                      args.backend);
   limits::checked_option("--sample-batches", args.sample_batches, 1, limits::max_steps);
-  std::unique_ptr<Backend> backend = backends::make_backend(spec.front());
-  auto* ipu_backend = dynamic_cast<ipu::IpuBackend*>(backend.get());
-  if (!ipu_backend) throw std::logic_error("fit: the ipu family made a backend that is not an IpuBackend");
+  // The family's own accounting (BackendFamily::step_memory_fitter); a family without one refuses here.
+  const backends::StepMemoryFitter fit_step = spec.front().descriptor->step_memory_fitter(spec.front());
 
   const workloads::Workload workload = workloads::load_workload(args.workload);
   if (!workload.model || !workload.model->loader)
@@ -86,10 +87,9 @@ int fit_command(const FitArgs& args) {
         return a.graph.num_edges() < b.graph.num_edges();
       });
       const auto lowered = loaders::lower_batch(w, source, largest - batches.begin(), *largest, shape, false);
-      const ipu::StepMemory memory = ipu_backend->plan_memory(lowered.instance.graph);
-      ipu::check_step_memory(lowered.instance.graph, memory, ipu_backend->machine());
+      const backends::StepMemoryFit memory = fit_step(lowered.instance.graph);
       t.fits = true;
-      t.peak_tile_bytes = memory.peak_tile_bytes();
+      t.peak_tile_bytes = memory.peak_tile_bytes;
       t.peak_op = lowered.instance.graph.ops.empty() ? "" : lowered.instance.graph.ops[memory.peak_op].name;
     } catch (const PlanError& e) {
       t.why = e.what();
@@ -160,6 +160,27 @@ int fit_command(const FitArgs& args) {
   if (args.json) std::cout << result.dump(2) << std::endl;
   else std::cout << text.str();
   return 0;
+}
+
+// The subcommand's options on the command line (apps/command_line.hpp).
+void add_fit_command(CLI::App& app, std::vector<Command>& commands) {
+  struct Options {
+    FitArgs fit;
+  };
+  const auto o = std::make_shared<Options>();
+  FitArgs& fit = o->fit;
+  auto* fit_cmd = app.add_subcommand(
+      "fit", "The largest batch of a mini-batch workload whose inference and training steps fit the simulated IPU's tiles");
+  fit_cmd->add_option("workload", fit.workload, "Workload JSON file with a \"loader\" (docs/workload-format.md)")->required();
+  fit_cmd->add_option("--backend", fit.backend, "The simulated IPU: ipu:bow, ipu:bow-2000, ipu:mk2, ... or ipu:FILE")->capture_default_str();
+  fit_cmd->add_option("--sample-batches", fit.sample_batches,
+                      "Batches made per candidate size; the largest sets its fixed shape")
+      ->check(integer_in(1, limits::max_steps))
+      ->capture_default_str();
+  fit_cmd->add_flag("--json", fit.json, "Print the answer as JSON");
+  commands.push_back({fit_cmd, [o] {
+    return fit_command(o->fit);
+  }});
 }
 
 }  // namespace tilesim::cli

@@ -6,12 +6,15 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include "apps/calibration_machine.hpp"
+#include "apps/cli_checks.hpp"
+#include "apps/command_line.hpp"
 #include "apps/commands.hpp"
-#include "apps/report_writer.hpp"
 #include "backends/machine_ceilings.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/host_info.hpp"
 #include "common/wall_clock.hpp"
@@ -78,6 +81,23 @@ int host_calibrate_command(const HostCalibrateArgs& args) {
   }
   std::cout << "measured in " << std::setprecision(1) << result.wall_s << " s; wrote " << out << "\n";
   return 0;
+}
+
+// The subcommand's options on the command line (apps/command_line.hpp).
+void add_host_calibrate_command(CLI::App& app, std::vector<Command>& commands) {
+  struct Options {
+    HostCalibrateArgs host_calibrate;
+  };
+  const auto o = std::make_shared<Options>();
+  HostCalibrateArgs& host_calibrate = o->host_calibrate;
+  auto* host_calibrate_cmd = app.add_subcommand(
+      "calibrate", "Measure this host's ceilings (bandwidths, peak FLOP/s per dtype) into a CPU machine file");
+  host_calibrate_cmd->add_option("--out", host_calibrate.out_path, "CPU machine file to write (default out/calibration/cpu.json)")
+      ->check(non_empty_path("a file"));
+  host_calibrate_cmd->add_flag("--json", host_calibrate.json, "Print the machine file on stdout");
+  commands.push_back({host_calibrate_cmd, [o] {
+    return host_calibrate_command(o->host_calibrate);
+  }});
 }
 
 }  // namespace tilesim::cli

@@ -3,8 +3,11 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
+#include "apps/cli_checks.hpp"
+#include "apps/command_line.hpp"
 #include "apps/commands.hpp"
 #include "common/error.hpp"
 #include "common/limits.hpp"
@@ -172,6 +175,36 @@ int placement_command(const PlacementArgs& args) {
     print_table(report);
   }
   return 0;
+}
+
+// The subcommand's options on the command line (apps/command_line.hpp).
+void add_placement_command(CLI::App& app, std::vector<Command>& commands) {
+  struct Options {
+    PlacementArgs placement;
+    std::int64_t placement_seed = 0, placement_features = 0;
+  };
+  const auto o = std::make_shared<Options>();
+  PlacementArgs& placement = o->placement;
+  std::int64_t& placement_seed = o->placement_seed;
+  auto* placement_cmd = app.add_subcommand(
+      "placement", "Exchange of one message-passing step under linear, RCM and METIS placements of node rows on the IPU");
+  placement_cmd->add_option("workload", placement.workload, "Workload JSON file with a \"graph\" object (docs/graph-format.md)");
+  placement_cmd->add_option("--graph", placement.graph, "A graph preset instead (cora, pubmed, ogbn-arxiv, ...)");
+  std::int64_t& placement_features = o->placement_features;
+  auto* placement_features_opt =
+      placement_cmd->add_option("--features", placement_features, "Feature width (default: the graph's num_features)")
+          ->check(integer_in(1, limits::max_size, "a feature width"));
+  placement_cmd->add_option("--dtype", placement.dtype, "Feature dtype: float32, float16 or bfloat16")->capture_default_str();
+  placement_cmd->add_option("--machine", placement.machine, "IPU machine: bow, mk2, mk1 or a machine file")->capture_default_str();
+  placement_cmd->add_flag("--symmetrize", placement.symmetrize, "Symmetrise and deduplicate the graph first");
+  auto* placement_seed_opt = placement_cmd->add_option("--seed", placement_seed, "Graph seed (default: the workload's, or 0)")
+                                 ->check(integer_in(0, limits::max_seed));
+  placement_cmd->add_flag("--json", placement.json, "Print JSON");
+  commands.push_back({placement_cmd, [o, placement_seed_opt, placement_features_opt] {
+    if (*placement_seed_opt) o->placement.seed = checked_seed(o->placement_seed);
+    if (*placement_features_opt) o->placement.features = o->placement_features;
+    return placement_command(o->placement);
+  }});
 }
 
 }  // namespace tilesim::cli

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -13,6 +14,8 @@
 #include "analysis/results_table.hpp"
 #include "analysis/speedup.hpp"
 #include "analysis/surface_figures.hpp"
+#include "apps/cli_checks.hpp"
+#include "apps/command_line.hpp"
 #include "apps/commands.hpp"
 #include "apps/op_selection.hpp"
 #include "apps/render_figures.hpp"
@@ -113,6 +116,25 @@ int plot_surface_command(const SurfaceArgs& args) {
     std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string()
               << ", data " << fs::path(r.data_path).filename().string() << ")\n";
   return 0;
+}
+
+// The subcommand's options on the command line (apps/command_line.hpp).
+void add_plot_surface_command(CLI::App& plot_cmd, std::vector<Command>& commands) {
+  const auto args = std::make_shared<SurfaceArgs>();
+  SurfaceArgs& surface = *args;
+  auto* surface_cmd = plot_cmd.add_subcommand(
+      "surface", "Heat map and 3D surface of the target's speedup over the baseline over (num_inputs x num_outputs)");
+  surface_cmd->add_option("results", surface.results, "results.csv written by tilesim sweep")->required();
+  surface_cmd->add_option("--baseline", surface.baselines,
+                          "Backend of the results, or a hydronet reference CSV file or directory (repeatable)")
+      ->required();
+  surface_cmd->add_option("--target", surface.targets, "Backend of the results, or a hydronet reference (repeatable)")->required();
+  surface_cmd->add_option("--average-over", surface.average_over, "num_features: one panel of geometric-mean speedups");
+  surface_cmd->add_option("--ops", surface.ops, "Comma-separated ops (default: every op of the results)");
+  surface_cmd->add_option("--out", surface.out_dir, "Directory for the plots (default: plots/ beside the results)")
+      ->check(non_empty_path("a directory"));
+  surface_cmd->add_option("--range", surface.range, "Colour scale from 1/R to R (default: from the data)")->check(number_in(1.5, 1e6));
+  commands.push_back({surface_cmd, [args] { return plot_surface_command(*args); }});
 }
 
 }  // namespace tilesim::cli

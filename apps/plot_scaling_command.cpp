@@ -5,12 +5,15 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 
 #include "analysis/gnuplot.hpp"
 #include "analysis/scaling_figure.hpp"
+#include "apps/cli_checks.hpp"
+#include "apps/command_line.hpp"
 #include "apps/commands.hpp"
 #include "apps/render_figures.hpp"
-#include "apps/report_writer.hpp"
+#include "runs/result_tables.hpp"
 
 namespace tilesim::cli {
 
@@ -35,7 +38,7 @@ int plot_scaling_command(const ScalingPlotArgs& args) {
     else bubble << "-";
     std::cout << std::left << std::setw(26) << p.workload << std::setw(24) << p.backend << std::right << std::setw(8) << p.devices
               << std::setw(9) << (p.schedule.empty() ? std::string("-") : std::to_string(p.micro_batches)) << std::setw(13)
-              << format_time(p.step_time_s) << std::setw(14) << si_text(p.throughput_per_s, "") << std::setw(11) << eff.str()
+              << runs::format_time(p.step_time_s) << std::setw(14) << runs::si_text(p.throughput_per_s, "") << std::setw(11) << eff.str()
               << std::setw(8) << bubble.str() << "  " << p.kind << ", " << p.unit << "\n";
   }
   const std::string out_dir = args.out_dir.empty() ? (fs::path(args.reports.front()).parent_path() / "plots").string() : args.out_dir;
@@ -43,6 +46,18 @@ int plot_scaling_command(const ScalingPlotArgs& args) {
     std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string() << ", data "
               << fs::path(r.data_path).filename().string() << ")\n";
   return 0;
+}
+
+// The subcommand's options on the command line (apps/command_line.hpp).
+void add_plot_scaling_command(CLI::App& plot_cmd, std::vector<Command>& commands) {
+  const auto args = std::make_shared<ScalingPlotArgs>();
+  ScalingPlotArgs& scaling = *args;
+  auto* scaling_cmd = plot_cmd.add_subcommand(
+      "scaling", "Throughput versus chips (one line per system) and pipelined step time versus micro-batches, from scaling reports");
+  scaling_cmd->add_option("reports", scaling.reports, "report.json files of tilesim run on workloads with a \"parallel\" section")->required();
+  scaling_cmd->add_option("--out", scaling.out_dir, "Directory for the plots (default: plots/ beside the first report)")
+      ->check(non_empty_path("a directory"));
+  commands.push_back({scaling_cmd, [args] { return plot_scaling_command(*args); }});
 }
 
 }  // namespace tilesim::cli

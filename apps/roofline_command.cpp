@@ -5,10 +5,13 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include "analysis/gnuplot.hpp"
 #include "analysis/results_table.hpp"
 #include "analysis/roofline.hpp"
+#include "apps/cli_checks.hpp"
+#include "apps/command_line.hpp"
 #include "apps/commands.hpp"
 #include "apps/render_figures.hpp"
 #include "backends/machine_ceilings.hpp"
@@ -72,6 +75,27 @@ int roofline_command(const RooflineArgs& args) {
     std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string()
               << ", data " << fs::path(r.data_path).filename().string() << ")\n";
   return 0;
+}
+
+// The subcommand's options on the command line (apps/command_line.hpp).
+void add_roofline_command(CLI::App& app, std::vector<Command>& commands) {
+  struct Options {
+    RooflineArgs roofline;
+  };
+  const auto o = std::make_shared<Options>();
+  RooflineArgs& roofline = o->roofline;
+  auto* roofline_cmd = app.add_subcommand("roofline", "Roofline and bandwidth plots of a results.csv with each machine's ceilings");
+  roofline_cmd->add_option("results", roofline.results, "results.csv written by tilesim sweep")->required();
+  std::string machine_forms;
+  for (const auto& form : backends::roofline_machine_forms()) machine_forms += (machine_forms.empty() ? "" : ", ") + form;
+  roofline_cmd->add_option("--machine", roofline.machines,
+                           "Machine for a backend family: " + machine_forms + " (default: the backend's own machine; cpu: " +
+                               backends::default_cpu_machine_file() + ")");
+  roofline_cmd->add_option("--out", roofline.out_dir, "Directory for the plots (default: plots/ beside the results)")
+      ->check(non_empty_path("a directory"));
+  commands.push_back({roofline_cmd, [o] {
+    return roofline_command(o->roofline);
+  }});
 }
 
 }  // namespace tilesim::cli

@@ -4,10 +4,12 @@
 // listed earlier in results.csv as the target of the later ones.
 #include <algorithm>
 #include <iostream>
+#include <memory>
 
 #include "analysis/results_table.hpp"
 #include "analysis/speedup.hpp"
 #include "analysis/speedup_report.hpp"
+#include "apps/command_line.hpp"
 #include "apps/commands.hpp"
 #include "apps/op_selection.hpp"
 #include "common/error.hpp"
@@ -48,6 +50,24 @@ int speedup_report_command(const SpeedupReportArgs& args) {
   else if (args.format == "summary") std::cout << analysis::speedup_summary(rows, table);
   else std::cout << analysis::speedup_table_csv(table);
   return 0;
+}
+
+// The subcommand's options on the command line (apps/command_line.hpp).
+void add_report_command(CLI::App& app, std::vector<Command>& commands) {
+  struct Options {
+    SpeedupReportArgs report;
+  };
+  const auto o = std::make_shared<Options>();
+  SpeedupReportArgs& report = o->report;
+  auto* report_cmd = app.add_subcommand("report", "Speedup tables (median, range, crossover) of a results.csv");
+  report_cmd->add_option("results", report.results, "results.csv written by tilesim sweep")->required();
+  report_cmd->add_option("--format", report.format, "markdown, latex, csv or summary (a few lines)")->capture_default_str();
+  report_cmd->add_option("--baseline", report.baselines, "Backend or hydronet reference (repeatable; default: every pair)");
+  report_cmd->add_option("--target", report.targets, "Backend or hydronet reference (repeatable)");
+  report_cmd->add_option("--ops", report.ops, "Comma-separated ops (default: every op of the results)");
+  commands.push_back({report_cmd, [o] {
+    return speedup_report_command(o->report);
+  }});
 }
 
 }  // namespace tilesim::cli

@@ -1,13 +1,15 @@
 // tilesim validate: the suites through the models, in one process. hydronet: every measured point
 // against the Bow IPU simulated (timing-only) and the A100 modeled (eager PyTorch calls), with
 // points.csv and the plots; layers and models: published figures against the predictions of shipped
-// workloads (apps/published_run.hpp). Writes validation.json (and validation.md / validation.tex with
+// workloads (runs/published_run.hpp). Writes validation.json (and validation.md / validation.tex with
 // --format markdown / latex) and prints the tables, the hydronet held-out half as its headline.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <sstream>
 
 #include <unistd.h>
@@ -18,16 +20,16 @@
 #include "analysis/validation_plots.hpp"
 #include "analysis/validation_report.hpp"
 #include "analysis/validation_tables.hpp"
+#include "apps/cli_checks.hpp"
+#include "apps/command_line.hpp"
 #include "apps/commands.hpp"
-#include "apps/published_run.hpp"
 #include "apps/render_figures.hpp"
-#include "apps/report_writer.hpp"
+#include "backends/registry.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/wall_clock.hpp"
 #include "fitting/split.hpp"
-#include "models/gpu/gpu_machine.hpp"
-#include "models/gpu/gpu_model.hpp"
-#include "models/ipu/ipu_backend.hpp"
+#include "runs/published_run.hpp"
 #include "workloads/published_suite.hpp"
 #include "workloads/validation_suite.hpp"
 
@@ -38,10 +40,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using analysis::ValidationPoint;
-
-// The machines the hydronet data were measured on, and the model and machine file that stand for each.
-constexpr const char* bow_machine_file = "bow";
-constexpr const char* a100_machine_file = "a100-40gb";  // the data do not name the variant; 40 GB SXM is the best guess
 
 // Points done / total on stderr: one updating line on a terminal, a plain line per data set otherwise
 // (so logs of CI runs stay readable).
@@ -69,25 +67,16 @@ class Progress {
   Clock::time_point last_draw_ = Clock::now();
 };
 
-OpKind ipu_op_kind(const std::string& op) {
-  if (op == "gather") return OpKind::gather;
-  if (op == "scatter_add") return OpKind::scatter_add;
-  throw InputError("", "", "an op the IPU model runs (gather, scatter_add)", "\"" + op + "\"");
-}
-
-gpu::GpuOp gpu_op(const std::string& op) {
-  if (op == "gather") return gpu::GpuOp::gather;
-  if (op == "scatter_add") return gpu::GpuOp::scatter_add;
-  if (op == "scatter_max") return gpu::GpuOp::scatter_max;
-  if (op == "scatter_min") return gpu::GpuOp::scatter_min;
-  throw InputError("", "", "an op the GPU model predicts (gather, scatter_add, scatter_max, scatter_min)", "\"" + op + "\"");
-}
-
 std::string shape_text(const OpShape& s) {
   return std::to_string(s.num_inputs) + "x" + std::to_string(s.num_features) + " -> " + std::to_string(s.num_outputs);
 }
 
-std::string machine_label(const std::string& machine) { return machine == "bow" ? "Bow IPU" : "A100"; }
+// "Bow IPU", "A100": how figure titles name a measured machine.
+std::string machine_label(const std::string& machine) {
+  for (const auto& m : analysis::hydronet_machines())
+    if (m.machine == machine) return m.short_label;
+  return machine;
+}
 
 // The figures of one run: per (machine, op) predicted-vs-measured and the error map; per op measured on
 // both machines, the speedup surface.
@@ -96,7 +85,10 @@ std::vector<analysis::GnuplotFigure> build_figures(const nlohmann::json& report,
   std::vector<analysis::GnuplotFigure> figures;
   for (const auto& entry : report["results"]) {
     const std::string machine = entry["machine"], op = entry["op"];
-    const bool simulated = machine == "bow";
+    std::string kind = "predicted";
+    for (const auto& m : models)
+      if (m.machine == machine) kind = m.prediction_kind;
+    const bool simulated = kind == to_string(ResultKind::simulated);
     std::vector<ValidationPoint> group;
     std::vector<analysis::ScatterPoint> scatter;
     for (const auto& p : points) {
@@ -109,9 +101,6 @@ std::vector<analysis::GnuplotFigure> build_figures(const nlohmann::json& report,
     note << "held-out: median " << analysis::percent_text(held["median_ape_pct"]) << ", p90 " << analysis::percent_text(held["p90_ape_pct"]);
     if (held["pearson_log_r"].is_number())
       note << ", r(log t) = " << std::fixed << std::setprecision(3) << held["pearson_log_r"].get<double>();
-    std::string kind = "predicted";
-    for (const auto& m : models)
-      if (m.machine == machine) kind = m.prediction_kind;
     analysis::ScatterSpec spec;
     spec.stem = machine + "_" + op + "_predicted_vs_measured";
     spec.title = machine_label(machine) + " " + op + ": " + kind + " vs measured";
@@ -166,28 +155,28 @@ nlohmann::json run_hydronet_suite(const ValidateArgs& args, const std::string& o
       throw Error(e.code(), std::string(e.what()) + "; or run `tilesim validate --no-plots`");
     }
   }
-  const ipu::IpuMachine bow = ipu::load_ipu_machine(bow_machine_file);
-  const gpu::GpuMachine a100 = gpu::load_gpu_machine(a100_machine_file);
+  // Each measured machine's backend (the family's single-op model, its machine file read here).
+  std::map<std::string, backends::SingleOpModel> predictors;
+  std::vector<analysis::ModelInfo> models;
+  for (const analysis::SuiteMachine& m : analysis::hydronet_machines()) {
+    const backends::BackendSpec spec = backends::parse_backend_list(m.backend).front();
+    const backends::SingleOpModel& model = predictors[m.machine] = spec.descriptor->single_op_model(spec);
+    const ResultKind kind = spec.descriptor->kind();
+    backends::TimingSettings timing;
+    timing.timing_only = true;
+    models.push_back({m.machine, m.label + " (" + model.machine_name + ")",
+                      to_string(kind) + (kind == ResultKind::modeled ? " (" + spec.mode + ")" : std::string()), m.model,
+                      model.machine_file, spec.descriptor->row_mode(spec, timing), m.measurement});
+  }
 
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) throw InputError(out_dir, "", "an output directory tilesim can create", ec.message());
 
-  std::vector<analysis::ModelInfo> models = {
-      {"bow", "Graphcore Bow IPU (" + bow.chip.name + ")", "simulated",
-       "tilesim IPU simulator (models/ipu): planner, tile codelet costs, exchange and sync, timing-only run", bow.file,
-       "timing-only",
-       "device cycles per op in a 128-iteration on-device loop (poptorch.for_loop), / 1850 MHz; no host time"},
-      {"a100", "NVIDIA A100 (" + a100.name + ")", "modeled (eager)",
-       "tilesim analytic GPU model (models/gpu): roofline plus overheads, eager mode (host floor per op kind + kernels)",
-       a100.file, gpu::to_string(gpu::GpuMode::eager),
-       "eager PyTorch 1.13 + torch_scatter call under torch.utils.benchmark.Timer.blocked_autorange; Python, dispatch "
-       "and launch included"}};
-
   Progress progress(total);
   std::vector<ValidationPoint> points;
   points.reserve(total);
-  double bow_wall_s = 0, a100_wall_s = 0;
+  std::map<std::string, double> machine_wall_s;
   for (std::size_t d = 0; d < datasets.size(); ++d) {
     const auto& set = datasets[d];
     const auto t0 = Clock::now();
@@ -200,14 +189,9 @@ nlohmann::json run_hydronet_suite(const ValidateArgs& args, const std::string& o
       p.calibration = fitting::in_calibration_split(m.shape);
       p.measured_s = m.time_s;
       try {
-        if (set.machine == "bow") {
-          OpGraph graph;
-          const Op& op = graph.add_gather_scatter(set.op, ipu_op_kind(set.op), DType::float32, m.shape);
-          p.index_seed = analysis::point_index_seed(m.shape);
-          p.predicted_s = ipu::simulate_op_timing(op, analysis::point_indices(op, *p.index_seed), bow).time_s;
-        } else {
-          p.predicted_s = gpu::predict(gpu_op(set.op), m.shape, DType::float32, a100, gpu::GpuMode::eager).time_s;
-        }
+        const backends::SingleOpPrediction predicted = predictors.at(set.machine).predict(set.op, m.shape);
+        p.predicted_s = predicted.time_s;
+        p.index_seed = predicted.index_seed;
       } catch (const Error& e) {
         // Name the point: the model's message alone does not say which of 3564 points failed.
         throw Error(e.code(), what + " " + shape_text(m.shape) + " (" + set.path + " line " + std::to_string(m.line) +
@@ -220,7 +204,7 @@ nlohmann::json run_hydronet_suite(const ValidateArgs& args, const std::string& o
       progress.point_done(what);
     }
     const double wall_s = seconds_since(t0);
-    (set.machine == "bow" ? bow_wall_s : a100_wall_s) += wall_s;
+    machine_wall_s[set.machine] += wall_s;
     progress.dataset_done(what, measured[d].size(), wall_s);
   }
 
@@ -247,9 +231,11 @@ nlohmann::json run_hydronet_suite(const ValidateArgs& args, const std::string& o
   const double plots_wall_s = seconds_since(plots_start);
 
   std::ostringstream line;
-  line << "validate: " << points.size() << " points in " << std::fixed << std::setprecision(1) << seconds_since(run_start)
-       << " s (bow simulated " << bow_wall_s << " s, a100 modeled " << std::setprecision(2) << a100_wall_s
-       << " s, files and plots " << std::setprecision(1) << plots_wall_s << " s)\n";
+  line << "validate: " << points.size() << " points in " << std::fixed << std::setprecision(1) << seconds_since(run_start) << " s (";
+  for (const auto& m : models)
+    line << m.machine << " " << m.prediction_kind.substr(0, m.prediction_kind.find(' ')) << " " << std::setprecision(2)
+         << machine_wall_s[m.machine] << " s, ";
+  line << "files and plots " << std::setprecision(1) << plots_wall_s << " s)\n";
   summary = line.str();
   return report;
 }
@@ -287,7 +273,7 @@ int validate_command(const ValidateArgs& args) {
     nlohmann::json suites_json = nlohmann::json::object();
     for (const auto& suite : published) {
       const auto t0 = Clock::now();
-      nlohmann::json r = run_published_suite(suite, out_dir);
+      nlohmann::json r = runs::run_published_suite(suite, out_dir);
       const auto& sum = r["summary"];
       std::cerr << "validate: " << suite.name << " suite: " << sum["entries"].get<std::size_t>() << " published entries, "
                 << sum["compared"].get<std::size_t>() << " predicted, " << sum["not_yet_comparable"].get<std::size_t>()
@@ -334,6 +320,33 @@ int validate_command(const ValidateArgs& args) {
   if (args.plots && report["files"].contains("plots"))
     std::cout << "      " << report["files"]["plots"].size() << " plots (SVG, PNG, gnuplot script and data) in " << (out / "plots").string() << "\n";
   return 0;
+}
+
+// The subcommand's options on the command line (apps/command_line.hpp).
+void add_validate_command(CLI::App& app, std::vector<Command>& commands) {
+  struct Options {
+    ValidateArgs validate;
+    bool validate_no_plots = false;
+  };
+  const auto o = std::make_shared<Options>();
+  ValidateArgs& validate = o->validate;
+  auto* validate_cmd = app.add_subcommand(
+      "validate", "Run the validation suites through the models; write validation.json, points.csv and plots");
+  validate_cmd->add_option("--suite", validate.suite,
+                           "Validation suite: hydronet (measured single ops), layers, models (published figures) or all")
+      ->capture_default_str();
+  validate_cmd->add_option("--format", validate.format,
+                           "Tables as text, markdown or latex (markdown and latex are also written to validation.md / validation.tex)")
+      ->capture_default_str();
+  validate_cmd->add_flag("--json", validate.json, "Print validation.json on stdout instead of the table");
+  validate_cmd->add_option("--out", validate.out_dir, "Output directory (default out/validation/)")
+      ->check(non_empty_path("a directory"));
+  bool& validate_no_plots = o->validate_no_plots;
+  validate_cmd->add_flag("--no-plots", validate_no_plots, "Skip the plots (no gnuplot needed)");
+  commands.push_back({validate_cmd, [o] {
+    o->validate.plots = !o->validate_no_plots;
+    return validate_command(o->validate);
+  }});
 }
 
 }  // namespace tilesim::cli

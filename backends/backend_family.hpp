@@ -4,6 +4,8 @@
 // rows are described, its roofline ceilings and its machine listing. One small file per family
 // implements it (ipu_family.cpp, ...); registry.hpp lists them and answers for all of them, so the
 // command, the sweeps and the analysis ask the family instead of branching on its name.
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,10 +15,35 @@
 
 #include "backends/backend_spec.hpp"
 #include "backends/ceilings.hpp"
+#include "ir/op_graph.hpp"
 #include "results/backend.hpp"
 #include "results/result.hpp"
 
 namespace tilesim::backends {
+
+class SystemView;  // backends/system_view.hpp
+
+// What `tilesim fit` learns of one step's graph on a backend that plans its memory (the simulated
+// IPU): the peak bytes of its busiest tile and the op at that peak. Throws PlanError when the step
+// does not fit.
+struct StepMemoryFit {
+  std::int64_t peak_tile_bytes = 0;
+  std::size_t peak_op = 0;
+};
+using StepMemoryFitter = std::function<StepMemoryFit(const OpGraph& graph)>;
+
+// What `tilesim validate` asks of a backend for a measured grid of single ops: the time of one op (a
+// gather or a scatter of `shape`, float32) and, for a backend that reads indices, the seed of the
+// indices it ran on (workloads/validation_suite.hpp), so a point can be re-run alone.
+struct SingleOpPrediction {
+  double time_s = 0;
+  std::optional<std::uint64_t> index_seed;
+};
+struct SingleOpModel {
+  std::string machine_name;  // the chip or GPU its machine file names
+  std::string machine_file;
+  std::function<SingleOpPrediction(const std::string& op, const OpShape& shape)> predict;
+};
 
 struct BackendMode {
   std::string name;
@@ -114,6 +141,14 @@ class BackendFamily {
   // The roofline ceilings of the rows of `backend` (its canonical name); `machine` overrides the
   // machine the name implies ("" keeps it).
   virtual RooflineMachine ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine) const = 0;
+
+  // The capabilities some families have; each throws InputError naming the backend when this one has not.
+  // A workload's "parallel" section: the backend as a system of devices (backends/system_view.hpp).
+  virtual std::unique_ptr<SystemView> system_view(const BackendSpec& spec) const;
+  // `tilesim fit`: a step's per-tile memory, planned on the spec's machine.
+  virtual StepMemoryFitter step_memory_fitter(const BackendSpec& spec) const;
+  // `tilesim validate`: single ops of the measured grids, on the spec's machine and mode.
+  virtual SingleOpModel single_op_model(const BackendSpec& spec) const;
 
   // `tilesim machines`: one JSON object per shipped machine, and the text block that lists them.
   virtual nlohmann::json machine_summaries() const { return nlohmann::json::array(); }

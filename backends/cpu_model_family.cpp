@@ -7,6 +7,7 @@
 
 #include "backends/families.hpp"
 #include "backends/machine_ceilings.hpp"
+#include "backends/system_view.hpp"
 #include "common/error.hpp"
 #include "common/machine_files.hpp"
 #include "models/cpu/cluster/cpu_cluster.hpp"
@@ -126,6 +127,8 @@ class CpuModelFamily final : public BackendFamily {
   }
 
   // `tilesim machines`: each shipped node with its derived peaks; a cluster with its node and fabric.
+  std::unique_ptr<SystemView> system_view(const BackendSpec& spec) const override { return cpu_cluster_view(spec); }
+
   nlohmann::json machine_summaries() const override {
     nlohmann::json list = nlohmann::json::array();
     for (const std::string& name : machine_choice().shipped) {

@@ -3,6 +3,7 @@
 #include "backends/families.hpp"
 #include "backends/machine_ceilings.hpp"
 #include "backends/machine_listings.hpp"
+#include "backends/system_view.hpp"
 #include "common/error.hpp"
 #include "models/gpu/gpu_backend.hpp"
 #include "models/gpu/gpu_system.hpp"
@@ -109,6 +110,20 @@ class GpuModelFamily final : public BackendFamily {
 
   RooflineMachine ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine) const override {
     return gpu_model_ceilings(spec, backend, machine);
+  }
+
+  std::unique_ptr<SystemView> system_view(const BackendSpec& spec) const override { return gpu_system_view(spec); }
+
+  // The calibrated op model, in the spec's mode (eager: one framework call, host included).
+  SingleOpModel single_op_model(const BackendSpec& spec) const override {
+    const auto machine = std::make_shared<const gpu::GpuMachine>(gpu::load_gpu_machine(spec.machine));
+    const gpu::GpuMode mode = spec.mode == "kernel" ? gpu::GpuMode::kernel : gpu::GpuMode::eager;
+    return {machine->name, machine->file, [machine, mode](const std::string& op_name, const OpShape& shape) {
+      for (const gpu::GpuOp op : {gpu::GpuOp::gather, gpu::GpuOp::scatter_add, gpu::GpuOp::scatter_max, gpu::GpuOp::scatter_min})
+        if (gpu::to_string(op) == op_name) return SingleOpPrediction{gpu::predict(op, shape, DType::float32, *machine, mode).time_s, {}};
+      throw InputError("", "", "an op the GPU model has measured calls of (gather, scatter_add, scatter_max, scatter_min)",
+                       "\"" + op_name + "\"");
+    }};
   }
 
   nlohmann::json machine_summaries() const override { return gpu_machine_summaries(); }

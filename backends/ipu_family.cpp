@@ -1,13 +1,17 @@
 // ipu: the simulated IPU (models/ipu), on a shipped machine or a machine file, with a model's gathers
 // and scatters dynamic (poplibs', the default) or compiled into the exchange (static).
 #include <cctype>
+#include <memory>
 
 #include "backends/families.hpp"
 #include "backends/machine_ceilings.hpp"
 #include "backends/machine_listings.hpp"
+#include "backends/system_view.hpp"
 #include "common/error.hpp"
 #include "models/ipu/ipu_backend.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
+#include "models/ipu/planning/step_memory.hpp"
+#include "workloads/validation_suite.hpp"
 
 namespace tilesim::backends {
 
@@ -102,6 +106,35 @@ class IpuFamily final : public BackendFamily {
 
   RooflineMachine ceilings(const BackendSpec& spec, const std::string& backend, const std::string& machine) const override {
     return ipu_ceilings(spec, backend, machine);
+  }
+
+  std::unique_ptr<SystemView> system_view(const BackendSpec& spec) const override { return ipu_system_view(spec); }
+
+  // The planner's accounting of the step's live tensors against the tiles' SRAM, without running it.
+  StepMemoryFitter step_memory_fitter(const BackendSpec& spec) const override {
+    const auto backend = std::make_shared<ipu::IpuBackend>(ipu::load_ipu_machine(spec.machine), spec.name(),
+                                                           spec.mode == "static" ? ipu::IndexMode::static_ : ipu::IndexMode::dynamic);
+    return [backend](const OpGraph& graph) {
+      const ipu::StepMemory memory = backend->plan_memory(graph);
+      ipu::check_step_memory(graph, memory, backend->machine());
+      return StepMemoryFit{memory.peak_tile_bytes(), memory.peak_op};
+    };
+  }
+
+  // A timing-only run of the one op on indices drawn from the point's own seed.
+  SingleOpModel single_op_model(const BackendSpec& spec) const override {
+    const auto machine = std::make_shared<const ipu::IpuMachine>(ipu::load_ipu_machine(spec.machine));
+    return {machine->chip.name, machine->file, [machine](const std::string& op_name, const OpShape& shape) {
+      OpKind kind = OpKind::gather;
+      if (op_name == "scatter_add") kind = OpKind::scatter_add;
+      else if (op_name != "gather") throw InputError("", "", "an op the IPU model runs (gather, scatter_add)", "\"" + op_name + "\"");
+      OpGraph graph;
+      const Op& op = graph.add_gather_scatter(op_name, kind, DType::float32, shape);
+      SingleOpPrediction p;
+      p.index_seed = analysis::point_index_seed(shape);
+      p.time_s = ipu::simulate_op_timing(op, analysis::point_indices(op, *p.index_seed), *machine).time_s;
+      return p;
+    }};
   }
 
   nlohmann::json machine_summaries() const override { return ipu_machine_summaries(); }

@@ -6,21 +6,9 @@
 
 namespace tilesim::backends {
 
-// One file per family's system (ipu_system_view.cpp, gpu_system_view.cpp, cpu_cluster_view.cpp).
-std::unique_ptr<SystemView> ipu_system_view(const BackendSpec& spec);
-std::unique_ptr<SystemView> gpu_system_view(const BackendSpec& spec);
-std::unique_ptr<SystemView> cpu_cluster_view(const BackendSpec& spec);
-
-std::unique_ptr<SystemView> system_view(const BackendSpec& spec) {
-  const std::string& family = spec.descriptor->family();
-  if (family == "ipu") return ipu_system_view(spec);
-  if (family == "gpu-model") return gpu_system_view(spec);
-  if (family == "cpu-model") return cpu_cluster_view(spec);
-  throw InputError("", "--backends",
-                   "backends of systems for a workload with a \"parallel\" section (ipu:pod16, ipu:pod64, ipu:bow-2000, "
-                   "gpu-model:dgx-a100, cpu-model:spr-cluster, or one device of those families)",
-                   spec.name());
-}
+// The family's own view (BackendFamily::system_view): one file per family's system
+// (ipu_system_view.cpp, gpu_system_view.cpp, cpu_cluster_view.cpp).
+std::unique_ptr<SystemView> system_view(const BackendSpec& spec) { return spec.descriptor->system_view(spec); }
 
 PipelineTime modeled_pipeline(const PipelineWork& work, const std::vector<double>& transfer_s) {
   system::PipelineStages stages;

@@ -19,9 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend_spec.hpp"
+#include "ir/parallelism.hpp"
 #include "results/backend.hpp"
 #include "workloads/graphs/halo.hpp"
-#include "ir/parallelism.hpp"
 
 namespace tilesim::backends {
 
@@ -87,6 +87,11 @@ class SystemView {
 // The system a backend names. Throws InputError for a family without systems (cpu, torch-cpu, cuda),
 // naming the backends that have them.
 std::unique_ptr<SystemView> system_view(const BackendSpec& spec);
+
+// Each family's system, one file each, which its BackendFamily::system_view returns.
+std::unique_ptr<SystemView> ipu_system_view(const BackendSpec& spec);    // ipu_system_view.cpp
+std::unique_ptr<SystemView> gpu_system_view(const BackendSpec& spec);    // gpu_system_view.cpp
+std::unique_ptr<SystemView> cpu_cluster_view(const BackendSpec& spec);   // cpu_cluster_view.cpp
 
 // The pipeline schedule's event simulation (models/system/pipeline_schedule.hpp) with each boundary's
 // transfer taking `transfer_s[s]`: what the modeled systems use.

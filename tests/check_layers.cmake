@@ -22,8 +22,10 @@ set(allowed_models/system "ir;common")
 set(allowed_kernels "results;ir;common")
 set(allowed_backends "models/ipu;models/gpu;models/cpu;models/system;kernels;sim;workloads;fitting;results;ir;common")
 set(allowed_analysis "backends;workloads;fitting;results;ir;common")
+# The run pipeline: a request in, a result out; the engine only for what it spread over MPI ranks.
+set(allowed_runs "analysis;backends;workloads;fitting;results;sim;mpi;ir;common")
 set(checked_layers common mpi ir fitting sim results workloads models/ipu models/gpu models/cpu models/system kernels backends
-    analysis)
+    analysis runs)
 set(unchecked_folders apps python tests bench)  # may include every layer; no layer may include them
 
 # The layer of a repository-relative path ("models/ipu/plan.cpp" -> "models/ipu", "apps/x.hpp" -> "apps"),

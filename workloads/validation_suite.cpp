@@ -16,6 +16,17 @@ std::string validation_data_dir() {
 
 std::vector<std::string> suite_names() { return {"hydronet", "layers", "models", "all"}; }
 
+std::vector<SuiteMachine> hydronet_machines() {
+  return {{"bow", "Graphcore Bow IPU", "Bow IPU", "ipu:bow",
+           "tilesim IPU simulator (models/ipu): planner, tile codelet costs, exchange and sync, timing-only run",
+           "device cycles per op in a 128-iteration on-device loop (poptorch.for_loop), / 1850 MHz; no host time"},
+          // The data do not name the A100's variant; the 40 GB SXM is the best guess.
+          {"a100", "NVIDIA A100", "A100", "gpu-model:a100-40gb:eager",
+           "tilesim analytic GPU model (models/gpu): roofline plus overheads, eager mode (host floor per op kind + kernels)",
+           "eager PyTorch 1.13 + torch_scatter call under torch.utils.benchmark.Timer.blocked_autorange; Python, dispatch "
+           "and launch included"}};
+}
+
 std::vector<SuiteDataset> suite_datasets(const std::string& suite, const std::string& data_dir) {
   if (suite != "hydronet") throw InputError("", "--suite", "one of: hydronet", "\"" + suite + "\"");
   const std::filesystem::path root = std::filesystem::path(data_dir) / "hydronet-gnn";

@@ -15,6 +15,19 @@ struct SuiteDataset {
   std::string path;     // the CSV file
 };
 
+// A measured machine of the hydronet suite and the backend whose predictions are held against it.
+struct SuiteMachine {
+  std::string machine;      // "bow": the data's folder and the reports' key
+  std::string label;        // "Graphcore Bow IPU", as tables name it
+  std::string short_label;  // "Bow IPU", as figure titles name it
+  std::string backend;      // "ipu:bow": the backend that predicts its points (its family's single_op_predictor)
+  std::string model;        // which model that is, in words
+  std::string measurement;  // how the reference times were taken
+};
+
+// The machines of the hydronet suite, in report order (Bow first, then the A100).
+std::vector<SuiteMachine> hydronet_machines();
+
 // The directory holding the shipped validation data: $TILESIM_VALIDATION_DIR when set, else the
 // source tree's validation/ (compiled in, so the tool works from its build tree).
 std::string validation_data_dir();

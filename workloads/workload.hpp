@@ -77,7 +77,7 @@ struct Workload {
   // of the workload file; echoed under report.json's "options").
   std::optional<double> available_memory_proportion;
   // "parallel": the model's step spread over several devices (replicas, a pipeline, graph partitions);
-  // `tilesim run` then reports its scaling (apps/scaling_run.hpp). Only beside a "model".
+  // `tilesim run` then reports its scaling (runs/scaling_run.hpp). Only beside a "model".
   std::optional<parallel::ParallelSpec> parallel;
 };
 

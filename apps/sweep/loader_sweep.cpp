@@ -9,15 +9,15 @@
 #include <sstream>
 
 #include "apps/commands.hpp"
-#include "apps/minibatch_run.hpp"
-#include "apps/report_writer.hpp"
 #include "apps/sweep/loader_sweep.hpp"
 #include "apps/sweep/output_lock.hpp"
-#include "common/limits.hpp"
 #include "backends/registry.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "common/tool_identity.hpp"
+#include "runs/minibatch_run.hpp"
 #include "workloads/loaders/batch_source.hpp"
 #include "workloads/loaders/loader_knob.hpp"
 
@@ -92,7 +92,7 @@ std::string number(double v) {
 
 // The verified cell: yes or no where the backend computed outputs and they were checked; else what the
 // family writes for a row it did not check (a model: "modeled"; the IPU timing-only: "timing-only").
-std::string verified_text(const backends::BackendSpec& s, const RunArgs& run, const nlohmann::json& m) {
+std::string verified_text(const backends::BackendSpec& s, const runs::RunRequest& run, const nlohmann::json& m) {
   const auto& info = s.descriptor->info();
   if (!info.reads_input_values || (run.timing_only && info.timing_only_applies)) return info.unchecked_verified;
   return m["all_batches_verified"].get<bool>() ? "yes" : "no";
@@ -153,8 +153,11 @@ int loader_sweep_command(const SweepArgs& args, const nlohmann::json& document) 
     *w.model->loader = loaders::with_batch_knob(*workload.model->loader, size);
     const loaders::BatchSource source(base, w);
     for (const auto& s : specs) {
-      RunArgs run;
-      run.backends = s.name();
+      runs::RunRequest run;
+      run.workload = w;
+      run.backends = {s};
+      run.backends_text = s.name();
+      run.progress = false;
       run.batches = spec.batches;
       run.timing_only = !spec.ipu_verify;
       run.warmup = spec.cpu_warmup;
@@ -165,7 +168,7 @@ int loader_sweep_command(const SweepArgs& args, const nlohmann::json& document) 
       row << workload.name << "," << knob.name << "," << size << "," << s.name() << "," << to_string(s.descriptor->info().kind) << ",";
       std::string status = "ok";
       try {
-        const MiniBatchOutcome out = run_batches(run, w, {s}, one, source, false);
+        const runs::MiniBatchOutcome out = runs::run_batches(run, one, source);
         const nlohmann::json& m = out.report["results"][0]["minibatch"];
         const nlohmann::json& loader = out.report["loader"];
         const double per_batch = loader["sampling_s"]["total"].get<double>() / m["batches"].get<double>();

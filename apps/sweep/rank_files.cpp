@@ -17,7 +17,7 @@
 #include <tuple>
 
 #include "analysis/results_table.hpp"
-#include "apps/report_writer.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/limits.hpp"
 #include "common/text_file.hpp"

@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "apps/report_writer.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/limits.hpp"
 #include "common/text_file.hpp"

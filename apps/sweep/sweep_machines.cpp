@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "apps/report_writer.hpp"
+#include "common/atomic_file.hpp"
 #include "common/tool_identity.hpp"
 
 namespace tilesim::cli {

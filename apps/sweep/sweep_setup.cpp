@@ -6,10 +6,10 @@
 
 #include "analysis/results_table.hpp"
 #include "apps/memory_proportion.hpp"
-#include "apps/report_writer.hpp"
 #include "apps/sweep/rank_files.hpp"
 #include "apps/sweep/sweep_identity.hpp"
 #include "apps/sweep/sweep_machines.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/limits.hpp"
 #include "common/tool_identity.hpp"

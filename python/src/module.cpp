@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -17,14 +18,17 @@
 #include <mutex>
 
 #include <omp.h>
-#include <unistd.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <unistd.h>
 
 #include "apps/commands.hpp"
+#include "backends/registry.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
+#include "runs/run.hpp"
 #include "workloads/graphs/in_memory.hpp"
 #include "workloads/workload.hpp"
 
@@ -339,53 +343,63 @@ PYBIND11_MODULE(_core, m) {
       "run",
       [](const std::string& document, const std::string& file, const py::dict& graphs, const std::map<std::string, Float32Array>& values,
          const py::dict& options, bool want_outputs) {
-        tilesim::cli::RunArgs args;
-        args.workload = file;
-        args.backends = py::cast<std::string>(options["backends"]);
-        args.out_dir = py::cast<std::string>(options["out_dir"]);
-        args.timing_only = py::cast<bool>(options["timing_only"]);
-        args.trace = py::cast<std::string>(options["trace"]);
-        if (!options["warmup"].is_none()) args.warmup = py::cast<int>(options["warmup"]);
-        if (!options["repeats"].is_none()) args.repeats = py::cast<int>(options["repeats"]);
-        // Checked as the command line checks --seed, with the same message.
-        if (!options["seed"].is_none()) args.seed = tilesim::cli::checked_seed(py::cast<std::int64_t>(options["seed"]));
-        if (!options["steps"].is_none()) args.steps = py::cast<std::int64_t>(options["steps"]);
-        if (!options["batches"].is_none()) args.batches = py::cast<std::int64_t>(options["batches"]);
-        // Checked as the command line's --available-memory-proportion is (a number in (0, 1]).
-        if (!options["available_memory_proportion"].is_none())
-          args.available_memory_proportion = py::cast<std::string>(options["available_memory_proportion"]);
-
         ListedGraphs listed = list_graphs(graphs);
         tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
-        const nlohmann::json parsed = nlohmann::json::parse(document);
+        tilesim::runs::RunRequest request;
+        request.backends = tilesim::backends::parse_backend_list(py::cast<std::string>(options["backends"]));
+        request.workload = tilesim::workloads::parse_workload(nlohmann::json::parse(document), file);
+        request.workload_file = file;
+        request.backends_text = py::cast<std::string>(options["backends"]);
+        request.timing_only = py::cast<bool>(options["timing_only"]);
+        request.trace_path = py::cast<std::string>(options["trace"]);
+        const std::string trace_path = request.trace_path;
+        if (!options["warmup"].is_none()) request.warmup = py::cast<int>(options["warmup"]);
+        if (!options["repeats"].is_none()) request.repeats = py::cast<int>(options["repeats"]);
+        // Checked as the command line checks --seed, with the same message.
+        if (!options["seed"].is_none()) request.seed = tilesim::cli::checked_seed(py::cast<std::int64_t>(options["seed"]));
+        if (!options["steps"].is_none()) request.steps = py::cast<std::int64_t>(options["steps"]);
+        if (!options["batches"].is_none()) request.batches = py::cast<std::int64_t>(options["batches"]);
+        if (!options["available_memory_proportion"].is_none())
+          request.available_memory_proportion = py::cast<double>(options["available_memory_proportion"]);
+        const std::string out_dir = py::cast<std::string>(options["out_dir"]);  // "": the report is not kept
+        const std::string report_path = out_dir.empty() ? "" : (std::filesystem::path(out_dir) / "report.json").string();
+        const std::string report_where = out_dir.empty() ? "not kept (tilesim.run(..., out=None))" : report_path;
+        request.ready = [&] {
+          std::error_code ec;
+          if (!out_dir.empty()) std::filesystem::create_directories(out_dir, ec);
+          if (ec) throw tilesim::InputError(out_dir, "", "a directory the report can be written to (out=)", ec.message());
+        };
         py::dict outputs;
-        tilesim::cli::RunHooks hooks;
-        hooks.workload_document = &parsed;
-        // The hooks run inside the command, which runs without the GIL: each takes it, since both touch
+        // The hooks run inside the run, which runs without the GIL: each takes it, since both touch
         // Python objects (the caller's arrays, the dict of outputs).
         if (!values.empty())
-          hooks.set_inputs = [&](const tilesim::OpGraph& g, tilesim::TensorValues& v) {
+          request.set_inputs = [&](const tilesim::OpGraph& g, tilesim::TensorValues& v) {
             py::gil_scoped_acquire gil;
             set_values(g, v, values);
           };
         if (want_outputs)
-          hooks.outputs = [&](const std::string& backend, const tilesim::OpGraph& g, const tilesim::TensorValues& v) {
+          request.outputs = [&](const std::string& backend, const tilesim::OpGraph& g, const tilesim::TensorValues& v) {
             py::gil_scoped_acquire gil;
             outputs[py::str(backend)] = collect_outputs(g, v);
           };
         const bool quiet = options.contains("quiet") && py::cast<bool>(options["quiet"]);
+        request.progress = !quiet;
         CommandLineThreads threads;
         StderrToPython err(quiet);
-        CaptureStdout out(true);
-        int code = 0;
+        tilesim::runs::RunResult result;
         {
           // Without the GIL: torch-cpu's autograd refuses to run while its caller holds it, and other
           // Python threads go on while the engine works.
           py::gil_scoped_release released;
-          code = tilesim::cli::run_command(args, &hooks);
+          result = tilesim::runs::run(std::move(request));
         }
-        return py::make_tuple(code, out.text(), outputs);
+        const std::string report_text = result.report.dump(2) + "\n";
+        if (!report_path.empty()) tilesim::write_file_atomically(report_path, report_text);
+        if (result.all_verified) std::cerr << tilesim::runs::refusal_text(result, report_where) << std::flush;
+        const std::string table = result.summary + tilesim::runs::files_text(result, report_where, trace_path);
+        return py::make_tuple(result.exit_code(), table, report_text, outputs);
       },
       py::arg("document"), py::arg("file"), py::arg("graphs"), py::arg("values"), py::arg("options"), py::arg("want_outputs"),
-      "`tilesim run` on a workload document with in-memory graphs and values; returns (exit code, the table, outputs)");
+      "`tilesim run` on a workload document with in-memory graphs and values (runs/run.hpp); returns (exit code, the table, "
+      "report.json's text, outputs)");
 }

@@ -1,8 +1,7 @@
 """tilesim.run: ``tilesim run`` in this process, on a Workload with in-memory graphs and values."""
 import json
+import numbers
 import os
-import shutil
-import tempfile
 import warnings
 
 import numpy as np
@@ -228,27 +227,22 @@ def run(workload, backends=("ipu", "cpu"), *, out=None, timing_only=False, trace
                              f"whose layout its shape cannot tell, found a [{array.shape[0]}, {array.shape[1]}] weight and no weights_layout")
         if weights_layout == "pyg":
             arrays[name] = np.ascontiguousarray(array.T)
+    if available_memory_proportion is not None and (isinstance(available_memory_proportion, bool) or
+                                                    not isinstance(available_memory_proportion, numbers.Real)):
+        raise InputError("available_memory_proportion: expected a number greater than 0 and at most 1, "
+                         f"found {available_memory_proportion!r}")
     document, file, graphs = workload.native_arguments()
-    out_dir = str(out) if out is not None else tempfile.mkdtemp(prefix="tilesim-run-")
-    options = {"backends": _backend_text(backends), "out_dir": out_dir, "timing_only": bool(timing_only), "trace": str(trace or ""),
-               "warmup": warmup, "repeats": repeats, "seed": seed, "steps": steps, "batches": batches,
-               "available_memory_proportion": None if available_memory_proportion is None else str(available_memory_proportion),
+    options = {"backends": _backend_text(backends), "out_dir": str(out) if out is not None else "", "timing_only": bool(timing_only),
+               "trace": str(trace or ""), "warmup": warmup, "repeats": repeats, "seed": seed, "steps": steps, "batches": batches,
+               "available_memory_proportion": None if available_memory_proportion is None else float(available_memory_proportion),
                "quiet": bool(quiet)}
     try:
-        try:
-            code, table, computed = _native.core.run(document, file, graphs, arrays, options, bool(outputs))
-        except InputError as e:
-            raise _with_layout_hint(e, arrays, weights_layout) from None
-        report_path = os.path.join(out_dir, "report.json")
-        with open(report_path, encoding="utf-8") as f:
-            text = f.read()
-    finally:
-        if out is None:
-            shutil.rmtree(out_dir, ignore_errors=True)
-    if out is None:  # the table's last line names the report, which was not kept
-        table = table.replace(f"report: {os.path.join(out_dir, 'report.json')}\n", "report: not kept (tilesim.run(..., out=None))\n")
+        code, table, text, computed = _native.core.run(document, file, graphs, arrays, options, bool(outputs))
+    except InputError as e:
+        raise _with_layout_hint(e, arrays, weights_layout) from None
+    report_path = os.path.join(str(out), "report.json") if out is not None else None
     result_outputs = {b: {n: like_input(a, torch_out) for n, a in tensors.items()} for b, tensors in computed.items()}
-    result = Result(text, table, result_outputs, code, report_path if out is not None else None)
+    result = Result(text, table, result_outputs, code, report_path)
     if code == 3 and result.refused:
         why = "; ".join(f"{b}: {m}" for b, m in result.refused.items())
         raise DoesNotFitError(f"{why} (the other backends ran: {', '.join(result.ran)}; their result is this error's .result)", result)

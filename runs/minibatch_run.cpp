@@ -1,4 +1,4 @@
-#include "apps/minibatch_run.hpp"
+#include "runs/minibatch_run.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,18 +9,18 @@
 #include <optional>
 #include <sstream>
 
-#include "apps/agreement.hpp"
-#include "apps/report_writer.hpp"
-#include "apps/training_run.hpp"
 #include "common/error.hpp"
-#include "common/tool_identity.hpp"
 #include "common/wall_clock.hpp"
 #include "mpi/world.hpp"
+#include "runs/agreement.hpp"
+#include "runs/report_header.hpp"
+#include "runs/result_tables.hpp"
+#include "runs/training_run.hpp"
 #include "workloads/loaders/batch_lowering.hpp"
 #include "workloads/loaders/batch_source.hpp"
 #include "workloads/loaders/epoch_work.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
 namespace {
 
@@ -270,13 +270,15 @@ void print_progress(std::int64_t k, std::int64_t count, const std::vector<Backen
 
 }  // namespace
 
-MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
-                             std::vector<std::unique_ptr<Backend>>& backends, const loaders::BatchSource& source, bool progress) {
+MiniBatchOutcome run_batches(const RunRequest& request, std::vector<std::unique_ptr<Backend>>& backends, const loaders::BatchSource& source) {
+  const workloads::Workload& workload = request.workload;
+  const std::vector<backends::BackendSpec>& specs = request.backends;
+  const bool progress = request.progress && request.lead;
   const bool training = workload.model->train.has_value();
-  if (args.batches && *args.batches < 1) throw InputError("", "--batches", "an integer >= 1", std::to_string(*args.batches));
+  if (request.batches && *request.batches < 1) throw InputError("", "--batches", "an integer >= 1", std::to_string(*request.batches));
 
   // Every batch of the run, each timed as the host makes it.
-  const std::int64_t count = source.batches_to_run(args.batches);
+  const std::int64_t count = source.batches_to_run(request.batches);
   if (progress)
     std::cerr << "tilesim: " << source.describe() << " (built in " << format_time(source.preprocess_s()) << "); running "
               << count << " batch" << (count == 1 ? "" : "es") << std::endl;
@@ -299,9 +301,9 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
   if (any_fixed) padded = loaders::padded_shape(source, batches);
 
   RunOptions options;
-  options.timing_only = args.timing_only;
-  options.warmup = args.warmup;
-  options.repeats = args.repeats;
+  options.timing_only = request.timing_only;
+  options.warmup = request.warmup;
+  options.repeats = request.repeats;
   Work exact_work, padded_work;
   nlohmann::json agreements = nlohmann::json::array();
   bool all_agree = true;
@@ -362,23 +364,19 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
     results.push_back(entry);
   }
 
-  nlohmann::json report;
-  report["tool"] = tool_identity();
-  report["workload"] = workloads::to_json(workload);
-  report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only}, {"warmup", args.warmup},
-                       {"repeats", args.repeats}, {"batches", count}};
+  nlohmann::json report = report_header(request);
+  report["options"]["batches"] = count;
   report["loader"] = loader_json(source, epoch, sampling, padded);
   report["results"] = results;
   report["agreement"] = agreements;
   if (training) report["loss_agreement"] = loss_agreements;
   MiniBatchOutcome outcome;
   outcome.all_verified = all_agree;
+  for (const auto& r : runs) outcome.last_batch.push_back(r.last);
   for (const auto& r : runs) outcome.all_verified = outcome.all_verified && r.all_verified;
   const bool all_verified = outcome.all_verified;
   std::ostringstream text;
-  std::vector<BackendResult> last;
-  for (const auto& r : runs) last.push_back(r.last);
-  text << "last batch:\n" << format_table(last) << "\n" << loader_text(source, sampling, padded) << table.str();
+  text << "last batch:\n" << format_table(outcome.last_batch) << "\n" << loader_text(source, sampling, padded) << table.str();
   if (count < per_epoch) text << "* epoch time estimated from " << count << " of " << per_epoch << " batches\n";
   text << loss_notes;
   if (!agreements.empty() || !loss_agreements.empty())
@@ -389,18 +387,18 @@ MiniBatchOutcome run_batches(const RunArgs& args, const workloads::Workload& wor
   return outcome;
 }
 
-int run_minibatch(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
-                  std::vector<std::unique_ptr<Backend>>& backends, const std::string& report_path) {
-  // The loader's graph or dataset is built once; then the batches run. Under mpirun, rank 0 alone
-  // reports (run_command.cpp).
-  const bool lead = mpi::world().rank == 0;
-  if (!args.json && lead) std::cerr << "tilesim: building the loader's graph ..." << std::endl;
-  const loaders::BatchSource source(workload);
-  const MiniBatchOutcome outcome = run_batches(args, workload, specs, backends, source, !args.json && lead);
-  if (lead) write_file_atomically(report_path, outcome.report.dump(2) + "\n");
-  if (args.json) std::cout << outcome.report.dump(2) << std::endl;
-  else std::cout << outcome.text << "report: " << report_path << "\n";
-  return outcome.all_verified ? 0 : static_cast<int>(ExitCode::internal_error);
+RunResult run_loader(const RunRequest& request, std::vector<std::unique_ptr<Backend>>& backends) {
+  // The loader's graph or dataset is built once; then the batches run.
+  if (request.progress && request.lead) std::cerr << "tilesim: building the loader's graph ..." << std::endl;
+  const loaders::BatchSource source(request.workload);
+  MiniBatchOutcome outcome = run_batches(request, backends, source);
+  RunResult result;
+  result.kind = RunKind::loader;
+  result.report = std::move(outcome.report);
+  result.summary = std::move(outcome.text);
+  result.results = std::move(outcome.last_batch);
+  result.all_verified = outcome.all_verified;
+  return result;
 }
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

@@ -1,5 +1,5 @@
 #pragma once
-// tilesim run on a workload with a "parallel" section: per backend, the step of one device (a replica's
+// A run of a workload with a "parallel" section: per backend, the step of one device (a replica's
 // batch, each pipeline stage's share of the micro-batches, the largest METIS partition) runs on the
 // backend's per-device backend (backends/system_view.hpp), and the system adds what crosses its links:
 // the all-reduce of the trained parameters' gradients, the pipeline's schedule (its fill and drain
@@ -10,15 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "apps/commands.hpp"
-#include "backends/registry.hpp"
-#include "workloads/workload.hpp"
+#include "runs/run_request.hpp"
+#include "runs/run_result.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
-// Runs the scaling of `workload` (which has a "parallel" section) on `specs`, writes `report_path` and
-// prints the summary (or the report, with --json). Returns the exit code of `tilesim run`.
-int run_scaling(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
-                const std::string& report_path);
+// Runs the scaling of request.workload (which has a "parallel" section) on request.backends, each made
+// as a system of devices here.
+RunResult run_scaling(const RunRequest& request);
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

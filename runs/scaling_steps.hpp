@@ -1,5 +1,5 @@
 #pragma once
-// The device steps of a scaling run (apps/scaling_run.hpp): one device's share of a step, run on the
+// The device steps of a scaling run (runs/scaling_run.hpp): one device's share of a step, run on the
 // per-device backend with the machinery of `tilesim run`: a replica's batch (the loader's next batch, or
 // the whole graph again), a pipeline's micro-batches (METIS clusters of the graph), a METIS partition's
 // subgraph with its halo. Each step keeps its op graph so the caller can split its rows by stage.
@@ -13,7 +13,7 @@
 #include "workloads/loaders/epoch_work.hpp"
 #include "workloads/workload.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
 // One step that ran on the device backend.
 struct DeviceStep {
@@ -68,4 +68,4 @@ struct PartitionRuns {
 PartitionRuns run_largest_partition(const workloads::Workload& workload, Backend& device, std::int64_t partitions,
                                     const DeviceOptions& options);
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

@@ -1,37 +1,22 @@
-#include "apps/published_run.hpp"
+#include "runs/published_run.hpp"
 
 #include <filesystem>
-#include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "analysis/published_report.hpp"
-#include "backends/backend_spec.hpp"
-#include "apps/commands.hpp"
+#include "backends/registry.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
-#include "common/strict_json.hpp"
+#include "runs/run.hpp"
+#include "workloads/workload.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
 namespace {
 
 namespace fs = std::filesystem;
 using analysis::PublishedEntry;
 using analysis::PublishedPrediction;
-
-// Swallows what run_command prints (its report goes to report.json), and restores std::cout even
-// when the run throws.
-class QuietStdout {
- public:
-  QuietStdout() : saved_(std::cout.rdbuf(sink_.rdbuf())) {}
-  ~QuietStdout() { std::cout.rdbuf(saved_); }
-  QuietStdout(const QuietStdout&) = delete;
-  QuietStdout& operator=(const QuietStdout&) = delete;
-
- private:
-  std::ostringstream sink_;
-  std::streambuf* saved_;
-};
 
 // The entry's report quantity: a loader run's step, epoch or throughput; a training run's median step
 // or last step's phase; a forward pass's time.
@@ -59,26 +44,33 @@ double report_quantity(const nlohmann::json& result, const std::string& quantity
 
 PublishedPrediction predict(const PublishedEntry& e, const std::string& suite, const std::string& out_dir) {
   const analysis::PredictionRecipe& r = *e.prediction;
-  RunArgs args;
-  args.workload = r.workload;
-  args.backends = r.backend;
-  args.out_dir = (fs::path(out_dir) / "runs" / suite / e.id).string();
-  args.json = true;
-  args.timing_only = true;  // the published figures are times; no values are needed
-  args.warmup = 0;
-  args.repeats = 1;
   const std::string what = suite + " entry " + e.id;
-  int rc = 0;
+  RunRequest request;
+  request.workload_file = r.workload;
+  request.backends_text = r.backend;
+  request.timing_only = true;  // the published figures are times; no values are needed
+  request.warmup = 0;
+  request.repeats = 1;
+  request.progress = false;
+  const std::string run_dir = (fs::path(out_dir) / "runs" / suite / e.id).string();
+  request.ready = [&] {
+    std::error_code ec;
+    fs::create_directories(run_dir, ec);
+    if (ec) throw InputError(run_dir, "", "a directory the entry's report can be written to", ec.message());
+  };
+  RunResult run;
   try {
-    QuietStdout quiet;
-    rc = run_command(args);
+    request.backends = backends::parse_backend_list(r.backend);
+    request.workload = workloads::load_workload(r.workload);
+    run = runs::run(std::move(request));
   } catch (const Error& err) {
     throw Error(err.code(), what + " (" + r.workload + " on " + r.backend + "): " + err.what());
   }
-  if (rc != 0) throw Error(ExitCode::internal_error, what + ": `tilesim run` exited " + std::to_string(rc));
+  if (run.exit_code() != 0) throw Error(ExitCode::internal_error, what + ": `tilesim run` exited " + std::to_string(run.exit_code()));
   PublishedPrediction p;
-  p.report_path = (fs::path(args.out_dir) / "report.json").string();
-  const nlohmann::json report = load_json_file(p.report_path);
+  p.report_path = (fs::path(run_dir) / "report.json").string();
+  write_file_atomically(p.report_path, run.report.dump(2) + "\n");
+  const nlohmann::json& report = run.report;
   const nlohmann::json& result = report.at("results").at(0);
   p.report_value = report_quantity(result, r.quantity, what);
   p.kind = analysis::prediction_label(result.value("kind", std::string()), backends::parse_backend_list(r.backend).front().mode);
@@ -100,4 +92,4 @@ nlohmann::json run_published_suite(const analysis::PublishedSuite& suite, const 
   return analysis::build_published_report(suite, predictions);
 }
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

@@ -15,7 +15,7 @@
 #include "results/backend.hpp"
 #include "workloads/workload.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
 struct TrainingRun {
   BackendResult last_step;                  // the last step's rows (the table and report's per-op rows)
@@ -69,4 +69,4 @@ nlohmann::json loss_curve_agreements(const std::vector<const std::vector<std::op
                                      const std::vector<backends::BackendSpec>& specs, double relative_tolerance, const std::string& unit,
                                      bool& all_agree, std::string& notes);
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

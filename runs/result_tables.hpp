@@ -1,5 +1,5 @@
 #pragma once
-// report.json: tool version, the resolved workload, one entry per backend, and cross-backend checks.
+// The tables a run prints, and the per-layer totals its report carries beside the per-op rows.
 #include <string>
 #include <vector>
 
@@ -7,12 +7,7 @@
 
 #include "results/result.hpp"
 
-namespace tilesim::cli {
-
-// Writes `text` to `path` through a temporary file of this process's own and a rename, so an existing
-// file is never left half-written. Throws InputError naming the path if it cannot be created there,
-// and Error (exit 1) if a write fails (a full disk), the file then unchanged.
-void write_file_atomically(const std::string& path, const std::string& text);
+namespace tilesim::runs {
 
 // The short table `tilesim run` prints: one line per op and backend (time, cycles, FLOPs, minimum
 // bytes, intensity, verified), and after the last op of each group (a GNN layer, a schnet_block) one
@@ -32,4 +27,4 @@ std::string si_text(double x, const char* unit);
 // "1.23 us", "45.6 ms": a time with a unit people read at a glance.
 std::string format_time(double seconds);
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

@@ -1,4 +1,4 @@
-#include "apps/scaling_run.hpp"
+#include "runs/scaling_run.hpp"
 
 #include <algorithm>
 #include <ctime>
@@ -8,15 +8,15 @@
 #include <optional>
 #include <sstream>
 
-#include "apps/report_writer.hpp"
-#include "apps/scaling_steps.hpp"
 #include "analysis/stage_split.hpp"
 #include "backends/system_view.hpp"
 #include "common/error.hpp"
-#include "common/tool_identity.hpp"
+#include "runs/report_header.hpp"
+#include "runs/result_tables.hpp"
+#include "runs/scaling_steps.hpp"
 #include "workloads/layers/model_spec.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
 namespace {
 
@@ -395,23 +395,24 @@ void write_step_notes(std::ostream& notes, const std::string& name, const Scaled
 
 }  // namespace
 
-int run_scaling(const RunArgs& args, const workloads::Workload& workload, const std::vector<backends::BackendSpec>& specs,
-                const std::string& report_path) {
+RunResult run_scaling(const RunRequest& request) {
+  const workloads::Workload& workload = request.workload;
   const ParallelSpec& p = *workload.parallel;
-  if (!args.trace.empty())
+  if (!request.trace_path.empty())
     throw InputError("", "--trace", "no --trace with a \"parallel\" section (a trace is of one device's step: run the workload without it)",
-                     "--trace " + args.trace);
-  if (args.steps || args.batches)
-    throw InputError("", args.steps ? "--steps" : "--batches",
+                     "--trace " + request.trace_path);
+  if (request.steps || request.batches)
+    throw InputError("", request.steps ? "--steps" : "--batches",
                      "no --steps or --batches with a \"parallel\" section (a scaling run reports one step of every replica)",
-                     args.steps ? "--steps " + std::to_string(*args.steps) : "--batches " + std::to_string(*args.batches));
+                     request.steps ? "--steps " + std::to_string(*request.steps) : "--batches " + std::to_string(*request.batches));
   const std::int64_t used = p.devices();
 
   nlohmann::json scaling = nlohmann::json::array();
   nlohmann::json results = nlohmann::json::array();
+  std::vector<BackendResult> device_results;
   std::ostringstream table, notes;
   bool all_verified = true;
-  for (const backends::BackendSpec& spec : specs) {
+  for (const backends::BackendSpec& spec : request.backends) {
     const auto view = backends::system_view(spec);
     if (used > view->devices())
       throw InputError(workload.source_file, "parallel",
@@ -419,11 +420,11 @@ int run_scaling(const RunArgs& args, const workloads::Workload& workload, const 
                            std::to_string(view->devices()) + " " + view->device_word() + (view->devices() == 1 ? "" : "s") +
                            "; a system with more, or fewer replicas)",
                        std::to_string(used) + " (" + workloads::parallel::to_string(p) + ")");
-    if (!args.json) std::cerr << "tilesim: running " << spec.name() << ": " << workloads::parallel::to_string(p) << " ..." << std::endl;
+    if (request.progress) std::cerr << "tilesim: running " << spec.name() << ": " << workloads::parallel::to_string(p) << " ..." << std::endl;
     DeviceOptions options;
-    options.run.timing_only = args.timing_only;
-    options.run.warmup = args.warmup;
-    options.run.repeats = args.repeats;
+    options.run.timing_only = request.timing_only;
+    options.run.warmup = request.warmup;
+    options.run.repeats = request.repeats;
     options.fixed_shapes = spec.descriptor->info().fixed_shapes;
     options.shapes_only = !spec.descriptor->info().reads_input_values;
     const auto device = view->device_backend(used);
@@ -478,6 +479,7 @@ int run_scaling(const RunArgs& args, const workloads::Workload& workload, const 
     nlohmann::json device_result = s.device_steps.front().result.to_json();
     device_result["scaling_role"] = "one device's step: " + s.how;
     results.push_back(device_result);
+    device_results.push_back(s.device_steps.front().result);
 
     // The summary line, each time with its kind's initial (s simulated, m modeled).
     const auto tagged = [](double t, ResultKind k, bool present) {
@@ -495,24 +497,22 @@ int run_scaling(const RunArgs& args, const workloads::Workload& workload, const 
     write_step_notes(notes, spec.name(), s);
   }
 
-  nlohmann::json report;
-  report["tool"] = tool_identity();
-  report["workload"] = workloads::to_json(workload);
-  report["options"] = {{"backends", args.backends}, {"timing_only", args.timing_only}, {"warmup", args.warmup}, {"repeats", args.repeats}};
-  report["results"] = results;
-  report["scaling"] = scaling;
-  write_file_atomically(report_path, report.dump(2) + "\n");
-  if (args.json) {
-    std::cout << report.dump(2) << std::endl;
-  } else {
-    std::cout << "scaling: " << workloads::parallel::to_string(p) << ", " << used << " device" << (used == 1 ? "" : "s") << "\n"
-              << std::left << std::setw(24) << "backend" << std::right << std::setw(8) << "devices" << std::setw(14) << "step"
-              << std::setw(15) << "compute" << std::setw(15) << "all-reduce" << std::setw(15) << "bubble" << std::setw(15) << "halo"
-              << std::setw(19) << scaling.front()["throughput"]["unit"].get<std::string>() << std::setw(11) << "efficiency" << "\n"
-              << table.str() << "(s: simulated, m: modeled; efficiency: throughput / (devices x one device's))\n"
-              << notes.str() << "report: " << report_path << "\n";
-  }
-  return all_verified ? 0 : static_cast<int>(ExitCode::internal_error);
+  RunResult result;
+  result.kind = RunKind::scaling;
+  result.report = report_header(request);
+  result.report["results"] = results;
+  result.report["scaling"] = scaling;
+  std::ostringstream summary;
+  summary << "scaling: " << workloads::parallel::to_string(p) << ", " << used << " device" << (used == 1 ? "" : "s") << "\n"
+          << std::left << std::setw(24) << "backend" << std::right << std::setw(8) << "devices" << std::setw(14) << "step"
+          << std::setw(15) << "compute" << std::setw(15) << "all-reduce" << std::setw(15) << "bubble" << std::setw(15) << "halo"
+          << std::setw(19) << scaling.front()["throughput"]["unit"].get<std::string>() << std::setw(11) << "efficiency" << "\n"
+          << table.str() << "(s: simulated, m: modeled; efficiency: throughput / (devices x one device's))\n"
+          << notes.str();
+  result.summary = summary.str();
+  result.results = std::move(device_results);
+  result.all_verified = all_verified;
+  return result;
 }
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

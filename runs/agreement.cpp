@@ -1,11 +1,11 @@
-#include "apps/agreement.hpp"
+#include "runs/agreement.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "ir/reference/compare.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
 namespace {
 
@@ -107,4 +107,4 @@ nlohmann::json op_agreements(const OpGraph& graph, const TensorValues& inputs, c
   return agreements;
 }
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

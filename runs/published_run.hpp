@@ -1,6 +1,6 @@
 #pragma once
 // The published suites' predictions: each comparable entry's workload run through `tilesim run`'s own
-// machinery (run_command, so training steps and loaders run exactly as `tilesim run` runs them) on the
+// machinery (runs/run.hpp, so training steps and loaders run exactly as `tilesim run` runs them) on the
 // entry's backend, timing-only, and the report quantity converted into the published unit.
 #include <string>
 
@@ -8,10 +8,10 @@
 
 #include "workloads/published_suite.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
 // Runs every comparable entry of `suite` (reports under <out_dir>/runs/<suite>/<entry id>/report.json)
 // and returns the suite's report (analysis/published_report.hpp). A run that fails names its entry.
 nlohmann::json run_published_suite(const analysis::PublishedSuite& suite, const std::string& out_dir);
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

@@ -10,7 +10,7 @@
 #include "ir/reference/reference.hpp"
 #include "ir/tensor_values.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
 struct OutputsOf {
   std::string backend;           // its name in the report
@@ -23,4 +23,4 @@ struct OutputsOf {
 nlohmann::json op_agreements(const OpGraph& graph, const TensorValues& inputs, const std::vector<OutputsOf>& backends,
                              bool& all_agree);
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

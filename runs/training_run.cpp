@@ -1,4 +1,4 @@
-#include "apps/training_run.hpp"
+#include "runs/training_run.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
 nlohmann::json phase_times(const OpGraph& graph, const BackendResult& step) {
   std::map<std::string, OpPhase> phase_of;
@@ -138,4 +138,4 @@ nlohmann::json loss_curve_agreements(const std::vector<const std::vector<std::op
   return agreements;
 }
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs

@@ -1,4 +1,4 @@
-#include "apps/scaling_steps.hpp"
+#include "runs/scaling_steps.hpp"
 
 #include <algorithm>
 
@@ -8,7 +8,7 @@
 #include "workloads/loaders/batch_source.hpp"
 #include "workloads/loaders/epoch_work.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::runs {
 
 namespace {
 
@@ -203,4 +203,4 @@ PartitionRuns run_largest_partition(const workloads::Workload& workload, Backend
   return out;
 }
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::runs
