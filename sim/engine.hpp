@@ -19,17 +19,15 @@
 #include <memory>
 #include <vector>
 
+// Mode and the cost rules have headers of their own; included here so that the engine's users have them.
 #include "sim/machine_config.hpp"
+#include "sim/mode.hpp"
 #include "sim/program.hpp"
 #include "sim/stats.hpp"
+#include "sim/tile_cost.hpp"
 #include "sim/trace.hpp"
 
 namespace tilesim::sim {
-
-enum class Mode {
-  functional,   // vertices execute and exchanges copy real bytes between tile arenas
-  timing_only,  // same cycles, no bytes moved, no arenas allocated
-};
 
 // A rectangle of a host array that one loaded buffer holds: `rows` rows of `row_bytes` bytes, packed
 // from the buffer's first byte; host row k starts at byte host_offset_bytes + k * host_stride_bytes of
@@ -97,22 +95,5 @@ class Engine {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// Tile cycles of the vertices one tile runs in one compute set: multi-worker vertices run one after
-// another, each costing worker_contexts x (slowest worker) + supervisor cycles; single-worker vertices
-// are packed onto the worker contexts (longest first) and cost worker_contexts x (busiest context)
-// plus their supervisor cycles. Pure, so tests and planners can call it.
-Cycles tile_compute_cycles(const std::vector<const Vertex*>& vertices, std::int32_t worker_contexts);
-
-// The barrel-scheduling rule tile_compute_cycles applies: each of the worker_contexts contexts issues
-// every worker_contexts-th cycle, so work whose busiest context needs `busiest_context_cycles` lasts
-// worker_contexts x that on the tile, plus the supervisor's cycles. A model's planner estimates a
-// vertex with it (the slowest worker as the busiest context).
-Cycles barrel_tile_cycles(Cycles busiest_context_cycles, std::int32_t worker_contexts, Cycles supervisor_cycles);
-
-// Exchange cycles of one tile: max(bytes sent, bytes received) / exchange_bytes_per_cycle, rounded up.
-// The engine passes as `effective_bytes_received` each transfer's bytes divided by the number of the
-// tile's supertile that receive it (tiles sharing a bus receive common data at that multiple of the rate).
-Cycles tile_exchange_cycles(std::int64_t bytes_sent, double effective_bytes_received, double exchange_bytes_per_cycle);
 
 }  // namespace tilesim::sim

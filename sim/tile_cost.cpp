@@ -1,14 +1,13 @@
-// The engine's pure cost rules: a tile's cycles for its vertices in one compute set (by barrel
-// scheduling), and for its bytes in one exchange (declared in engine.hpp so planners and tests can
-// call them).
+// The engine's pure cost rules (sim/tile_cost.hpp): a tile's cycles for its vertices in one compute set
+// (by barrel scheduling), and for its bytes in one exchange.
+#include "sim/tile_cost.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "sim/engine.hpp"
 
 namespace tilesim::sim {
 

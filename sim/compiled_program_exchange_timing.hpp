@@ -1,0 +1,51 @@
+#pragma once
+// How long each tile of an exchange phase takes: the bytes and contiguous regions it sends and
+// receives (tiles of one supertile receiving the same transfer share its bus), and when its transfers
+// across chips arrive (compiled_program_links.hpp). Engine-internal.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "sim/compiled_program_buffers.hpp"
+#include "sim/compiled_program_links.hpp"
+#include "sim/compiled_program_phase.hpp"
+
+namespace tilesim::sim::compile {
+
+class ExchangeTiming {
+ public:
+  ExchangeTiming(const MachineConfig& config, const ProgramBuffers& buffers, PhaseTiles& tiles);
+
+  // The transfer as its source tile sends it.
+  void add_send(TileId src_tile, const Transfer& transfer) {
+    const auto t = static_cast<std::size_t>(src_tile);
+    sent_bytes_[t] += transfer.total_bytes();
+    sent_regions_[t] += transfer.blocks;
+  }
+  // The transfer as its destination tiles receive it; touches them.
+  void add_receptions(const Transfer& transfer);
+  // After every transfer of the phase is added: their crossings between chips (LinkTiming::add).
+  bool add_link_cycles(const ExchangePlan& plan) { return links_.add(plan); }
+
+  Cycles tile_cycles(TileId tile) const;
+  std::int64_t received_bytes(TileId tile) const { return received_bytes_[static_cast<std::size_t>(tile)]; }
+
+  // Zeroes the touched tiles for the next phase (before PhaseTiles::finish forgets them).
+  void reset_touched();
+
+ private:
+  const MachineConfig& config_;
+  const ProgramBuffers& buffers_;
+  PhaseTiles& tiles_;
+  LinkTiming links_;
+
+  // Per tile.
+  std::vector<std::int64_t> sent_bytes_;
+  std::vector<std::int64_t> sent_regions_;      // contiguous regions a tile sends (a broadcast counts once)
+  std::vector<std::int64_t> received_regions_;  // contiguous regions a tile receives
+  std::vector<std::int64_t> received_bytes_;
+  std::vector<double> effective_received_bytes_;
+  std::vector<TileId> dst_tiles_;  // scratch: one transfer's destination tiles
+};
+
+}  // namespace tilesim::sim::compile
