@@ -3,8 +3,7 @@
 #include <sstream>
 
 #include "backends/families.hpp"
-#include "backends/machine_ceilings.hpp"
-#include "common/error.hpp"
+#include "backends/host_measured_family.hpp"
 #include "kernels/cpu/cpu_backend.hpp"
 
 namespace tilesim::backends {
@@ -27,43 +26,11 @@ FamilyInfo cpu_info() {
   return i;
 }
 
-class CpuFamily final : public BackendFamily {
+class CpuFamily final : public HostMeasuredFamily {
  public:
-  CpuFamily() : BackendFamily(cpu_info()) {}
-
-  MachineChoice machine_choice() const override {
-    MachineChoice m;
-    m.runs_on = "this host's cores";
-    return m;
-  }
-
-  BackendSpec parse(const std::string& item, const std::string&) const override {
-    if (item.find(':') != std::string::npos)
-      throw InputError("", "--backends", "cpu without a machine name", "\"" + item + "\"");
-    BackendSpec spec;
-    spec.descriptor = this;
-    return spec;
-  }
+  CpuFamily() : HostMeasuredFamily(cpu_info(), "CPU (measured)", "CPU") {}
 
   std::unique_ptr<Backend> make(const BackendSpec&) const override { return std::make_unique<kernels::cpu::CpuBackend>(); }
-
-  std::string row_mode(const BackendSpec&, const TimingSettings& timing) const override {
-    return "median-of-" + std::to_string(timing.timed_calls);
-  }
-
-  std::string plan_text(const BackendSpec&, const TimingSettings& timing) const override {
-    return "measured, median of " + std::to_string(timing.timed_calls) + " calls after " + std::to_string(timing.warmup) +
-           " warm-up";
-  }
-
-  std::optional<std::string> display_label(const std::string& name, const std::string&, const std::string&) const override {
-    if (name != "cpu") return std::nullopt;
-    return "CPU (measured)";
-  }
-
-  RooflineMachine ceilings(const BackendSpec&, const std::string& backend, const std::string& machine) const override {
-    return host_cpu_ceilings(backend, machine, "CPU");
-  }
 
   std::string machine_table(const nlohmann::json&) const override {
     std::ostringstream line;

@@ -351,16 +351,16 @@ TensorId OpGraph::add_op(Op op) {
       expect(op.input, "predictions", {s.num_inputs, s.num_features}, op.dtype);
       if (op.loss == LossFn::cross_entropy) expect(op.indices, "labels", {s.num_inputs}, DType::int32);
       else expect(op.weight, "targets", {s.num_inputs, s.num_features}, op.dtype);
-      if (op.aux >= 0) expect(op.aux, "row weights", {s.num_inputs}, DType::float32);
+      if (op.loss_row_weights() >= 0) expect(op.loss_row_weights(), "row weights", {s.num_inputs}, DType::float32);
       break;
     case OpKind::optimizer_step: {
       const std::int64_t p = s.num_inputs * s.num_features;
       expect_elements(op.input, "parameter", p);
       expect_elements(op.weight, "grad", p);
       const std::int64_t rows = op.optimizer.state_rows();
-      if (rows > 0) expect(op.bias, "state", {rows, p}, op.dtype);
-      else if (op.bias >= 0) bad_op(op, "has a state tensor, but " + to_string(op.optimizer.kind) + " without momentum keeps none");
-      if (op.optimizer.kind == OptimizerSpec::Kind::adam) expect(op.aux, "step", {1, 1}, DType::float32);
+      if (rows > 0) expect(op.optimizer_state(), "state", {rows, p}, op.dtype);
+      else if (op.optimizer_state() >= 0) bad_op(op, "has a state tensor, but " + to_string(op.optimizer.kind) + " without momentum keeps none");
+      if (op.optimizer.kind == OptimizerSpec::Kind::adam) expect(op.step_number(), "step", {1, 1}, DType::float32);
       break;
     }
     case OpKind::cast: {

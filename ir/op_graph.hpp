@@ -220,6 +220,19 @@ struct Op {
   std::int64_t min_bytes_written() const;
   // cast: the factor it multiplies by (scalar, 1 where left 0).
   float cast_scale() const { return scalar == 0 ? 1.0f : scalar; }
+
+  // The operands some kinds keep in a generic slot, by their role (the table above); -1 where absent.
+  // Read and written through these, a backend's code says what it means.
+  TensorId optimizer_state() const { return bias; }      // optimizer_step: [S, P] when S = state_rows() > 0
+  TensorId step_number() const { return aux; }           // optimizer_step (adam): t as a [1, 1] float32
+  TensorId loss_row_weights() const { return aux; }      // loss, loss_grad: the per-row weights [M], float32
+  TensorId segment_offsets() const { return indices; }   // segment_matmul: int32 [num_segments + 1]
+  TensorId binary_other() const { return weight; }       // binary: the right operand [other_rows, other_groups]
+  void set_optimizer_state(TensorId t) { bias = t; }
+  void set_step_number(TensorId t) { aux = t; }
+  void set_loss_row_weights(TensorId t) { aux = t; }
+  void set_segment_offsets(TensorId t) { indices = t; }
+  void set_binary_other(TensorId t) { weight = t; }
 };
 
 // A run of consecutive ops that one layer (or a composite op such as schnet_block) lowered to.

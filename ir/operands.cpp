@@ -128,11 +128,11 @@ void check_operands(const Op& op, const Operands& o, const std::string& who) {
           if (labels[i] < 0 || labels[i] >= k)
             bad(op, who, "labels[" + std::to_string(i) + "] = " + std::to_string(labels[i]) + " is outside [0, " + std::to_string(k) + ")");
       }
-      if (op.aux >= 0) {
-        expect_size(op, who, o.aux, "row weights", m, "[" + std::to_string(m) + "]");
+      if (op.loss_row_weights() >= 0) {
+        expect_size(op, who, o.loss_row_weights(), "row weights", m, "[" + std::to_string(m) + "]");
         // A weight is a row's share of the mean: negative or infinite ones have no such meaning (and
         // could cancel the weights' sum to 0 while rows still count).
-        const std::vector<float>& w = *o.aux;
+        const std::vector<float>& w = *o.loss_row_weights();
         for (std::size_t i = 0; i < w.size(); ++i)
           if (!(w[i] >= 0) || std::isinf(w[i]))
             bad(op, who, "row weights[" + std::to_string(i) + "] = " + std::to_string(w[i]) + ", expected a finite weight >= 0");
@@ -142,10 +142,11 @@ void check_operands(const Op& op, const Operands& o, const std::string& who) {
       expect_size(op, who, o.input, "parameter", m * k, times(m, k));
       expect_size(op, who, o.weight, "grad", m * k, times(m, k));
       const std::int64_t rows = op.optimizer.state_rows();
-      if (rows > 0) expect_size(op, who, o.bias, "state", rows * m * k, times(rows, m * k));
+      if (rows > 0) expect_size(op, who, o.optimizer_state(), "state", rows * m * k, times(rows, m * k));
       if (op.optimizer.kind == OptimizerSpec::Kind::adam) {
-        expect_size(op, who, o.aux, "step", 1, "[1, 1]");
-        if (!((*o.aux)[0] >= 1)) bad(op, who, "step = " + std::to_string((*o.aux)[0]) + ", expected a step number >= 1");
+        expect_size(op, who, o.step_number(), "step", 1, "[1, 1]");
+        if (!((*o.step_number())[0] >= 1))
+          bad(op, who, "step = " + std::to_string((*o.step_number())[0]) + ", expected a step number >= 1");
       }
       break;
     }

@@ -22,6 +22,13 @@ struct Operands {
   const std::vector<float>* bias = nullptr;            // matmul [N] when op.bias >= 0; optimizer_step's state
   const std::vector<float>* aux = nullptr;             // optimizer_step (adam): the step number [1, 1];
                                                        // loss, loss_grad: the row weights [M] when op.aux >= 0
+
+  // The same slots by their role (Op's accessors of the same names).
+  const std::vector<float>* optimizer_state() const { return bias; }
+  const std::vector<float>* step_number() const { return aux; }
+  const std::vector<float>* loss_row_weights() const { return aux; }
+  const std::vector<std::int32_t>* segment_offsets() const { return indices; }
+  const std::vector<float>* binary_other() const { return weight; }
 };
 
 // Each operand from `produced` (outputs of earlier ops) when it holds the tensor, else from `inputs`.

@@ -398,13 +398,6 @@ void write_step_notes(std::ostream& notes, const std::string& name, const Scaled
 RunResult run_scaling(const RunRequest& request) {
   const workloads::Workload& workload = request.workload;
   const ParallelSpec& p = *workload.parallel;
-  if (!request.trace_path.empty())
-    throw InputError("", "--trace", "no --trace with a \"parallel\" section (a trace is of one device's step: run the workload without it)",
-                     "--trace " + request.trace_path);
-  if (request.steps || request.batches)
-    throw InputError("", request.steps ? "--steps" : "--batches",
-                     "no --steps or --batches with a \"parallel\" section (a scaling run reports one step of every replica)",
-                     request.steps ? "--steps " + std::to_string(*request.steps) : "--batches " + std::to_string(*request.batches));
   const std::int64_t used = p.devices();
 
   nlohmann::json scaling = nlohmann::json::array();

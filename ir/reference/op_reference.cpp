@@ -314,7 +314,7 @@ OpExpectation unary(const Op& op, const Operands& o) {
 OpExpectation binary(const Op& op, const Operands& o) {
   const OpShape& s = op.shape;
   const std::vector<float>& x = need(op, o.input, "input");
-  const std::vector<float>& other = need(op, o.weight, "other");
+  const std::vector<float>& other = need(op, o.binary_other(), "other");
   if (static_cast<std::int64_t>(x.size()) != s.num_inputs * s.num_features || s.other_groups <= 0 ||
       s.num_features % s.other_groups != 0 || (s.other_rows != 1 && s.other_rows != s.num_inputs) ||
       static_cast<std::int64_t>(other.size()) != s.other_rows * s.other_groups)

@@ -142,7 +142,7 @@ struct RowWeights {
   double sum = 0;
 };
 RowWeights row_weights_of(const Op& op, const Operands& o, std::int64_t rows) {
-  RowWeights r{need(op, o.aux, "row weights", rows)};
+  RowWeights r{need(op, o.loss_row_weights(), "row weights", rows)};
   for (const float w : r.w) {
     if (!(w >= 0) || std::isinf(w))
       throw std::invalid_argument("reference: op '" + op.name + "': a row weight is negative, infinite or NaN");
@@ -250,7 +250,7 @@ OpExpectation weighted_loss_grad(const Op& op, const Operands& o) {
 }  // namespace
 
 OpExpectation loss(const Op& op, const Operands& o) {
-  if (op.aux >= 0) return weighted_loss(op, o);
+  if (op.loss_row_weights() >= 0) return weighted_loss(op, o);
   const std::int64_t m = op.shape.num_inputs, c = op.shape.num_features;
   const std::vector<float>& x = need(op, o.input, "predictions", m * c);
   double total = 0, total_abs = 0, error = 0;
@@ -286,7 +286,7 @@ OpExpectation loss(const Op& op, const Operands& o) {
 }
 
 OpExpectation loss_grad(const Op& op, const Operands& o) {
-  if (op.aux >= 0) return weighted_loss_grad(op, o);
+  if (op.loss_row_weights() >= 0) return weighted_loss_grad(op, o);
   const std::int64_t m = op.shape.num_inputs, c = op.shape.num_features;
   const std::vector<float>& x = need(op, o.input, "predictions", m * c);
   OpExpectation e;
@@ -329,7 +329,7 @@ OpExpectation optimizer_step(const Op& op, const Operands& o) {
   const std::int64_t rows = spec.state_rows();
   const std::vector<float>& p = need(op, o.input, "parameter", p_count);
   const std::vector<float>& g = need(op, o.weight, "grad", p_count);
-  const std::vector<float>* state = rows > 0 ? &need(op, o.bias, "state", rows * p_count) : nullptr;
+  const std::vector<float>* state = rows > 0 ? &need(op, o.optimizer_state(), "state", rows * p_count) : nullptr;
   OpExpectation e;
   e.value.resize(count * sz(1 + rows));
   e.bound.resize(e.value.size());
@@ -356,7 +356,7 @@ OpExpectation optimizer_step(const Op& op, const Operands& o) {
       continue;
     }
     // Adam.
-    const double t = (*o.aux)[0];
+    const double t = (*o.step_number())[0];
     const double b1 = spec.beta1, b2 = spec.beta2;
     const double m0 = (*state)[i], v0 = (*state)[count + i];
     const double m1 = b1 * m0 + (1 - b1) * g2;

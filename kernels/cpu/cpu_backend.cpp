@@ -54,24 +54,24 @@ void run_op(const Op& op, const Operands& o, float* out) {
         return;
       }
       matmul_f32(o.input->data(), o.weight->data(), s.num_inputs, s.num_features, s.out_features,
-                 op.bias >= 0 ? o.bias->data() : nullptr, out);
+                 op.optimizer_state() >= 0 ? o.optimizer_state()->data() : nullptr, out);
       return;
     case OpKind::segment_matmul:
       if (op.transpose_input) {
-        segment_matmul_transposed_input_f32(o.input->data(), o.indices->data(), s.num_segments, o.weight->data(), s.num_features,
+        segment_matmul_transposed_input_f32(o.input->data(), o.segment_offsets()->data(), s.num_segments, o.weight->data(), s.num_features,
                                             s.out_features, out);
         return;
       }
       if (op.transpose_weight) {
-        segment_matmul_transposed_weight_f32(o.input->data(), o.indices->data(), s.num_segments, o.weight->data(), s.num_features,
+        segment_matmul_transposed_weight_f32(o.input->data(), o.segment_offsets()->data(), s.num_segments, o.weight->data(), s.num_features,
                                              s.out_features, out);
         return;
       }
-      segment_matmul_f32(o.input->data(), o.indices->data(), s.num_segments, o.weight->data(), s.num_features, s.out_features, out);
+      segment_matmul_f32(o.input->data(), o.segment_offsets()->data(), s.num_segments, o.weight->data(), s.num_features, s.out_features, out);
       return;
     case OpKind::unary: unary_f32(op.unary, op.scalar, o.input->data(), s.num_inputs * s.num_features, out); return;
     case OpKind::binary:
-      binary_f32(op.binary, o.input->data(), s.num_inputs, s.num_features, o.weight->data(), s.other_rows, s.other_groups, out);
+      binary_f32(op.binary, o.input->data(), s.num_inputs, s.num_features, o.binary_other()->data(), s.other_rows, s.other_groups, out);
       return;
     case OpKind::unary_grad:
       unary_grad_f32(op.unary, op.scalar, o.input->data(), o.weight->data(), s.num_inputs * s.num_features, out);
@@ -81,14 +81,14 @@ void run_op(const Op& op, const Operands& o, float* out) {
     case OpKind::loss_grad: {
       const std::int32_t* labels = op.loss == LossFn::cross_entropy ? o.indices->data() : nullptr;
       const float* targets = op.loss == LossFn::mse ? o.weight->data() : nullptr;
-      const float* row_weights = op.aux >= 0 ? o.aux->data() : nullptr;
+      const float* row_weights = op.loss_row_weights() >= 0 ? o.loss_row_weights()->data() : nullptr;
       if (op.kind == OpKind::loss) loss_f32(op.loss, o.input->data(), s.num_inputs, s.num_features, labels, targets, row_weights, out);
       else loss_grad_f32(op.loss, o.input->data(), s.num_inputs, s.num_features, labels, targets, row_weights, out);
       return;
     }
     case OpKind::optimizer_step:
-      optimizer_step_f32(op.optimizer, o.input->data(), o.weight->data(), op.bias >= 0 ? o.bias->data() : nullptr,
-                         op.aux >= 0 ? (*o.aux)[0] : 1.0, s.num_inputs * s.num_features, out);
+      optimizer_step_f32(op.optimizer, o.input->data(), o.weight->data(), op.optimizer_state() >= 0 ? o.optimizer_state()->data() : nullptr,
+                         op.step_number() >= 0 ? (*o.step_number())[0] : 1.0, s.num_inputs * s.num_features, out);
       return;
     case OpKind::cast: break;  // CastOp, which holds its input in its own dtype
   }

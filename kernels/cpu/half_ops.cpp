@@ -163,13 +163,13 @@ class TypedHalfOp final : public HalfOp::Impl {
       case OpKind::loss_grad: {
         const std::int32_t* labels = op_.loss == LossFn::cross_entropy ? indices_->data() : nullptr;
         const float* targets = op_.loss == LossFn::mse ? w : nullptr;
-        const float* row_weights = op_.aux >= 0 ? aux_->data() : nullptr;
+        const float* row_weights = op_.loss_row_weights() >= 0 ? aux_->data() : nullptr;
         if (op_.kind == OpKind::loss) loss_f32(op_.loss, in, s.num_inputs, s.num_features, labels, targets, row_weights, out);
         else loss_grad_f32(op_.loss, in, s.num_inputs, s.num_features, labels, targets, row_weights, out);
         break;
       }
       case OpKind::optimizer_step:
-        optimizer_step_f32(op_.optimizer, in, w, op_.bias >= 0 ? bias_f32_.data() : nullptr, op_.aux >= 0 ? (*aux_)[0] : 1.0,
+        optimizer_step_f32(op_.optimizer, in, w, op_.optimizer_state() >= 0 ? bias_f32_.data() : nullptr, op_.step_number() >= 0 ? (*aux_)[0] : 1.0,
                            s.num_inputs * s.num_features, out);
         break;
       default: throw std::logic_error("cpu backend: op '" + op_.name + "': no half path for " + to_string(op_.kind));

@@ -191,17 +191,17 @@ class CudaBackend : public Backend {
     // The loss's per-row scratch, and with row weights the weights and their sum on the device; Adam's
     // step number, read on the host (it sets the bias corrections).
     const bool is_loss = op.kind == OpKind::loss || op.kind == OpKind::loss_grad;
-    const bool weighted = is_loss && o.aux != nullptr;
+    const bool weighted = is_loss && o.loss_row_weights() != nullptr;
     const DeviceBuffer d_row_loss(op.kind == OpKind::loss ? static_cast<std::size_t>(s.num_inputs) * sizeof(float) : 0);
-    const DeviceBuffer d_row_weights(weighted ? bytes_of(o.aux) : 0), d_weight_sum(weighted ? sizeof(float) : 0);
+    const DeviceBuffer d_row_weights(weighted ? bytes_of(o.loss_row_weights()) : 0), d_weight_sum(weighted ? sizeof(float) : 0);
     const bool column_sums = op.kind == OpKind::sum_to && s.other_rows == 1;
     const DeviceBuffer d_partial(column_sums ? static_cast<std::size_t>(sum_to_chunks(s.num_inputs) * s.num_features) * sizeof(float) : 0);
-    const double step = op.kind == OpKind::optimizer_step && o.aux != nullptr ? static_cast<double>((*o.aux)[0]) : 1.0;
+    const double step = op.kind == OpKind::optimizer_step && o.step_number() != nullptr ? static_cast<double>((*o.step_number())[0]) : 1.0;
     if (o.input) upload_values<S>(d_input, *o.input);
     if (o.indices) d_indices.upload(*o.indices);
     if (o.weight) upload_values<S>(d_weight, *o.weight);
     if (o.bias) upload_values<S>(d_bias, *o.bias);
-    if (weighted) d_row_weights.upload(*o.aux);  // float32 in every dtype
+    if (weighted) d_row_weights.upload(*o.loss_row_weights());  // float32 in every dtype
     const float* row_weights = weighted ? d_row_weights.as<float>() : nullptr;
     float* weight_sum = weighted ? d_weight_sum.as<float>() : nullptr;
     upload_values<S>(d_output, output);  // NaN: an element the kernel never wrote fails verification

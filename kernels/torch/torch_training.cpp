@@ -107,7 +107,7 @@ class TrainingStep {
       auto row = [&](std::int64_t r) { return wrap(step, p.state).select(0, r).reshape(leaf.sizes()).clone(); };
       if (step.optimizer.kind == OptimizerSpec::Kind::adam) {
         // torch's Adam counts the step before updating: the state after t - 1 steps gives step t.
-        const double t = inputs_.f32(step.aux).at(0);
+        const double t = inputs_.f32(step.step_number()).at(0);
         if (!(t >= 1) || t != std::floor(t))
           throw std::invalid_argument(kWho + ": op '" + step.name + "': Adam's step number " + std::to_string(t) +
                                       " is not a whole number >= 1");
@@ -244,7 +244,7 @@ class TrainingStep {
   OperandTensors operands(const Op& op) {
     // The aux operand is the loss's row weights; an update's step number is read on the host (restore()).
     return {tensor(op, op.input), tensor(op, op.indices), tensor(op, op.weight), tensor(op, op.bias),
-            op.kind == OpKind::loss ? tensor(op, op.aux) : at::Tensor()};
+            op.kind == OpKind::loss ? tensor(op, op.loss_row_weights()) : at::Tensor()};
   }
 
   at::Tensor gradient(std::size_t i) const {

@@ -65,11 +65,11 @@ TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who
       TrainedParameter p;
       p.step_op = k;
       p.param = op.input;
-      p.state = op.bias;
+      p.state = op.optimizer_state();
       if (producer.count(op.input) != 0)
         refuse(who, op, "its parameter is computed by another op, not a graph input autograd can treat as a leaf");
-      if (op.optimizer.kind == OptimizerSpec::Kind::adam && op.aux < 0) refuse(who, op, "Adam without its step-number tensor");
-      if (op.optimizer.state_rows() > 0 && op.bias < 0) refuse(who, op, "its optimizer keeps state, but the op reads none");
+      if (op.optimizer.kind == OptimizerSpec::Kind::adam && op.step_number() < 0) refuse(who, op, "Adam without its step-number tensor");
+      if (op.optimizer.state_rows() > 0 && op.optimizer_state() < 0) refuse(who, op, "its optimizer keeps state, but the op reads none");
       plan.parameters.push_back(p);
     } else if (op.phase == OpPhase::optimizer) {
       plan.gradient_ops.push_back(k);
@@ -88,7 +88,7 @@ TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who
   const Op& loss = graph.ops[plan.loss_op];
   for (std::size_t k : plan.replaced_ops) {
     const Op& op = graph.ops[k];
-    if (op.kind == OpKind::loss_grad && op.aux != loss.aux)
+    if (op.kind == OpKind::loss_grad && op.loss_row_weights() != loss.loss_row_weights())
       refuse(who, op, "its row weights differ from those of the loss op '" + loss.name + "', whose gradient autograd computes");
   }
 

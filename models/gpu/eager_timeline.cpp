@@ -33,7 +33,7 @@ bool reads_grad(const Op& op, const std::set<TensorId>& requires_grad) {
 // weights, its sum and the division (the weights' own sum and clamp take no gradient).
 int loss_autograd_nodes(const Op& op) {
   const int plain = op.loss == LossFn::cross_entropy ? 2 : 1;
-  return op.aux >= 0 ? plain + 3 + (op.loss == LossFn::mse ? 1 : 0) : plain;
+  return op.loss_row_weights() >= 0 ? plain + 3 + (op.loss == LossFn::mse ? 1 : 0) : plain;
 }
 
 }  // namespace

@@ -155,7 +155,7 @@ HostSide model_sum_to(const Op& op, const GpuMachine& m, GpuPrediction& p) {
 }
 
 HostSide model_loss(const Op& op, const GpuMachine& m, GpuPrediction& p) {
-  if (op.aux >= 0) return model_weighted_loss(op, m, p);
+  if (op.loss_row_weights() >= 0) return model_weighted_loss(op, m, p);
   const double value_bytes = static_cast<double>(dtype_bytes(op.dtype)), index_bytes = static_cast<double>(m.index_bytes);
   const double rows = static_cast<double>(op.shape.num_inputs), elements = elements_of(op);
   p.flops = op.flops();
@@ -186,7 +186,7 @@ HostSide model_loss(const Op& op, const GpuMachine& m, GpuPrediction& p) {
 }
 
 HostSide model_loss_grad(const Op& op, const GpuMachine& m, GpuPrediction& p) {
-  if (op.aux >= 0) return model_weighted_loss_grad(op, m, p);
+  if (op.loss_row_weights() >= 0) return model_weighted_loss_grad(op, m, p);
   const double value_bytes = static_cast<double>(dtype_bytes(op.dtype)), index_bytes = static_cast<double>(m.index_bytes);
   const double rows = static_cast<double>(op.shape.num_inputs), elements = elements_of(op);
   p.flops = op.flops();

@@ -177,9 +177,9 @@ void Backward::differentiate(const Op& f, TensorId g) {
     case OpKind::segment_matmul: {  // pyg_lib's autograd: segment_matmul(g, offsets, W^T) and x_s^T @ g_s
       if (f.transpose_input || f.transpose_weight) break;
       if (needs(f.input))  // g_s @ W_s^T, the same W read transposed
-        accumulate(f, f.input, emit(f, layers::segment_matmul_input_grad("", g_, g, f.indices, f.weight), ".input"));
+        accumulate(f, f.input, emit(f, layers::segment_matmul_input_grad("", g_, g, f.segment_offsets(), f.weight), ".input"));
       if (needs(f.weight))  // x_s^T @ g_s per segment, [S * K, N] (zero for an empty segment)
-        accumulate(f, f.weight, emit(f, layers::segment_matmul_weight_grad("", g_, f.input, f.indices, g), ".weight"));
+        accumulate(f, f.weight, emit(f, layers::segment_matmul_weight_grad("", g_, f.input, f.segment_offsets(), g), ".weight"));
       return;  // offsets: no gradient
     }
     case OpKind::unary:

@@ -114,7 +114,7 @@ void add_labels(layers::Lowering& l, Op& loss, const Readout& readout, std::uint
       for (std::size_t i = 0; i < given->keys.size(); ++i) targets.standard_normal(given->keys[i], c, t.data() + i * sz(c));
       loss.weight = l.given_f32("train.targets", {m, c}, std::move(t), DType::float32);
     }
-    if (!given->weights.empty()) loss.aux = l.given_f32("train.loss_weights", {m}, given->weights, DType::float32);
+    if (!given->weights.empty()) loss.set_loss_row_weights(l.given_f32("train.loss_weights", {m}, given->weights, DType::float32));
   } else if (loss.loss == LossFn::cross_entropy) {
     auto engine = streams::named_engine(seed, "train.labels");
     loss.indices = l.given_i32("train.labels", pick(streams::uniform_indices(engine, drawn_rows, c), 1));
@@ -172,9 +172,9 @@ void append_updates(layers::Lowering& l, const std::vector<InputFill>& fills, co
     if (state_rows > 0) {
       slot.state = l.given_f32(info.name + ".state", {state_rows, info.elements()},
                                std::vector<float>(sz(state_rows * info.elements()), 0.0f), info.dtype);
-      step.bias = slot.state;
+      step.set_optimizer_state(slot.state);
     }
-    step.aux = layout.step;
+    step.set_step_number(layout.step);
     slot.update = g.add_op(step);
     layout.parameters.push_back(slot);
   }

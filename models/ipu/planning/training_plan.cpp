@@ -67,7 +67,7 @@ std::vector<PartialSlice> loss_partials(const Op& op, const IpuMachine& machine)
   const std::int64_t tiles = op.loss == LossFn::cross_entropy
                                  ? loss_row_blocks(op.shape.num_inputs, machine).tiles
                                  : linear_layout(op.shape.num_inputs * op.shape.num_features, machine.value_bytes(), machine).tiles_used;
-  const bool weighted = op.aux >= 0, gradient = op.kind == OpKind::loss_grad;
+  const bool weighted = op.loss_row_weights() >= 0, gradient = op.kind == OpKind::loss_grad;
   const LinearLayout in = linear_layout(op.shape.num_inputs * op.shape.num_features, machine.value_bytes(), machine);
   std::vector<PartialSlice> partials;
   for (std::int64_t t = 0; t < tiles; ++t) {
@@ -219,7 +219,7 @@ OpPlan plan_weighted_loss(const Op& op, const IpuMachine& m) {
 }  // namespace
 
 OpPlan plan_loss(const Op& op, const IpuMachine& m) {
-  if (op.aux >= 0) return plan_weighted_loss(op, m);
+  if (op.loss_row_weights() >= 0) return plan_weighted_loss(op, m);
   const std::int64_t M = op.shape.num_inputs, C = op.shape.num_features;
   const LinearLayout in = linear_layout(M * C, m.value_bytes(), m);
   const std::int64_t in_bytes = aligned(in.elements_per_tile * m.value_bytes());

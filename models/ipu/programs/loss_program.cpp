@@ -349,7 +349,7 @@ sim::Superstep weighted_mean_step(sim::BufferId sums, std::int64_t cols_per_term
 OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine& machine) {
   (void)plan;  // the layouts and the reduction schedule follow from the shape, as the planner costed them
   const std::int64_t M = op.shape.num_inputs, C = op.shape.num_features;
-  const bool gradient = op.kind == OpKind::loss_grad, ce = op.loss == LossFn::cross_entropy, weighted = op.aux >= 0;
+  const bool gradient = op.kind == OpKind::loss_grad, ce = op.loss == LossFn::cross_entropy, weighted = op.loss_row_weights() >= 0;
   require_value_dtype(op, machine);
   const LinearLayout in = linear_layout(M * C, machine.value_bytes(), machine);
   OpProgram out;
