@@ -9,7 +9,7 @@
 // the machine's aten_call floor, a view or allocation-only call its aten_view_call floor); a layer adds
 // its module and propagate calls; in grad mode every call that records autograd history adds
 // autograd_node. The device side stays with the kernel models (gpu_op_model.cpp): on CUDA each
-// kernel-launching Python call of these ops launches one kernel, and tests/eager_calls_test.cpp checks
+// kernel-launching Python call of these ops launches one kernel, and tests/models/gpu/eager_calls_test.cpp checks
 // that every kernel model has as many kernels as the recorded sequence has such calls. (Operators nested
 // inside a backend kernel, such as the CPU addmm's copy of its bias, are the CPU's and not counted.)
 #include <cstdint>

@@ -1,6 +1,6 @@
 // tilesim_mpi_engine_driver: drives the engine spread over the ranks of `mpirun -n K` directly, for
-// tests/mpi_engine_test.cpp, which compares what each rank prints with a one-process run.
-//   spread   the program of tests/sim_spread_program.hpp: inputs written as column blocks over the
+// tests/apps/mpi_engine_test.cpp, which compares what each rank prints with a one-process run.
+//   spread   the program of tests/support/sim_spread_program.hpp: inputs written as column blocks over the
 //            tiles of every rank, a run, every output read back; prints one line per rank with the
 //            cycles and a digest of each output, as read on that rank
 //   fail     the same program with a vertex on the last tile that throws: every rank must fail (with
@@ -19,7 +19,7 @@
 #include "common/error.hpp"
 #include "mpi/world.hpp"
 #include "sim/engine.hpp"
-#include "tests/sim_spread_program.hpp"
+#include "tests/support/sim_spread_program.hpp"
 
 using namespace tilesim::sim;
 

@@ -24,10 +24,10 @@
 #include "kernels/torch/torch_ops.hpp"
 #include "kernels/torch/training_checks.hpp"
 #include "kernels/torch/training_graph.hpp"
-#include "tests/cpu_op_cases.hpp"
-#include "tests/dtype_cases.hpp"
-#include "tests/op_backward_cases.hpp"
-#include "tests/random_inputs.hpp"
+#include "tests/support/cpu_op_cases.hpp"
+#include "tests/support/dtype_cases.hpp"
+#include "tests/support/op_backward_cases.hpp"
+#include "tests/support/random_inputs.hpp"
 #include "workloads/workload.hpp"
 
 using namespace tilesim;
