@@ -1,5 +1,5 @@
 #pragma once
-// Scaling figures from the report.json files of workloads with a "parallel" section (apps/scaling_run):
+// Scaling figures from the report.json files of workloads with a "parallel" section (runs/scaling_run):
 // throughput versus the number of chips (devices) used, one line per system; and for pipelines, the step
 // time versus the number of micro-batches, one line per system. Each line says what its numbers are
 // (simulated, modeled). Answers how a system scales out, and what micro-batching a pipeline buys.

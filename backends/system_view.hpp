@@ -1,5 +1,5 @@
 #pragma once
-// A backend as a system of several devices, for a workload's "parallel" section (apps/scaling_run): how
+// A backend as a system of several devices, for a workload's "parallel" section (runs/scaling_run): how
 // many devices (IPUs, GPUs, CPU nodes) the named machine has, the backend that runs one device's share of
 // a step (one replica's step, or one pipeline stage's share), and what crossing the links between devices
 // costs: the all-reduce of the gradients, a pipeline's schedule with its transfers, a halo exchange.

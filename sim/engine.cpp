@@ -18,6 +18,7 @@
 #include "sim/arena.hpp"
 #include "sim/compiled_program.hpp"
 #include "sim/host_rows.hpp"
+#include "sim/phase_order.hpp"
 #include "sim/rank_messages.hpp"
 #include "sim/sync_controller.hpp"
 #include "sim/tile.hpp"
@@ -155,6 +156,8 @@ Engine::~Engine() = default;
 std::int32_t Engine::tile_slots() const { return impl_->tile_slots; }
 
 void Engine::spread_over_mpi_ranks(bool spread) { spread_requested.store(spread); }
+
+void Engine::shuffle_same_instant_order(std::optional<std::uint64_t> seed) { set_phase_order_seed(seed); }
 
 Engine::SpreadTotals Engine::spread_totals() {
   return {programs_spread, WorkExecutor::bytes_sent_to_ranks(), host_bytes_received};

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 // Mode and the cost rules have headers of their own; included here so that the engine's users have them.
@@ -53,6 +54,12 @@ class Engine {
   // command); a job whose ranks do different work (a sweep's points) leaves it off. Takes effect at
   // the next load.
   static void spread_over_mpi_ranks(bool spread);
+
+  // For tests: start each phase's tiles and run their byte work in an order drawn from `seed` (each
+  // phase its own permutation) instead of the program's, so that tiles finishing at the same instant
+  // arrive in another order too; nullopt restores the program's order. A correct program gives the same
+  // bytes and cycles in every order (sim/phase_order.hpp). Takes effect at the next phase.
+  static void shuffle_same_instant_order(std::optional<std::uint64_t> seed);
 
   // What spreading over ranks has done in this process so far: for the user's record of a run
   // (`tilesim run` prints it) and for tests that must know bytes really crossed ranks.

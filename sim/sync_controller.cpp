@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "sim/phase_order.hpp"
+
 namespace tilesim::sim {
 
 namespace {
@@ -106,7 +108,8 @@ void SyncController::start_next_phase() {
 void SyncController::launch_tiles() {
   const CompiledPhase& phase = program_->phases[phase_index_];
   tiles_start_cycle_ = now_cycles();
-  executor_.run_phase(phase);
+  fill_phase_tile_order(order_, phase.tiles.size(), phase_index_);
+  executor_.run_phase(phase, order_);
   const RankPartition& partition = program_->partition;
   arrivals_.pending = 0;
   arrivals_.start_cycle = tiles_start_cycle_;
@@ -122,7 +125,8 @@ void SyncController::launch_tiles() {
     next_trigger(after(phase.slowest_cycles));
     return;
   }
-  for (const TileWork& work : phase.tiles) {
+  for (const std::size_t k : order_) {
+    const TileWork& work = phase.tiles[k];
     if (partition.owns(work.tile)) tiles_[static_cast<std::size_t>(work.tile)]->start(work, arrivals_);
   }
   state_ = State::waiting_for_tiles;

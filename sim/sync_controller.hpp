@@ -58,6 +58,7 @@ class SyncController : public sc_core::sc_module {
 
   State state_ = State::idle;
   std::size_t phase_index_ = 0;
+  std::vector<std::size_t> order_;  // the order the current phase's tiles start in (sim/phase_order.hpp)
   Cycles program_start_cycle_ = 0;
   Cycles phase_start_cycle_ = 0;
   Cycles tiles_start_cycle_ = 0;  // after the phase's fixed cost

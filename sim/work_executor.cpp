@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "sim/block_copy.hpp"
+#include "sim/phase_order.hpp"
 #include "sim/rank_messages.hpp"
 
 namespace tilesim::sim {
@@ -105,7 +106,7 @@ std::exception_ptr WorkExecutor::take_error(bool across_ranks) {
   return error;
 }
 
-void WorkExecutor::run_phase(const CompiledPhase& phase) noexcept {
+void WorkExecutor::run_phase(const CompiledPhase& phase, const std::vector<std::size_t>& order) noexcept {
   // Timing-only work has no items.
   if (!program_ || program_->mode != Mode::functional) return;
   if (phase.messages >= 0) {
@@ -124,10 +125,11 @@ void WorkExecutor::run_phase(const CompiledPhase& phase) noexcept {
   Cycles tile_cycles = 0;
   // Only tiles with work here count (spread over ranks, another rank's tiles have none).
   for (const TileWork& work : tiles) tile_cycles += work.count > 0 ? work.cycles : 0;
-  if (phase.kind != PhaseKind::compute || tile_cycles < parallel_min_tile_cycles || threads_.threads() <= 1) {
-    for (const TileWork& work : tiles) {
+  // A shuffled order (a test's) runs on this thread alone, so the order is the one drawn.
+  if (phase.kind != PhaseKind::compute || tile_cycles < parallel_min_tile_cycles || threads_.threads() <= 1 || phase_order_shuffled()) {
+    for (const std::size_t k : order) {
       try {
-        run_tile(phase, work);
+        run_tile(phase, tiles[k]);
       } catch (...) {
         fail(std::current_exception());
         return;

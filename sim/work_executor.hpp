@@ -8,6 +8,7 @@
 // leave the other ranks waiting for a message, so it stops the run only once the ranks agree on it:
 // every exchange phase and the end of the run ask every rank whether one failed, and all stop together.
 // Engine-internal.
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -31,7 +32,8 @@ class WorkExecutor {
   // it). A compute phase with enough work spreads its tiles over the host's cores: a vertex touches
   // only its own tile's buffers (and read-only shared copies), so the bytes come out the same in any
   // order. Exchange copies stay on one thread in plan order, since a plan may overlap regions.
-  void run_phase(const CompiledPhase& phase) noexcept;
+  // `order`: the positions of phase.tiles in the order to run them (sim/phase_order.hpp).
+  void run_phase(const CompiledPhase& phase, const std::vector<std::size_t>& order) noexcept;
 
   void fail(std::exception_ptr error) noexcept {
     if (!error_) error_ = error;

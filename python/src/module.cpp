@@ -1,6 +1,7 @@
 // tilesim._core: the Python module's one native part. It hands the command line (apps/dispatch.cpp)
-// and `tilesim run` (apps/run_command.cpp) their arguments from Python, lists the caller's in-memory
-// graphs and input values for the run, and turns tilesim's errors into the Python exceptions of
+// its arguments from Python, fills a run request (runs/run.hpp) for tilesim.run with typed values, the
+// caller's in-memory graphs and input values, returns the run's result (its report and summary, never
+// captured output or a file read back), and turns tilesim's errors into the Python exceptions of
 // tilesim/_errors.py. Everything else (the objects, JSON building, reading reports) is plain Python
 // in python/tilesim/: this file only crosses the language boundary.
 #include <algorithm>

@@ -2,7 +2,7 @@
 // The described CPU node as a backend (`cpu-model:spr-2s`): each op of the graph, forward or training
 // (loss, backward, optimizer), is predicted from its shapes by cpu_op_model.hpp; nothing is computed,
 // so results are "modeled" and unverified. A cluster file (`cpu-model:spr-cluster`) runs as one of its
-// nodes (the step of one node; a "parallel" section spreads it, apps/scaling_run).
+// nodes (the step of one node; a "parallel" section spreads it, runs/scaling_run).
 #include <string>
 
 #include "models/cpu/node/cpu_node.hpp"
