@@ -1,5 +1,5 @@
 #pragma once
-// Throughput versus batch size (a batch-size sweep's results.csv, apps/sweep/loader_sweep.cpp): one line
+// Throughput versus batch size (a batch-size sweep's results.csv, runs/sweep/loader_sweep.cpp): one line
 // per backend on log-log axes, each labelled with what its numbers are (simulated, measured, modeled).
 // Answers how much each machine loses at small batches.
 #include <cstdint>

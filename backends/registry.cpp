@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backends/families.hpp"
+#include "kernels/cpu/cpu_backend.hpp"
 
 namespace tilesim::backends {
 
@@ -71,6 +72,8 @@ std::string roofline_machine_family(const std::string& backend) {
   const BackendFamily* family = find_family(backend);
   return family == nullptr ? "" : family->info().roofline_machine_family;
 }
+
+std::string host_machine_description() { return kernels::cpu::host_description(); }
 
 std::string version_summary() {
   std::vector<std::string> always, optional;

@@ -36,4 +36,7 @@ std::string roofline_machine_family(const std::string& backend);
 // families built into every tilesim first, then the optional ones with what was built or why not.
 std::string version_summary();
 
+// This host as the measured families' rows name their machine: CPU model, logical CPUs, OpenMP threads.
+std::string host_machine_description();
+
 }  // namespace tilesim::backends

@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/results_table.hpp"
-#include "apps/sweep/rank_share.hpp"
+#include "runs/sweep/rank_share.hpp"
 #include "tests/support/results_support.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -37,7 +37,7 @@ TEST_CASE("rank shares: every pending point on exactly one rank, shares within o
     std::multiset<int> seen;
     std::size_t smallest = pending.size(), largest = 0;
     for (int r = 0; r < ranks; ++r) {
-      const auto share = tilesim::cli::sweep::rank_share(pending, r, ranks);
+      const auto share = tilesim::runs::sweep::rank_share(pending, r, ranks);
       seen.insert(share.begin(), share.end());
       smallest = std::min(smallest, share.size());
       largest = std::max(largest, share.size());
@@ -48,7 +48,7 @@ TEST_CASE("rank shares: every pending point on exactly one rank, shares within o
     CHECK(seen == std::multiset<int>(pending.begin(), pending.end()));
     CHECK(largest - smallest <= 1);
   }
-  CHECK(tilesim::cli::sweep::rank_share(pending, 2, 2).empty());  // no such rank
+  CHECK(tilesim::runs::sweep::rank_share(pending, 2, 2).empty());  // no such rank
 }
 
 #ifdef TILESIM_MPIEXEC

@@ -1,0 +1,62 @@
+// tilesim sweep SWEEP.json [--out DIR] [--jobs N] [--resume]: every point of a sweep file on every
+// backend it names, in one process (the simulated machine is elaborated once), each finished point
+// appended to results.csv at once (one write per row), so a kill loses nothing and --resume runs only
+// the points not yet there. Format and columns: docs/sweep-format.md.
+//
+// --jobs N > 1 runs the simulated and modeled points in N worker processes (workers.hpp); the parent
+// alone writes results.csv. Measured points then run in the parent after every worker has exited: a
+// timing must not share the cores with anything.
+//
+// Started by mpirun on more than one rank, the points are split over the ranks (mpi_sweep.hpp).
+#include "runs/sweep/run_sweep.hpp"
+
+#include <iostream>
+
+#include "common/error.hpp"
+#include "common/strict_json.hpp"
+#include "mpi/world.hpp"
+#include "runs/sweep/loader_sweep.hpp"
+#include "runs/sweep/mpi_sweep.hpp"
+#include "runs/sweep/point_runner.hpp"
+#include "runs/sweep/progress.hpp"
+#include "runs/sweep/run_points.hpp"
+#include "runs/sweep/sweep_setup.hpp"
+#include "runs/sweep/tally.hpp"
+
+namespace tilesim::runs::sweep {
+
+int run_sweep(const SweepRequest& args) {
+  // Under mpirun: over the ranks when there are several (a world of one is a plain sweep).
+  if (mpi::launched_by_mpi()) {
+    if (!mpi::built_with_mpi()) {
+      if (const auto code = refuse_ranks_without_mpi()) return *code;
+    } else if (mpi::world().size > 1) {
+      return mpi_sweep_command(args);
+    }
+  }
+  const auto run_start = Clock::now();
+  check_sweep_arguments(args);
+  const nlohmann::json document = load_json_file(args.sweep);
+  if (is_loader_sweep(document)) {
+    if (args.available_memory_proportion)
+      throw InputError("", "--available-memory-proportion", "a sweep of op points (not supported with a loader sweep yet)",
+                       "--available-memory-proportion " + nlohmann::json(*args.available_memory_proportion).dump() + " with " + args.sweep);
+    return loader_sweep_command(args, document);
+  }
+  ResolvedSweep sweep = resolve_sweep(args, document);
+  SweepFolder folder = open_folder(args, sweep, 1);
+  warn_if_host_busy(sweep.backends, folder.pending);
+  std::cout << std::flush;
+
+  PointRunner runner(sweep.spec, sweep.backends);
+  runner.set_available_memory_proportion(sweep.proportion);
+  std::vector<int> parallelism(sweep.backends.size(), 1);
+  for (std::size_t b = 0; b < sweep.backends.size(); ++b) parallelism[b] = sweep.backends[b].measured ? 1 : args.jobs;
+  Progress progress(folder.pending.points.size(), sweep.backends.size(), folder.pending.pending_per_backend, parallelism);
+  Recorder recorder(*folder.results, progress, static_cast<std::size_t>(args.stop_after));
+  run_points(sweep.points, folder.pending.points, args.jobs, sweep.backends, runner, recorder, folder.csv_path);
+  progress.finish();
+  return print_summary(recorder, sweep.names, folder.csv_path, run_start);
+}
+
+}  // namespace tilesim::runs::sweep
