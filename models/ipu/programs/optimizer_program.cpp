@@ -21,7 +21,7 @@ namespace {
 
 // torch.optim's update of n elements (ir/op_graph.hpp, OptimizerSpec), per element in double from the
 // operands (values of storage type V, value_storage.hpp) and rounded once into V, as the reference
-// computes it: p, g, the S state rows (n apart) in; the parameter row, then the state rows (n apart) out.
+// computes it: p, g, the state rows (n apart) in; the parameter row, then the state rows (n apart) out.
 template <class V>
 void update(const OptimizerSpec& spec, double t, std::int64_t n, const V* p, const V* g, const V* state, V* out) {
   const double wd = spec.weight_decay, lr = spec.lr;
@@ -51,19 +51,19 @@ void update(const OptimizerSpec& spec, double t, std::int64_t n, const V* p, con
 
 OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMachine& machine) {
   (void)plan;  // the parameter's linear layout is the plan
-  const std::int64_t P = op.shape.num_inputs * op.shape.num_features, S = op.optimizer.state_rows();
+  const std::int64_t parameter_elements = op.shape.num_inputs * op.shape.num_features, state_rows = op.optimizer.state_rows();
   const bool adam = op.optimizer.kind == OptimizerSpec::Kind::adam;
   require_value_dtype(op, machine);
   // Parameter, gradient and state of the op's type; Adam's step number is float32 whatever it is.
   const std::int64_t vb = machine.value_bytes();
-  const LinearLayout layout = linear_layout(P, vb, machine);
+  const LinearLayout layout = linear_layout(parameter_elements, vb, machine);
   OpProgram out;
   out.program.name = op.name;
   const auto param = add_linear_buffers(out.program, "parameter (linear)", layout, vb, &out.input);
   const auto grad = add_linear_buffers(out.program, "gradient (linear)", layout, vb, &out.weight);
   out.input_width = 1;
-  out.bias_width = P;
-  out.output_width = P;
+  out.bias_width = parameter_elements;
+  out.output_width = parameter_elements;
 
   sim::Superstep operands{"operands", {"none", {}}, {"step number to the parameter's tiles", {}}};
   std::vector<sim::BufferId> step(static_cast<std::size_t>(layout.tiles_used), -1);
@@ -85,12 +85,12 @@ OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMac
     const auto tile = static_cast<sim::TileId>(t);
     const std::int64_t n = r.size();
     sim::BufferId state = -1;
-    if (S > 0) {
-      state = out.program.add_buffer("optimizer state (beside the parameter)", tile, S * n * vb);
-      out.bias.push_back({state, 0, S, r.begin, n});
+    if (state_rows > 0) {
+      state = out.program.add_buffer("optimizer state (beside the parameter)", tile, state_rows * n * vb);
+      out.bias.push_back({state, 0, state_rows, r.begin, n});
     }
-    const auto result = out.program.add_buffer("updated parameter and state", tile, (1 + S) * n * vb);
-    out.output.push_back({result, 0, 1 + S, r.begin, n});
+    const auto result = out.program.add_buffer("updated parameter and state", tile, (1 + state_rows) * n * vb);
+    out.output.push_back({result, 0, 1 + state_rows, r.begin, n});
     sim::Vertex v;
     v.codelet = compute.compute.name;
     v.supervisor_cycles = machine.codelets.supervisor_cycles;
@@ -98,19 +98,19 @@ OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMac
       return optimizer_worker_cycles(op.optimizer, k, machine.codelets);
     });
     v.buffers = {{param[ts], 0}, {grad[ts], 0}, {result, 0}};
-    if (S > 0) v.buffers.push_back({state, 0});
+    if (state_rows > 0) v.buffers.push_back({state, 0});
     if (adam) v.buffers.push_back({step[ts], 0});
     v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
       using V = decltype(storage);
-      return [spec = op.optimizer, n, S, adam](const sim::VertexContext& ctx) {
-        const V* st = S > 0 ? ctx.as<const V>(3) : nullptr;
-        const double t = adam ? static_cast<double>(ctx.as<const float>(S > 0 ? 4 : 3)[0]) : 0.0;
+      return [spec = op.optimizer, n, state_rows, adam](const sim::VertexContext& ctx) {
+        const V* st = state_rows > 0 ? ctx.as<const V>(3) : nullptr;
+        const double t = adam ? static_cast<double>(ctx.as<const float>(state_rows > 0 ? 4 : 3)[0]) : 0.0;
         update<V>(spec, t, n, ctx.as<const V>(0), ctx.as<const V>(1), st, ctx.as<V>(2));
       };
     });
     compute.compute.vertices.push_back({tile, std::move(v)});
-    out.sram_read_bytes += (2 + S) * n * vb;
-    out.sram_write_bytes += (1 + S) * n * vb;
+    out.sram_read_bytes += (2 + state_rows) * n * vb;
+    out.sram_write_bytes += (1 + state_rows) * n * vb;
   }
   if (!operands.exchange.transfers.empty()) out.program.steps.push_back(std::move(operands));
   out.program.steps.push_back(std::move(compute));

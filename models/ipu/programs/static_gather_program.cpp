@@ -52,8 +52,8 @@ void route_table_rows(const LookupsByRow& by_row, const LinearLayout& table, con
     std::size_t transfer;
   };
   std::vector<Open> open;
-  const std::int64_t R = static_cast<std::int64_t>(by_row.begin.size()) - 1;
-  for (std::int64_t r = 0; r < R; ++r) {
+  const std::int64_t table_rows = static_cast<std::int64_t>(by_row.begin.size()) - 1;
+  for (std::int64_t r = 0; r < table_rows; ++r) {
     open.clear();
     for (std::int64_t k = by_row.begin[static_cast<std::size_t>(r)]; k < by_row.begin[static_cast<std::size_t>(r) + 1]; ++k) {
       for_each_run(table, r, output, by_row.lookups[static_cast<std::size_t>(k)], F, 0, F, [&](const RowRun& run) {
