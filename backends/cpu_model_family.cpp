@@ -126,9 +126,9 @@ class CpuModelFamily final : public BackendFamily {
     return m;
   }
 
-  // `tilesim machines`: each shipped node with its derived peaks; a cluster with its node and fabric.
   std::unique_ptr<SystemView> system_view(const BackendSpec& spec) const override { return cpu_cluster_view(spec); }
 
+  // `tilesim machines`: each shipped node with its derived peaks; a cluster with its node and fabric.
   nlohmann::json machine_summaries() const override {
     nlohmann::json list = nlohmann::json::array();
     for (const std::string& name : machine_choice().shipped) {
