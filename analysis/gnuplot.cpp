@@ -7,6 +7,7 @@
 
 #include <sys/wait.h>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 
 namespace tilesim::analysis {
@@ -118,9 +119,8 @@ std::string gnuplot_script(const GnuplotFigure& figure) {
 
 RenderedFigure render_figure(const std::string& dir, const GnuplotFigure& figure, const std::string& program) {
   const std::string script = gnuplot_script(figure);
+  create_output_directory(dir, "a directory tilesim can create");
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw InputError(dir, "", "a directory tilesim can create", ec.message());
   const fs::path base(dir);
   RenderedFigure files;
   files.data_path = (base / (figure.stem + ".dat")).string();

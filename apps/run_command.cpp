@@ -45,15 +45,14 @@ int run_workload(const RunArgs& args, bool lead) {
   const std::string out_dir = args.out_dir.empty() ? "out/" + request.workload.name : args.out_dir;
   const std::string report_path = (std::filesystem::path(out_dir) / "report.json").string();
   request.ready = [&] {
-    std::error_code ec;
-    if (lead) std::filesystem::create_directories(out_dir, ec);
-    if (ec) throw InputError(out_dir, "", "a directory the report can be written to (--out)", ec.message());
+    if (lead) create_output_directory(out_dir, "a directory the report can be written to (--out)");
   };
 
   const runs::RunResult result = runs::run(std::move(request));
-  if (lead) write_file_atomically(report_path, result.report.dump(2) + "\n");
+  const std::string report_text = result.report.dump(2);
+  if (lead) write_file_atomically(report_path, report_text + "\n");
   if (args.json)
-    std::cout << result.report.dump(2) << std::endl;
+    std::cout << report_text << std::endl;
   else
     std::cout << result.summary << runs::files_text(result, report_path, args.trace);
   if (lead && result.all_verified) std::cerr << runs::refusal_text(result, report_path) << std::flush;

@@ -169,9 +169,7 @@ nlohmann::json run_hydronet_suite(const ValidateArgs& args, const std::string& o
                       model.machine_file, spec.descriptor->row_mode(spec, timing), m.measurement});
   }
 
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw InputError(out_dir, "", "an output directory tilesim can create", ec.message());
+  create_output_directory(out_dir, "an output directory tilesim can create");
 
   Progress progress(total);
   std::vector<ValidationPoint> points;
@@ -261,9 +259,7 @@ int validate_command(const ValidateArgs& args) {
   if (all || args.suite == "hydronet") {
     report = run_hydronet_suite(args, out_dir, hydronet_summary);
   } else {
-    std::error_code ec;
-    fs::create_directories(out_dir, ec);
-    if (ec) throw InputError(out_dir, "", "an output directory tilesim can create", ec.message());
+    create_output_directory(out_dir, "an output directory tilesim can create");
     report["files"] = {{"validation_json", (fs::path(out_dir) / "validation.json").string()}};
   }
   report["suite"] = args.suite;

@@ -46,4 +46,10 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
+void create_output_directory(const std::string& dir, const std::string& expected) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(dir, "", expected, ec.message());
+}
+
 }  // namespace tilesim

@@ -10,4 +10,9 @@ namespace tilesim {
 // and Error (exit 1) if a write fails (a full disk), the file then unchanged.
 void write_file_atomically(const std::string& path, const std::string& text);
 
+// Creates `dir` and its parents if they are not there. Throws InputError naming the directory, with
+// `expected` as what was expected ("a directory the report can be written to (--out)") and the
+// system's reason as what was found.
+void create_output_directory(const std::string& dir, const std::string& expected);
+
 }  // namespace tilesim

@@ -158,7 +158,6 @@ RunResult run_forward(const RunRequest& request, std::vector<std::unique_ptr<Bac
   const bool training = steps > 0;
   const bool progress = request.progress && request.lead;
   RunResult result;
-  result.kind = training ? RunKind::training : RunKind::forward;
   for (const auto& s : specs) result.traced_backends += s.descriptor->info().writes_traces ? 1 : 0;
   // Plan first: a workload that does not fit fails before any input is generated. The workload is
   // lowered once; its graph is planned here and then filled with inputs.

@@ -393,7 +393,6 @@ RunResult run_loader(const RunRequest& request, std::vector<std::unique_ptr<Back
   const loaders::BatchSource source(request.workload);
   MiniBatchOutcome outcome = run_batches(request, backends, source);
   RunResult result;
-  result.kind = RunKind::loader;
   result.report = std::move(outcome.report);
   result.summary = std::move(outcome.text);
   result.results = std::move(outcome.last_batch);

@@ -53,11 +53,7 @@ PublishedPrediction predict(const PublishedEntry& e, const std::string& suite, c
   request.repeats = 1;
   request.progress = false;
   const std::string run_dir = (fs::path(out_dir) / "runs" / suite / e.id).string();
-  request.ready = [&] {
-    std::error_code ec;
-    fs::create_directories(run_dir, ec);
-    if (ec) throw InputError(run_dir, "", "a directory the entry's report can be written to", ec.message());
-  };
+  request.ready = [&] { create_output_directory(run_dir, "a directory the entry's report can be written to"); };
   RunResult run;
   try {
     request.backends = backends::parse_backend_list(r.backend);

@@ -4,16 +4,6 @@
 
 namespace tilesim::runs {
 
-const char* to_string(RunKind kind) {
-  switch (kind) {
-    case RunKind::forward: return "forward";
-    case RunKind::training: return "training";
-    case RunKind::loader: return "loader";
-    case RunKind::scaling: return "scaling";
-  }
-  return "?";
-}
-
 int RunResult::exit_code() const {
   if (!all_verified) return static_cast<int>(ExitCode::internal_error);
   if (!refused.empty()) return static_cast<int>(ExitCode::does_not_fit);

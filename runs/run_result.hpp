@@ -12,10 +12,6 @@
 
 namespace tilesim::runs {
 
-// Which of the run's paths ran: a forward pass, training steps, a loader's batches, a parallel system.
-enum class RunKind { forward, training, loader, scaling };
-const char* to_string(RunKind kind);
-
 // A backend the workload does not fit: its name, what it is and why it refused (PlanError's message).
 struct RefusedBackend {
   std::string backend;
@@ -25,7 +21,6 @@ struct RefusedBackend {
 };
 
 struct RunResult {
-  RunKind kind = RunKind::forward;
   nlohmann::json report;        // report.json's content
   std::string summary;          // the printed summary, up to the lines that name the files written
   // Per backend that ran, its per-op rows: a training run's last step, a loader's last batch, a

@@ -491,7 +491,6 @@ RunResult run_scaling(const RunRequest& request) {
   }
 
   RunResult result;
-  result.kind = RunKind::scaling;
   result.report = report_header(request);
   result.report["results"] = results;
   result.report["scaling"] = scaling;

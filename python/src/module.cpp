@@ -366,9 +366,7 @@ PYBIND11_MODULE(_core, m) {
         const std::string report_path = out_dir.empty() ? "" : (std::filesystem::path(out_dir) / "report.json").string();
         const std::string report_where = out_dir.empty() ? "not kept (tilesim.run(..., out=None))" : report_path;
         request.ready = [&] {
-          std::error_code ec;
-          if (!out_dir.empty()) std::filesystem::create_directories(out_dir, ec);
-          if (ec) throw tilesim::InputError(out_dir, "", "a directory the report can be written to (out=)", ec.message());
+          if (!out_dir.empty()) tilesim::create_output_directory(out_dir, "a directory the report can be written to (out=)");
         };
         py::dict outputs;
         // The hooks run inside the run, which runs without the GIL: each takes it, since both touch

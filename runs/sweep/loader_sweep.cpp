@@ -119,9 +119,7 @@ int loader_sweep_command(const SweepRequest& args, const nlohmann::json& documen
   for (const auto& s : specs) spec.backends.push_back(s.name());
 
   const std::string out_dir = args.out_dir.empty() ? "out/" + spec.name : args.out_dir;
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw InputError(out_dir, "", "a directory the results can be written to (--out)", ec.message());
+  create_output_directory(out_dir, "a directory the results can be written to (--out)");
   const std::string csv_path = (fs::path(out_dir) / "results.csv").string();
   const sweep::OutputLock lock(out_dir, "tilesim sweep " + args.sweep);
   if (fs::exists(csv_path) && !args.overwrite)

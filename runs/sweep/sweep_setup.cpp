@@ -24,9 +24,7 @@ namespace fs = std::filesystem;
 // The output directory, made if need be, and results.csv's path in it.
 std::string prepare_results_path(const SweepRequest& args, const analysis::SweepSpec& spec, std::string& out_dir) {
   out_dir = args.out_dir.empty() ? "out/" + spec.name : args.out_dir;
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw InputError(out_dir, "", "a directory the results can be written to (--out)", ec.message());
+  create_output_directory(out_dir, "a directory the results can be written to (--out)");
   return (fs::path(out_dir) / "results.csv").string();
 }
 
