@@ -42,7 +42,7 @@ json molecules_workload(const std::string& packing) {
 
 }  // namespace
 
-TEST_CASE("run: a neighbour-sampled epoch on the simulated IPU and the CPU, padding neutral and reported", "[loader][cli]") {
+TEST_CASE("run: a neighbour-sampled epoch on the simulated IPU and the CPU, padding neutral and reported", "[loader][cli][slow]") {
   TempDir dir("mb-cli");
   const std::string w = dir.write("w.json", neighbor_workload().dump());
   const auto r = run_tilesim("run " + w + " --backends ipu:bow,cpu --warmup 0 --repeats 1 --out " + dir.path("out"), dir.dir());
@@ -184,7 +184,7 @@ TEST_CASE("fit: the largest neighbour batch whose inference and training steps f
   CHECK_THAT(bad.err, Contains("loader"));
 }
 
-TEST_CASE("sweep: batch size as the axis, one row per size and backend, and the throughput plot", "[loader][cli]") {
+TEST_CASE("sweep: batch size as the axis, one row per size and backend, and the throughput plot", "[loader][cli][slow]") {
   TempDir dir("mb-sweep");
   dir.write("w.json", neighbor_workload().dump());
   const json sweep = {{"name", "bs"},

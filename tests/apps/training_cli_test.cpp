@@ -103,7 +103,7 @@ TEST_CASE("run: the GPU model predicts every op of a training step beside the CP
   CHECK_THAT(r.out + r.err, Contains("gpu-model:a100-40gb: median step"));
 }
 
-TEST_CASE("run: a GCN training step on the simulated IPU and the CPU, the loss curves agreeing", "[training][cli]") {
+TEST_CASE("run: a GCN training step on the simulated IPU and the CPU, the loss curves agreeing", "[training][cli][slow]") {
   TempDir dir("train-cli-ipu");
   const auto r = run_tilesim("run workloads/examples/gcn_cora_train.json --backends ipu,cpu --steps 3 --warmup 0 --repeats 1 --out " +
                                  dir.path("out"),

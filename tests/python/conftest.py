@@ -12,6 +12,11 @@ TILESIM = os.environ.get("TILESIM_BINARY", str(REPO / "build" / "release" / "app
 EXAMPLES = sorted((REPO / "workloads" / "examples").glob("*.json"))
 
 
+def pytest_configure(config):
+    # Cases over about 3 s: CTest runs them as one test labelled python-slow (make test, not make check).
+    config.addinivalue_line("markers", "slow: over about 3 s; run by make test only (CTest label python-slow)")
+
+
 def run_cli(*args, cwd=REPO):
     """The executable, as a user runs it: (exit code, stdout, stderr)."""
     p = subprocess.run([TILESIM, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600)

@@ -10,8 +10,9 @@ from conftest import REPO, run_cli
 CASES = [
     ("small.json", "ipu:bow,gpu-model:a100-40gb:eager,gpu-model:a100-40gb", []),
     ("gcn_cora.json", "ipu:bow,gpu-model:a100-40gb:eager", ["--timing-only"]),
-    ("gcn_cora_train.json", "ipu:bow", ["--steps", "2"]),
-    ("gin_qm9_pad.json", "ipu:bow", ["--batches", "1"]),  # a loader: batches made on the host
+    pytest.param("gcn_cora_train.json", "ipu:bow", ["--steps", "2"], marks=pytest.mark.slow),
+    # a loader: batches made on the host
+    pytest.param("gin_qm9_pad.json", "ipu:bow", ["--batches", "1"], marks=pytest.mark.slow),
 ]
 
 
@@ -29,7 +30,7 @@ def comparable(value):
     return value
 
 
-@pytest.mark.parametrize("name,backends,flags", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,backends,flags", CASES, ids=[(c.values if hasattr(c, "values") else c)[0] for c in CASES])
 def test_same_cycles_as_the_command_line(name, backends, flags, tmp_path):
     path = REPO / "workloads" / "examples" / name
     code, _, err = run_cli("run", path, "--backends", backends, "--out", tmp_path / "cli", *flags)

@@ -86,6 +86,7 @@ def test_placement_as_data():
     assert answer["num_features"] == 16 and answer["graph"]["num_nodes"] == 2708
 
 
+@pytest.mark.slow  # the hydronet suite's 1,188 simulated points
 def test_validate_returns_the_suite(tmp_path):
     v = tilesim.validate(out=tmp_path / "validation", plots=False)
     assert isinstance(v, dict) and v
