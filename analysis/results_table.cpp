@@ -130,7 +130,7 @@ const std::vector<std::string>& result_columns() {
 }
 
 const std::vector<std::string>& later_result_columns() {
-  static const std::vector<std::string> columns = {"threads", "team_threads", "disturbed"};
+  static const std::vector<std::string> columns = {"threads", "team_threads", "disturbed", "machine_hash"};
   return columns;
 }
 
@@ -180,6 +180,7 @@ std::string results_csv_row(const ResultRow& r) {
   f.push_back(r.threads ? std::to_string(*r.threads) : "");
   f.push_back(r.team_threads ? std::to_string(*r.team_threads) : "");
   f.push_back(csv_field(r.disturbed));
+  f.push_back(csv_field(r.machine_hash));
   std::string line;
   for (std::size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
   return line + "\n";
@@ -284,6 +285,7 @@ std::uintmax_t for_each_results_row(std::istream& in, const std::string& file, P
     if (!r.text_or_empty("team_threads").empty())
       row.team_threads = static_cast<int>(r.integer("team_threads", 1, 1 << 20));
     row.disturbed = r.text_or_empty("disturbed");
+    row.machine_hash = r.text_or_empty("machine_hash");
     each(std::move(row));
   }
   if (line == 0 && partial == PartialLastLine::parse) throw InputError(file, "", "a results.csv with a header line", "an empty file");

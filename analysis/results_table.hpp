@@ -56,6 +56,10 @@ struct ResultRow {
   std::optional<int> threads;
   std::optional<int> team_threads;
   std::string disturbed;
+  // The content hash of the resolved machine the row was modeled or simulated on (MachineProvenance):
+  // a sweep over machine figures gives each what-if machine its own. "" for measured rows and in files
+  // written before the column existed.
+  std::string machine_hash;
   int line = 0;                    // 1-based line in the file it was read from (0 when built in code)
 };
 

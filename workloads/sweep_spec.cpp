@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "common/limits.hpp"
 #include "common/strict_json.hpp"
+#include "workloads/sweep_machine_axes.hpp"
 #include "workloads/sweep_points.hpp"
 #include "workloads/validation_suite.hpp"
 
@@ -21,6 +22,8 @@ constexpr std::int64_t max_size = limits::max_size;
 // over millions); a sweep that large would not finish anyway.
 constexpr std::size_t max_axis_values = 100000;
 constexpr std::size_t max_points = 10000000;
+// Machines one backend entry's axes may make: each is a backend of its own, built before any point runs.
+constexpr std::size_t max_machine_variants = 10000;
 
 const std::vector<std::string> axis_names = {"num_inputs", "num_features", "num_outputs"};
 
@@ -186,6 +189,8 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file) {
     b.num_inputs = s.num_inputs;
     b.num_features = s.num_features;
     b.num_outputs = s.num_outputs;
+    std::vector<std::string> machine_variants;  // what-if overrides from "machine" (empty: the machine as named)
+    std::string machine_path;
     if (backends[i].is_string()) {
       b.name = backends[i].get<std::string>();
       b.json_path = path;
@@ -205,15 +210,31 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file) {
               read_subset(sub.value("num_outputs"), s.num_outputs, "num_outputs", file, sub.path_of("num_outputs"));
         sub.finish();
       }
+      if (br.has("machine")) {
+        machine_path = br.path_of("machine");
+        machine_variants = machine_axis_variants(br.value("machine"), file, machine_path, max_machine_variants);
+      }
       br.finish();
     } else {
-      throw InputError(file, path, "a backend name or {\"backend\": NAME, \"sizes\": {...}}", describe_json(backends[i]));
+      throw InputError(file, path, "a backend name or {\"backend\": NAME, \"sizes\": {...}, \"machine\": {...}}",
+                       describe_json(backends[i]));
     }
     if (b.name.empty()) throw InputError(file, b.json_path, "a backend name", "\"\"");
-    if (!seen.insert(b.name).second) throw InputError(file, b.json_path, "each backend once", "\"" + b.name + "\" twice");
     b.subset = b.num_inputs.size() != s.num_inputs.size() || b.num_features.size() != s.num_features.size() ||
                b.num_outputs.size() != s.num_outputs.size();
-    s.backends.push_back(std::move(b));
+    // Machine axes: one backend per what-if machine, its errors placed at the "machine" object.
+    std::vector<SweepBackend> expanded;
+    if (machine_variants.empty()) expanded.push_back(b);
+    for (const std::string& overrides : machine_variants) {
+      SweepBackend v = b;
+      v.name = with_machine_overrides(b.name, overrides, file, b.json_path);
+      v.json_path = machine_path;
+      expanded.push_back(std::move(v));
+    }
+    for (auto& e : expanded) {
+      if (!seen.insert(e.name).second) throw InputError(file, e.json_path, "each backend once", "\"" + e.name + "\" twice");
+      s.backends.push_back(std::move(e));
+    }
   }
   r.finish();
 

@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "common/machine_files.hpp"
 #include "common/machine_inheritance.hpp"
+#include "common/machine_overrides.hpp"
 #include "common/strict_json.hpp"
 #include "models/gpu/gpu_system.hpp"
 
@@ -160,19 +161,24 @@ GpuMachine parse_gpu_machine(const nlohmann::json& document, const std::string& 
 }
 
 GpuMachine load_gpu_machine(const std::string& name_or_path) {
-  std::string path = name_or_path;
-  if (!names_a_file(name_or_path)) {
-    path = gpu_machine_dir() + "/" + name_or_path + ".json";
+  // A what-if machine (common/machine_overrides.hpp): its base, then its figures.
+  const auto what_if = split_machine_overrides(name_or_path, "GPU");
+  const std::string base = what_if ? what_if->base : name_or_path;
+  std::string path = base;
+  if (!names_a_file(base)) {
+    path = gpu_machine_dir() + "/" + base + ".json";
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
       std::vector<std::string> known = shipped_gpu_machines();
       for (const auto& n : shipped_gpu_systems()) known.push_back(n + " (a system: one of its GPUs)");
-      throw InputError("unknown GPU machine \"" + name_or_path + "\": expected " +
+      throw InputError("unknown GPU machine \"" + base + "\": expected " +
                        shipped_names_text(known, gpu_machine_dir(), "TILESIM_GPU_MACHINE_DIR") +
                        " or a path to a machine file (*.json)");
     }
   }
-  return parse_any(read_machine_document(path, gpu_machine_dir(), "GPU", check_base));
+  MachineDocument document = read_machine_document(path, gpu_machine_dir(), "GPU", check_base);
+  if (what_if) document = apply_machine_overrides(std::move(document), *what_if, "GPU");
+  return parse_any(document);
 }
 
 }  // namespace tilesim::gpu

@@ -178,6 +178,7 @@ ResultRow PointRunner::run_group(const SweepPoint& p, SweepBackendRun& b, std::u
 ResultRow PointRunner::does_not_fit(ResultRow row, const SweepBackendRun& b, const OpGraph& graph, Clock::time_point t0,
                                     const std::string& message) {
   row.machine = b.spec.descriptor->machine_name(*b.backend);
+  row.machine_hash = b.machine_hash;
   row.verified = "does-not-fit";
   for (const Op& o : graph.ops) {
     row.flops += o.flops();
@@ -192,6 +193,7 @@ ResultRow PointRunner::does_not_fit(ResultRow row, const SweepBackendRun& b, con
 // verification failure names the op of the group it happened in.
 void PointRunner::finish_row(ResultRow& row, const BackendResult& result, const SweepBackendRun& b, bool name_failing_op) {
   row.machine = result.machine;
+  row.machine_hash = b.machine_hash;
   const Checks checks = add_totals(row, result, b.name);
   row.intensity_level = analysis::main_level(row);
   for (const auto& t : analysis::traffic_by_level(row))

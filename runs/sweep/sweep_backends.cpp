@@ -71,6 +71,9 @@ std::vector<SweepBackendRun> resolve_backends(analysis::SweepSpec& spec) {
       throw InputError(b.json_path == "--backends" ? "" : spec.file, b.json_path, "a usable backend",
                        "\"" + b.name + "\" (" + e.what() + ")");
     }
+    // Once per backend: every row carries it, and a what-if machine's differs from its base's.
+    const nlohmann::json provenance = run.backend->machine_provenance();
+    if (provenance.is_object()) run.machine_hash = provenance.value("content_hash", std::string());
     backends.push_back(std::move(run));
   }
   return backends;

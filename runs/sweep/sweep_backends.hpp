@@ -17,6 +17,7 @@ struct SweepBackendRun {
   std::unique_ptr<Backend> backend;
   bool measured = false;            // real kernels (cpu, torch-cpu, cuda): run alone, in the parent
   backends::TimingSettings timing;  // timing-only or functional; warm-up and timed calls
+  std::string machine_hash;         // its resolved machine's content hash ("" without a machine file), per row
 };
 
 // The command line's say over the sweep file: --backends replaces its list (every backend on the full

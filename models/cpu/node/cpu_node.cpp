@@ -5,6 +5,7 @@
 #include "common/error.hpp"
 #include "common/machine_files.hpp"
 #include "common/machine_inheritance.hpp"
+#include "common/machine_overrides.hpp"
 #include "common/strict_json.hpp"
 #include "models/cpu/cpu_machine.hpp"
 
@@ -108,15 +109,20 @@ CpuNode parse_cpu_node(const nlohmann::json& document, const std::string& file) 
 }
 
 CpuNode load_cpu_node(const std::string& name_or_path) {
-  std::string path = name_or_path;
-  if (!names_a_file(name_or_path)) {
-    path = (std::filesystem::path(cpu_machine_dir()) / (name_or_path + ".json")).string();
+  // A what-if node (common/machine_overrides.hpp): its base, then its figures.
+  const auto what_if = split_machine_overrides(name_or_path, "CPU");
+  const std::string base = what_if ? what_if->base : name_or_path;
+  std::string path = base;
+  if (!names_a_file(base)) {
+    path = (std::filesystem::path(cpu_machine_dir()) / (base + ".json")).string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
-      throw InputError("unknown CPU node \"" + name_or_path + "\": expected a machine file in " + cpu_machine_dir() +
+      throw InputError("unknown CPU node \"" + base + "\": expected a machine file in " + cpu_machine_dir() +
                        " (e.g. spr-2s) or a path to one (*.json)");
   }
-  return parse_resolved(read_machine_document(path, cpu_machine_dir(), "CPU", check_base));
+  MachineDocument document = read_machine_document(path, cpu_machine_dir(), "CPU", check_base);
+  if (what_if) document = apply_machine_overrides(std::move(document), *what_if, "CPU");
+  return parse_resolved(document);
 }
 
 }  // namespace tilesim::cpu_model

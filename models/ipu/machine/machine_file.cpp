@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "common/machine_files.hpp"
 #include "common/machine_inheritance.hpp"
+#include "common/machine_overrides.hpp"
 #include "common/strict_json.hpp"
 
 namespace tilesim::ipu {
@@ -37,7 +38,8 @@ MachineDocument read_ipu_document(const std::string& file) {
   return read_machine_document(file, ipu_machine_dir(), "IPU", check_base);
 }
 
-IpuMachine parse_ipu_system(const MachineDocument& resolved) {
+// `chip_overrides`: a what-if system's overrides of figures its chip file states (load_ipu_machine).
+IpuMachine parse_ipu_system(const MachineDocument& resolved, const MachineOverrides* chip_overrides = nullptr) {
   const nlohmann::json& document = resolved.document;
   const std::string& file = resolved.files.front();
   ObjectReader root(document, file, "");
@@ -51,7 +53,8 @@ IpuMachine parse_ipu_system(const MachineDocument& resolved) {
     throw InputError(naming_file, root.path_of("chip_file"), "an IPU chip machine file (path relative to this file)",
                      "\"" + chip_name + "\" (" + chip_path.string() + ": " + unreadable + ")");
   }
-  const MachineDocument chip_document = read_ipu_document(chip_path.string());
+  MachineDocument chip_document = read_ipu_document(chip_path.string());
+  if (chip_overrides) chip_document = apply_machine_overrides(std::move(chip_document), *chip_overrides, "IPU");
   if (chip_document.document.is_object() && chip_document.document.contains("chip_file")) {
     throw InputError(naming_file, root.path_of("chip_file"), "a single-IPU chip machine file",
                      "\"" + chip_name + "\", itself a system file");
@@ -392,17 +395,27 @@ std::string more_ipus_next_step(const IpuMachine& machine) {
 }
 
 IpuMachine load_ipu_machine(const std::string& name_or_path) {
-  std::string path = name_or_path;
-  if (!names_a_file(name_or_path)) {
-    path = ipu_machine_dir() + "/" + name_or_path + ".json";
+  // A what-if machine (common/machine_overrides.hpp): its base, then its figures.
+  const auto what_if = split_machine_overrides(name_or_path, "IPU");
+  const std::string base = what_if ? what_if->base : name_or_path;
+  std::string path = base;
+  if (!names_a_file(base)) {
+    path = ipu_machine_dir() + "/" + base + ".json";
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
-      throw InputError("unknown IPU machine \"" + name_or_path + "\": expected " +
+      throw InputError("unknown IPU machine \"" + base + "\": expected " +
                        shipped_names_text(shipped_ipu_machines(), ipu_machine_dir(), "TILESIM_MACHINE_DIR") +
                        " or a path to a machine file (*.json)");
     }
   }
-  return parse_resolved(read_ipu_document(path));
+  MachineDocument document = read_ipu_document(path);
+  if (!what_if) return parse_resolved(document);
+  if (document.document.is_object() && document.document.contains("chip_file")) {
+    // A system's own figures are set in its file; the others are its chip's.
+    const auto [own, chip] = split_by_presence(*what_if, document.document);
+    return parse_ipu_system(apply_machine_overrides(std::move(document), own, "IPU"), &chip);
+  }
+  return parse_resolved(apply_machine_overrides(std::move(document), *what_if, "IPU"));
 }
 
 }  // namespace tilesim::ipu
