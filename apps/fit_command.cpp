@@ -10,24 +10,14 @@
 #include "apps/cli_checks.hpp"
 #include "apps/command_line.hpp"
 #include "apps/commands.hpp"
-#include "backends/registry.hpp"
-#include "common/error.hpp"
 #include "common/limits.hpp"
 #include "runs/batch_fit.hpp"
 
 namespace tilesim::cli {
 
 int fit_command(const FitArgs& args) {
-  const auto spec = backends::parse_backend_list(args.backend);
-  if (spec.size() != 1)
-    throw InputError("", "--backend", "one simulated IPU backend (ipu:MACHINE): fit searches its planner's memory accounting",
-                     args.backend);
-  limits::checked_option("--sample-batches", args.sample_batches, 1, limits::max_steps);
-  runs::BatchFitRequest request;
-  request.backend = spec.front().name();
-  // The family's own accounting (BackendFamily::step_memory_fitter); a family without one refuses here.
-  request.fit_step = spec.front().descriptor->step_memory_fitter(spec.front());
-  request.sample_batches = args.sample_batches;
+  // The options first, then the workload (tilesim.fit makes the same request from its document).
+  runs::BatchFitRequest request = runs::fit_request_for(args.backend, args.sample_batches);
   request.progress = !args.json;
   request.workload = workloads::load_workload(args.workload);
   request.workload_file = args.workload;

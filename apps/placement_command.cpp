@@ -1,70 +1,20 @@
 // tilesim placement: what a locality-aware mapping of node rows onto the IPU's tiles buys for one
 // message-passing step of a graph: linear spread, reverse Cuthill-McKee then linear, METIS k-way parts.
-#include <chrono>
+// The study is runs/placement_study (the Python module's tilesim.placement runs it too); the command
+// reads its options and prints the report as a table or JSON.
 #include <iomanip>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "apps/cli_checks.hpp"
 #include "apps/command_line.hpp"
 #include "apps/commands.hpp"
-#include "common/error.hpp"
 #include "common/limits.hpp"
-#include "common/strict_json.hpp"
-#include "common/wall_clock.hpp"
-#include "models/ipu/machine/machine_file.hpp"
-#include "models/ipu/placement.hpp"
-#include "workloads/graphs/algorithms.hpp"
-#include "workloads/graphs/graph.hpp"
+#include "runs/placement_study.hpp"
 
 namespace tilesim::cli {
 
 namespace {
-
-namespace graphs = workloads::graphs;
-using Clock = std::chrono::steady_clock;
-
-// Bytes per feature value for the dtypes a row may be stored in.
-std::int64_t element_bytes(const std::string& dtype) {
-  if (dtype == "float32") return 4;
-  if (dtype == "float16" || dtype == "bfloat16") return 2;
-  throw InputError("", "--dtype", "float32, float16 or bfloat16", "\"" + dtype + "\"");
-}
-
-struct Source {
-  graphs::GraphSpec spec;
-  std::uint64_t seed = 0;
-  std::string label;
-  std::int64_t workload_features = 0;  // the workload's top-level "num_features" (overrides the graph's)
-};
-
-// The "graph" object, "seed" and "num_features" of a workload file; other keys belong to `tilesim run`
-// and are not read here.
-Source source_from_workload(const std::string& path) {
-  const nlohmann::json doc = load_json_file(path);
-  if (!doc.is_object() || !doc.contains("graph")) {
-    throw InputError(path, "graph", "a \"graph\" object (docs/graph-format.md)", doc.is_object() ? "nothing" : describe_json(doc));
-  }
-  Source s;
-  s.spec = graphs::parse_graph_spec(doc["graph"], path, "graph");
-  if (doc.contains("seed")) {
-    const auto& seed = doc["seed"];
-    if (!seed.is_number_integer() || seed.get<std::int64_t>() < 0) {
-      throw InputError(path, "seed", "a non-negative integer", describe_json(seed));
-    }
-    s.seed = seed.get<std::uint64_t>();
-  }
-  if (doc.contains("num_features")) {
-    const auto& f = doc["num_features"];
-    if (!f.is_number_integer() || f.get<std::int64_t>() < 1) {
-      throw InputError(path, "num_features", "a positive integer", describe_json(f));
-    }
-    s.workload_features = f.get<std::int64_t>();
-  }
-  s.label = path;
-  return s;
-}
 
 void print_table(const nlohmann::json& report) {
   const auto& g = report["graph"];
@@ -95,80 +45,15 @@ void print_table(const nlohmann::json& report) {
 }  // namespace
 
 int placement_command(const PlacementArgs& args) {
-  if (args.workload.empty() == args.graph.empty()) {
-    throw InputError("", "", "a workload file or --graph PRESET (one of them)", args.workload.empty() ? "neither" : "both");
-  }
-  Source source;
-  if (!args.workload.empty()) {
-    source = source_from_workload(args.workload);
-  } else {
-    source.spec = graphs::parse_graph_spec({{"preset", args.graph}}, "", "--graph");
-    source.label = "preset " + args.graph;
-  }
-  if (args.symmetrize) {
-    source.spec.symmetrize = true;
-    source.spec.deduplicate = true;
-  }
-  if (args.seed) source.seed = *args.seed;
-  if (args.features) limits::checked_option("--features", *args.features, 1, limits::max_size, "a feature width");
-  const std::int64_t features =
-      args.features ? *args.features : source.workload_features > 0 ? source.workload_features : source.spec.num_features;
-  if (features <= 0) {
-    throw InputError(source.label, "graph.num_features", "a feature width (in the graph object or --features F)", "none");
-  }
-  const std::int64_t row_bytes = features * element_bytes(args.dtype);
-  const ipu::IpuMachine machine = ipu::load_ipu_machine(args.machine);
-  const std::int32_t tiles = machine.chip.num_tiles;
-  // A row lives whole on its tile: a row wider than a tile's SRAM fits nowhere, known before the graph.
-  if (row_bytes > machine.chip.sram_bytes_per_tile)
-    throw PlanError("one row of " + std::to_string(features) + " " + args.dtype + " features is " + std::to_string(row_bytes) +
-                    " bytes, more than a tile's " + std::to_string(machine.chip.sram_bytes_per_tile) + " bytes of SRAM on " +
-                    machine.chip.name + "; use fewer features");
-
-  std::cerr << "placement: building the graph (" << source.label << ")...\n";
-  auto t0 = Clock::now();
-  const graphs::EdgeList graph = graphs::build(source.spec, source.seed);
-  const double build_s = seconds_since(t0);
-  nlohmann::json report = {{"source", source.label},
-                           {"graph_spec", graphs::to_json(source.spec)},
-                           {"seed", source.seed},
-                           {"num_features", features},
-                           {"dtype", args.dtype},
-                           {"row_bytes", row_bytes},
-                           {"machine", machine.chip.name},
-                           {"num_tiles", tiles},
-                           {"graph",
-                            {{"num_nodes", graph.num_nodes},
-                             {"num_edges", graph.num_edges()},
-                             {"in_degree", graphs::in_degree_stats(graph).to_json()},
-                             {"out_degree", graphs::out_degree_stats(graph).to_json()},
-                             {"build_s", build_s}}}};
-
-  nlohmann::json placements = nlohmann::json::array();
-  auto run = [&](const std::string& name, const ipu::TileOfRow& tile_of_row, double placement_s) {
-    std::cerr << "placement: simulating the exchange of " << name << "...\n";
-    auto result = ipu::simulate_placement(name, graph.src, graph.dst, tile_of_row, row_bytes, machine);
-    auto j = result.to_json();
-    j["placement_s"] = placement_s;
-    placements.push_back(j);
-  };
-  run("linear", ipu::linear_row_tiles(graph.num_nodes, tiles), 0.0);
-
-  std::cerr << "placement: reverse Cuthill-McKee...\n";
-  t0 = Clock::now();
-  const graphs::Labels rcm = graphs::reverse_cuthill_mckee(graph);
-  const ipu::TileOfRow rcm_tiles = ipu::relabelled_row_tiles(rcm, tiles);
-  const double rcm_s = seconds_since(t0);
-  report["bandwidth"] = {{"as_given", graphs::bandwidth(graph)}, {"rcm", graphs::bandwidth(graph, rcm)}};
-  run("rcm", rcm_tiles, rcm_s);
-
-  std::cerr << "placement: METIS k-way into " << tiles << " parts...\n";
-  t0 = Clock::now();
-  const auto parts = graphs::metis_partition(graph, tiles, source.seed);
-  const ipu::TileOfRow metis_tiles = ipu::part_row_tiles(parts, static_cast<std::int32_t>(std::min<std::int64_t>(tiles, graph.num_nodes)), tiles);
-  run("metis", metis_tiles, seconds_since(t0));
-  report["placements"] = placements;
-
+  runs::PlacementStudyRequest request;
+  request.workload = args.workload;
+  request.graph = args.graph;
+  request.features = args.features;
+  request.dtype = args.dtype;
+  request.machine = args.machine;
+  request.symmetrize = args.symmetrize;
+  request.seed = args.seed;
+  const nlohmann::json report = runs::study_placements(request);
   if (args.json) {
     std::cout << report.dump(2) << std::endl;
   } else {

@@ -13,7 +13,9 @@
 #include <optional>
 #include <sstream>
 
+#include "backends/registry.hpp"
 #include "common/error.hpp"
+#include "common/limits.hpp"
 #include "workloads/loaders/batch_lowering.hpp"
 #include "workloads/loaders/batch_source.hpp"
 #include "workloads/loaders/loader_knob.hpp"
@@ -147,6 +149,19 @@ BatchFit fit_batch_size(const BatchFitRequest& request) {
   }
   answer.summary = text.str();
   return answer;
+}
+
+BatchFitRequest fit_request_for(const std::string& backend, std::int64_t sample_batches) {
+  const auto spec = backends::parse_backend_list(backend);
+  if (spec.size() != 1)
+    throw InputError("", "--backend", "one simulated IPU backend (ipu:MACHINE): fit searches its planner's memory accounting", backend);
+  limits::checked_option("--sample-batches", sample_batches, 1, limits::max_steps);
+  BatchFitRequest request;
+  request.backend = spec.front().name();
+  // The family's own accounting (BackendFamily::step_memory_fitter); a family without one refuses here.
+  request.fit_step = spec.front().descriptor->step_memory_fitter(spec.front());
+  request.sample_batches = sample_batches;
+  return request;
 }
 
 }  // namespace tilesim::runs

@@ -29,4 +29,10 @@ struct BatchFit {
 // Throws InputError for a workload without a loader.
 BatchFit fit_batch_size(const BatchFitRequest& request);
 
+// A request on `backend` (one backend name whose family has a memory fitter: ipu:MACHINE) making
+// `sample_batches` batches per candidate, checked as `tilesim fit` checks --backend and
+// --sample-batches (InputError naming them). The caller adds the workload and says whether to show
+// progress: the command reads the file after these checks, the Python module parses its document.
+BatchFitRequest fit_request_for(const std::string& backend, std::int64_t sample_batches);
+
 }  // namespace tilesim::runs

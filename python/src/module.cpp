@@ -1,9 +1,10 @@
 // tilesim._core: the Python module's one native part. It hands the command line (apps/dispatch.cpp)
 // its arguments from Python, fills a run request (runs/run.hpp) for tilesim.run with typed values, the
 // caller's in-memory graphs and input values, returns the run's result (its report and summary, never
-// captured output or a file read back), and turns tilesim's errors into the Python exceptions of
-// tilesim/_errors.py. Everything else (the objects, JSON building, reading reports) is plain Python
-// in python/tilesim/: this file only crosses the language boundary.
+// captured output or a file read back), calls the library functions behind tilesim.fit, placement,
+// calibrate and backends the same way (their results as JSON text), and turns tilesim's errors into the
+// Python exceptions of tilesim/_errors.py. Everything else (the objects, JSON building, reading
+// reports) is plain Python in python/tilesim/: this file only crosses the language boundary.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,10 +27,15 @@
 #include <unistd.h>
 
 #include "apps/commands.hpp"
+#include "backends/family_listing.hpp"
+#include "backends/host_calibration.hpp"
+#include "backends/machine_ceilings.hpp"
 #include "backends/registry.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
+#include "runs/batch_fit.hpp"
+#include "runs/placement_study.hpp"
 #include "runs/run.hpp"
 #include "workloads/graphs/in_memory.hpp"
 #include "workloads/workload.hpp"
@@ -181,6 +188,17 @@ py::tuple command_line(int (*entry)(int, char**), const std::vector<std::string>
     code = entry(argv.argc(), argv.argv());
   }
   return py::make_tuple(code, out.text());
+}
+
+// A library function called for a Python function as its command would run: with the command line's
+// OpenMP threads, progress lines on Python's sys.stderr, and without the GIL (so other Python threads go
+// on meanwhile). `call` touches no Python object; its value is returned.
+template <typename Call>
+auto as_command(Call&& call) {
+  CommandLineThreads threads;
+  StderrToPython err(false);
+  py::gil_scoped_release released;
+  return call();
 }
 
 // The caller's graphs: name -> (edge_index [2, E] int64, num_nodes, batch [N] int64 or None, num_graphs).
@@ -339,6 +357,68 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("document"), py::arg("file"), py::arg("graphs"),
       "Parses a workload document strictly (as `tilesim run` does) and returns the resolved workload's JSON");
+
+  m.def(
+      "fit",
+      [](const std::string& document, const std::string& file, const py::dict& graphs, const std::string& backend,
+         std::optional<std::int64_t> sample_batches) {
+        ListedGraphs listed = list_graphs(graphs);
+        tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
+        const nlohmann::json report = as_command([&] {
+          // The options are checked before the workload is read, as the command checks them.
+          tilesim::runs::BatchFitRequest request =
+              tilesim::runs::fit_request_for(backend, sample_batches.value_or(tilesim::runs::BatchFitRequest{}.sample_batches));
+          request.progress = false;  // as `tilesim fit --json`, whose answer tilesim.fit returns
+          request.workload = tilesim::workloads::parse_workload(nlohmann::json::parse(document), file);
+          request.workload_file = file;
+          return tilesim::runs::fit_batch_size(request).report;
+        });
+        return report.dump();
+      },
+      py::arg("document"), py::arg("file"), py::arg("graphs"), py::arg("backend"), py::arg("sample_batches") = py::none(),
+      "`tilesim fit --json` on a workload document with in-memory graphs (runs/batch_fit.hpp); returns the answer's JSON text");
+
+  m.def(
+      "placement",
+      [](const std::optional<std::string>& document, const std::string& file, const py::dict& graphs, const py::dict& options) {
+        tilesim::runs::PlacementStudyRequest request;  // its defaults are the command line's
+        request.workload = file;
+        if (document) request.document = nlohmann::json::parse(*document);
+        if (!options["graph"].is_none()) request.graph = py::cast<std::string>(options["graph"]);
+        if (!options["features"].is_none()) request.features = py::cast<std::int64_t>(options["features"]);
+        if (!options["dtype"].is_none()) request.dtype = py::cast<std::string>(options["dtype"]);
+        if (!options["machine"].is_none()) request.machine = py::cast<std::string>(options["machine"]);
+        request.symmetrize = py::cast<bool>(options["symmetrize"]);
+        // Checked as the command line checks --seed, with the same message.
+        if (!options["seed"].is_none()) request.seed = tilesim::cli::checked_seed(py::cast<std::int64_t>(options["seed"]));
+        ListedGraphs listed = list_graphs(graphs);
+        tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
+        return as_command([&] { return tilesim::runs::study_placements(request); }).dump();
+      },
+      py::arg("document"), py::arg("file"), py::arg("graphs"), py::arg("options"),
+      "`tilesim placement --json` (runs/placement_study.hpp) on a preset, a workload file (document None) or a workload "
+      "document with in-memory graphs; returns the report's JSON text");
+
+  m.def(
+      "calibrate",
+      [](const std::string& out_path) {
+        const std::string out = out_path.empty() ? tilesim::backends::default_cpu_machine_file() : out_path;
+        return as_command([&] {
+                 tilesim::backends::check_calibration_destination(out);
+                 const auto calibration = tilesim::backends::calibrate_this_host(true);
+                 // The file is what the caller asked for; the document returned is this one, not the file read back.
+                 tilesim::write_file_atomically(out, calibration.document.dump(2) + "\n");
+                 return calibration.document;
+               })
+            .dump();
+      },
+      py::arg("out"),
+      "`tilesim calibrate --out OUT` (\"\": the default file; backends/host_calibration.hpp): measures this host, writes its CPU "
+      "machine file and returns the file's JSON text");
+
+  m.def(
+      "backends", [] { return as_command([] { return tilesim::backends::describe_families(true); }).dump(); },
+      "`tilesim backends --json` (backends/family_listing.hpp): the backend families as JSON text");
 
   m.def(
       "run",

@@ -1,6 +1,8 @@
-"""The command line's other subcommands from Python. Each runs the same C++ command in this process
-(``tilesim._core.dispatch``): the same checks, files and messages, with errors raised as
-``tilesim.InputError`` and friends. What a command writes is read back and returned as data."""
+"""The command line's other subcommands from Python, in this process, with the same checks, files and
+messages and errors raised as ``tilesim.InputError`` and friends. ``fit``, ``placement``, ``calibrate``
+and ``backends`` call the library functions their commands call (``tilesim._core.fit``, ...) and return
+the result they hand back; the others run the C++ command itself (``tilesim._core.dispatch``), and what
+it writes is read back and returned as data."""
 import contextlib
 import csv
 import json
@@ -12,6 +14,7 @@ import time
 
 from . import _native
 from ._errors import Error, InputError
+from .workload import Workload
 
 
 def _call(args, capture=True, quiet=False):
@@ -250,28 +253,49 @@ def report(results, format="markdown", *, baselines=(), targets=(), ops=None):  
                  _optional("--ops", ops))
 
 
+def _workload_arguments(workload):
+    """(document text, file, in-memory graphs) of a workload for the native module, as tilesim.run hands
+    them over (``Workload.native_arguments``): a dict or a path becomes a Workload first, checked as
+    ``tilesim run`` checks it."""
+    if not isinstance(workload, Workload):
+        workload = Workload.from_dict(workload) if isinstance(workload, dict) else Workload.from_json(workload)
+    return workload.native_arguments()
+
+
 def fit(workload, backend="ipu:bow", *, sample_batches=None):
     """``tilesim fit``: the largest batch of a loader workload that fits the simulated IPU (as a dict)."""
-    with _as_file(workload, "fit") as path:
-        return json.loads(_call(["fit", path, "--backend", backend, "--json"] + _optional("--sample-batches", sample_batches)))
+    document, file, graphs = _workload_arguments(workload)
+    return json.loads(_native.core.fit(document, file, graphs, str(backend), sample_batches))
+
+
+def _graph_source(workload):
+    """(document text or None, file, in-memory graphs) of the workload placement reads its graph from:
+    placement reads only "graph", "seed" and "num_features", so a path or a dict need not be a whole
+    workload. A path is read by the native reader (document None), as the command line reads it."""
+    if workload is None:
+        return None, "", {}
+    if isinstance(workload, (str, os.PathLike)):
+        return None, str(workload), {}
+    if isinstance(workload, Workload):
+        return workload.native_arguments()
+    try:
+        return json.dumps(workload, allow_nan=False), "", {}
+    except (TypeError, ValueError) as e:
+        raise InputError(f"workload: expected values JSON can hold, found {e}") from None
 
 
 def placement(workload=None, *, graph=None, features=None, dtype=None, machine=None, symmetrize=False, seed=None):
     """``tilesim placement``: one message-passing step's exchange under linear, RCM and METIS placements."""
-    args = _optional("--graph", graph) + _optional("--features", features) + _optional("--dtype", dtype) + _optional("--machine", machine)
-    args += _optional("--symmetrize", symmetrize) + _optional("--seed", seed) + ["--json"]
-    if workload is None:
-        return json.loads(_call(["placement"] + args))
-    with _as_file(workload, "placement") as path:
-        return json.loads(_call(["placement", path] + args))
+    document, file, graphs = _graph_source(workload)
+    options = {"graph": None if graph is None else str(graph), "features": features, "dtype": None if dtype is None else str(dtype),
+               "machine": None if machine is None else str(machine), "symmetrize": bool(symmetrize), "seed": seed}
+    return json.loads(_native.core.placement(document, file, graphs, options))
 
 
 def calibrate(out=None):
-    """``tilesim calibrate``: this host's ceilings as a CPU machine file (returned as a dict)."""
-    out = out or os.path.join("out", "calibration", "cpu.json")
-    _call(["calibrate", "--out", out])
-    with open(out, encoding="utf-8") as f:
-        return json.load(f)
+    """``tilesim calibrate``: this host's ceilings as a CPU machine file, written to ``out`` (default
+    out/calibration/cpu.json) and returned as a dict."""
+    return json.loads(_native.core.calibrate("" if out is None else str(out)))
 
 
 def calibrate_model(*, gpu=None, ipu=None, data=None, write=False):
@@ -282,4 +306,4 @@ def calibrate_model(*, gpu=None, ipu=None, data=None, write=False):
 
 def backends():
     """``tilesim backends --json``: the backend families, their modes and machines, built or not."""
-    return json.loads(_call(["backends", "--json"]))
+    return json.loads(_native.core.backends())

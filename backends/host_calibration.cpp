@@ -1,10 +1,23 @@
-#include "apps/calibration_machine.hpp"
+#include "backends/host_calibration.hpp"
+
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <thread>
 
-namespace tilesim::cpu_model {
+#include "common/error.hpp"
+#include "common/host_info.hpp"
+#include "common/wall_clock.hpp"
+
+namespace tilesim::backends {
 
 namespace {
+
+using cpu_model::CalibrationResult;
+using cpu_model::CpuMachine;
+using cpu_model::Figure;
 
 constexpr std::int64_t MiB = 1024 * 1024;
 
@@ -14,7 +27,45 @@ std::string rate_text(double value, const char* unit) {
   return buf;
 }
 
+std::string this_host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "unknown-host";
+  return buf;
+}
+
+// A machine name from the host name: letters, digits, '-' and '_' only.
+std::string host_machine_name(const std::string& host) {
+  std::string name = "host-";
+  for (char c : host) name += ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-') ? c : '-';
+  return name;
+}
+
 }  // namespace
+
+void check_calibration_destination(const std::string& out) {
+  std::error_code ec;
+  const auto dir = std::filesystem::path(out).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (ec) throw InputError(out, "", "a path whose directory tilesim can create (--out)", ec.message());
+  const std::string target = std::filesystem::exists(out, ec) ? out : (dir.empty() ? std::string(".") : dir.string());
+  if (::access(target.c_str(), W_OK) != 0)
+    throw InputError(out, "", "a writable path for the CPU machine file (--out)", "no permission to write " + target);
+}
+
+HostCalibration calibrate_this_host(bool progress) {
+  cpu_model::CalibrationOptions options;
+  if (progress)
+    std::cerr << "calibrate: measuring this host with all cores (streaming bandwidth, random gather, peak FLOP/s, matmul "
+                 "peaks in float32/bfloat16/float16), a few seconds ...\n";
+  HostCalibration c;
+  c.result = cpu_model::calibrate_host(options);
+  c.host = this_host_name();
+  c.machine = machine_from_calibration(c.result, host_machine_name(c.host), c.host, host_cpu_model_name(),
+                                       static_cast<std::int64_t>(std::thread::hardware_concurrency()), utc_now(),
+                                       std::string("tilesim ") + TILESIM_VERSION);
+  c.document = cpu_model::to_json(c.machine);
+  return c;
+}
 
 CpuMachine machine_from_calibration(const CalibrationResult& r, const std::string& name, const std::string& hostname,
                                     const std::string& cpu_model, std::int64_t logical_cpus, const std::string& measured_utc,
@@ -64,4 +115,4 @@ CpuMachine machine_from_calibration(const CalibrationResult& r, const std::strin
   return m;
 }
 
-}  // namespace tilesim::cpu_model
+}  // namespace tilesim::backends
