@@ -130,7 +130,6 @@ int plot_throughput_command(const ThroughputPlotArgs& args);
 int plot_scaling_command(const ScalingPlotArgs& args);
 int speedup_report_command(const SpeedupReportArgs& args);
 int calibrate_command(const CalibrateArgs& args);
-int calibrate_ipu_command(const CalibrateArgs& args);
 int validate_command(const ValidateArgs& args);
 int machines_command(bool json);
 int backends_command(bool json);

@@ -2,9 +2,11 @@
 // its arguments from Python, fills a run request (runs/run.hpp) for tilesim.run with typed values, the
 // caller's in-memory graphs and input values, returns the run's result (its report and summary, never
 // captured output or a file read back), calls the library functions behind tilesim.fit, placement,
-// calibrate and backends the same way (their results as JSON text), and turns tilesim's errors into the
-// Python exceptions of tilesim/_errors.py. Everything else (the objects, JSON building, reading
-// reports) is plain Python in python/tilesim/: this file only crosses the language boundary.
+// calibrate, backends, validate and calibrate_model the same way (runs/batch_fit.hpp,
+// runs/placement_study.hpp, runs/validation_run.hpp, runs/model_calibration.hpp; their results as JSON
+// text), and turns tilesim's errors into the Python exceptions of tilesim/_errors.py. Everything else
+// (the objects, JSON building, reading reports) is plain Python in python/tilesim/: this file only
+// crosses the language boundary.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -30,13 +32,16 @@
 #include "backends/family_listing.hpp"
 #include "backends/host_calibration.hpp"
 #include "backends/machine_ceilings.hpp"
+#include "apps/result_files.hpp"
 #include "backends/registry.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
 #include "runs/batch_fit.hpp"
 #include "runs/placement_study.hpp"
+#include "runs/model_calibration.hpp"
 #include "runs/run.hpp"
+#include "runs/validation_run.hpp"
 #include "workloads/graphs/in_memory.hpp"
 #include "workloads/workload.hpp"
 
@@ -199,6 +204,44 @@ auto as_command(Call&& call) {
   StderrToPython err(false);
   py::gil_scoped_release released;
   return call();
+}
+
+// tilesim.validate and tilesim.calibrate_model: the library's result (runs/validation_run.hpp,
+// runs/model_calibration.hpp), the files the user asked for written by the command's own writer
+// (apps/result_files.hpp), and the answer from the result object, never a file read back or captured
+// output. Both run without the GIL, their progress on sys.stderr.
+std::string validate_suites(const std::string& suite, const std::string& out_dir, bool plots, const std::string& format) {
+  tilesim::runs::ValidationRequest request;
+  request.suite = suite;
+  request.out_dir = out_dir;
+  request.plots = plots;
+  request.format = format;
+  CommandLineThreads threads;
+  StderrToPython err(false);
+  tilesim::runs::ValidationResult result;
+  {
+    py::gil_scoped_release released;
+    result = tilesim::runs::validate(request);
+    tilesim::cli::write_validation_files(result);
+  }
+  return result.report.dump();
+}
+
+std::string calibrate_machine_model(const std::string& gpu, const std::string& ipu, const std::string& data_dir, bool write) {
+  tilesim::runs::ModelCalibrationRequest request;
+  request.gpu = gpu;
+  request.ipu = ipu;
+  request.data_dir = data_dir;
+  request.write = write;
+  CommandLineThreads threads;
+  StderrToPython err(false);
+  tilesim::runs::ModelCalibration calibration;
+  {
+    py::gil_scoped_release released;
+    calibration = tilesim::runs::calibrate_model(request);
+    tilesim::cli::write_machine_files(calibration);
+  }
+  return calibration.answer.dump();
 }
 
 // The caller's graphs: name -> (edge_index [2, E] int64, num_nodes, batch [N] int64 or None, num_graphs).
@@ -481,4 +524,11 @@ PYBIND11_MODULE(_core, m) {
       py::arg("document"), py::arg("file"), py::arg("graphs"), py::arg("values"), py::arg("options"), py::arg("want_outputs"),
       "`tilesim run` on a workload document with in-memory graphs and values (runs/run.hpp); returns (exit code, the table, "
       "report.json's text, outputs)");
+
+  m.def("validate", &validate_suites, py::arg("suite"), py::arg("out_dir"), py::arg("plots"), py::arg("format"),
+        "`tilesim validate` (runs/validation_run.hpp): writes validation.json and the suites' files into out_dir; returns "
+        "validation.json's text");
+  m.def("calibrate_model", &calibrate_machine_model, py::arg("gpu"), py::arg("ipu"), py::arg("data_dir"), py::arg("write"),
+        "`tilesim calibrate-model` (runs/model_calibration.hpp): with write, stores the fitted machine files; returns the --json "
+        "answer's text");
 }

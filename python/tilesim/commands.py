@@ -1,6 +1,7 @@
 """The command line's other subcommands from Python, in this process, with the same checks, files and
-messages and errors raised as ``tilesim.InputError`` and friends. ``fit``, ``placement``, ``calibrate``
-and ``backends`` call the library functions their commands call (``tilesim._core.fit``, ...) and return
+messages and errors raised as ``tilesim.InputError`` and friends. ``fit``, ``placement``, ``calibrate``,
+``backends``, ``validate`` and ``calibrate_model`` call the library functions their commands call
+(``tilesim._core.fit``, ...), the files a user asked for written by the command's own writer, and return
 the result they hand back; the others run the C++ command itself (``tilesim._core.dispatch``), and what
 it writes is read back and returned as data."""
 import contextlib
@@ -166,9 +167,8 @@ def validate(suite="all", out=None, *, plots=True, format=None):
     """``tilesim validate``: the suites (hydronet, layers, models or all) through the models; returns
     validation.json's content. ``format="markdown"`` or ``"latex"`` also writes validation.md / .tex."""
     out = out or os.path.join("out", "validation")
-    _call(["validate", "--suite", suite, "--out", out] + _optional("--no-plots", not plots) + _optional("--format", format))
-    with open(os.path.join(out, "validation.json"), encoding="utf-8") as f:
-        return json.load(f)
+    # The files go into `out` as the command writes them; the answer is the result's, not the file's.
+    return json.loads(_native.core.validate(str(suite), str(out), bool(plots), "text" if format is None else str(format)))
 
 
 def _figures(args, results, out):
@@ -300,8 +300,9 @@ def calibrate(out=None):
 
 def calibrate_model(*, gpu=None, ipu=None, data=None, write=False):
     """``tilesim calibrate-model``: a model's free figures fitted on the calibration half (as a dict)."""
-    return json.loads(_call(["calibrate-model", "--json"] + _optional("--gpu", gpu) + _optional("--ipu", ipu) + _optional("--data", data) +
-                            _optional("--write", write)))
+    def text(value):
+        return "" if value is None else str(value)
+    return json.loads(_native.core.calibrate_model(text(gpu), text(ipu), text(data), bool(write)))
 
 
 def backends():

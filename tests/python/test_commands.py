@@ -112,6 +112,20 @@ def test_validate_published_suite_as_markdown(tmp_path):
     md = (tmp_path / "v" / "validation.md").read_text()
     assert "whole-model suite" in md and "| entry |" in md
     assert list(v["published_suites"]) == ["whole-model"]
+    # The answer comes from memory; the file the command's writer left says the same.
+    assert v == json.loads((tmp_path / "v" / "validation.json").read_text())
+    assert v["files"]["validation_md"] == str(tmp_path / "v" / "validation.md")
+
+
+def test_validate_and_calibrate_model_refuse_bad_options(tmp_path):
+    with pytest.raises(tilesim.InputError, match="nope"):
+        tilesim.validate("nope", out=tmp_path / "x")
+    with pytest.raises(tilesim.InputError, match="--format"):
+        tilesim.validate("models", out=tmp_path / "y", format="html")
+    with pytest.raises(tilesim.InputError, match="--gpu"):
+        tilesim.calibrate_model()
+    with pytest.raises(tilesim.InputError, match="fit_carried_over_from"):
+        tilesim.calibrate_model(gpu="h100-sxm")
 
 
 def test_run_takes_the_available_memory_proportion(tmp_path):
