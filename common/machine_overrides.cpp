@@ -95,6 +95,7 @@ std::optional<MachineOverrides> split_machine_overrides(const std::string& name,
     if (!seen.insert(f.path).second) throw InputError("", "", "each figure of a what-if machine once", what + " (" + f.path + " twice)");
     o.figures.push_back(f);
   }
+  if (o.figures.empty()) throw InputError("", "", std::string("a what-if machine ") + syntax, what + " (no figure between the braces)");
   return o;
 }
 

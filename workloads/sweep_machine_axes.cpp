@@ -24,8 +24,10 @@ double finite_figure_value(const nlohmann::json& v, const std::string& file, con
   throw InputError(file, path, "a finite number", describe_json(v));
 }
 
-// The shortest text that reads back as the same double ("1277952", "0.5", "1.85e+09").
+// The text of a value in a machine name: "1277952", "1850000000", "0.5", "3.0844216508158812".
 std::string figure_number_text(double v) {
+  // Whole values as integers (counts, byte sizes, clock rates read as written); others shortest.
+  if (v == std::floor(v) && std::abs(v) < 1e15) return std::to_string(static_cast<long long>(v));
   char buffer[64];
   const auto r = std::to_chars(buffer, buffer + sizeof buffer, v);
   return std::string(buffer, r.ptr);

@@ -2,6 +2,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "common/error.hpp"
 
@@ -39,6 +40,16 @@ void add_tally(Tally& into, const Tally& more) {
   if (into.last_disturbed.empty()) into.last_disturbed = more.last_disturbed;
 }
 
+namespace {
+
+std::string points_per_s_text(double rate) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(rate < 10 ? 2 : 1) << rate;
+  return s.str();
+}
+
+}  // namespace
+
 int print_summary(const Recorder& recorder, const std::vector<std::string>& backend_names, const std::string& csv_path,
                   Clock::time_point run_start) {
   return print_summary(recorder.tally(), recorder.stopped(), backend_names, csv_path, run_start);
@@ -50,7 +61,10 @@ int print_summary(const Tally& tally, bool stopped, const std::vector<std::strin
     std::cout << "sweep: stopped after " << tally.rows << " new points (--stop-after); continue with --resume\n";
     return 0;
   }
-  std::cout << "sweep: " << tally.rows << " new rows in " << duration_text(seconds_since(run_start)) << " (" << csv_path << ")\n";
+  // Points per second of wall time, the figure a design-space study plans by.
+  const double run_s = seconds_since(run_start);
+  std::cout << "sweep: " << tally.rows << " new rows in " << duration_text(run_s) << ", "
+            << points_per_s_text(run_s > 0 ? static_cast<double>(tally.rows) / run_s : 0.0) << " points/s (" << csv_path << ")\n";
   for (const auto& [b, n] : tally.rows_by_backend)
     std::cout << "  " << std::left << std::setw(28) << backend_names[b] << std::right << std::setw(6) << n << " points, "
               << std::fixed << std::setprecision(2) << tally.wall_by_backend.at(b) << " s of host time ("

@@ -131,7 +131,7 @@ TEST_CASE("validation indices are the ones `tilesim run` draws for the same seed
     workloads::Workload w;
     w.name = "one_point";
     w.seed = point_index_seed(shape);
-    w.ops.push_back({"p", kind, DType::float32, shape, {}});
+    w.ops.push_back({"p", kind, DType::float32, shape, {}, false, std::nullopt});
     const auto instance = workloads::instantiate(w);
     const Op& op = instance.graph.ops[0];
     CHECK(point_indices(op, w.seed) == instance.values.i32(op.indices));

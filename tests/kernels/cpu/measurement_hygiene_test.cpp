@@ -339,7 +339,7 @@ TEST_CASE("results.csv carries the thread count and the disturbance", "[analysis
   const auto clean = result_row("cpu", {16, 16, 32}, 1e-6);
   const auto simulated = result_row("ipu:bow", {16, 16, 32}, 1e-6);
   const std::string header = analysis::results_csv_header();
-  CHECK_THAT(header, Contains(",wall_s,threads,team_threads,disturbed\n"));
+  CHECK_THAT(header, Contains(",wall_s,threads,team_threads,disturbed,machine_hash\n"));
   const auto rows = analysis::parse_results_csv(
       header + analysis::results_csv_row(disturbed) + analysis::results_csv_row(clean) + analysis::results_csv_row(simulated),
       "r.csv");
@@ -355,7 +355,7 @@ TEST_CASE("results.csv carries the thread count and the disturbance", "[analysis
   SECTION("a file written before the columns existed still reads") {
     std::string old_header = header.substr(0, header.find(",threads,team_threads,disturbed")) + "\n";
     std::string line = analysis::results_csv_row(clean);
-    line = line.substr(0, line.rfind(",2,2,")) + "\n";  // without the three new fields
+    line = line.substr(0, line.rfind(",2,2,")) + "\n";  // without the four later fields
     const auto old = analysis::parse_results_csv(old_header + line, "old.csv");
     REQUIRE(old.size() == 1);
     CHECK_FALSE(old[0].threads);
