@@ -27,6 +27,7 @@ void add_roofline_command(CLI::App& app, std::vector<Command>& commands);
 // Under `tilesim plot`.
 void add_plot_surface_command(CLI::App& plot, std::vector<Command>& commands);
 void add_plot_throughput_command(CLI::App& plot, std::vector<Command>& commands);
+void add_plot_sensitivity_command(CLI::App& plot, std::vector<Command>& commands);
 void add_plot_scaling_command(CLI::App& plot, std::vector<Command>& commands);
 void add_report_command(CLI::App& app, std::vector<Command>& commands);
 void add_fit_command(CLI::App& app, std::vector<Command>& commands);

@@ -51,6 +51,7 @@ int dispatch(int argc, char** argv) {
   plot_cmd->require_subcommand(1);
   add_plot_surface_command(*plot_cmd, commands);
   add_plot_throughput_command(*plot_cmd, commands);
+  add_plot_sensitivity_command(*plot_cmd, commands);
   add_plot_scaling_command(*plot_cmd, commands);
   add_report_command(app, commands);
   add_fit_command(app, commands);

@@ -49,6 +49,16 @@ TEST_CASE("sweep over machine figures: the clock scales time at equal cycles, ea
   }
   const nlohmann::json machines = nlohmann::json::parse(slurp(out / "machines.json"));
   CHECK_THAT(machines.dump(), Contains("what-if: chip.tile_clock_hz*=2"));
+
+  // The sensitivity plot: twice the clock, half the time at every point; the GPU rows (no what-if) aside.
+  const fs::path plots = what_if_dir() / "clock_plots";
+  const CliResult plot = run_tilesim("plot sensitivity " + (out / "results.csv").string() + " --out " + plots.string(), what_if_dir());
+  REQUIRE(plot.exit_code == 0);
+  CHECK_THAT(plot.out, Contains("chip.tile_clock_hz"));
+  CHECK_THAT(plot.out, Contains("0.500  0.500 - 0.500 (2)"));
+  CHECK(plot.out.find("gpu-model") == std::string::npos);
+  CHECK(fs::exists(plots / "tornado_ipu_bow.svg"));
+  CHECK(fs::exists(plots / "sensitivity_chip.tile_clock_hz.pdf"));
 }
 
 TEST_CASE("tilesim run on a what-if machine, and a what-if the model refuses, said before anything runs", "[sweep][cli]") {

@@ -1,0 +1,54 @@
+// tilesim plot sensitivity RESULTS.csv [--out DIR] [--ops LIST]: a sweep over machine figures (its
+// backends what-if machines, docs/sweep-format.md "Machine axes") drawn as architects read one: time
+// against each figure, and a tornado of every figure's span per backend; the table on stdout.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "analysis/gnuplot.hpp"
+#include "analysis/results_table.hpp"
+#include "analysis/sensitivity_figure.hpp"
+#include "apps/cli_checks.hpp"
+#include "apps/command_line.hpp"
+#include "apps/commands.hpp"
+#include "apps/op_selection.hpp"
+#include "apps/render_figures.hpp"
+
+namespace tilesim::cli {
+
+namespace {
+
+struct SensitivityPlotArgs {
+  std::string results;
+  std::string out_dir;  // default: beside RESULTS.csv, in plots/
+  std::string ops;      // "" : every op of the rows
+};
+
+int plot_sensitivity_command(const SensitivityPlotArgs& args) {
+  namespace fs = std::filesystem;
+  const auto rows = analysis::read_results_csv(args.results);
+  const auto curves = analysis::machine_sensitivity(rows, args.results, ops_to_draw(rows, args.ops));
+  analysis::require_gnuplot();
+  std::cout << analysis::sensitivity_table(curves);
+  const std::string out_dir = args.out_dir.empty() ? (fs::path(args.results).parent_path() / "plots").string() : args.out_dir;
+  for (const auto& r : render_figures(out_dir, analysis::sensitivity_figures(curves)))
+    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string() << ", data "
+              << fs::path(r.data_path).filename().string() << ")\n";
+  return 0;
+}
+
+}  // namespace
+
+// The subcommand's options on the command line (apps/command_line.hpp).
+void add_plot_sensitivity_command(CLI::App& plot_cmd, std::vector<Command>& commands) {
+  const auto args = std::make_shared<SensitivityPlotArgs>();
+  auto* cmd = plot_cmd.add_subcommand(
+      "sensitivity", "Time against each machine figure of a sweep over machine figures, and each figure's span as a tornado");
+  cmd->add_option("results", args->results, "results.csv of tilesim sweep on a sweep file with machine axes")->required();
+  cmd->add_option("--out", args->out_dir, "Directory for the plots (default: plots/ beside the results)")
+      ->check(non_empty_path("a directory"));
+  cmd->add_option("--ops", args->ops, "Comma-separated ops to include (default: every op in the results)");
+  commands.push_back({cmd, [args] { return plot_sensitivity_command(*args); }});
+}
+
+}  // namespace tilesim::cli
