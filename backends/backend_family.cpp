@@ -40,4 +40,9 @@ SingleOpModel BackendFamily::single_op_model(const BackendSpec& spec) const {
                    spec.name());
 }
 
+EpochExecutionModel BackendFamily::epoch_execution_model(const BackendSpec& spec) const {
+  (void)spec;
+  return {};
+}
+
 }  // namespace tilesim::backends

@@ -17,6 +17,7 @@
 #include "backends/ceilings.hpp"
 #include "ir/op_graph.hpp"
 #include "results/backend.hpp"
+#include "results/epoch_execution.hpp"
 #include "results/result.hpp"
 
 namespace tilesim::backends {
@@ -44,6 +45,11 @@ struct SingleOpModel {
   std::string machine_file;
   std::function<SingleOpPrediction(const std::string& op, const OpShape& shape)> predict;
 };
+
+// How a framework drives the device over an epoch (results/epoch_execution.hpp): the run's epoch in,
+// its cost with host calls, host-link transfers and fixed costs out, each figure from the machine file.
+// An empty function: the family states no execution model, and an epoch is the sum of its steps.
+using EpochExecutionModel = std::function<EpochExecution(const EpochDriving& run)>;
 
 struct BackendMode {
   std::string name;
@@ -149,6 +155,11 @@ class BackendFamily {
   virtual StepMemoryFitter step_memory_fitter(const BackendSpec& spec) const;
   // `tilesim validate`: single ops of the measured grids, on the spec's machine and mode.
   virtual SingleOpModel single_op_model(const BackendSpec& spec) const;
+
+  // Loader and scaling runs: the framework's execution model of an epoch on the spec's machine. Unlike the
+  // capabilities above it never throws for a family without one: it is empty, and the run keeps the
+  // epoch of its steps alone.
+  virtual EpochExecutionModel epoch_execution_model(const BackendSpec& spec) const;
 
   // `tilesim machines`: one JSON object per shipped machine, and the text block that lists them.
   virtual nlohmann::json machine_summaries() const { return nlohmann::json::array(); }

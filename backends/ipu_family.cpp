@@ -8,6 +8,7 @@
 #include "backends/machine_listings.hpp"
 #include "backends/system_view.hpp"
 #include "common/error.hpp"
+#include "models/ipu/host_execution.hpp"
 #include "models/ipu/ipu_backend.hpp"
 #include "models/ipu/machine/element_bytes.hpp"
 #include "models/ipu/planning/step_memory.hpp"
@@ -135,6 +136,19 @@ class IpuFamily final : public BackendFamily {
       p.time_s = ipu::simulate_op_timing(op, analysis::point_indices(op, *p.index_seed), *machine).time_s;
       return p;
     }};
+  }
+
+  // PopTorch's epoch on the machine's "host" figures (models/ipu/host_execution.hpp), reported with their
+  // sources; a machine file without that section states no execution model.
+  EpochExecutionModel epoch_execution_model(const BackendSpec& spec) const override {
+    const ipu::IpuMachine machine = ipu::load_ipu_machine(spec.machine);
+    if (!machine.host) return {};
+    const nlohmann::json figures = machine.provenance.figures_json(true).value("host", nlohmann::json::object());
+    return [host = *machine.host, figures](const EpochDriving& run) {
+      EpochExecution e = ipu::poptorch_epoch(host, run);
+      e.figures = figures;
+      return e;
+    };
   }
 
   nlohmann::json machine_summaries() const override { return ipu_machine_summaries(); }

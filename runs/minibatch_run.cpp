@@ -13,6 +13,7 @@
 #include "common/wall_clock.hpp"
 #include "mpi/world.hpp"
 #include "runs/agreement.hpp"
+#include "runs/epoch_driving.hpp"
 #include "runs/report_header.hpp"
 #include "runs/result_tables.hpp"
 #include "runs/training_run.hpp"
@@ -88,6 +89,7 @@ nlohmann::json to_json(const Stats& s) { return {{"min", s.min}, {"median", s.me
 struct Work {
   std::int64_t seed_nodes = 0, nodes = 0, edges = 0, graphs = 0, loss_rows = 0;
   std::int64_t pad_nodes = 0, pad_edges = 0, pad_graphs = 0;
+  std::int64_t host_input_bytes = 0;  // the host's inputs of every batch run, summed
   void add(const loaders::BatchShape& s) {
     seed_nodes += s.seed_nodes;
     nodes += s.nodes;
@@ -97,6 +99,7 @@ struct Work {
     pad_nodes += s.padding.pad_nodes;
     pad_edges += s.padding.pad_edges;
     pad_graphs += s.padding.pad_graphs;
+    host_input_bytes += s.host_input_bytes;
   }
 };
 
@@ -160,18 +163,36 @@ struct EpochContext {
   loaders::EpochWork epoch;
   Stats sampling;
   bool training = false;
+  EpochDriving driving;  // the loader's framework options (device iterations, synthetic data, asynchronous)
 };
+
+// One device's epoch as the backend's execution model prices it (results/epoch_execution.hpp): the
+// loader's batches are its micro-batches, one per step, fed to one device.
+std::optional<EpochExecution> priced_epoch(const backends::EpochExecutionModel& model, const EpochContext& c, double device_epoch_s,
+                                           const Work& w) {
+  if (!model) return std::nullopt;
+  EpochDriving run = c.driving;
+  run.device_epoch_s = device_epoch_s;
+  run.micro_batches = static_cast<double>(c.per_epoch);
+  run.gradient_accumulation = 1;
+  run.devices_used = 1;
+  run.input_bytes_per_micro_batch = c.count > 0 ? w.host_input_bytes / c.count : 0;
+  return model(run);
+}
 
 // One backend's report entry ("minibatch": step times, epoch time, throughput, padding, host against
 // device) and its line of the printed table.
-nlohmann::json backend_summary(const BackendRun& run, const Work& w, const EpochContext& c, const std::string& name,
-                               std::ostream& table) {
+nlohmann::json backend_summary(const BackendRun& run, const Work& w, const EpochContext& c, const backends::EpochExecutionModel& model,
+                               const std::string& name, std::ostream& table) {
   const std::string unit = c.epoch.unit;
   const Stats steps = stats_of(run.step_s);
   const bool full_epoch = c.count >= c.per_epoch;
-  double epoch_s = 0;
-  for (std::int64_t k = 0; k < std::min(c.count, c.per_epoch); ++k) epoch_s += run.step_s[static_cast<std::size_t>(k)];
-  if (!full_epoch) epoch_s = steps.total / static_cast<double>(c.count) * static_cast<double>(c.per_epoch);
+  double device_epoch_s = 0;
+  for (std::int64_t k = 0; k < std::min(c.count, c.per_epoch); ++k) device_epoch_s += run.step_s[static_cast<std::size_t>(k)];
+  if (!full_epoch) device_epoch_s = steps.total / static_cast<double>(c.count) * static_cast<double>(c.per_epoch);
+  // With an execution model the epoch adds the host's calls and transfers to the steps; without, it is the steps.
+  const std::optional<EpochExecution> execution = priced_epoch(model, c, device_epoch_s, w);
+  const double epoch_s = execution ? execution->epoch_s : device_epoch_s;
   const double throughput = epoch_s > 0 ? static_cast<double>(c.epoch.items) / epoch_s : 0;
   const bool host_bound = c.sampling.total > steps.total;
   nlohmann::json entry = run.last.to_json();
@@ -184,12 +205,19 @@ nlohmann::json backend_summary(const BackendRun& run, const Work& w, const Epoch
                                                                           std::to_string(c.per_epoch) + " batches, times the epoch's batches";
   mb["throughput"] = {{"unit", unit + "_per_s"},
                       {"value", throughput},
-                      {"counts", c.epoch.counts() + " over the epoch time"},
+                      {"counts", c.epoch.counts() + " over the epoch time" +
+                                     (execution ? std::string(" (the execution model's: steps, host calls and host I/O)") : std::string())},
                       {"epoch_items", c.epoch.items},
                       {"of_the_batches_run", steps.total > 0 ? items(w, c.kind) / steps.total : 0},
                       {"nodes_per_s", steps.total > 0 ? static_cast<double>(w.nodes) / steps.total : 0},
                       {"edges_per_s", steps.total > 0 ? static_cast<double>(w.edges) / steps.total : 0}};
   if (c.kind == loaders::LoaderSpec::Kind::graphs) mb["throughput"]["graphs_per_s"] = throughput;
+  if (execution) {
+    // What the execution model adds, beside the figures of the device's steps alone.
+    mb["device_only_epoch_time_s"] = device_epoch_s;
+    mb["throughput"]["device_only_value"] = device_epoch_s > 0 ? static_cast<double>(c.epoch.items) / device_epoch_s : 0;
+    mb["execution"] = execution->to_json();
+  }
   mb["real_work"] = {{"seed_nodes", w.seed_nodes}, {"nodes", w.nodes}, {"edges", w.edges}, {"graphs", w.graphs}, {"loss_rows", w.loss_rows}};
   mb["padding"] = {{"nodes", w.pad_nodes}, {"edges", w.pad_edges}, {"graphs", w.pad_graphs},
                    {"node_share", share(w.pad_nodes, w.nodes)}, {"edge_share", share(w.pad_edges, w.edges)}};
@@ -357,9 +385,11 @@ MiniBatchOutcome run_batches(const RunRequest& request, std::vector<std::unique_
   table << "\n" << std::left << std::setw(26) << "backend" << std::right << std::setw(11) << "step min" << std::setw(11) << "median"
         << std::setw(11) << "max" << std::setw(13) << "epoch" << std::setw(16) << unit + "/s" << std::setw(9) << "padding"
         << std::setw(13) << "bound" << "\n";
-  const EpochContext context{count, source.batches_per_epoch(), kind, epoch, sampling, training};
+  const EpochContext context{count, source.batches_per_epoch(), kind, epoch, sampling, training, loader_driving(workload)};
   for (std::size_t b = 0; b < runs.size(); ++b) {
-    nlohmann::json entry = backend_summary(runs[b], runs[b].fixed_shapes ? padded_work : exact_work, context, specs[b].name(), table);
+    const backends::EpochExecutionModel model = specs[b].descriptor->epoch_execution_model(specs[b]);
+    nlohmann::json entry =
+        backend_summary(runs[b], runs[b].fixed_shapes ? padded_work : exact_work, context, model, specs[b].name(), table);
     if (auto machine = backends[b]->machine_provenance(); !machine.is_null()) entry["machine_provenance"] = machine;
     results.push_back(entry);
   }
@@ -378,6 +408,14 @@ MiniBatchOutcome run_batches(const RunRequest& request, std::vector<std::unique_
   std::ostringstream text;
   text << "last batch:\n" << format_table(outcome.last_batch) << "\n" << loader_text(source, sampling, padded) << table.str();
   if (count < per_epoch) text << "* epoch time estimated from " << count << " of " << per_epoch << " batches\n";
+  for (const nlohmann::json& r : results)
+    if (r["minibatch"].contains("execution")) {
+      const nlohmann::json& e = r["minibatch"]["execution"];
+      text << r.value("backend", std::string()) << ": epoch priced by " << e["model"].get<std::string>() << ": "
+           << e["host_calls_per_epoch"].get<std::int64_t>() << " host calls, host I/O "
+           << format_time(e["host_link"]["exposed_s"].get<double>() + e["stream_copy"]["total_s"].get<double>()) << ", the steps alone "
+           << format_time(e["device_only_epoch_time_s"].get<double>()) << "\n";
+    }
   text << loss_notes;
   if (!agreements.empty() || !loss_agreements.empty())
     text << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");

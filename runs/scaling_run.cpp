@@ -9,8 +9,10 @@
 #include <sstream>
 
 #include "analysis/stage_split.hpp"
+#include "backends/backend_family.hpp"
 #include "backends/system_view.hpp"
 #include "common/error.hpp"
+#include "runs/epoch_driving.hpp"
 #include "runs/report_header.hpp"
 #include "runs/result_tables.hpp"
 #include "runs/scaling_steps.hpp"
@@ -41,6 +43,14 @@ struct ScaledStep {
   nlohmann::json allreduce, pipeline, halo;
   nlohmann::json memory = nlohmann::json::array();
   std::vector<DeviceStep> device_steps;
+  // What the host feeds one device per step (a replica's A micro-batches, a pipeline's M), with the mean
+  // micro-batch's inputs; and the same for the one-device baseline (its micro-batches per step, per
+  // optimizer update, and their inputs). An execution model prices them (results/epoch_execution.hpp).
+  std::int64_t micro_batches_per_step = 1;
+  std::int64_t input_bytes_per_micro_batch = 0;
+  double one_device_micro_batches = 1;
+  std::int64_t one_device_accumulation = 1;
+  std::int64_t one_device_input_bytes = 0;
   bool verified = true;
   ResultKind collective_kind = ResultKind::modeled, bubble_kind = ResultKind::modeled;
 };
@@ -107,6 +117,14 @@ nlohmann::json throughput_json(const ScaledStep& s, double throughput) {
   return j;
 }
 
+// The mean host inputs of the steps' micro-batches (a fixed-shape backend's are all one shape's).
+std::int64_t mean_input_bytes(const std::vector<DeviceStep>& steps) {
+  if (steps.empty()) return 0;
+  std::int64_t bytes = 0;
+  for (const DeviceStep& step : steps) bytes += step.host_input_bytes;
+  return bytes / static_cast<std::int64_t>(steps.size());
+}
+
 nlohmann::json link_json(const backends::LinkTime& t) {
   nlohmann::json j = {{"time_s", t.time_s}, {"kind", to_string(t.kind)}, {"closed_form_s", t.closed_form_s}, {"detail", t.detail}};
   if (t.closed_form_s > 0) j["time_over_closed_form"] = t.time_s / t.closed_form_s;
@@ -150,6 +168,11 @@ ScaledStep scale_replicas(const workloads::Workload& w, const backends::SystemVi
     out.counts = "the mean batch of " + runs.epoch->counts() + ", times the " + std::to_string(R * A) + " batch" +
                  (R * A == 1 ? "" : "es") + " of one step; the step that ran took the first " + std::to_string(R * A);
   }
+  out.micro_batches_per_step = A;
+  out.input_bytes_per_micro_batch = mean_input_bytes(runs.steps);
+  out.one_device_micro_batches = static_cast<double>(R * A);
+  out.one_device_accumulation = A;
+  out.one_device_input_bytes = out.input_bytes_per_micro_batch;
   out.one_device_s = std::accumulate(replica_s.begin(), replica_s.end(), 0.0);
   out.one_device_items = out.items_per_step;
   out.one_device_what = "one " + view.device_word() + " running every replica's batches one after the other" +
@@ -211,6 +234,8 @@ ScaledStep scale_pipeline(const workloads::Workload& w, const backends::SystemVi
   out.items_per_step = items * static_cast<double>(p.replicas);
   out.unit = runs.unit;
   out.how = runs.how + "; each stage's share of a micro-batch's rows is the rows of its layers' ops (the loss on the last stage)";
+  out.micro_batches_per_step = M;
+  out.input_bytes_per_micro_batch = mean_input_bytes(runs.steps);
   out.pipeline = {{"stages", S},
                   {"micro_batches", M},
                   {"schedule", to_string(pipe.schedule)},
@@ -243,11 +268,13 @@ ScaledStep scale_pipeline(const workloads::Workload& w, const backends::SystemVi
   if (M == 1) {
     out.one_device_s = first.result.time_s;
     out.one_device_items = first.items;
+    out.one_device_input_bytes = first.host_input_bytes;
   } else {
     try {
       const DeviceStep whole = run_whole_step(w, device, options);
       out.one_device_s = whole.result.time_s;
       out.one_device_items = whole.items;
+      out.one_device_input_bytes = whole.host_input_bytes;
       out.verified = out.verified && whole.verified;
     } catch (const PlanError& e) {
       out.one_device_what = std::string("not known: the whole graph does not fit one ") + view.device_word() + " (" + e.what() + ")";
@@ -311,6 +338,11 @@ ScaledStep scale_partitions(const workloads::Workload& w, const backends::System
     out.compute_s = *std::max_element(worker_s.begin(), worker_s.end());
     out.unit = runs.unit;
     out.how = runs.how + "; each of the " + std::to_string(R) + " nodes takes its own batch";
+    out.micro_batches_per_step = A;
+    out.input_bytes_per_micro_batch = mean_input_bytes(runs.steps);
+    out.one_device_micro_batches = static_cast<double>(R * A);
+    out.one_device_accumulation = A;
+    out.one_device_input_bytes = out.input_bytes_per_micro_batch;
     out.one_device_s = std::accumulate(worker_s.begin(), worker_s.end(), 0.0);
     out.one_device_items = out.items_per_step;
     out.one_device_what = "one node running every node's batches one after the other, no exchange";
@@ -323,6 +355,7 @@ ScaledStep scale_partitions(const workloads::Workload& w, const backends::System
     out.items_per_step = static_cast<double>(runs.graph_nodes * p.replicas);
     out.unit = "nodes";
     out.how = runs.runs.how;
+    out.input_bytes_per_micro_batch = step.host_input_bytes;
     // Each layer's input rows of the halo, forward; backward the gradients of those rows go back to their
     // owners for every layer but the first (no gradient of the input features is needed).
     std::int64_t in = w.model->num_features;
@@ -345,6 +378,7 @@ ScaledStep scale_partitions(const workloads::Workload& w, const backends::System
       const DeviceStep whole = run_whole_step(w, device, options);
       out.one_device_s = whole.result.time_s;
       out.one_device_items = whole.items;
+      out.one_device_input_bytes = whole.host_input_bytes;
       out.one_device_what = "one node running the whole graph in one step";
     } catch (const PlanError& e) {
       out.one_device_what = std::string("not known: the whole graph does not fit one node (") + e.what() + ")";
@@ -365,6 +399,52 @@ ScaledStep scale_partitions(const workloads::Workload& w, const backends::System
 }
 
 std::string kind_text(ResultKind k) { return to_string(k); }
+
+// The epoch as the backend's execution model prices it (results/epoch_execution.hpp), for the devices
+// used and for the one-device baseline: a loader's epoch (R x A batches to a step), or one step of the
+// whole graph. Its throughput is the epoch's items over that epoch time.
+struct PricedEpochs {
+  double items = 0;  // the epoch's items
+  double steps = 1;  // steps per epoch (a share of one where the batches do not divide)
+  EpochExecution used;
+  std::optional<EpochExecution> one_device;
+  double throughput() const { return used.epoch_s > 0 ? items / used.epoch_s : 0; }
+};
+
+std::optional<PricedEpochs> priced_epochs(const backends::BackendSpec& spec, const workloads::Workload& workload, const ScaledStep& s,
+                                          double step_s, std::int64_t used) {
+  const backends::EpochExecutionModel model = spec.descriptor->epoch_execution_model(spec);
+  if (!model || s.items_per_step <= 0) return std::nullopt;
+  PricedEpochs p;
+  p.items = s.epoch ? static_cast<double>(s.epoch->items) : s.items_per_step;
+  p.steps = p.items / s.items_per_step;
+  EpochDriving run = loader_driving(workload);
+  run.device_epoch_s = p.steps * step_s;
+  run.micro_batches = p.steps * static_cast<double>(s.micro_batches_per_step);
+  run.gradient_accumulation = s.micro_batches_per_step;
+  run.devices_used = used;
+  run.input_bytes_per_micro_batch = s.input_bytes_per_micro_batch;
+  p.used = model(run);
+  if (s.one_device_s && s.one_device_items && *s.one_device_items > 0) {
+    const double one_steps = p.items / *s.one_device_items;
+    EpochDriving one = loader_driving(workload);
+    one.device_epoch_s = one_steps * *s.one_device_s;
+    one.micro_batches = one_steps * s.one_device_micro_batches;
+    one.gradient_accumulation = s.one_device_accumulation;
+    one.devices_used = 1;
+    one.input_bytes_per_micro_batch = s.one_device_input_bytes;
+    p.one_device = model(one);
+  }
+  return p;
+}
+
+// The line under a backend's notes that says what the execution model added.
+void write_execution_note(std::ostream& notes, const PricedEpochs& p) {
+  const EpochExecution& e = p.used;
+  notes << "  execution (" << e.model << "): " << e.host_calls << " host calls of " << e.micro_batches_per_host_call
+        << " micro-batches per device, host I/O " << format_time(e.host_link_exposed_s + e.stream_copy_s) << ", epoch "
+        << format_time(e.epoch_s) << " (the steps alone " << format_time(e.device_epoch_s) << ")\n";
+}
 
 // The lines under the table for one backend: how its device step was run, the all-reduce against its
 // closed form, a pipeline's bubble, what one device means, memory per device.
@@ -427,10 +507,18 @@ RunResult run_scaling(const RunRequest& request) {
                                       : scale_replicas(workload, *view, *device, options);
     all_verified = all_verified && s.verified;
     const double step_s = s.compute_s + s.collective_s + s.bubble_s + s.halo_s;
-    const double throughput = step_s > 0 ? s.items_per_step / step_s : 0;
-    std::optional<double> one_throughput, efficiency;
+    // The device's steps alone; with an execution model the epoch adds the host's calls and transfers.
+    const double device_throughput = step_s > 0 ? s.items_per_step / step_s : 0;
+    std::optional<double> device_one_throughput, device_efficiency;
     if (s.one_device_s && *s.one_device_s > 0) {
-      one_throughput = *s.one_device_items / *s.one_device_s;
+      device_one_throughput = *s.one_device_items / *s.one_device_s;
+      device_efficiency = device_throughput / (static_cast<double>(used) * *device_one_throughput);
+    }
+    const std::optional<PricedEpochs> priced = priced_epochs(spec, workload, s, step_s, used);
+    const double throughput = priced ? priced->throughput() : device_throughput;
+    std::optional<double> one_throughput = device_one_throughput, efficiency = device_efficiency;
+    if (priced && priced->one_device && priced->one_device->epoch_s > 0) {
+      one_throughput = priced->items / priced->one_device->epoch_s;
       efficiency = throughput / (static_cast<double>(used) * *one_throughput);
     }
     const ResultKind compute_kind = view->compute_kind();
@@ -465,6 +553,18 @@ RunResult run_scaling(const RunRequest& request) {
                             {"memory_per_device", s.memory},
                             {"all_steps_verified", s.verified},
                             {"system_provenance", view->provenance()}};
+    if (priced) {
+      // What the execution model adds, beside the figures of the device's steps alone.
+      entry["execution"] = priced->used.to_json();
+      entry["execution"]["steps_per_epoch"] = priced->steps;
+      entry["execution"]["epoch_items"] = priced->items;
+      entry["throughput"]["counts"] = entry["throughput"]["counts"].get<std::string>() +
+                                      "; value: the epoch's items over the execution model's epoch time (execution.epoch_time_s)";
+      entry["throughput"]["device_only_value"] = device_throughput;
+      entry["one_device"]["device_only_throughput"] = device_one_throughput ? nlohmann::json(*device_one_throughput) : nlohmann::json(nullptr);
+      if (priced->one_device) entry["one_device"]["execution_epoch_time_s"] = priced->one_device->epoch_s;
+      entry["device_only_scaling_efficiency"] = device_efficiency ? nlohmann::json(*device_efficiency) : nlohmann::json(nullptr);
+    }
     if (!s.allreduce.is_null()) entry["allreduce"] = s.allreduce;
     if (!s.pipeline.is_null()) entry["pipeline"] = s.pipeline;
     if (!s.halo.is_null()) entry["halo_exchange"] = s.halo;
@@ -488,6 +588,7 @@ RunResult run_scaling(const RunRequest& request) {
           << tagged(s.halo_s, ResultKind::modeled, p.partitions > 1) << std::setw(19) << si_text(throughput, "") << std::setw(11) << eff.str()
           << "\n";
     write_step_notes(notes, spec.name(), s);
+    if (priced) write_execution_note(notes, *priced);
   }
 
   RunResult result;

@@ -55,6 +55,7 @@ DeviceRuns run_batches_of(const workloads::Workload& workload, const loaders::Ba
     step.items = loaders::batch_items(lowered.shape, kind);
     step.nodes = lowered.shape.nodes;
     step.edges = lowered.shape.edges;
+    step.host_input_bytes = lowered.shape.host_input_bytes;
     runs.steps.push_back(std::move(step));
   }
   if (options.fixed_shapes) {
@@ -96,10 +97,12 @@ DeviceStep run_whole_step(const workloads::Workload& workload, Backend& device, 
   for (const Op& op : lowered.graph.ops)
     if (op.kind == OpKind::loss) graphs = op.shape.num_inputs;
   const bool graph_task = w.model && w.model->train && w.model->train->task == workloads::training::TrainSpec::Task::graph;
+  const std::int64_t host_input_bytes = workloads::layers::host_input_bytes(lowered.graph, lowered.fills);
   workloads::Instance instance = workloads::instantiate(w, std::move(lowered), options.shapes_only);
   DeviceStep step = run_instance(instance, device, options);
   step.items = static_cast<double>(graph_task ? graphs : nodes);
   step.nodes = nodes;
+  step.host_input_bytes = host_input_bytes;
   return step;
 }
 
@@ -195,6 +198,7 @@ PartitionRuns run_largest_partition(const workloads::Workload& workload, Backend
   step.items = static_cast<double>(owned);
   step.nodes = lowered.shape.nodes;
   step.edges = lowered.shape.edges;
+  step.host_input_bytes = lowered.shape.host_input_bytes;
   out.runs.steps.push_back(std::move(step));
   out.runs.unit = "nodes";
   out.runs.how = "partition " + std::to_string(out.largest) + " of " + std::to_string(P) + " (the most edges): its " + std::to_string(owned) +

@@ -22,6 +22,7 @@ struct DeviceStep {
   workloads::training::TrainingLayout training;
   double items = 0;                    // real work in the throughput's unit (padding excluded)
   std::int64_t nodes = 0, edges = 0;   // real
+  std::int64_t host_input_bytes = 0;   // what the host sends for this step (workloads/layers: host_input_bytes)
   bool verified = true;                // every row that was checked passed
 };
 

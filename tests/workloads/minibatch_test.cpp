@@ -60,6 +60,14 @@ std::string error_of(const json& doc) {
   return required_input_error_of([&] { parse_workload(doc, "w.json"); });
 }
 
+// A trained parameter, its optimizer state or Adam's step number: kept on the device between steps.
+bool is_kept_on_device(const training::TrainingLayout& layout, TensorId t) {
+  if (t == layout.step) return true;
+  for (const auto& slot : layout.parameters)
+    if (t == slot.param || t == slot.state) return true;
+  return false;
+}
+
 // The loss and every updated parameter of one step of `instance` on the CPU kernels.
 struct StepOutcome {
   double loss = 0;
@@ -179,6 +187,49 @@ TEST_CASE("loader: bad sections name the path, what was expected and what was fo
   json with_ops = node_workload({{"kind", "neighbor"}, {"batch_size", 8}, {"fanouts", {3}}});
   with_ops["ops"] = json::array({{{"op", "gather"}, {"num_inputs", 4}, {"num_features", 2}, {"num_outputs", 3}}});
   CHECK_THAT(error_of(with_ops), Contains("ops"));
+}
+
+TEST_CASE("loader: PopTorch's options parse with their defaults, echo, and refuse bad values", "[loader][workload][unit]") {
+  const Workload plain = parse_workload(graphs_workload(qm9_loader()), "w.json");
+  CHECK(plain.model->loader->device_iterations == 1);
+  CHECK_FALSE(plain.model->loader->synthetic_data);
+  CHECK_FALSE(plain.model->loader->asynchronous);
+  json options = qm9_loader();
+  options["device_iterations"] = 4;
+  options["synthetic_data"] = true;
+  options["asynchronous"] = true;
+  const Workload set = parse_workload(graphs_workload(options), "w.json");
+  CHECK(set.model->loader->device_iterations == 4);
+  CHECK(set.model->loader->synthetic_data);
+  CHECK(set.model->loader->asynchronous);
+  const json echo = to_json(set);
+  CHECK(echo["loader"]["device_iterations"] == 4);
+  CHECK(echo["loader"]["synthetic_data"] == true);
+  CHECK(echo["loader"]["asynchronous"] == true);
+  json zero = qm9_loader();
+  zero["device_iterations"] = 0;
+  CHECK_THAT(error_of(graphs_workload(zero)), Contains("loader.device_iterations"));
+  json word = qm9_loader();
+  word["synthetic_data"] = "yes";
+  CHECK_THAT(error_of(graphs_workload(word)), Contains("loader.synthetic_data"));
+  json typo = qm9_loader();
+  typo["device_iteration"] = 4;
+  CHECK_THAT(error_of(graphs_workload(typo)), Contains("device_iteration"));
+}
+
+// What the host sends with a batch: its features, edges and loss rows, not the trained parameters, their
+// optimizer state or Adam's step number, which stay on the device.
+TEST_CASE("loader: a batch's host inputs are its data, not the parameters or the optimizer's state", "[loader][workload][unit]") {
+  const Workload w = parse_workload(graphs_workload(qm9_loader()), "w.json");
+  const loaders::BatchSource source(w);
+  const loaders::LoweredBatch lowered = loaders::lower_batch(w, source, 0, source.make(0), std::nullopt, false);
+  const OpGraph& g = lowered.instance.graph;
+  std::int64_t data = 0, kept = 0;
+  for (const TensorId t : g.graph_inputs()) (is_kept_on_device(lowered.instance.training, t) ? kept : data) += g.tensor(t).bytes();
+  CHECK(kept > 0);
+  CHECK(lowered.shape.host_input_bytes == data);
+  // At least the node features, float32.
+  CHECK(lowered.shape.host_input_bytes >= lowered.shape.nodes * w.model->num_features * 4);
 }
 
 TEST_CASE("loader: the same seed makes the same batches, and a node keeps its features in every batch", "[loader][workload][unit]") {

@@ -62,7 +62,15 @@ struct InputFill {
   std::int64_t block_rows = 0;  // block_diagonal: C
   std::vector<std::int32_t> i32;
   std::vector<float> f32;
+  // Made or kept on the device, not sent by the host with each batch: a trained parameter, its optimizer
+  // state, Adam's step number, a dropout mask the device's own generator draws, a constant mask, the edge
+  // distances and Gaussians a SchNet model computes in its forward.
+  bool device_resident = false;
 };
+
+// The bytes the host sends with every step (the batch's features, indices, edge attributes, loss rows,
+// labels and targets): every filled input that is not device_resident, at its own dtype.
+std::int64_t host_input_bytes(const OpGraph& graph, const std::vector<InputFill>& fills);
 
 // Sets the value of every input in `fills` (moving given values out of them): standard normal and
 // uniform values from the stream named after the tensor under `seed` (streams::named_engine).
@@ -114,6 +122,8 @@ class Lowering {
   // optimizer state and step number, whatever the model's dtype).
   TensorId given_f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> values);
   TensorId given_f32(const std::string& name, std::vector<std::int64_t> shape, std::vector<float> values, DType dtype);
+  // Marks an input this lowering made as made or kept on the device (InputFill::device_resident).
+  void keep_on_device(TensorId tensor);
 
   // Edge variants: "raw" (as the graph has them), "self_loops" (existing self-loops removed, one
   // (n, n) per node appended: PyG add_remaining_self_loops / remove_self_loops + add_self_loops),

@@ -57,6 +57,8 @@ TensorId Lowering::input(const std::string& name, std::vector<std::int64_t> shap
   fill.kind = kind;
   fill.bound = bound;
   fill.block_rows = block_rows;
+  // A parameter lives on the device between steps (PopTorch copies the weights there once).
+  fill.device_resident = parameter;
   fills_.push_back(std::move(fill));
   if (!master) return id;
   Op cast;
@@ -91,6 +93,18 @@ TensorId Lowering::given_f32(const std::string& name, std::vector<std::int64_t> 
   fill.f32 = std::move(values);
   fills_.push_back(std::move(fill));
   return id;
+}
+
+void Lowering::keep_on_device(TensorId tensor) {
+  for (InputFill& fill : fills_)
+    if (fill.tensor == tensor) fill.device_resident = true;
+}
+
+std::int64_t host_input_bytes(const OpGraph& graph, const std::vector<InputFill>& fills) {
+  std::int64_t bytes = 0;
+  for (const InputFill& fill : fills)
+    if (!fill.device_resident) bytes += graph.tensor(fill.tensor).bytes();
+  return bytes;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -179,6 +193,9 @@ const EdgeTensors& Lowering::distance(float cutoff) {
   // Distances uniform in [1, cutoff): the hydronet schnet_block harness draws edge weights in [1, 6).
   auto engine = streams::named_engine(seed_, "edges.distance");
   e.distance = given_f32("edges.distance", {e.num_edges, 1}, streams::uniform_reals(engine, e.num_edges, 1.0, cutoff));
+  // A SchNet model computes its edge distances from the positions on the device (PyG SchNet's forward):
+  // given here without their cost, they never cross the host link.
+  keep_on_device(e.distance);
   return variants_.emplace(key, e).first->second;
 }
 
@@ -207,6 +224,7 @@ TensorId Lowering::gaussians(float cutoff, std::int64_t num_gaussians) {
       attr[static_cast<std::size_t>(i * g + k)] = std::exp(coeff * diff * diff);
     }
   const TensorId id = given_f32(std::string("edges.gaussians") + std::to_string(g), {e.num_edges, g}, std::move(attr));
+  keep_on_device(id);  // the model's GaussianSmearing, on the device like the distances
   e.gaussians.emplace(key, id);
   return id;
 }
@@ -330,6 +348,8 @@ TensorId dropout(Lowering& l, const std::string& name, TensorId x, double p) {
   const float kept = static_cast<float>(1.0 / (1.0 - p));
   for (float& m : mask) m = m < p ? 0.0f : kept;
   const TensorId m = l.given_f32(name + ".mask", shape, std::move(mask), g.tensor(x).dtype);
+  // PopTorch draws the mask on the device: it never crosses the host link.
+  l.keep_on_device(m);
   return l.op(binary(name, g, BinaryFn::multiply, x, m));
 }
 

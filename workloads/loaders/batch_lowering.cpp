@@ -134,6 +134,7 @@ LoweredBatch lower_batch(const Workload& workload, const BatchSource& source, st
   // A mini-batch's edges and rows change every batch: they are data of the step, not indices a program
   // could compile into its exchange (as ipu:MACHINE:static does for a model on a fixed graph).
   for (TensorInfo& t : graph.tensors) t.known_at_compile_time = false;
+  shape.host_input_bytes = layers::host_input_bytes(graph, fills);
   if (!with_values) return out;
   // Node features keyed by node, so a node has the same features in every batch (padding nodes: zeros).
   const streams::KeyedStream features(workload.seed, "x");

@@ -32,6 +32,7 @@ struct BatchShape {
   std::int64_t nodes = 0, edges = 0, graphs = 0;  // real
   std::int64_t loss_rows = 0;                     // real rows in the loss (0 for inference)
   std::int64_t seed_nodes = 0;                    // neighbour batches: the seeds (the batch's throughput unit)
+  std::int64_t host_input_bytes = 0;              // what the host sends for the step (layers::host_input_bytes)
   Padding padding;                                // zero padding for an exact step
 };
 

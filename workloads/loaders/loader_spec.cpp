@@ -110,6 +110,9 @@ LoaderSpec parse_loader(const nlohmann::json& object, const std::string& file, c
   s.kind = kind == "neighbor" ? LoaderSpec::Kind::neighbor : kind == "cluster" ? LoaderSpec::Kind::cluster : LoaderSpec::Kind::graphs;
   if (r.has("shuffle")) s.shuffle = r.boolean("shuffle");
   if (r.has("batches")) s.batches = r.integer("batches", 1, limits::max_steps);
+  if (r.has("device_iterations")) s.device_iterations = r.integer("device_iterations", 1, limits::max_steps);
+  if (r.has("synthetic_data")) s.synthetic_data = r.boolean("synthetic_data");
+  if (r.has("asynchronous")) s.asynchronous = r.boolean("asynchronous");
 
   if (s.kind == LoaderSpec::Kind::neighbor) {
     for (const char* key : {"num_parts", "clusters_per_batch", "dataset", "packing"}) refuse(r, key, kind);
@@ -200,6 +203,9 @@ nlohmann::json to_json(const LoaderSpec& s) {
     j["fixed_size"] = f;
   }
   if (s.batches) j["batches"] = *s.batches;
+  j["device_iterations"] = s.device_iterations;
+  j["synthetic_data"] = s.synthetic_data;
+  j["asynchronous"] = s.asynchronous;
   return j;
 }
 

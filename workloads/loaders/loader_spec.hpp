@@ -31,6 +31,11 @@ struct LoaderSpec {
   Packing packing = Packing::pad;       // graphs
   std::optional<FixedSize> fixed_size;  // the shape fixed-shape backends pad to (default: the largest batch run)
   std::optional<std::int64_t> batches;  // batches to run (default: one epoch)
+  // How PopTorch feeds the device (poptorch.Options and poptorch.DataLoader as a published script sets
+  // them), priced by a backend's execution model (results/epoch_execution.hpp); the batches are the same.
+  std::int64_t device_iterations = 1;   // optimizer steps per host call (Options.deviceIterations)
+  bool synthetic_data = false;          // inputs made on the device, none sent (Options.enableSyntheticData)
+  bool asynchronous = false;            // the loader makes the next batches while the device runs (DataLoaderMode.Async)
 };
 
 std::string to_string(LoaderSpec::Kind kind);

@@ -133,7 +133,11 @@ void append_updates(layers::Lowering& l, const std::vector<InputFill>& fills, co
   const std::size_t first = g.ops.size();
   const std::int64_t state_rows = optimizer.state_rows();
   // The optimizer's tensors are float32 whatever the model's dtype (master weights, their state, Adam's t).
-  if (optimizer.kind == OptimizerSpec::Kind::adam) layout.step = l.given_f32("train.step", {1, 1}, {1.0f}, DType::float32);
+  // The optimizer's state, Adam's step number and the attention masks stay on the device between steps.
+  if (optimizer.kind == OptimizerSpec::Kind::adam) {
+    layout.step = l.given_f32("train.step", {1, 1}, {1.0f}, DType::float32);
+    l.keep_on_device(layout.step);
+  }
   for (const std::size_t position : param_fills) {
     // Read out now: given_f32 below appends to fills, which may move its elements.
     const TensorId param = fills[position].tensor;
@@ -154,6 +158,7 @@ void append_updates(layers::Lowering& l, const std::vector<InputFill>& fills, co
       for (std::int64_t h = 0; h < heads; ++h)
         for (std::int64_t k = 0; k < block_rows; ++k) mask[sz((h * block_rows + k) * heads + h)] = 1.0f;
       const TensorId mask_t = l.given_f32(info.name + ".blocks", info.shape, std::move(mask), info.dtype);
+      l.keep_on_device(mask_t);
       Op masked = layers::binary(info.name + ".grad_blocks", g, BinaryFn::multiply, slot.grad, mask_t);
       masked.dtype = info.dtype;
       masked.phase = OpPhase::optimizer;
@@ -172,6 +177,7 @@ void append_updates(layers::Lowering& l, const std::vector<InputFill>& fills, co
     if (state_rows > 0) {
       slot.state = l.given_f32(info.name + ".state", {state_rows, info.elements()},
                                std::vector<float>(sz(state_rows * info.elements()), 0.0f), info.dtype);
+      l.keep_on_device(slot.state);
       step.set_optimizer_state(slot.state);
     }
     step.set_step_number(layout.step);

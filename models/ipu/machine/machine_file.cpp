@@ -284,6 +284,22 @@ void read_roofline(FigureReader roofline, RooflineFigures& r) {
   roofline.finish();
 }
 
+// Link rates are stated in bits per second, as datasheets give them; the model uses bytes.
+constexpr double kBitsPerByte = 8.0;
+// No host call, link or epoch start is slower than this: a bound that catches a value in the wrong unit.
+constexpr double kMaxHostSeconds = 3600.0;
+
+HostFigures read_host(FigureReader host) {
+  HostFigures h;
+  h.host_call_s = host.number("host_call_s", 0.0, kMaxHostSeconds);
+  h.host_link_bytes_per_s = host.number("host_link_bits_per_s", 1e6, 1e15) / kBitsPerByte;
+  h.ipus_per_host_link = static_cast<std::int32_t>(host.integer("ipus_per_host_link", 1, 1 << 16));
+  h.stream_copy_bytes_per_s = host.number("stream_copy_bits_per_s", 1e6, 1e15) / kBitsPerByte;
+  h.epoch_fixed_s = host.number("epoch_fixed_s", 0.0, kMaxHostSeconds);
+  host.finish();
+  return h;
+}
+
 IpuMachine parse_resolved(const MachineDocument& resolved) {
   const nlohmann::json& document = resolved.document;
   if (document.is_object() && document.contains("chip_file")) return parse_ipu_system(resolved);
@@ -343,6 +359,7 @@ IpuMachine parse_resolved(const MachineDocument& resolved) {
   p.finish();
 
   if (root.has("roofline")) read_roofline(FigureReader(root.object("roofline"), m.provenance), m.roofline);
+  if (root.has("host")) m.host = read_host(FigureReader(root.object("host"), m.provenance));
   root.finish();
   return m;
 }

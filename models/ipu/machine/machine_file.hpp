@@ -4,6 +4,7 @@
 // from. Format: docs/machine-format.md.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,16 @@ struct IpuSystem {
   std::int32_t num_machines() const { return ipus_per_machine > 0 ? num_ipus / ipus_per_machine : 1; }
 };
 
+// How the host drives the IPUs (the optional section "host"): what an epoch of PopTorch calls adds to
+// the simulated steps (models/ipu/host_execution.hpp). The simulator itself never reads these.
+struct HostFigures {
+  double host_call_s = 0;              // fixed cost of one host call (one PopTorch model(...) call)
+  double host_link_bytes_per_s = 0;    // one host link (host server to IPU-Machine), one direction
+  std::int32_t ipus_per_host_link = 1; // IPUs behind one host link, sharing its bandwidth
+  double stream_copy_bytes_per_s = 0;  // one IPU reading a staged input into its tiles (StreamCopyMid)
+  double epoch_fixed_s = 0;            // fixed cost of one epoch (0 where no source gives one)
+};
+
 // Roofline ceilings of one IPU that the simulator does not use, drawn by `tilesim roofline` (the
 // optional section "roofline"; the exchange and fp32 AMP ceilings are derived from chip and codelets).
 struct RooflineFigures {
@@ -147,6 +158,8 @@ struct IpuMachine {
   std::int64_t value_bytes() const { return dtype_bytes(value_dtype); }
   PlannerSettings planner;
   RooflineFigures roofline;    // one IPU's; empty for a system (no source gives a system's)
+  // The host section (a system's is its chip file's); empty for a machine file without one.
+  std::optional<HostFigures> host;
   std::string description;
   std::string file;            // path it was read from
   MachineProvenance provenance;  // every figure read, with its source and file, for reports
