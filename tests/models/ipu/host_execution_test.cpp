@@ -132,7 +132,7 @@ TEST_CASE("host execution: an asynchronous loader hides the host link behind com
   CHECK(hidden.host_link_exposed_s == 0);
   CHECK(hidden.stream_copy_s > 0);
   // Inputs large enough that the link is the slower: the IPU waits for the difference.
-  run.input_bytes_per_micro_batch = static_cast<std::int64_t>(host.host_link_bytes_per_s * 4e-3);
+  run.input_bytes_per_micro_batch = static_cast<std::int64_t>(host.host_link_bytes_per_s * 20e-3);
   const EpochExecution exposed = poptorch_epoch(host, run);
   const double per_micro_batch = exposed.host_link_s_per_micro_batch - (1e-3 + exposed.stream_copy_s_per_micro_batch);
   REQUIRE(per_micro_batch > 0);
