@@ -7,25 +7,29 @@
 #include <sstream>
 
 #include "analysis/plot_text.hpp"
+#include "analysis/results_table.hpp"
 #include "common/error.hpp"
 #include "common/limits.hpp"
 #include "common/text_file.hpp"
+#include "results/workload_sweep_columns.hpp"
 
 namespace tilesim::analysis {
 
 namespace {
 
-const char* const expected_header =
-    "workload,knob,batch_size,backend,kind,batches,batches_per_epoch,step_min_s,step_median_s,step_max_s,epoch_time_s,"
-    "throughput_unit,throughput_per_s,nodes_per_s,edges_per_s,node_padding_share,edge_padding_share,"
-    "host_sampling_s_per_batch,bound,peak_tile_bytes,verified,status";
+// The cells a figure reads, by column name: a batch-size sweep's file and a workload sweep's (which
+// adds columns, one per axis among them) alike.
+const std::vector<std::string> throughput_columns_read = {
+    "workload", "knob", "batch_size", "backend", "kind", "throughput_unit", "throughput_per_s", "edge_padding_share", "bound", "status"};
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream s(line);
-  for (std::string cell; std::getline(s, cell, ',');) out.push_back(cell);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
+// The axis columns of a workload sweep's header: those that are neither the sweep's own nor status.
+std::vector<std::size_t> axis_column_indices(const std::vector<std::string>& header) {
+  const auto& leading = workload_sweep_leading_columns();
+  std::vector<std::size_t> axes;
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (std::find(leading.begin(), leading.end(), header[i]) == leading.end() && header[i] != workload_sweep_status_column())
+      axes.push_back(i);
+  return axes;
 }
 
 }  // namespace
@@ -33,47 +37,58 @@ std::vector<std::string> split(const std::string& line) {
 std::vector<ThroughputRow> read_throughput_csv(const std::string& path) {
   std::istringstream in(read_text_file(path, {limits::max_results_csv_bytes, limits::max_csv_line_bytes}, "a batch-size sweep's results.csv"));
   std::string line;
-  if (!std::getline(in, line) || line != expected_header)
-    throw InputError(path, "line 1", "the header of a batch-size sweep's results.csv (tilesim sweep on a sweep file with a \"workload\")",
-                     line.substr(0, 80));
-  const std::size_t columns = split(expected_header).size();
+  const std::string expected = "the header of a batch-size or workload sweep's results.csv (tilesim sweep on a sweep file with a \"workload\")";
+  if (!std::getline(in, line)) throw InputError(path, "line 1", expected, "an empty file");
+  const std::vector<std::string> header = split_csv_record(line, path, 1);
+  std::map<std::string, std::size_t> at;
+  for (std::size_t i = 0; i < header.size(); ++i) at.emplace(header[i], i);
+  for (const std::string& c : throughput_columns_read)
+    if (!at.count(c)) throw InputError(path, "line 1", expected, line.substr(0, 80));
+  const std::vector<std::size_t> axes = axis_column_indices(header);
   std::vector<ThroughputRow> rows;
   for (int n = 2; std::getline(in, line); ++n) {
     if (line.empty()) continue;
-    const auto cells = split(line);
+    const auto cells = split_csv_record(line, path, n);
     const std::string where = "line " + std::to_string(n);
-    if (cells.size() != columns)
-      throw InputError(path, where, std::to_string(columns) + " comma-separated cells", std::to_string(cells.size()));
+    if (cells.size() != header.size())
+      throw InputError(path, where, std::to_string(header.size()) + " comma-separated cells", std::to_string(cells.size()));
+    // A point without a loader has no batch size to draw against.
+    if (cells[at["batch_size"]].empty()) continue;
     ThroughputRow r;
-    r.workload = cells[0];
-    r.knob = cells[1];
-    r.backend = cells[3];
-    r.kind = cells[4];
-    r.unit = cells[11];
-    r.bound = cells[18];
-    r.status = cells[21];
+    r.workload = cells[at["workload"]];
+    r.knob = cells[at["knob"]];
+    r.backend = cells[at["backend"]];
+    r.kind = cells[at["kind"]];
+    r.unit = cells[at["throughput_unit"]];
+    r.bound = cells[at["bound"]];
+    r.status = cells[at["status"]];
+    // One line per backend and combination of the other axes; the batch knob's own axis is the x axis.
+    r.series = r.backend;
+    for (const std::size_t a : axes)
+      if (header[a] != "loader." + r.knob) r.series += " " + header[a] + "=" + cells[a];
     try {
-      r.batch_size = std::stoll(cells[2]);
+      r.batch_size = std::stoll(cells[at["batch_size"]]);
       if (r.status == "ok") {
-        r.throughput_per_s = std::stod(cells[12]);
-        r.edge_padding_share = std::stod(cells[16]);
+        r.throughput_per_s = std::stod(cells[at["throughput_per_s"]]);
+        r.edge_padding_share = std::stod(cells[at["edge_padding_share"]]);
       }
     } catch (const std::exception&) {
       throw InputError(path, where, "numbers in batch_size, throughput_per_s and edge_padding_share", line.substr(0, 80));
     }
     rows.push_back(r);
   }
-  if (rows.empty()) throw InputError(path, "", "at least one row", "a header only");
+  if (rows.empty()) throw InputError(path, "", "at least one row with a batch size (a point whose workload has a loader)", "none");
   return rows;
 }
 
 GnuplotFigure throughput_figure(const std::vector<ThroughputRow>& rows) {
-  // Backends in the order the sweep ran them.
+  // Lines (backends, each with the values of a workload sweep's other axes) in the order the sweep ran them.
   std::vector<std::string> order;
-  std::map<std::string, std::vector<const ThroughputRow*>> by_backend;
+  std::map<std::string, std::vector<const ThroughputRow*>> by_series;
   for (const auto& r : rows) {
-    if (!by_backend.count(r.backend)) order.push_back(r.backend);
-    by_backend[r.backend].push_back(&r);
+    const std::string& series = r.series.empty() ? r.backend : r.series;
+    if (!by_series.count(series)) order.push_back(series);
+    by_series[series].push_back(&r);
   }
   GnuplotFigure fig;
   const ThroughputRow& first = rows.front();
@@ -84,7 +99,7 @@ GnuplotFigure throughput_figure(const std::vector<ThroughputRow>& rows) {
   for (char& c : stem)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
   fig.stem = stem;
-  fig.description = "throughput of " + first.workload + " versus " + first.knob + ", one line per backend";
+  fig.description = "throughput of " + first.workload + " versus " + first.knob + ", one line per backend (and value of the sweep's other axes)";
   fig.width_px = 560;
   fig.height_px = 380;
   fig.pdf = true;
@@ -93,7 +108,7 @@ GnuplotFigure throughput_figure(const std::vector<ThroughputRow>& rows) {
   double lo = INFINITY, hi = 0;
   std::size_t index = 0;
   for (std::size_t b = 0; b < order.size(); ++b) {
-    const auto& list = by_backend[order[b]];
+    const auto& list = by_series[order[b]];
     std::ostringstream block;
     std::vector<std::int64_t> refused;
     for (const ThroughputRow* r : list) {

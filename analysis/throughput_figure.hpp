@@ -1,7 +1,8 @@
 #pragma once
-// Throughput versus batch size (a batch-size sweep's results.csv, runs/sweep/loader_sweep.cpp): one line
-// per backend on log-log axes, each labelled with what its numbers are (simulated, measured, modeled).
-// Answers how much each machine loses at small batches.
+// Throughput versus batch size (a batch-size or workload sweep's results.csv, runs/sweep/workload_sweep.cpp):
+// one line per backend (and per value of the sweep's other axes) on log-log axes, each labelled with
+// what its numbers are (simulated, measured, modeled). Answers how much each machine loses at small
+// batches.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,13 +17,17 @@ struct ThroughputRow {
   double throughput_per_s = 0;
   double edge_padding_share = 0;
   std::string bound;
+  // The line the row belongs to: its backend, then each other axis of a workload sweep as
+  // " PATH=VALUE" (the batch knob's axis is the x axis, not a line); "" reads as the backend.
+  std::string series;
 };
 
-// Reads a batch-size sweep's results.csv. Throws InputError naming the file and line for a header that
-// is not the batch-size sweep's or a malformed row.
+// Reads a batch-size or workload sweep's results.csv by column name (results/workload_sweep_columns.hpp);
+// rows of points without a loader (no batch size) are left out. Throws InputError naming the file and
+// line for a header without the columns read, a malformed row, or no row with a batch size.
 std::vector<ThroughputRow> read_throughput_csv(const std::string& path);
 
-// The figure (stem "throughput_<workload>"): one line per backend through its rows that ran (status
+// The figure (stem "throughput_<workload>"): one line per series through its rows that ran (status
 // "ok"), x the batch size, y the throughput; a backend's sizes that did not fit are listed in the key.
 GnuplotFigure throughput_figure(const std::vector<ThroughputRow>& rows);
 

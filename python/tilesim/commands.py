@@ -15,6 +15,7 @@ import time
 
 from . import _native
 from ._errors import Error, InputError
+from .graph import Graph
 from .workload import Workload
 
 
@@ -50,35 +51,62 @@ def _repeated(flag, values):
     return [x for v in values for x in (flag, v)]
 
 
-def _workload_document(spec, document, folder):
-    """A workload's document for a command that reads files: an in-memory graph goes into `folder` as
-    Matrix Market (ids kept) and the document names that file."""
-    if hasattr(spec, "in_memory_graphs"):
-        for name, graph in spec.in_memory_graphs().items():
-            document = dict(document, graph=graph.save(os.path.join(folder, f"{name}.mtx")).to_dict())
+def _absolute_paths(document, source_file):
+    """A workload document read from `source_file` with its relative file paths (the graph's, index
+    files') made absolute, so that it reads the same from a file written anywhere else."""
+    if not source_file or not isinstance(document, dict):
+        return document
+    base = os.path.dirname(os.path.abspath(source_file))
+
+    def absolute(holder):
+        if isinstance(holder, dict) and isinstance(holder.get("file"), str) and not os.path.isabs(holder["file"]):
+            return dict(holder, file=os.path.normpath(os.path.join(base, holder["file"])))
+        return holder
+
+    document = dict(document)
+    if "graph" in document:
+        document["graph"] = absolute(document["graph"])
+    if isinstance(document.get("ops"), list):
+        document["ops"] = [dict(op, indices=absolute(op["indices"])) if isinstance(op, dict) and "indices" in op else op
+                           for op in document["ops"]]
     return document
+
+
+def _json_value(value, folder, written):
+    """`value` (a sweep spec, or any part of it) as plain JSON: a ``Workload`` as its document inline
+    (relative paths made absolute), a ``Graph`` as its object, an in-memory graph written into `folder`
+    as Matrix Market (ids kept) and named by that file, other tilesim objects by their ``to_dict()``.
+    `written` counts the graph files, so that no two share a name."""
+    if isinstance(value, Graph):
+        if not value.in_memory:
+            return value.to_dict()
+        written.append(os.path.join(folder, f"graph-{len(written)}.mtx"))
+        return value.save(written[-1]).to_dict()
+    if isinstance(value, Workload):
+        document = _absolute_paths(value.to_dict(), value.source_file)
+        if isinstance(value.graph, Graph) and value.graph.in_memory:
+            document["graph"] = value.graph  # written to a file below
+        return _json_value(document, folder, written)
+    if hasattr(value, "to_dict"):
+        return _json_value(value.to_dict(), folder, written)
+    if isinstance(value, dict):
+        return {k: _json_value(v, folder, written) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(v, folder, written) for v in value]
+    return value
 
 
 @contextlib.contextmanager
 def _as_file(spec, what):
-    """A path for a command that reads a file: `spec` itself, or a dict / Workload written to a temporary
-    folder (an in-memory graph beside it as Matrix Market), removed when the command is done."""
+    """A path for a command that reads a file: `spec` itself, or a dict (which may hold ``Workload`` and
+    ``Graph`` objects: a sweep's "workload", an axis's values) written to a temporary folder with any
+    in-memory graph beside it as Matrix Market, removed when the command is done."""
     if isinstance(spec, (str, os.PathLike)):
         yield str(spec)
         return
-    document = spec.to_dict() if hasattr(spec, "to_dict") else spec
     folder = tempfile.mkdtemp(prefix="tilesim-")
     try:
-        document = _workload_document(spec, document, folder)
-        if isinstance(document, dict) and hasattr(document.get("workload"), "to_dict"):
-            # A batch-size sweep's workload given as a Workload: written beside the sweep file, which
-            # names it relative to itself (docs/sweep-format.md).
-            inner = document["workload"]
-            inner_folder = os.path.join(folder, "workload")
-            os.makedirs(inner_folder)
-            with open(os.path.join(inner_folder, "workload.json"), "w", encoding="utf-8") as f:
-                json.dump(_workload_document(inner, inner.to_dict(), inner_folder), f, indent=2)
-            document = dict(document, workload=os.path.join("workload", "workload.json"))
+        document = _json_value(spec, folder, [])
         name = document.get("name", what) if isinstance(document, dict) else what
         usable = isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9._-]{1,200}", name) and name not in (".", "..")
         path = os.path.join(folder, f"{name if usable else what}.json")
@@ -131,27 +159,34 @@ class SweepResult(Table):
 
 
 def sweep(spec, out=None, *, jobs=None, resume=False, overwrite=False, backends=None, verify=False,
-          available_memory_proportion=None, batch_sizes=None, batches=None, quiet=False):
+          available_memory_proportion=None, axes=None, zip=None, batch_sizes=None, batches=None, quiet=False):  # noqa: A002 - the key's name
     """``tilesim sweep``: every point of a sweep file (a path or a dict of docs/sweep-format.md) into
     ``out``/results.csv (default out/<sweep name>/, as the command line's).
 
-    A batch-size sweep's ``"workload"`` may be a ``tilesim.Workload`` (written beside the sweep file for
-    the command). ``spec`` may also be a ``Workload`` with a loader itself: the batch-size sweep of it at
+    A workload sweep's ``"workload"`` may be a ``tilesim.Workload`` (written inline, an in-memory graph
+    beside it as Matrix Market), and so may its axes' values hold ``Graph`` objects. ``spec`` may also be
+    a ``Workload`` itself: its sweep over ``axes`` ({JSON path: values}, zipped per ``zip``) and/or
     ``batch_sizes`` on ``backends`` (``batches`` per point), named after the workload.
 
     Progress goes to ``sys.stderr``; ``quiet=True`` leaves it out."""
-    if hasattr(spec, "loader") and hasattr(spec, "to_dict"):
-        if not batch_sizes or not backends:
-            raise InputError("sweep(Workload): expected batch_sizes=[...] and backends=[...] (a Workload is swept over batch sizes, "
-                             f"docs/sweep-format.md), found batch_sizes={batch_sizes!r}, backends={backends!r}")
-        spec = {"name": f"{spec.name}_batch_sizes", "workload": spec, "batch_sizes": list(batch_sizes),
-                "backends": [backends] if isinstance(backends, str) else list(backends)}
+    if isinstance(spec, Workload):
+        if not (batch_sizes or axes) or not backends:
+            raise InputError("sweep(Workload): expected axes={...} or batch_sizes=[...], and backends=[...] (a Workload is swept over "
+                             f"its fields, docs/sweep-format.md), found axes={axes!r}, batch_sizes={batch_sizes!r}, backends={backends!r}")
+        document = {"name": f"{spec.name}_{'sweep' if axes else 'batch_sizes'}", "workload": spec,
+                    "backends": [backends] if isinstance(backends, str) else list(backends)}
+        if axes:
+            document["axes"] = dict(axes)
+        if zip:
+            document["zip"] = [list(group) for group in zip]
+        if batch_sizes:
+            document["batch_sizes"] = list(batch_sizes)
         if batches is not None:
-            spec["batches"] = batches
-        backends = None
-    elif batch_sizes is not None or batches is not None:
-        raise InputError("sweep: expected batch_sizes= and batches= only with a Workload as the spec (a sweep file names its own), "
-                         f"found batch_sizes={batch_sizes!r}, batches={batches!r}")
+            document["batches"] = batches
+        spec, backends = document, None
+    elif any(v is not None for v in (axes, zip, batch_sizes, batches)):
+        raise InputError("sweep: expected axes=, zip=, batch_sizes= and batches= only with a Workload as the spec (a sweep file names its "
+                         f"own), found axes={axes!r}, zip={zip!r}, batch_sizes={batch_sizes!r}, batches={batches!r}")
     backends = ",".join(backends) if isinstance(backends, (list, tuple)) else backends
     with _as_file(spec, "sweep") as path:
         if out is None:

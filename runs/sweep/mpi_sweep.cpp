@@ -15,7 +15,7 @@
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
 #include "mpi/world.hpp"
-#include "runs/sweep/loader_sweep.hpp"
+#include "runs/sweep/workload_sweep.hpp"
 #include "runs/sweep/point_runner.hpp"
 #include "runs/sweep/progress.hpp"
 #include "runs/sweep/rank_comm.hpp"
@@ -203,8 +203,8 @@ int mpi_sweep_command(const SweepRequest& args) {
     try {
       check_sweep_arguments(args);
       const nlohmann::json document = load_json_file(args.sweep);
-      if (is_loader_sweep(document))
-        throw InputError("", "mpirun", "a sweep of op points (a batch-size sweep runs in one process: start it without mpirun)",
+      if (is_workload_sweep(document))
+        throw InputError("", "mpirun", "a sweep of op points (a workload sweep runs in one process: start it without mpirun)",
                          std::to_string(world.size) + " ranks");
       sweep.emplace(resolve_sweep(args, document));
       folder.emplace(open_folder(args, *sweep, world.size));
@@ -220,7 +220,7 @@ int mpi_sweep_command(const SweepRequest& args) {
     try {
       check_sweep_arguments(args);
       const nlohmann::json document = load_json_file(args.sweep);
-      if (!is_loader_sweep(document)) sweep.emplace(resolve_sweep(args, document));
+      if (!is_workload_sweep(document)) sweep.emplace(resolve_sweep(args, document));
     } catch (const std::exception& e) {
       failure = e.what();
       failure_code = exit_code_of(e);

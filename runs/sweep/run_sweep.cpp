@@ -15,7 +15,7 @@
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
 #include "mpi/world.hpp"
-#include "runs/sweep/loader_sweep.hpp"
+#include "runs/sweep/workload_sweep.hpp"
 #include "runs/sweep/mpi_sweep.hpp"
 #include "runs/sweep/point_runner.hpp"
 #include "runs/sweep/progress.hpp"
@@ -37,11 +37,11 @@ int run_sweep(const SweepRequest& args) {
   const auto run_start = Clock::now();
   check_sweep_arguments(args);
   const nlohmann::json document = load_json_file(args.sweep);
-  if (is_loader_sweep(document)) {
+  if (is_workload_sweep(document)) {
     if (args.available_memory_proportion)
-      throw InputError("", "--available-memory-proportion", "a sweep of op points (not supported with a loader sweep yet)",
+      throw InputError("", "--available-memory-proportion", "a sweep of op points (not supported with a workload sweep yet)",
                        "--available-memory-proportion " + nlohmann::json(*args.available_memory_proportion).dump() + " with " + args.sweep);
-    return loader_sweep_command(args, document);
+    return workload_sweep_command(args, document);
   }
   ResolvedSweep sweep = resolve_sweep(args, document);
   SweepFolder folder = open_folder(args, sweep, 1);

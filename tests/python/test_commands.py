@@ -135,3 +135,31 @@ def test_run_takes_the_available_memory_proportion(tmp_path):
     assert plan["available_memory_proportion"] == 0.1
     with pytest.raises(tilesim.InputError):
         tilesim.run(w, backends=["ipu:bow"], timing_only=True, available_memory_proportion=1.5)
+
+
+def test_sweep_spec_holding_a_workload_object(tmp_path):
+    """A workload sweep's spec with a Workload (and an in-memory Graph among an axis's values): written inline,
+    the in-memory graph beside it as Matrix Market; one row per point, the axis's column filled."""
+    import numpy as np
+    w = tilesim.Workload("gcn_er", graph=tilesim.Graph.generator("erdos_renyi", num_nodes=256, num_edges=1024), num_features=16,
+                         model=[tilesim.layers.GCN(out=16, activation="relu"), tilesim.layers.GCN(out=4)])
+    spec = {"name": "widths", "workload": w, "axes": {"model[*].out": [8, 32]}, "backends": ["gpu-model:a100-40gb:eager"]}
+    r = tilesim.sweep(spec, out=tmp_path / "widths", quiet=True)
+    assert [row["model[*].out"] for row in r.rows] == ["8", "32"]
+    assert all(row["run"] == "forward" and row["status"] == "ok" and float(row["total_time_s"]) > 0 for row in r.rows)
+    assert r.sweep["points"] == 2 and r.sweep["workload"]["name"] == "gcn_er"
+    # A graph handed over in memory, as an axis's value.
+    n = 64
+    ring = tilesim.Graph.from_edge_index(np.array([list(range(n)), [(i + 1) % n for i in range(n)]]), num_nodes=n, name="ring")
+    spec = {"name": "graphs", "workload": w, "axes": {"graph": [ring, {"preset": "cora"}]}, "backends": ["gpu-model:a100-40gb:eager"]}
+    r = tilesim.sweep(spec, out=tmp_path / "graphs", quiet=True)
+    assert len(r) == 2 and r.rows[1]["graph"] == '{"preset":"cora"}'
+    assert '.mtx"' in r.rows[0]["graph"] and '"matrix_market"' in r.rows[0]["graph"]
+    # A Workload as the spec itself, with axes=.
+    r = tilesim.sweep(w, axes={"model[*].out": [8]}, backends="gpu-model:a100-40gb:eager", out=tmp_path / "object", quiet=True)
+    assert len(r) == 1 and r.sweep["name"] == "gcn_er_sweep"
+    # A bad point value: the workload reader's message, with the point's values, before any row.
+    bad = dict(spec, name="bad", axes={"model[*].out": [8, 0]})
+    with pytest.raises(tilesim.InputError, match=r"point 2 of 2 \(model\[\*\]\.out=0\).*model\[0\]\.out: expected a positive integer, found 0"):
+        tilesim.sweep(bad, out=tmp_path / "bad", quiet=True)
+    assert not (tmp_path / "bad").exists()
