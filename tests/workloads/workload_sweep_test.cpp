@@ -77,7 +77,7 @@ TEST_CASE("workload sweep: axes crossed in name order, the last fastest, zipped 
   nlohmann::json doc = wsweep_document({{"model[*].out", {4, 16, 64}},
                                         {"graph.num_nodes", {64, 128}},
                                         {"name", {"small", "large"}}});
-  doc["zip"] = {{"graph.num_nodes", "name"}};
+  doc["zip"] = nlohmann::json::array({nlohmann::json::array({"graph.num_nodes", "name"})});
   const wsweep::WorkloadSweepSpec s = wsweep::parse_workload_sweep(doc, "s.json");
   REQUIRE(s.axes.size() == 3);
   CHECK(s.axes[0].name == "graph.num_nodes");
@@ -156,10 +156,10 @@ TEST_CASE("workload sweep errors name the sweep file, the axis and the path", "[
   CHECK(wsweep_error(wsweep_document(nlohmann::json::object())) ==
         "s.json: axes: expected at least one axis (\"axes\": {\"model[*].out\": [16, 64]}) or \"batch_sizes\", found none");
   nlohmann::json zipped = wsweep_document({{"model[*].out", {8, 16}}, {"name", {"a", "b", "c"}}});
-  zipped["zip"] = {{"model[*].out", "name"}};
+  zipped["zip"] = nlohmann::json::array({nlohmann::json::array({"model[*].out", "name"})});
   CHECK(wsweep_error(zipped) ==
         "s.json: zip[0][1]: expected an axis with as many values as \"model[*].out\" (2), found \"name\" with 3");
-  zipped["zip"] = {{"model[*].out", "seed"}};
+  zipped["zip"] = nlohmann::json::array({nlohmann::json::array({"model[*].out", "seed"})});
   CHECK(wsweep_error(zipped) ==
         "s.json: zip[0][1]: expected the name of an axis of the sweep (\"model[*].out\", \"name\"), found \"seed\"");
   nlohmann::json bad = wsweep_document({{"model[*].out", {8}}});
