@@ -80,7 +80,9 @@ int run_command(const RunArgs& args) {
     const bool together = mpi::every_rank_failed(30.0);
     if (together && world.rank != 0) return code;
     std::cout << std::flush;
-    std::cerr << "tilesim: " << (error ? "error: " : "internal error: ") << mpi::rank_label() << ": " << e.what() << "\n" << std::flush;
+    // One write: mpirun's own lines about the abort must not land inside this one.
+    std::cerr << (std::string("tilesim: ") + (error ? "error: " : "internal error: ") + mpi::rank_label() + ": " + e.what() + "\n")
+              << std::flush;
     if (together) return code;
     mpi::abort_all(error ? static_cast<int>(error->code()) : static_cast<int>(ExitCode::internal_error));
   }

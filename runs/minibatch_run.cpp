@@ -296,6 +296,20 @@ void print_progress(std::int64_t k, std::int64_t count, const std::vector<Backen
   std::cerr << std::endl;
 }
 
+// A line per backend whose epoch an execution model priced: its host calls and I/O beside the steps.
+std::string execution_lines(const nlohmann::json& results) {
+  std::ostringstream text;
+  for (const nlohmann::json& r : results)
+    if (r["minibatch"].contains("execution")) {
+      const nlohmann::json& e = r["minibatch"]["execution"];
+      text << r.value("backend", std::string()) << ": epoch priced by " << e["model"].get<std::string>() << ": "
+           << e["host_calls_per_epoch"].get<std::int64_t>() << " host calls, host I/O "
+           << format_time(e["host_link"]["exposed_s"].get<double>() + e["stream_copy"]["total_s"].get<double>()) << ", the steps alone "
+           << format_time(e["device_only_epoch_time_s"].get<double>()) << "\n";
+    }
+  return text.str();
+}
+
 }  // namespace
 
 MiniBatchOutcome run_batches(const RunRequest& request, std::vector<std::unique_ptr<Backend>>& backends, const loaders::BatchSource& source) {
@@ -408,14 +422,7 @@ MiniBatchOutcome run_batches(const RunRequest& request, std::vector<std::unique_
   std::ostringstream text;
   text << "last batch:\n" << format_table(outcome.last_batch) << "\n" << loader_text(source, sampling, padded) << table.str();
   if (count < per_epoch) text << "* epoch time estimated from " << count << " of " << per_epoch << " batches\n";
-  for (const nlohmann::json& r : results)
-    if (r["minibatch"].contains("execution")) {
-      const nlohmann::json& e = r["minibatch"]["execution"];
-      text << r.value("backend", std::string()) << ": epoch priced by " << e["model"].get<std::string>() << ": "
-           << e["host_calls_per_epoch"].get<std::int64_t>() << " host calls, host I/O "
-           << format_time(e["host_link"]["exposed_s"].get<double>() + e["stream_copy"]["total_s"].get<double>()) << ", the steps alone "
-           << format_time(e["device_only_epoch_time_s"].get<double>()) << "\n";
-    }
+  text << execution_lines(results);
   text << loss_notes;
   if (!agreements.empty() || !loss_agreements.empty())
     text << (all_agree ? "outputs agree across backends\n" : "OUTPUTS DIFFER across backends (see report)\n");

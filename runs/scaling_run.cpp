@@ -12,9 +12,10 @@
 #include "backends/backend_family.hpp"
 #include "backends/system_view.hpp"
 #include "common/error.hpp"
-#include "runs/epoch_driving.hpp"
 #include "runs/report_header.hpp"
 #include "runs/result_tables.hpp"
+#include "runs/scaled_step.hpp"
+#include "runs/scaling_execution.hpp"
 #include "runs/scaling_steps.hpp"
 #include "workloads/layers/model_spec.hpp"
 
@@ -29,31 +30,6 @@ using analysis::stage_of_ops;
 using analysis::stage_seconds;
 using analysis::StageMemory;
 
-// One backend's scaled step, before it is written out.
-struct ScaledStep {
-  double compute_s = 0, collective_s = 0, bubble_s = 0, halo_s = 0;
-  double items_per_step = 0;  // every device's work together, in `unit`
-  std::string unit;
-  std::string counts;         // what items_per_step counts
-  std::optional<workloads::loaders::EpochWork> epoch;  // a loader's epoch, which items_per_step averages
-  std::string how;            // what ran on the device and what stands for what
-  // One device running the same work without the parallel section (efficiency's baseline).
-  std::optional<double> one_device_s, one_device_items;
-  std::string one_device_what;
-  nlohmann::json allreduce, pipeline, halo;
-  nlohmann::json memory = nlohmann::json::array();
-  std::vector<DeviceStep> device_steps;
-  // What the host feeds one device per step (a replica's A micro-batches, a pipeline's M), with the mean
-  // micro-batch's inputs; and the same for the one-device baseline (its micro-batches per step, per
-  // optimizer update, and their inputs). An execution model prices them (results/epoch_execution.hpp).
-  std::int64_t micro_batches_per_step = 1;
-  std::int64_t input_bytes_per_micro_batch = 0;
-  double one_device_micro_batches = 1;
-  std::int64_t one_device_accumulation = 1;
-  std::int64_t one_device_input_bytes = 0;
-  bool verified = true;
-  ResultKind collective_kind = ResultKind::modeled, bubble_kind = ResultKind::modeled;
-};
 
 // A step's kinds before anything ran: the system's links, whatever crosses them.
 ScaledStep started(const backends::SystemView& view) {
@@ -400,52 +376,6 @@ ScaledStep scale_partitions(const workloads::Workload& w, const backends::System
 
 std::string kind_text(ResultKind k) { return to_string(k); }
 
-// The epoch as the backend's execution model prices it (results/epoch_execution.hpp), for the devices
-// used and for the one-device baseline: a loader's epoch (R x A batches to a step), or one step of the
-// whole graph. Its throughput is the epoch's items over that epoch time.
-struct PricedEpochs {
-  double items = 0;  // the epoch's items
-  double steps = 1;  // steps per epoch (a share of one where the batches do not divide)
-  EpochExecution used;
-  std::optional<EpochExecution> one_device;
-  double throughput() const { return used.epoch_s > 0 ? items / used.epoch_s : 0; }
-};
-
-std::optional<PricedEpochs> priced_epochs(const backends::BackendSpec& spec, const workloads::Workload& workload, const ScaledStep& s,
-                                          double step_s, std::int64_t used) {
-  const backends::EpochExecutionModel model = spec.descriptor->epoch_execution_model(spec);
-  if (!model || s.items_per_step <= 0) return std::nullopt;
-  PricedEpochs p;
-  p.items = s.epoch ? static_cast<double>(s.epoch->items) : s.items_per_step;
-  p.steps = p.items / s.items_per_step;
-  EpochDriving run = loader_driving(workload);
-  run.device_epoch_s = p.steps * step_s;
-  run.micro_batches = p.steps * static_cast<double>(s.micro_batches_per_step);
-  run.gradient_accumulation = s.micro_batches_per_step;
-  run.devices_used = used;
-  run.input_bytes_per_micro_batch = s.input_bytes_per_micro_batch;
-  p.used = model(run);
-  if (s.one_device_s && s.one_device_items && *s.one_device_items > 0) {
-    const double one_steps = p.items / *s.one_device_items;
-    EpochDriving one = loader_driving(workload);
-    one.device_epoch_s = one_steps * *s.one_device_s;
-    one.micro_batches = one_steps * s.one_device_micro_batches;
-    one.gradient_accumulation = s.one_device_accumulation;
-    one.devices_used = 1;
-    one.input_bytes_per_micro_batch = s.one_device_input_bytes;
-    p.one_device = model(one);
-  }
-  return p;
-}
-
-// The line under a backend's notes that says what the execution model added.
-void write_execution_note(std::ostream& notes, const PricedEpochs& p) {
-  const EpochExecution& e = p.used;
-  notes << "  execution (" << e.model << "): " << e.host_calls << " host calls of " << e.micro_batches_per_host_call
-        << " micro-batches per device, host I/O " << format_time(e.host_link_exposed_s + e.stream_copy_s) << ", epoch "
-        << format_time(e.epoch_s) << " (the steps alone " << format_time(e.device_epoch_s) << ")\n";
-}
-
 // The lines under the table for one backend: how its device step was run, the all-reduce against its
 // closed form, a pipeline's bubble, what one device means, memory per device.
 void write_step_notes(std::ostream& notes, const std::string& name, const ScaledStep& s) {
@@ -507,20 +437,11 @@ RunResult run_scaling(const RunRequest& request) {
                                       : scale_replicas(workload, *view, *device, options);
     all_verified = all_verified && s.verified;
     const double step_s = s.compute_s + s.collective_s + s.bubble_s + s.halo_s;
-    // The device's steps alone; with an execution model the epoch adds the host's calls and transfers.
-    const double device_throughput = step_s > 0 ? s.items_per_step / step_s : 0;
-    std::optional<double> device_one_throughput, device_efficiency;
-    if (s.one_device_s && *s.one_device_s > 0) {
-      device_one_throughput = *s.one_device_items / *s.one_device_s;
-      device_efficiency = device_throughput / (static_cast<double>(used) * *device_one_throughput);
-    }
     const std::optional<PricedEpochs> priced = priced_epochs(spec, workload, s, step_s, used);
-    const double throughput = priced ? priced->throughput() : device_throughput;
-    std::optional<double> one_throughput = device_one_throughput, efficiency = device_efficiency;
-    if (priced && priced->one_device && priced->one_device->epoch_s > 0) {
-      one_throughput = priced->items / priced->one_device->epoch_s;
-      efficiency = throughput / (static_cast<double>(used) * *one_throughput);
-    }
+    const ScalingRates rates = scaling_rates(s, step_s, used, priced);
+    const double throughput = rates.throughput;
+    const std::optional<double>& one_throughput = rates.one_device;
+    const std::optional<double>& efficiency = rates.efficiency;
     const ResultKind compute_kind = view->compute_kind();
     nlohmann::json step = {{"time_s", step_s},
                            {"compute_s", s.compute_s},
@@ -553,18 +474,7 @@ RunResult run_scaling(const RunRequest& request) {
                             {"memory_per_device", s.memory},
                             {"all_steps_verified", s.verified},
                             {"system_provenance", view->provenance()}};
-    if (priced) {
-      // What the execution model adds, beside the figures of the device's steps alone.
-      entry["execution"] = priced->used.to_json();
-      entry["execution"]["steps_per_epoch"] = priced->steps;
-      entry["execution"]["epoch_items"] = priced->items;
-      entry["throughput"]["counts"] = entry["throughput"]["counts"].get<std::string>() +
-                                      "; value: the epoch's items over the execution model's epoch time (execution.epoch_time_s)";
-      entry["throughput"]["device_only_value"] = device_throughput;
-      entry["one_device"]["device_only_throughput"] = device_one_throughput ? nlohmann::json(*device_one_throughput) : nlohmann::json(nullptr);
-      if (priced->one_device) entry["one_device"]["execution_epoch_time_s"] = priced->one_device->epoch_s;
-      entry["device_only_scaling_efficiency"] = device_efficiency ? nlohmann::json(*device_efficiency) : nlohmann::json(nullptr);
-    }
+    if (priced) add_execution_fields(entry, *priced, rates);
     if (!s.allreduce.is_null()) entry["allreduce"] = s.allreduce;
     if (!s.pipeline.is_null()) entry["pipeline"] = s.pipeline;
     if (!s.halo.is_null()) entry["halo_exchange"] = s.halo;

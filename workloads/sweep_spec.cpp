@@ -10,6 +10,7 @@
 #include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/sweep_machine_axes.hpp"
+#include "workloads/sweep_options.hpp"
 #include "workloads/sweep_points.hpp"
 #include "workloads/validation_suite.hpp"
 
@@ -169,17 +170,11 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file) {
   s.repeats = static_cast<int>(r.integer_or("repeats", 1, limits::max_sweep_repeats, 1));
   s.seed = static_cast<std::uint64_t>(r.integer_or("seed", 0, limits::max_seed, 0));
   if (r.has("indices")) s.indices = r.one_of("indices", {"uniform", "sorted"});
-  if (r.has("ipu")) {
-    ObjectReader ipu = r.object("ipu");
-    if (ipu.has("verify")) s.ipu_verify = ipu.boolean("verify");
-    ipu.finish();
-  }
-  if (r.has("cpu")) {
-    ObjectReader cpu = r.object("cpu");
-    s.cpu_warmup = static_cast<int>(cpu.integer_or("warmup", 0, limits::max_warmup_calls, s.cpu_warmup));
-    s.cpu_timed_calls = static_cast<int>(cpu.integer_or("timed_calls", 1, limits::max_timed_calls, s.cpu_timed_calls));
-    cpu.finish();
-  }
+  SweepRunOptions options{s.ipu_verify, s.cpu_warmup, s.cpu_timed_calls};
+  read_sweep_run_options(r, options);
+  s.ipu_verify = options.ipu_verify;
+  s.cpu_warmup = options.cpu_warmup;
+  s.cpu_timed_calls = options.cpu_timed_calls;
 
   const auto& backends = r.array("backends");
   std::set<std::string> seen;

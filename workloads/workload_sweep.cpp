@@ -10,6 +10,7 @@
 #include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/loaders/loader_knob.hpp"
+#include "workloads/sweep_options.hpp"
 
 namespace tilesim::workloads {
 
@@ -165,18 +166,11 @@ void read_workload_run_options(ObjectReader& r, WorkloadSweepSpec& s) {
     s.backends.push_back(backends[i].get<std::string>());
   }
   if (r.has("batches")) s.batches = r.integer("batches", 1, limits::max_steps);
-  if (r.has("ipu")) {
-    ObjectReader ipu = r.object("ipu");
-    if (ipu.has("verify")) s.ipu_verify = ipu.boolean("verify");
-    ipu.ignore("verify");
-    ipu.finish();
-  }
-  if (r.has("cpu")) {
-    ObjectReader cpu = r.object("cpu");
-    s.cpu_warmup = static_cast<int>(cpu.integer_or("warmup", 0, limits::max_warmup_calls, s.cpu_warmup));
-    s.cpu_timed_calls = static_cast<int>(cpu.integer_or("timed_calls", 1, limits::max_timed_calls, s.cpu_timed_calls));
-    cpu.finish();
-  }
+  analysis::SweepRunOptions options{s.ipu_verify, s.cpu_warmup, s.cpu_timed_calls};
+  analysis::read_sweep_run_options(r, options);
+  s.ipu_verify = options.ipu_verify;
+  s.cpu_warmup = options.cpu_warmup;
+  s.cpu_timed_calls = options.cpu_timed_calls;
 }
 
 }  // namespace

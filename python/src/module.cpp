@@ -216,15 +216,11 @@ std::string validate_suites(const std::string& suite, const std::string& out_dir
   request.out_dir = out_dir;
   request.plots = plots;
   request.format = format;
-  CommandLineThreads threads;
-  StderrToPython err(false);
-  tilesim::runs::ValidationResult result;
-  {
-    py::gil_scoped_release released;
-    result = tilesim::runs::validate(request);
+  return as_command([&] {
+    tilesim::runs::ValidationResult result = tilesim::runs::validate(request);
     tilesim::cli::write_validation_files(result);
-  }
-  return result.report.dump();
+    return result.report.dump();
+  });
 }
 
 std::string calibrate_machine_model(const std::string& gpu, const std::string& ipu, const std::string& data_dir, bool write) {
@@ -233,15 +229,11 @@ std::string calibrate_machine_model(const std::string& gpu, const std::string& i
   request.ipu = ipu;
   request.data_dir = data_dir;
   request.write = write;
-  CommandLineThreads threads;
-  StderrToPython err(false);
-  tilesim::runs::ModelCalibration calibration;
-  {
-    py::gil_scoped_release released;
-    calibration = tilesim::runs::calibrate_model(request);
+  return as_command([&] {
+    const tilesim::runs::ModelCalibration calibration = tilesim::runs::calibrate_model(request);
     tilesim::cli::write_machine_files(calibration);
-  }
-  return calibration.answer.dump();
+    return calibration.answer.dump();
+  });
 }
 
 // The caller's graphs: name -> (edge_index [2, E] int64, num_nodes, batch [N] int64 or None, num_graphs).
@@ -362,6 +354,114 @@ void translate_errors(std::exception_ptr p) {
 
 }  // namespace
 
+namespace {
+
+// The bodies of tilesim._core's functions that fill a request themselves (the others are above): each
+// parses what Python hands over, calls the library as its command would (as_command) and returns text.
+std::string fit_document(const std::string& document, const std::string& file, const py::dict& graphs, const std::string& backend,
+                         std::optional<std::int64_t> sample_batches) {
+  ListedGraphs listed = list_graphs(graphs);
+  tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
+  const nlohmann::json report = as_command([&] {
+    // The options are checked before the workload is read, as the command checks them.
+    tilesim::runs::BatchFitRequest request =
+        tilesim::runs::fit_request_for(backend, sample_batches.value_or(tilesim::runs::BatchFitRequest{}.sample_batches));
+    request.progress = false;  // as `tilesim fit --json`, whose answer tilesim.fit returns
+    request.workload = tilesim::workloads::parse_workload(nlohmann::json::parse(document), file);
+    request.workload_file = file;
+    return tilesim::runs::fit_batch_size(request).report;
+  });
+  return report.dump();
+}
+
+std::string placement_report(const std::optional<std::string>& document, const std::string& file, const py::dict& graphs,
+                             const py::dict& options) {
+  tilesim::runs::PlacementStudyRequest request;  // its defaults are the command line's
+  request.workload = file;
+  if (document) request.document = nlohmann::json::parse(*document);
+  if (!options["graph"].is_none()) request.graph = py::cast<std::string>(options["graph"]);
+  if (!options["features"].is_none()) request.features = py::cast<std::int64_t>(options["features"]);
+  if (!options["dtype"].is_none()) request.dtype = py::cast<std::string>(options["dtype"]);
+  if (!options["machine"].is_none()) request.machine = py::cast<std::string>(options["machine"]);
+  request.symmetrize = py::cast<bool>(options["symmetrize"]);
+  // Checked as the command line checks --seed, with the same message.
+  if (!options["seed"].is_none()) request.seed = tilesim::cli::checked_seed(py::cast<std::int64_t>(options["seed"]));
+  ListedGraphs listed = list_graphs(graphs);
+  tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
+  return as_command([&] { return tilesim::runs::study_placements(request); }).dump();
+}
+
+std::string calibrate_host(const std::string& out_path) {
+  const std::string out = out_path.empty() ? tilesim::backends::default_cpu_machine_file() : out_path;
+  return as_command([&] {
+           tilesim::backends::check_calibration_destination(out);
+           const auto calibration = tilesim::backends::calibrate_this_host(true);
+           // The file is what the caller asked for; the document returned is this one, not the file read back.
+           tilesim::write_file_atomically(out, calibration.document.dump(2) + "\n");
+           return calibration.document;
+         })
+      .dump();
+}
+
+py::tuple run_document(const std::string& document, const std::string& file, const py::dict& graphs,
+                       const std::map<std::string, Float32Array>& values, const py::dict& options, bool want_outputs) {
+  ListedGraphs listed = list_graphs(graphs);
+  tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
+  tilesim::runs::RunRequest request;
+  request.backends = tilesim::backends::parse_backend_list(py::cast<std::string>(options["backends"]));
+  request.workload = tilesim::workloads::parse_workload(nlohmann::json::parse(document), file);
+  request.workload_file = file;
+  request.backends_text = py::cast<std::string>(options["backends"]);
+  request.timing_only = py::cast<bool>(options["timing_only"]);
+  request.trace_path = py::cast<std::string>(options["trace"]);
+  const std::string trace_path = request.trace_path;
+  if (!options["warmup"].is_none()) request.warmup = py::cast<int>(options["warmup"]);
+  if (!options["repeats"].is_none()) request.repeats = py::cast<int>(options["repeats"]);
+  // Checked as the command line checks --seed, with the same message.
+  if (!options["seed"].is_none()) request.seed = tilesim::cli::checked_seed(py::cast<std::int64_t>(options["seed"]));
+  if (!options["steps"].is_none()) request.steps = py::cast<std::int64_t>(options["steps"]);
+  if (!options["batches"].is_none()) request.batches = py::cast<std::int64_t>(options["batches"]);
+  if (!options["available_memory_proportion"].is_none())
+    request.available_memory_proportion = py::cast<double>(options["available_memory_proportion"]);
+  const std::string out_dir = py::cast<std::string>(options["out_dir"]);  // "": the report is not kept
+  const std::string report_path = out_dir.empty() ? "" : (std::filesystem::path(out_dir) / "report.json").string();
+  const std::string report_where = out_dir.empty() ? "not kept (tilesim.run(..., out=None))" : report_path;
+  request.ready = [&] {
+    if (!out_dir.empty()) tilesim::create_output_directory(out_dir, "a directory the report can be written to (out=)");
+  };
+  py::dict outputs;
+  // The hooks run inside the run, which runs without the GIL: each takes it, since both touch
+  // Python objects (the caller's arrays, the dict of outputs).
+  if (!values.empty())
+    request.set_inputs = [&](const tilesim::OpGraph& g, tilesim::TensorValues& v) {
+      py::gil_scoped_acquire gil;
+      set_values(g, v, values);
+    };
+  if (want_outputs)
+    request.outputs = [&](const std::string& backend, const tilesim::OpGraph& g, const tilesim::TensorValues& v) {
+      py::gil_scoped_acquire gil;
+      outputs[py::str(backend)] = collect_outputs(g, v);
+    };
+  const bool quiet = options.contains("quiet") && py::cast<bool>(options["quiet"]);
+  request.progress = !quiet;
+  CommandLineThreads threads;
+  StderrToPython err(quiet);
+  tilesim::runs::RunResult result;
+  {
+    // Without the GIL: torch-cpu's autograd refuses to run while its caller holds it, and other
+    // Python threads go on while the engine works.
+    py::gil_scoped_release released;
+    result = tilesim::runs::run(std::move(request));
+  }
+  const std::string report_text = result.report.dump(2) + "\n";
+  if (!report_path.empty()) tilesim::write_file_atomically(report_path, report_text);
+  if (result.all_verified) std::cerr << tilesim::runs::refusal_text(result, report_where) << std::flush;
+  const std::string table = result.summary + tilesim::runs::files_text(result, report_where, trace_path);
+  return py::make_tuple(result.exit_code(), table, report_text, outputs);
+}
+
+}  // namespace
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "tilesim's native core: the command line and `run` with in-memory graphs and values (use the tilesim package)";
   py::register_exception_translator(&translate_errors);
@@ -403,58 +503,20 @@ PYBIND11_MODULE(_core, m) {
 
   m.def(
       "fit",
-      [](const std::string& document, const std::string& file, const py::dict& graphs, const std::string& backend,
-         std::optional<std::int64_t> sample_batches) {
-        ListedGraphs listed = list_graphs(graphs);
-        tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
-        const nlohmann::json report = as_command([&] {
-          // The options are checked before the workload is read, as the command checks them.
-          tilesim::runs::BatchFitRequest request =
-              tilesim::runs::fit_request_for(backend, sample_batches.value_or(tilesim::runs::BatchFitRequest{}.sample_batches));
-          request.progress = false;  // as `tilesim fit --json`, whose answer tilesim.fit returns
-          request.workload = tilesim::workloads::parse_workload(nlohmann::json::parse(document), file);
-          request.workload_file = file;
-          return tilesim::runs::fit_batch_size(request).report;
-        });
-        return report.dump();
-      },
+      &fit_document,
       py::arg("document"), py::arg("file"), py::arg("graphs"), py::arg("backend"), py::arg("sample_batches") = py::none(),
       "`tilesim fit --json` on a workload document with in-memory graphs (runs/batch_fit.hpp); returns the answer's JSON text");
 
   m.def(
       "placement",
-      [](const std::optional<std::string>& document, const std::string& file, const py::dict& graphs, const py::dict& options) {
-        tilesim::runs::PlacementStudyRequest request;  // its defaults are the command line's
-        request.workload = file;
-        if (document) request.document = nlohmann::json::parse(*document);
-        if (!options["graph"].is_none()) request.graph = py::cast<std::string>(options["graph"]);
-        if (!options["features"].is_none()) request.features = py::cast<std::int64_t>(options["features"]);
-        if (!options["dtype"].is_none()) request.dtype = py::cast<std::string>(options["dtype"]);
-        if (!options["machine"].is_none()) request.machine = py::cast<std::string>(options["machine"]);
-        request.symmetrize = py::cast<bool>(options["symmetrize"]);
-        // Checked as the command line checks --seed, with the same message.
-        if (!options["seed"].is_none()) request.seed = tilesim::cli::checked_seed(py::cast<std::int64_t>(options["seed"]));
-        ListedGraphs listed = list_graphs(graphs);
-        tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
-        return as_command([&] { return tilesim::runs::study_placements(request); }).dump();
-      },
+      &placement_report,
       py::arg("document"), py::arg("file"), py::arg("graphs"), py::arg("options"),
       "`tilesim placement --json` (runs/placement_study.hpp) on a preset, a workload file (document None) or a workload "
       "document with in-memory graphs; returns the report's JSON text");
 
   m.def(
       "calibrate",
-      [](const std::string& out_path) {
-        const std::string out = out_path.empty() ? tilesim::backends::default_cpu_machine_file() : out_path;
-        return as_command([&] {
-                 tilesim::backends::check_calibration_destination(out);
-                 const auto calibration = tilesim::backends::calibrate_this_host(true);
-                 // The file is what the caller asked for; the document returned is this one, not the file read back.
-                 tilesim::write_file_atomically(out, calibration.document.dump(2) + "\n");
-                 return calibration.document;
-               })
-            .dump();
-      },
+      &calibrate_host,
       py::arg("out"),
       "`tilesim calibrate --out OUT` (\"\": the default file; backends/host_calibration.hpp): measures this host, writes its CPU "
       "machine file and returns the file's JSON text");
@@ -465,62 +527,7 @@ PYBIND11_MODULE(_core, m) {
 
   m.def(
       "run",
-      [](const std::string& document, const std::string& file, const py::dict& graphs, const std::map<std::string, Float32Array>& values,
-         const py::dict& options, bool want_outputs) {
-        ListedGraphs listed = list_graphs(graphs);
-        tilesim::workloads::graphs::ScopedInMemoryGraphs scope(listed.edges);
-        tilesim::runs::RunRequest request;
-        request.backends = tilesim::backends::parse_backend_list(py::cast<std::string>(options["backends"]));
-        request.workload = tilesim::workloads::parse_workload(nlohmann::json::parse(document), file);
-        request.workload_file = file;
-        request.backends_text = py::cast<std::string>(options["backends"]);
-        request.timing_only = py::cast<bool>(options["timing_only"]);
-        request.trace_path = py::cast<std::string>(options["trace"]);
-        const std::string trace_path = request.trace_path;
-        if (!options["warmup"].is_none()) request.warmup = py::cast<int>(options["warmup"]);
-        if (!options["repeats"].is_none()) request.repeats = py::cast<int>(options["repeats"]);
-        // Checked as the command line checks --seed, with the same message.
-        if (!options["seed"].is_none()) request.seed = tilesim::cli::checked_seed(py::cast<std::int64_t>(options["seed"]));
-        if (!options["steps"].is_none()) request.steps = py::cast<std::int64_t>(options["steps"]);
-        if (!options["batches"].is_none()) request.batches = py::cast<std::int64_t>(options["batches"]);
-        if (!options["available_memory_proportion"].is_none())
-          request.available_memory_proportion = py::cast<double>(options["available_memory_proportion"]);
-        const std::string out_dir = py::cast<std::string>(options["out_dir"]);  // "": the report is not kept
-        const std::string report_path = out_dir.empty() ? "" : (std::filesystem::path(out_dir) / "report.json").string();
-        const std::string report_where = out_dir.empty() ? "not kept (tilesim.run(..., out=None))" : report_path;
-        request.ready = [&] {
-          if (!out_dir.empty()) tilesim::create_output_directory(out_dir, "a directory the report can be written to (out=)");
-        };
-        py::dict outputs;
-        // The hooks run inside the run, which runs without the GIL: each takes it, since both touch
-        // Python objects (the caller's arrays, the dict of outputs).
-        if (!values.empty())
-          request.set_inputs = [&](const tilesim::OpGraph& g, tilesim::TensorValues& v) {
-            py::gil_scoped_acquire gil;
-            set_values(g, v, values);
-          };
-        if (want_outputs)
-          request.outputs = [&](const std::string& backend, const tilesim::OpGraph& g, const tilesim::TensorValues& v) {
-            py::gil_scoped_acquire gil;
-            outputs[py::str(backend)] = collect_outputs(g, v);
-          };
-        const bool quiet = options.contains("quiet") && py::cast<bool>(options["quiet"]);
-        request.progress = !quiet;
-        CommandLineThreads threads;
-        StderrToPython err(quiet);
-        tilesim::runs::RunResult result;
-        {
-          // Without the GIL: torch-cpu's autograd refuses to run while its caller holds it, and other
-          // Python threads go on while the engine works.
-          py::gil_scoped_release released;
-          result = tilesim::runs::run(std::move(request));
-        }
-        const std::string report_text = result.report.dump(2) + "\n";
-        if (!report_path.empty()) tilesim::write_file_atomically(report_path, report_text);
-        if (result.all_verified) std::cerr << tilesim::runs::refusal_text(result, report_where) << std::flush;
-        const std::string table = result.summary + tilesim::runs::files_text(result, report_where, trace_path);
-        return py::make_tuple(result.exit_code(), table, report_text, outputs);
-      },
+      &run_document,
       py::arg("document"), py::arg("file"), py::arg("graphs"), py::arg("values"), py::arg("options"), py::arg("want_outputs"),
       "`tilesim run` on a workload document with in-memory graphs and values (runs/run.hpp); returns (exit code, the table, "
       "report.json's text, outputs)");

@@ -41,7 +41,8 @@ int exit_code_of(const std::exception& e) {
 // all at once (a rank that just returned would leave the others waiting for it).
 [[noreturn]] void end_job(const std::string& message, int exit_code) {
   std::cout << std::flush;
-  std::cerr << "tilesim: error: " << mpi::rank_label() << ": " << message << "\n" << std::flush;
+  // One write: mpirun's own lines about the abort must not land inside this one.
+  std::cerr << ("tilesim: error: " + mpi::rank_label() + ": " + message + "\n") << std::flush;
   mpi::abort_all(exit_code);
 }
 

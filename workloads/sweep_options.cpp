@@ -1,0 +1,21 @@
+#include "workloads/sweep_options.hpp"
+
+#include "common/limits.hpp"
+
+namespace tilesim::analysis {
+
+void read_sweep_run_options(ObjectReader& root, SweepRunOptions& options) {
+  if (root.has("ipu")) {
+    ObjectReader ipu = root.object("ipu");
+    if (ipu.has("verify")) options.ipu_verify = ipu.boolean("verify");
+    ipu.finish();
+  }
+  if (root.has("cpu")) {
+    ObjectReader cpu = root.object("cpu");
+    options.cpu_warmup = static_cast<int>(cpu.integer_or("warmup", 0, limits::max_warmup_calls, options.cpu_warmup));
+    options.cpu_timed_calls = static_cast<int>(cpu.integer_or("timed_calls", 1, limits::max_timed_calls, options.cpu_timed_calls));
+    cpu.finish();
+  }
+}
+
+}  // namespace tilesim::analysis
