@@ -102,6 +102,8 @@ std::string figure(double value, const std::string& unit) {
   std::snprintf(buf, sizeof buf, "%.4g", value);
   std::string u = unit;
   if (u == "graphs_per_s") u = "graphs/s";
+  if (u == "nodes_per_s") u = "nodes/s";
+  if (u == "seed_nodes_per_s") u = "seed nodes/s";
   if (u == "samples_per_s") u = "samples/s";
   return std::string(buf) + " " + u;
 }

@@ -12,11 +12,13 @@ namespace tilesim::analysis {
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& published_units() {
-  static const std::vector<std::string> units = {"s", "ms", "us", "graphs_per_s", "samples_per_s"};
+  static const std::vector<std::string> units = {"s", "ms", "us", "graphs_per_s", "nodes_per_s", "seed_nodes_per_s", "samples_per_s"};
   return units;
 }
 
-bool is_rate_unit(const std::string& unit) { return unit == "graphs_per_s" || unit == "samples_per_s"; }
+bool is_rate_unit(const std::string& unit) {
+  return unit == "graphs_per_s" || unit == "nodes_per_s" || unit == "seed_nodes_per_s" || unit == "samples_per_s";
+}
 
 double seconds_per_unit(const std::string& unit) {
   if (unit == "s") return 1;
@@ -26,7 +28,8 @@ double seconds_per_unit(const std::string& unit) {
 }
 
 const std::vector<std::string>& prediction_quantities() {
-  static const std::vector<std::string> q = {"step_time_s", "forward_s", "backward_s", "epoch_time_s", "graphs_per_s"};
+  static const std::vector<std::string> q = {"step_time_s", "forward_s",   "backward_s",      "epoch_time_s",
+                                             "graphs_per_s", "nodes_per_s", "seed_nodes_per_s"};
   return q;
 }
 
@@ -101,11 +104,12 @@ PublishedEntry read_entry(const nlohmann::json& j, const std::string& file, cons
     recipe.scale = p.number_above("scale", 0.0, 1e12);
     recipe.conversion = nonempty_string(p, "conversion");
     recipe.deviations = string_list(p, "deviations");
-    const bool rate_quantity = recipe.quantity == "graphs_per_s";
+    const bool rate_quantity =
+        recipe.quantity == "graphs_per_s" || recipe.quantity == "nodes_per_s" || recipe.quantity == "seed_nodes_per_s";
     if (rate_quantity != is_rate_unit(e.published.unit))
       throw InputError(file, p.path_of("quantity"),
-                       std::string(rate_quantity ? "a time quantity" : "a rate quantity (graphs_per_s)") + " for the published unit \"" +
-                           e.published.unit + "\"",
+                       std::string(rate_quantity ? "a time quantity" : "a rate quantity (graphs_per_s, nodes_per_s, seed_nodes_per_s)") +
+                           " for the published unit \"" + e.published.unit + "\"",
                        "\"" + recipe.quantity + "\"");
     p.finish();
     e.prediction = std::move(recipe);

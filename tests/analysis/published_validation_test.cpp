@@ -83,6 +83,16 @@ TEST_CASE("the published-entries reader rejects bad input with file, path, expec
       suite_file("rate_for_time", [](nlohmann::json& d) { d["entries"][0]["published"]["unit"] = "graphs_per_s"; });
   CHECK_THAT(read_error(rate_for_time), Contains("entries[0].prediction.quantity") && Contains("rate quantity"));
 
+  // Loader and scaling runs' throughputs in their own units: nodes (cluster loaders) and seed nodes (neighbour loaders) per second.
+  const std::string nodes_rate = suite_file("nodes_rate", [](nlohmann::json& d) {
+    d["entries"][0]["published"]["unit"] = "nodes_per_s";
+    d["entries"][0]["prediction"]["quantity"] = "nodes_per_s";
+  });
+  REQUIRE(read_published_suite(nodes_rate).entries.at(0).prediction->quantity == "nodes_per_s");
+  const std::string seed_rate_for_time = suite_file(
+      "seed_rate_for_time", [](nlohmann::json& d) { d["entries"][0]["prediction"]["quantity"] = "seed_nodes_per_s"; });
+  CHECK_THAT(read_error(seed_rate_for_time), Contains("entries[0].prediction.quantity") && Contains("a time quantity"));
+
   const std::string both = suite_file("both", [](nlohmann::json& d) { d["entries"][0]["not_comparable"] = {{"missing", "x"}}; });
   CHECK_THAT(read_error(both), Contains("entries[0]") && Contains("exactly one of") && Contains("both"));
 
