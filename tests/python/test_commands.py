@@ -107,6 +107,7 @@ def test_version_and_backends():
     assert any(f.get("family") == "ipu" for f in families)
 
 
+@pytest.mark.slow  # the whole-model suite runs its 14 comparable entries (about 25 s)
 def test_validate_published_suite_as_markdown(tmp_path):
     v = tilesim.validate("models", out=tmp_path / "v", plots=False, format="markdown")
     md = (tmp_path / "v" / "validation.md").read_text()
