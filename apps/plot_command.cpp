@@ -17,7 +17,7 @@
 #include "apps/cli_checks.hpp"
 #include "apps/command_line.hpp"
 #include "apps/commands.hpp"
-#include "apps/op_selection.hpp"
+#include "analysis/op_selection.hpp"
 #include "apps/render_figures.hpp"
 #include "common/error.hpp"
 
@@ -51,7 +51,7 @@ int plot_surface_command(const SurfaceArgs& args) {
   if (pairs > 6) throw InputError("", "--baseline/--target", "at most 6 (target, baseline) pairs in one figure", std::to_string(pairs));
 
   const auto rows = analysis::read_results_csv(args.results);
-  const auto ops = ops_to_draw(rows, args.ops);
+  const auto ops = analysis::ops_to_draw(rows, args.ops);
   if (ops.empty()) throw InputError(args.results, "", "rows with an op (gather or scatter_add)", "none");
   std::vector<analysis::TimeSeries> baselines, targets;
   for (const auto& b : args.baselines) baselines.push_back(analysis::resolve_series(rows, args.results, b, ops));

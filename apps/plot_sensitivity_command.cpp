@@ -11,7 +11,7 @@
 #include "apps/cli_checks.hpp"
 #include "apps/command_line.hpp"
 #include "apps/commands.hpp"
-#include "apps/op_selection.hpp"
+#include "analysis/op_selection.hpp"
 #include "apps/render_figures.hpp"
 
 namespace tilesim::cli {
@@ -27,7 +27,7 @@ struct SensitivityPlotArgs {
 int plot_sensitivity_command(const SensitivityPlotArgs& args) {
   namespace fs = std::filesystem;
   const auto rows = analysis::read_results_csv(args.results);
-  const auto curves = analysis::machine_sensitivity(rows, args.results, ops_to_draw(rows, args.ops));
+  const auto curves = analysis::machine_sensitivity(rows, args.results, analysis::ops_to_draw(rows, args.ops));
   analysis::require_gnuplot();
   std::cout << analysis::sensitivity_table(curves);
   const std::string out_dir = args.out_dir.empty() ? (fs::path(args.results).parent_path() / "plots").string() : args.out_dir;

@@ -32,8 +32,11 @@
 #include "backends/family_listing.hpp"
 #include "backends/host_calibration.hpp"
 #include "backends/machine_ceilings.hpp"
+#include "analysis/speedup_report_text.hpp"
 #include "apps/result_files.hpp"
 #include "backends/registry.hpp"
+#include "models/ipu/ipu_backend.hpp"
+#include "models/ipu/machine/machine_file.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/strict_json.hpp"
@@ -356,6 +359,19 @@ void translate_errors(std::exception_ptr p) {
 
 namespace {
 
+// One process runs every call from Python, and SystemC elaborates the simulated machine's engine once,
+// at its first use: size it for the largest shipped IPU machine, so that a session may run ipu:bow, then
+// a Pod16 or Pod64 step, in any order (about a second and 170 MB more at the first IPU run). A machine
+// file that does not read is left to the run that names it, which reports it.
+void reserve_engine_for_shipped_machines() {
+  for (const auto& name : tilesim::ipu::shipped_ipu_machines()) {
+    try {
+      tilesim::ipu::reserve_engine_tiles(tilesim::ipu::load_ipu_machine(name).chip.num_tiles);
+    } catch (const tilesim::Error&) {
+    }
+  }
+}
+
 // The bodies of tilesim._core's functions that fill a request themselves (the others are above): each
 // parses what Python hands over, calls the library as its command would (as_command) and returns text.
 std::string fit_document(const std::string& document, const std::string& file, const py::dict& graphs, const std::string& backend,
@@ -465,6 +481,7 @@ py::tuple run_document(const std::string& document, const std::string& file, con
 PYBIND11_MODULE(_core, m) {
   m.doc() = "tilesim's native core: the command line and `run` with in-memory graphs and values (use the tilesim package)";
   py::register_exception_translator(&translate_errors);
+  reserve_engine_for_shipped_machines();
 
   m.def(
       "version",
@@ -532,6 +549,15 @@ PYBIND11_MODULE(_core, m) {
       "`tilesim run` on a workload document with in-memory graphs and values (runs/run.hpp); returns (exit code, the table, "
       "report.json's text, outputs)");
 
+  m.def(
+      "report",
+      [](const std::string& results, const std::string& format, const std::vector<std::string>& baselines,
+         const std::vector<std::string>& targets, const std::string& ops) {
+        tilesim::analysis::SpeedupReportRequest request{results, format, baselines, targets, ops};
+        return as_command([&] { return tilesim::analysis::speedup_report_text(request); });
+      },
+      py::arg("results"), py::arg("format"), py::arg("baselines"), py::arg("targets"), py::arg("ops"),
+      "`tilesim report` (analysis/speedup_report_text.hpp): the speedup tables' text");
   m.def("validate", &validate_suites, py::arg("suite"), py::arg("out_dir"), py::arg("plots"), py::arg("format"),
         "`tilesim validate` (runs/validation_run.hpp): writes validation.json and the suites' files into out_dir; returns "
         "validation.json's text");

@@ -1,6 +1,6 @@
 """The command line's other subcommands from Python, in this process, with the same checks, files and
 messages and errors raised as ``tilesim.InputError`` and friends. ``fit``, ``placement``, ``calibrate``,
-``backends``, ``validate`` and ``calibrate_model`` call the library functions their commands call
+``backends``, ``validate``, ``calibrate_model`` and ``report`` call the library functions their commands call
 (``tilesim._core.fit``, ...), the files a user asked for written by the command's own writer, and return
 the result they hand back; the others run the C++ command itself (``tilesim._core.dispatch``), and what
 it writes is read back and returned as data."""
@@ -284,8 +284,10 @@ def plot_throughput(results, out=None):
 def report(results, format="markdown", *, baselines=(), targets=(), ops=None):  # noqa: A002
     """``tilesim report``: the speedup tables as text (markdown, latex, csv or summary)."""
     ops = ",".join(ops) if isinstance(ops, (list, tuple)) else ops
-    return _call(["report", results, "--format", format] + _repeated("--baseline", baselines) + _repeated("--target", targets) +
-                 _optional("--ops", ops))
+    def names(values):
+        return [values] if isinstance(values, str) else [str(v) for v in (values or [])]
+    # The library's text (analysis/speedup_report_text.hpp), as the command prints it.
+    return _native.core.report(str(results), str(format), names(baselines), names(targets), ops or "")
 
 
 def _workload_arguments(workload):

@@ -92,6 +92,10 @@ TEST_CASE("a what-if IPU is its base with the figures set or scaled, marked as t
   CHECK_THAT(load_error([] { ipu::load_ipu_machine("bow{chip=1}"); }), Contains("bow.json: chip: expected a figure"));
   CHECK_THAT(load_error([] { ipu::load_ipu_machine("bow{chip.num_tiles=1000.5}"); }), Contains("chip.num_tiles"));
   CHECK_THAT(load_error([] { ipu::load_ipu_machine("bowx{chip.num_tiles=736}"); }), Contains("unknown IPU machine \"bowx\""));
+  // Constraints between figures hold for what-if machines too: tiles come in whole exchange groups.
+  CHECK_THAT(load_error([] { ipu::load_ipu_machine("bow{chip.num_tiles=1471}"); }),
+             Contains("chip.num_tiles.value: expected a multiple of chip.tiles_per_supertile (2 tiles share an exchange bus), found 1471"));
+  CHECK(ipu::load_ipu_machine("bow{chip.num_tiles=736}").chip.num_tiles == 736);
 }
 
 TEST_CASE("what-if GPU and CPU-node machines: a figure scaled, the rest the base's", "[machines][unit]") {

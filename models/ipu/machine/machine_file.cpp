@@ -324,6 +324,13 @@ IpuMachine parse_resolved(const MachineDocument& resolved) {
   m.chip.exchange_cycles_per_region = chip.integer("exchange_cycles_per_region", 0, kMaxCycles);
   m.chip.compute_fixed_cycles = chip.integer("compute_fixed_cycles", 0, kMaxCycles);
   chip.finish();
+  // Tiles share exchange buses in groups (supertiles): a count that does not fill its last group
+  // describes no chip, whichever file (or what-if machine) states it.
+  if (m.chip.num_tiles % m.chip.tiles_per_supertile != 0)
+    throw InputError(m.provenance.file_stating("chip.num_tiles"), "chip.num_tiles.value",
+                     "a multiple of chip.tiles_per_supertile (" + std::to_string(m.chip.tiles_per_supertile) +
+                         " tiles share an exchange bus)",
+                     std::to_string(m.chip.num_tiles));
 
   FigureReader c(root.object("codelets"), m.provenance);
   for (const CodeletField& f : codelet_fields()) m.float32_codelets.*f.member = c.integer(f.key, f.min, f.max);

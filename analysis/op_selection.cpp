@@ -1,11 +1,11 @@
-#include "apps/op_selection.hpp"
+#include "analysis/op_selection.hpp"
 
 #include <set>
 #include <sstream>
 
 #include "common/error.hpp"
 
-namespace tilesim::cli {
+namespace tilesim::analysis {
 
 namespace {
 
@@ -20,7 +20,7 @@ std::vector<std::string> split_list(const std::string& list) {
 
 }  // namespace
 
-std::vector<std::string> ops_to_draw(const std::vector<analysis::ResultRow>& rows, const std::string& ops_arg) {
+std::vector<std::string> ops_to_draw(const std::vector<ResultRow>& rows, const std::string& ops_arg) {
   if (!ops_arg.empty()) {
     const auto ops = split_list(ops_arg);
     const std::set<std::string> known = {"gather", "scatter_add", "scatter_max", "scatter_min", "schnet_block"};
@@ -42,4 +42,4 @@ std::vector<std::string> ops_to_draw(const std::vector<analysis::ResultRow>& row
   return ops;
 }
 
-}  // namespace tilesim::cli
+}  // namespace tilesim::analysis

@@ -1,0 +1,13 @@
+#pragma once
+// Which ops the analysis commands (plot surface, plot sensitivity, report) work on.
+#include <string>
+#include <vector>
+
+#include "analysis/results_table.hpp"
+
+namespace tilesim::analysis {
+
+// --ops when given (checked against the ops tilesim knows), else every op of the rows, gather first.
+std::vector<std::string> ops_to_draw(const std::vector<ResultRow>& rows, const std::string& ops_arg);
+
+}  // namespace tilesim::analysis
