@@ -192,7 +192,7 @@ TEST_CASE("a published report keeps not-comparable entries, and its tables are w
   CHECK_THROWS_WITH(parse_table_format("html"), Contains("--format") && Contains("markdown"));
 }
 
-TEST_CASE("tilesim validate runs the published suites: predictions positive and labelled, tables written", "[validate][cli]") {
+TEST_CASE("tilesim validate runs the published suites: predictions positive and labelled, tables written", "[validate][cli][slow]") {
   const fs::path out = published_dir() / "validate_published";
   const tilesim_test::CliResult r =
       tilesim_test::run_tilesim("validate --suite models --format markdown --no-plots --out " + out.string(), published_dir());
