@@ -170,7 +170,7 @@ TEST_CASE("tilesim plot surface rejects what it cannot draw", "[analysis][cli][p
   CHECK(r.exit_code == 2);
 }
 
-TEST_CASE("tilesim report: Markdown, LaTeX, CSV and summary tables of every backend pair", "[analysis][cli][report]") {
+TEST_CASE("tilesim report: Markdown, LaTeX, CSV and summary tables of every backend pair", "[analysis][cli][report][slow]") {
   const std::string results = small_results().string();
   auto r = run_tilesim("report " + results, dir());
   REQUIRE(r.exit_code == 0);

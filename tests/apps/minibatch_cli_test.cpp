@@ -82,7 +82,7 @@ TEST_CASE("run: a neighbour-sampled epoch on the simulated IPU and the CPU, padd
   CHECK(ipu["loss"][0].get<double>() == Approx(cpu["loss"][0].get<double>()).epsilon(1e-4));
 }
 
-TEST_CASE("run: packing molecules wastes less of the fixed shape than padding batches of them", "[loader][cli]") {
+TEST_CASE("run: packing molecules wastes less of the fixed shape than padding batches of them", "[loader][cli][slow]") {
   TempDir dir("mb-pack");
   json shares, graphs_per_s;
   for (const std::string packing : {"pad", "lpfhp"}) {
@@ -135,7 +135,7 @@ TEST_CASE("run: a loader's fixed size that a batch exceeds exits 2 naming loader
 }
 
 TEST_CASE("fit: the largest neighbour batch whose inference and training steps fit one Bow, and why the next does not",
-          "[loader][cli]") {
+          "[loader][cli][slow]") {
   TempDir dir("mb-fit");
   json w = neighbor_workload();
   w["graph"] = {{"preset", "pubmed"}};

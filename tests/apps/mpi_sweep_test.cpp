@@ -179,7 +179,7 @@ TEST_CASE("mpirun -n 2 and -n 4 sweeps give the one-process sweep's rows, measur
   }
 }
 
-TEST_CASE("rank files a dead run left are merged by a resume over 4 ranks or in one process, and nothing re-runs", "[sweep][cli]") {
+TEST_CASE("rank files a dead run left are merged by a resume over 4 ranks or in one process, and nothing re-runs", "[sweep][cli][slow]") {
   const fs::path sweep = grid_sweep("dead", kModelsOnly);
   const fs::path full = mpi_dir() / "dead_full";
   fs::remove_all(full);  // each section runs the case anew
