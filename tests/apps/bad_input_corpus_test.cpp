@@ -255,7 +255,7 @@ TEST_CASE("bad-input corpus: workload files exit 2 naming the file, the JSON pat
   check_corpus("workload/");
 }
 
-TEST_CASE("bad-input corpus: sweep files exit 2 naming the file, the JSON path, expected and found", "[cli][errors]") {
+TEST_CASE("bad-input corpus: sweep files exit 2 naming the file, the JSON path, expected and found", "[cli][errors][slow]") {
   check_corpus("sweep/");
 }
 

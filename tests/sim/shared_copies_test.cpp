@@ -46,7 +46,7 @@ CopiesOutcome run_functional(ipu::OpProgram program, const tilesim_test::IpuProb
 
 }  // namespace
 
-TEST_CASE("shared copies: gathers and scatters give the bytes and cycles of copying runs", "[sim][ipu][unit]") {
+TEST_CASE("shared copies: gathers and scatters give the bytes and cycles of copying runs", "[sim][ipu][unit][slow]") {
   // Splits with several index groups (the gather's table broadcast), row blocks (the scatter's message
   // broadcast, the gather's second stage) and column blocks (the indices' broadcast).
   const OpShape shapes[] = {{4096, 512, 32768}, {256, 64, 2048}, {64, 16, 32}, {4096, 16, 512}};
