@@ -1,8 +1,21 @@
 #include "workloads/sweep_options.hpp"
 
+#include "common/error.hpp"
 #include "common/limits.hpp"
 
 namespace tilesim::analysis {
+
+std::string read_sweep_name(ObjectReader& root) {
+  const std::string name = root.string("name");
+  bool valid = !name.empty() && name.size() <= 255 && name != "." && name != "..";
+  for (char c : name)
+    valid = valid && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-');
+  if (!valid)
+    throw InputError(root.file(), "name",
+                     "a name of 1 to 255 letters, digits, '.', '_' or '-' (not \".\" or \"..\"; it names the output folder)",
+                     describe_json(name));
+  return name;
+}
 
 void read_sweep_run_options(ObjectReader& root, SweepRunOptions& options) {
   if (root.has("ipu")) {

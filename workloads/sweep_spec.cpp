@@ -28,14 +28,6 @@ constexpr std::size_t max_machine_variants = 10000;
 
 const std::vector<std::string> axis_names = {"num_inputs", "num_features", "num_outputs"};
 
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;
-  for (char c : name)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
-      return false;
-  return true;
-}
-
 // A size written as 4096 or 4096.0, in [1, 2^31 - 1].
 std::int64_t size_value(const nlohmann::json& v, const std::string& file, const std::string& path) {
   const std::string expected = "an integer size in [1, " + std::to_string(max_size) + "]";
@@ -150,11 +142,7 @@ SweepSpec parse_sweep(const nlohmann::json& document, const std::string& file) {
   ObjectReader r(document, file, "");
   SweepSpec s;
   s.file = file;
-  s.name = r.string("name");
-  if (!valid_name(s.name))
-    throw InputError(file, "name",
-                     "a name of 1 to 255 letters, digits, '.', '_' or '-' (not \".\" or \"..\"; it names the output folder)",
-                     "\"" + s.name + "\"");
+  s.name = read_sweep_name(r);
   if (r.has("description")) s.description = r.string("description");
   // schnet_block: the hydronet SchNet InteractionBlock benchmark, one group of ops per point
   // (workloads/layers/layers.hpp), with num_inputs nodes, num_features = hidden = filters, num_outputs edges.

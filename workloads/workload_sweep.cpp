@@ -1,7 +1,6 @@
 #include "workloads/workload_sweep.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -19,13 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 // The same rule as an op sweep's name: it names the default output folder out/<name>/.
-bool workload_sweep_name_ok(const std::string& name) {
-  if (name.empty() || name.size() > 255 || name == "." || name == "..") return false;
-  for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return false;
-  return true;
-}
-
 // An axis's place in the sweep file, as messages name it: axes["model[*].out"].
 std::string axis_where(const std::string& name) { return "axes[" + nlohmann::json(name).dump() + "]"; }
 
@@ -197,10 +189,7 @@ WorkloadSweepSpec parse_workload_sweep(const nlohmann::json& document, const std
   ObjectReader r(document, file, "");
   WorkloadSweepSpec s;
   s.file = file;
-  s.name = r.string("name");
-  if (!workload_sweep_name_ok(s.name))
-    throw InputError(file, "name", "a name of 1 to 255 letters, digits, '.', '_' or '-' (not \".\" or \"..\"; it names the output folder)",
-                     describe_json(s.name));
+  s.name = analysis::read_sweep_name(r);
   s.description = r.string_or("description", "");
   read_sweep_base_workload(r, s);
   if (r.has("axes")) {
