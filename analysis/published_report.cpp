@@ -1,10 +1,36 @@
 #include "analysis/published_report.hpp"
 
+#include <map>
 #include <stdexcept>
 
 #include "fitting/error_metrics.hpp"
 
 namespace tilesim::analysis {
+
+namespace {
+
+// The family part of a backend name ("gpu-model:v100-16gb:eager" -> "gpu-model"): the suite's errors
+// are summarised per family, since a GPU model and the simulated IPU err for different reasons.
+std::string family_of(const std::string& backend) { return backend.substr(0, backend.find(':')); }
+
+struct ComparedFigures {
+  std::vector<double> predicted, published;
+};
+
+nlohmann::json error_summary(const ComparedFigures& f) {
+  nlohmann::json j = {{"compared", f.predicted.size()}};
+  if (f.predicted.empty()) {
+    j["median_ape_pct"] = nullptr;
+    j["p90_ape_pct"] = nullptr;
+    return j;
+  }
+  const fitting::ErrorSummary s = fitting::summarize_errors(f.predicted, f.published, 0);
+  j["median_ape_pct"] = s.median_ape_pct;
+  j["p90_ape_pct"] = s.p90_ape_pct;
+  return j;
+}
+
+}  // namespace
 
 std::string prediction_label(const std::string& report_kind, const std::string& mode) {
   return report_kind == "modeled" && !mode.empty() ? "modeled (" + mode + " mode)" : report_kind;
@@ -13,8 +39,8 @@ std::string prediction_label(const std::string& report_kind, const std::string& 
 nlohmann::json build_published_report(const PublishedSuite& suite, const std::vector<std::optional<PublishedPrediction>>& predictions) {
   if (predictions.size() != suite.entries.size()) throw std::invalid_argument("one prediction slot per entry");
   nlohmann::json entries = nlohmann::json::array();
-  std::vector<double> predicted, published;
-  std::size_t compared = 0;
+  ComparedFigures all;
+  std::map<std::string, ComparedFigures> by_family;
   for (std::size_t i = 0; i < suite.entries.size(); ++i) {
     const PublishedEntry& e = suite.entries[i];
     nlohmann::json j;
@@ -42,9 +68,10 @@ nlohmann::json build_published_report(const PublishedSuite& suite, const std::ve
                          {"deviations", r.deviations},
                          {"report", p.report_path}};
       j["error_pct"] = fitting::percentage_error(p.value, e.published.value);
-      predicted.push_back(p.value);
-      published.push_back(e.published.value);
-      ++compared;
+      for (ComparedFigures* f : {&all, &by_family[family_of(r.backend)]}) {
+        f->predicted.push_back(p.value);
+        f->published.push_back(e.published.value);
+      }
     } else {
       j["status"] = "not yet comparable";
       j["missing"] = e.not_comparable->missing;
@@ -52,15 +79,12 @@ nlohmann::json build_published_report(const PublishedSuite& suite, const std::ve
     }
     entries.push_back(std::move(j));
   }
-  nlohmann::json summary = {{"entries", suite.entries.size()}, {"compared", compared}, {"not_yet_comparable", suite.entries.size() - compared}};
-  if (compared > 0) {
-    const fitting::ErrorSummary s = fitting::summarize_errors(predicted, published, 0);
-    summary["median_ape_pct"] = s.median_ape_pct;
-    summary["p90_ape_pct"] = s.p90_ape_pct;
-  } else {
-    summary["median_ape_pct"] = nullptr;
-    summary["p90_ape_pct"] = nullptr;
-  }
+  const std::size_t compared = all.predicted.size();
+  nlohmann::json summary = error_summary(all);
+  summary["entries"] = suite.entries.size();
+  summary["not_yet_comparable"] = suite.entries.size() - compared;
+  summary["by_family"] = nlohmann::json::object();
+  for (const auto& [family, figures] : by_family) summary["by_family"][family] = error_summary(figures);
   return {{"suite", suite.name},
           {"file", suite.file},
           {"about", suite.about},

@@ -149,8 +149,12 @@ std::vector<Table> published_tables(const nlohmann::json& report) {
   }
   const auto& s = report.at("summary");
   compared.note = std::to_string(s.at("compared").get<std::size_t>()) + " of " + std::to_string(s.at("entries").get<std::size_t>()) +
-                  " entries compared; median APE " + percent_text(s.at("median_ape_pct")) + ", p90 APE " + percent_text(s.at("p90_ape_pct")) +
-                  "; error = (predicted - published) / published";
+                  " entries compared; median APE " + percent_text(s.at("median_ape_pct")) + ", p90 APE " + percent_text(s.at("p90_ape_pct"));
+  const nlohmann::json by_family = s.value("by_family", nlohmann::json::object());
+  for (const auto& [family, f] : by_family.items())
+    compared.note += "; " + family + " (" + std::to_string(f.at("compared").get<std::size_t>()) + "): median " +
+                     percent_text(f.at("median_ape_pct")) + ", p90 " + percent_text(f.at("p90_ape_pct"));
+  compared.note += "; error = (predicted - published) / published";
   std::vector<Table> tables;
   if (!compared.rows.empty()) tables.push_back(std::move(compared));
   if (!missing.rows.empty()) tables.push_back(std::move(missing));

@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "models/gpu/gpu_backend.hpp"
 #include "models/gpu/gpu_system.hpp"
+#include "models/gpu/host_input.hpp"
 
 namespace tilesim::backends {
 
@@ -124,6 +125,24 @@ class GpuModelFamily final : public BackendFamily {
       throw InputError("", "", "an op the GPU model has measured calls of (gather, scatter_add, scatter_max, scatter_min)",
                        "\"" + op_name + "\"");
     }};
+  }
+
+  // Eager PyTorch's epoch (models/gpu/host_input.hpp) on the machine's "host_input" figures and the
+  // eager call floor, reported with their sources. Kernel mode predicts device time alone: no model.
+  EpochExecutionModel epoch_execution_model(const BackendSpec& spec) const override {
+    if (spec.mode == "kernel") return {};
+    const auto machine = std::make_shared<const gpu::GpuMachine>(gpu::load_gpu_machine(spec.machine));
+    const nlohmann::json all = machine->provenance.figures_json(true);
+    nlohmann::json figures = all.value("host_input", nlohmann::json::object());
+    if (machine->host_input) {
+      figures["aten_call"] = all.at("eager_host_floor_s").at("aten_call");
+      figures["pcie_bytes_per_s"] = all.at("chip").at("pcie_bytes_per_s");
+    }
+    return [machine, figures](const EpochDriving& run) {
+      EpochExecution e = gpu::eager_epoch(*machine, run);
+      e.figures = figures;
+      return e;
+    };
   }
 
   nlohmann::json machine_summaries() const override { return gpu_machine_summaries(); }

@@ -18,6 +18,7 @@ struct EpochDriving {
   std::int64_t device_iterations = 1;      // steps per host call
   std::int64_t devices_used = 1;           // devices the host feeds at once (replicas x stages)
   std::int64_t input_bytes_per_micro_batch = 0;  // what the host sends for one micro-batch (features, indices, targets)
+  double graphs_per_micro_batch = 0;       // a loader of small graphs: the real graphs the host collates per micro-batch; else 0
   bool synthetic_data = false;             // inputs made on the device: nothing crosses the host link
   bool asynchronous_loader = false;        // the loader makes the next batches while the device runs
 };
@@ -39,9 +40,14 @@ struct EpochExecution {
   double stream_copy_s_per_micro_batch = 0;  // the device reading a staged micro-batch into its tiles (never overlapped)
   double stream_copy_s = 0;                // over the epoch
   double host_calls_s = 0;                 // host_calls x host_call_s
+  // The host making each micro-batch (a graph loader's collation), where the model prices it.
+  double batch_preparation_s_per_micro_batch = 0;
+  bool batch_preparation_overlaps_compute = false;  // a loader worker makes the next batch while the device runs
+  double batch_preparation_exposed_s = 0;  // over the epoch: the preparation the device waits for
   double epoch_fixed_s = 0;
   double device_epoch_s = 0;               // the device's steps alone (the epoch time before this model)
-  double epoch_s = 0;                      // device_epoch_s + host_calls_s + host_link_exposed_s + stream_copy_s + epoch_fixed_s
+  // device_epoch_s + host_calls_s + host_link_exposed_s + stream_copy_s + batch_preparation_exposed_s + epoch_fixed_s
+  double epoch_s = 0;
   std::string how;                         // the model in words, for the report
   nlohmann::json figures = nlohmann::json::object();  // the machine figures used, with their sources
 

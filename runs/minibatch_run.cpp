@@ -177,6 +177,7 @@ std::optional<EpochExecution> priced_epoch(const backends::EpochExecutionModel& 
   run.gradient_accumulation = 1;
   run.devices_used = 1;
   run.input_bytes_per_micro_batch = c.count > 0 ? w.host_input_bytes / c.count : 0;
+  if (c.kind == loaders::LoaderSpec::Kind::graphs) run.graphs_per_micro_batch = c.epoch.items_per_batch();
   return model(run);
 }
 
@@ -304,8 +305,10 @@ std::string execution_lines(const nlohmann::json& results) {
       const nlohmann::json& e = r["minibatch"]["execution"];
       text << r.value("backend", std::string()) << ": epoch priced by " << e["model"].get<std::string>() << ": "
            << e["host_calls_per_epoch"].get<std::int64_t>() << " host calls, host I/O "
-           << format_time(e["host_link"]["exposed_s"].get<double>() + e["stream_copy"]["total_s"].get<double>()) << ", the steps alone "
-           << format_time(e["device_only_epoch_time_s"].get<double>()) << "\n";
+           << format_time(e["host_link"]["exposed_s"].get<double>() + e["stream_copy"]["total_s"].get<double>());
+      if (const double prep = e["batch_preparation"]["exposed_s"].get<double>(); prep > 0)
+        text << ", batch preparation " << format_time(prep);
+      text << ", the steps alone " << format_time(e["device_only_epoch_time_s"].get<double>()) << "\n";
     }
   return text.str();
 }

@@ -11,6 +11,8 @@ std::optional<PricedEpochs> priced_epochs(const backends::BackendSpec& spec, con
   const backends::EpochExecutionModel model = spec.descriptor->epoch_execution_model(spec);
   if (!model || s.items_per_step <= 0) return std::nullopt;
   PricedEpochs p;
+  // A loader of small graphs: each micro-batch is one of its batches, whose graphs the host collates.
+  const double graphs_per_batch = s.epoch && s.epoch->unit == "graphs" ? s.epoch->items_per_batch() : 0.0;
   p.items = s.epoch ? static_cast<double>(s.epoch->items) : s.items_per_step;
   p.steps = p.items / s.items_per_step;
   EpochDriving run = loader_driving(workload);
@@ -19,6 +21,7 @@ std::optional<PricedEpochs> priced_epochs(const backends::BackendSpec& spec, con
   run.gradient_accumulation = s.micro_batches_per_step;
   run.devices_used = used;
   run.input_bytes_per_micro_batch = s.input_bytes_per_micro_batch;
+  run.graphs_per_micro_batch = graphs_per_batch;
   p.used = model(run);
   if (s.one_device_s && s.one_device_items && *s.one_device_items > 0) {
     const double one_steps = p.items / *s.one_device_items;
@@ -28,6 +31,7 @@ std::optional<PricedEpochs> priced_epochs(const backends::BackendSpec& spec, con
     one.gradient_accumulation = s.one_device_accumulation;
     one.devices_used = 1;
     one.input_bytes_per_micro_batch = s.one_device_input_bytes;
+    one.graphs_per_micro_batch = graphs_per_batch;
     p.one_device = model(one);
   }
   return p;
@@ -36,7 +40,9 @@ std::optional<PricedEpochs> priced_epochs(const backends::BackendSpec& spec, con
 void write_execution_note(std::ostream& notes, const PricedEpochs& p) {
   const EpochExecution& e = p.used;
   notes << "  execution (" << e.model << "): " << e.host_calls << " host calls of " << e.micro_batches_per_host_call
-        << " micro-batches per device, host I/O " << format_time(e.host_link_exposed_s + e.stream_copy_s) << ", epoch "
+        << " micro-batches per device, host I/O " << format_time(e.host_link_exposed_s + e.stream_copy_s)
+        << (e.batch_preparation_exposed_s > 0 ? ", batch preparation " + format_time(e.batch_preparation_exposed_s) : std::string())
+        << ", epoch "
         << format_time(e.epoch_s) << " (the steps alone " << format_time(e.device_epoch_s) << ")\n";
 }
 

@@ -150,6 +150,16 @@ GpuMachine parse_resolved(const MachineDocument& resolved) {
       stack.one_of("zero_grad", {Framework::zero_grad_word(true), Framework::zero_grad_word(false)}) == Framework::zero_grad_word(true);
   stack.finish();
 
+  if (root.has("host_input")) {
+    FigureReader input(root.object("host_input"), m.provenance);
+    GpuMachine::HostInput h;
+    h.collate_per_batch_s = input.number("collate_per_batch_s", 0.0, 1.0);
+    h.collate_per_graph_s = input.number("collate_per_graph_s", 0.0, 1.0);
+    h.tensors_per_batch = input.integer("tensors_per_batch", 0, 1000);
+    input.finish();
+    m.host_input = h;
+  }
+
   root.finish();
   return m;
 }

@@ -3,6 +3,7 @@
 // stack's constants and the model's efficiency, rate and host-floor figures, each given as
 // {"value": ..., "source": "..."} so every number says where it came from. Format: models/gpu/README.md.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,17 @@ struct GpuMachine {
     static const char* word(Optimizer o) { return o == Optimizer::foreach ? "foreach" : "per_parameter_loop"; }
     static const char* zero_grad_word(bool fills) { return fills ? "fill" : "set_to_none"; }
   } framework;
+
+  // How the host makes a mini-batch of small graphs and hands it over (section "host_input", optional):
+  // PyG's DataLoader collating in the training loop's thread, then Batch.to(device), one copy per
+  // tensor. Priced by the eager execution model (models/gpu/host_input.hpp); absent, no batch
+  // preparation is priced and the report says so.
+  struct HostInput {
+    double collate_per_batch_s = 0;   // the DataLoader's and the collation's fixed work per batch
+    double collate_per_graph_s = 0;   // per graph: the dataset's item, its offsets and its batch-vector piece
+    std::int64_t tensors_per_batch = 0;  // the batch's tensors Batch.to copies (x, edge_index, y, batch, ptr)
+  };
+  std::optional<HostInput> host_input;
 
   double sm_cycles_per_s() const { return static_cast<double>(sm_count) * sm_clock_hz; }
   std::int64_t resident_threads() const { return sm_count * max_threads_per_sm; }

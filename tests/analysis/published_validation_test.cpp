@@ -160,6 +160,11 @@ TEST_CASE("a published report keeps not-comparable entries, and its tables are w
   CHECK(report["entries"][1]["missing"] == "float16 values (issue 15) & {more}");
   CHECK(report["summary"]["compared"] == 1);
   CHECK(report["summary"]["not_yet_comparable"] == 1);
+  // The errors per backend family, beside all of them: here the one compared GPU-model entry.
+  REQUIRE(report["summary"]["by_family"].size() == 1);
+  CHECK(report["summary"]["by_family"]["gpu-model"]["compared"] == 1);
+  CHECK(report["summary"]["by_family"]["gpu-model"]["median_ape_pct"].get<double>() == Approx(20.0));
+  CHECK(report["summary"]["median_ape_pct"].get<double>() == Approx(20.0));
 
   const auto tables = published_tables(report);
   REQUIRE(tables.size() == 2);

@@ -313,7 +313,7 @@ TEST_CASE("cluster batches are a permutation of the parts, cut into groups, dete
   CHECK(cluster_batches(50, 8, false, 4, 2).front() == std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7});
 }
 
-TEST_CASE("qm9-like and water datasets draw their graph sizes from their distributions", "[unit]") {
+TEST_CASE("qm9-like, water and uniform datasets draw their graph sizes from their distributions", "[unit]") {
   const GraphDataset qm9 = make_dataset(qm9_spec(20000), 1);
   REQUIRE(qm9.num_graphs() == 20000);
   const auto [lo, hi] = std::minmax_element(qm9.nodes_per_graph.begin(), qm9.nodes_per_graph.end());
@@ -340,6 +340,22 @@ TEST_CASE("qm9-like and water datasets draw their graph sizes from their distrib
   CHECK(w.edges_of(small) == 9 * 8);  // k = 28 > n - 1: every other atom
   const auto big = static_cast<std::int32_t>(std::find(w.nodes_per_graph.begin(), w.nodes_per_graph.end(), 90) - w.nodes_per_graph.begin());
   CHECK(w.edges_of(big) == 90 * 28);
+
+  DatasetSpec uniform;
+  uniform.kind = DatasetKind::uniform;
+  uniform.num_graphs = 5000;
+  uniform.min_nodes = 2;
+  uniform.max_nodes = 63;
+  const GraphDataset u = make_dataset(uniform, 1);
+  const std::set<std::int32_t> drawn(u.nodes_per_graph.begin(), u.nodes_per_graph.end());
+  CHECK(*drawn.begin() == 2);
+  CHECK(*drawn.rbegin() == 63);
+  CHECK(drawn.size() == 62);  // every count in 2..63 drawn
+  const double uniform_mean = std::accumulate(u.nodes_per_graph.begin(), u.nodes_per_graph.end(), 0.0) / 5000.0;
+  CHECK(uniform_mean == Approx(32.5).margin(0.75));  // s.d. 17.9 / sqrt(5000) = 0.25
+  DatasetSpec reversed = uniform;
+  reversed.min_nodes = 64;
+  CHECK_THROWS_AS(make_dataset(reversed, 1), std::invalid_argument);
 
   DatasetSpec bad = water;
   bad.k = 0;

@@ -189,6 +189,42 @@ TEST_CASE("loader: bad sections name the path, what was expected and what was fo
   CHECK_THAT(error_of(with_ops), Contains("ops"));
 }
 
+TEST_CASE("loader: a uniform dataset needs its size range and node features, echoes, and refuses other kinds' keys",
+          "[loader][workload][unit]") {
+  const json uniform = {{"kind", "graphs"},
+                        {"dataset", {{"kind", "uniform"}, {"num_graphs", 30}, {"min_nodes", 2}, {"max_nodes", 9}}},
+                        {"batch_size", 4}};
+  // No feature width of its own: the workload gives one.
+  CHECK_THAT(error_of(graphs_workload(uniform)), Contains("num_features"));
+  json given = graphs_workload(uniform);
+  given["num_features"] = 21;
+  const Workload w = parse_workload(given, "w.json");
+  REQUIRE(w.model->loader->dataset);
+  CHECK(w.model->loader->dataset->kind == loaders::DatasetKind::uniform);
+  CHECK(w.model->loader->dataset->min_nodes == 2);
+  CHECK(w.model->loader->dataset->max_nodes == 9);
+  json echo = to_json(w);
+  echo.erase("source_file");
+  CHECK(echo["loader"]["dataset"]["max_nodes"] == 9);
+  json again = to_json(parse_workload(echo, "echo.json"));
+  again.erase("source_file");
+  CHECK(again == echo);
+  for (const char* key : {"num_graphs", "min_nodes", "max_nodes"}) {
+    json missing = given;
+    missing["loader"]["dataset"].erase(key);
+    CHECK_THAT(error_of(missing), Contains(std::string("loader.dataset.") + key));
+  }
+  json reversed = given;
+  reversed["loader"]["dataset"]["min_nodes"] = 10;
+  CHECK_THAT(error_of(reversed), Contains("loader.dataset.max_nodes") && Contains("at least min_nodes (10)"));
+  json waters = given;
+  waters["loader"]["dataset"]["min_waters"] = 3;
+  CHECK_THAT(error_of(waters), Contains("loader.dataset.min_waters") && Contains("\"water\" only"));
+  json nodes_on_qm9 = graphs_workload(qm9_loader());
+  nodes_on_qm9["loader"]["dataset"]["max_nodes"] = 9;
+  CHECK_THAT(error_of(nodes_on_qm9), Contains("loader.dataset.max_nodes") && Contains("\"uniform\" only"));
+}
+
 TEST_CASE("loader: PopTorch's options parse with their defaults, echo, and refuse bad values", "[loader][workload][unit]") {
   const Workload plain = parse_workload(graphs_workload(qm9_loader()), "w.json");
   CHECK(plain.model->loader->device_iterations == 1);

@@ -169,7 +169,10 @@ std::string BatchSource::describe() const {
     case LoaderSpec::Kind::graphs:
       out << " (" << to_string(spec_.packing);
       if (spec_.packing == LoaderSpec::Packing::pad) out << ", batch_size " << spec_.batch_size;
-      out << ") over " << dataset_->spec.num_graphs << " " << to_string(dataset_->spec.kind) << "-like graphs";
+      out << ") over " << dataset_->spec.num_graphs << " " << to_string(dataset_->spec.kind)
+          << (dataset_->spec.kind == DatasetKind::uniform ? " graphs of " + std::to_string(dataset_->spec.min_nodes) + " to " +
+                                                               std::to_string(dataset_->spec.max_nodes) + " nodes"
+                                                         : std::string("-like graphs"));
       break;
   }
   out << ": " << batches_per_epoch_ << " batches per epoch";

@@ -80,6 +80,10 @@ void check_spec(const DatasetSpec& spec) {
     throw std::invalid_argument("water clusters need 1 <= min_waters <= max_waters <= " + std::to_string(max_atoms / 3) +
                                 ", got [" + std::to_string(spec.min_waters) + ", " + std::to_string(spec.max_waters) + "]");
   }
+  if (spec.kind == DatasetKind::uniform && (spec.min_nodes < 1 || spec.max_nodes < spec.min_nodes || spec.max_nodes > max_atoms)) {
+    throw std::invalid_argument("uniform graphs need 1 <= min_nodes <= max_nodes <= " + std::to_string(max_atoms) + ", got [" +
+                                std::to_string(spec.min_nodes) + ", " + std::to_string(spec.max_nodes) + "]");
+  }
 }
 
 }  // namespace
@@ -106,6 +110,10 @@ GraphDataset make_dataset(const DatasetSpec& spec, std::uint64_t seed) {
     const std::int64_t total = std::accumulate(histogram.begin(), histogram.end(), std::int64_t{0},
                                                [](std::int64_t sum, const auto& bin) { return sum + bin.second; });
     for (auto& n : dataset.nodes_per_graph) n = draw(histogram, total, engine);
+  } else if (spec.kind == DatasetKind::uniform) {
+    const auto choices = static_cast<std::uint64_t>(spec.max_nodes - spec.min_nodes + 1);
+    for (auto& n : dataset.nodes_per_graph)
+      n = static_cast<std::int32_t>(spec.min_nodes + static_cast<std::int64_t>(graphs::bounded(engine, choices)));
   } else {
     const auto choices = static_cast<std::uint64_t>(spec.max_waters - spec.min_waters + 1);
     for (auto& n : dataset.nodes_per_graph) {

@@ -11,13 +11,14 @@
 
 namespace tilesim::workloads::loaders {
 
-enum class DatasetKind { qm9, water };
+enum class DatasetKind { qm9, water, uniform };
 struct DatasetSpec {
   DatasetKind kind = DatasetKind::qm9;
   std::int64_t num_graphs = 0;                   // graphs in the dataset
   bool knn = false;                              // connectivity: complete (default) or k nearest neighbours
   std::int64_t k = 0;
   std::int64_t min_waters = 3, max_waters = 30;  // water: clusters of n water molecules = 3n atoms, n uniform in [min, max]
+  std::int64_t min_nodes = 0, max_nodes = 0;     // uniform: node counts uniform in [min_nodes, max_nodes] (a TUDataset's range)
 };
 struct GraphDataset {
   DatasetSpec spec;
@@ -27,8 +28,9 @@ struct GraphDataset {
   std::int64_t num_graphs() const { return static_cast<std::int64_t>(nodes_per_graph.size()); }
 };
 // qm9: atom counts drawn from the QM9 histogram of graph_sizes.json; water: 3n atoms, n uniform in
-// [min_waters, max_waters]. Throws std::invalid_argument for an impossible spec (negative counts, knn
-// with k < 1, water bounds out of order or below 1), tilesim::InputError for an unreadable sizes file.
+// [min_waters, max_waters]; uniform: n uniform in [min_nodes, max_nodes]. Throws std::invalid_argument
+// for an impossible spec (negative counts, knn with k < 1, bounds out of order or below 1),
+// tilesim::InputError for an unreadable sizes file.
 GraphDataset make_dataset(const DatasetSpec& spec, std::uint64_t seed);
 
 // The graphs, block-diagonal, in the order given: graph_of_node = position in `graph_ids`, num_graphs

@@ -14,6 +14,9 @@ namespace {
 // Sizes are int32 on every backend (tilesim's index type).
 constexpr std::int64_t max_size = limits::max_size;
 
+// A uniform dataset's graphs: as many nodes as graph_dataset.cpp allows one graph.
+constexpr std::int64_t max_dataset_graph_nodes = 1000;
+
 // PyG's QM9 (torch_geometric/datasets/qm9.py): 130,831 molecules with 11 node features each.
 constexpr std::int64_t qm9_num_graphs = 130831;
 constexpr std::int64_t qm9_num_features = 11;
@@ -37,15 +40,37 @@ FixedSize read_fixed_size(ObjectReader& r, bool graphs) {
   return s;
 }
 
+// A dataset's key that only another kind takes is an error naming the kind that does.
+void refuse_other_kinds(ObjectReader& r, DatasetKind kind) {
+  const std::pair<const char*, DatasetKind> owned[] = {{"min_waters", DatasetKind::water}, {"max_waters", DatasetKind::water},
+                                                       {"min_nodes", DatasetKind::uniform}, {"max_nodes", DatasetKind::uniform}};
+  for (const auto& [key, owner] : owned)
+    if (owner != kind && r.has_refused(key))
+      throw InputError(r.file(), r.path_of(key),
+                       "no \"" + std::string(key) + "\" for a \"" + to_string(kind) + "\" dataset (\"" + to_string(owner) + "\" only)",
+                       describe_json(r.value(key)));
+}
+
+void read_uniform_sizes(ObjectReader& r, DatasetSpec& d) {
+  for (const char* key : {"num_graphs", "min_nodes", "max_nodes"})
+    if (!r.has(key)) throw InputError(r.file(), r.path_of(key), "\"" + std::string(key) + "\" for a \"uniform\" dataset", "none");
+  d.num_graphs = size_at(r, "num_graphs");
+  d.min_nodes = r.integer("min_nodes", 1, max_dataset_graph_nodes);
+  d.max_nodes = r.integer("max_nodes", 1, max_dataset_graph_nodes);
+  if (d.max_nodes < d.min_nodes)
+    throw InputError(r.file(), r.path_of("max_nodes"), "at least min_nodes (" + std::to_string(d.min_nodes) + ")",
+                     std::to_string(d.max_nodes));
+}
+
 DatasetSpec read_dataset(ObjectReader& r) {
   DatasetSpec d;
-  d.kind = r.one_of("kind", {"qm9", "water"}) == "qm9" ? DatasetKind::qm9 : DatasetKind::water;
+  const std::string kind = r.one_of("kind", {"qm9", "water", "uniform"});
+  d.kind = kind == "qm9" ? DatasetKind::qm9 : kind == "water" ? DatasetKind::water : DatasetKind::uniform;
+  refuse_other_kinds(r, d.kind);
   if (d.kind == DatasetKind::qm9) {
     d.num_graphs = r.has("num_graphs") ? size_at(r, "num_graphs") : qm9_num_graphs;
-    for (const char* key : {"min_waters", "max_waters"})
-      if (r.has_refused(key))
-        throw InputError(r.file(), r.path_of(key), "no \"" + std::string(key) + "\" for a \"qm9\" dataset (water clusters only)",
-                         describe_json(r.value(key)));
+  } else if (d.kind == DatasetKind::uniform) {
+    read_uniform_sizes(r, d);
   } else {
     if (!r.has("num_graphs"))
       throw InputError(r.file(), r.path_of("num_graphs"), "the number of water clusters in the dataset (\"num_graphs\")", "none");
@@ -68,7 +93,7 @@ DatasetSpec read_dataset(ObjectReader& r) {
     throw InputError(r.file(), r.path_of("k"), "no \"k\" for complete graphs (\"connectivity\": \"knn\" uses it)",
                      describe_json(r.value("k")));
   }
-  for (const char* key : {"connectivity", "min_waters", "max_waters", "k"}) r.ignore(key);
+  for (const char* key : {"connectivity", "min_waters", "max_waters", "min_nodes", "max_nodes", "k"}) r.ignore(key);
   r.finish();
   return d;
 }
@@ -98,7 +123,14 @@ std::string to_string(LoaderSpec::Packing packing) {
   throw std::logic_error("to_string: unknown packing");
 }
 
-std::string to_string(DatasetKind kind) { return kind == DatasetKind::qm9 ? "qm9" : "water"; }
+std::string to_string(DatasetKind kind) {
+  switch (kind) {
+    case DatasetKind::qm9: return "qm9";
+    case DatasetKind::water: return "water";
+    case DatasetKind::uniform: return "uniform";
+  }
+  throw std::logic_error("to_string: unknown dataset kind");
+}
 
 std::int64_t dataset_num_features(DatasetKind kind) { return kind == DatasetKind::qm9 ? qm9_num_features : 0; }
 
@@ -189,6 +221,10 @@ nlohmann::json to_json(const LoaderSpec& s) {
       if (d.kind == DatasetKind::water) {
         dj["min_waters"] = d.min_waters;
         dj["max_waters"] = d.max_waters;
+      }
+      if (d.kind == DatasetKind::uniform) {
+        dj["min_nodes"] = d.min_nodes;
+        dj["max_nodes"] = d.max_nodes;
       }
       j["dataset"] = dj;
       j["packing"] = to_string(s.packing);
