@@ -7,6 +7,7 @@
 
 #include "backends/families.hpp"
 #include "backends/machine_ceilings.hpp"
+#include "backends/modeled_family.hpp"
 #include "backends/system_view.hpp"
 #include "common/error.hpp"
 #include "common/machine_files.hpp"
@@ -55,14 +56,12 @@ ResolvedNode resolve_node(const std::string& machine) {
 }
 
 
-class CpuModelFamily final : public BackendFamily {
+class CpuModelFamily final : public ModeledFamily {
  public:
-  CpuModelFamily() : BackendFamily(cpu_model_info()) {}
+  CpuModelFamily() : ModeledFamily(cpu_model_info(), kDefaultNode) {}
 
   MachineChoice machine_choice() const override {
-    MachineChoice m;
-    m.in_name = true;
-    m.default_machine = kDefaultNode;
+    MachineChoice m = named_machine_choice();
     // Only the described nodes and clusters: the same folder may hold files `tilesim calibrate` wrote.
     for (const std::string& stem : json_file_stems(cpu_model::cpu_machine_dir())) {
       try {
@@ -71,17 +70,7 @@ class CpuModelFamily final : public BackendFamily {
       } catch (const InputError&) {
       }
     }
-    m.accepts_file = true;
     return m;
-  }
-
-  BackendSpec parse(const std::string& item, const std::string& accepted_by_all) const override {
-    BackendSpec spec;
-    spec.descriptor = this;
-    const auto colon = item.find(':');
-    spec.machine = colon == std::string::npos ? kDefaultNode : item.substr(colon + 1);
-    if (spec.machine.empty()) throw InputError("", "--backends", accepted_by_all, "\"" + item + "\"");
-    return spec;
   }
 
   std::unique_ptr<Backend> make(const BackendSpec& spec) const override {
@@ -102,7 +91,7 @@ class CpuModelFamily final : public BackendFamily {
 
   // "cpu-model:spr-2s" -> "SPR-2S CPU model"; a machine file by its stem.
   std::optional<std::string> display_label(const std::string& name, const std::string&, const std::string&) const override {
-    const std::string machine = name.size() > kPrefix.size() ? name.substr(kPrefix.size()) : kDefaultNode;
+    const std::string machine = name.size() > kPrefix.size() ? name.substr(kPrefix.size()) : default_machine();
     return upper_case(machine_stem(machine)) + " CPU model";
   }
 

@@ -3,6 +3,7 @@
 #include "backends/families.hpp"
 #include "backends/machine_ceilings.hpp"
 #include "backends/machine_listings.hpp"
+#include "backends/modeled_family.hpp"
 #include "backends/system_view.hpp"
 #include "common/error.hpp"
 #include "models/gpu/gpu_backend.hpp"
@@ -12,28 +13,6 @@
 namespace tilesim::backends {
 
 namespace {
-
-// The modes a backend name may end with, longest first where one ends another's spelling.
-constexpr const char* gpu_modes[] = {"eager-nograd", "eager", "kernel"};
-
-bool is_mode(const std::string& s) {
-  for (const char* m : gpu_modes)
-    if (s == m) return true;
-  return false;
-}
-
-// Removes a trailing ":MODE" from `rest` (MACHINE[:MODE]) and returns the mode, "" when none is named.
-// Only the last ':'-field is a mode, so a machine file path may hold ':' itself.
-std::string take_mode(std::string& rest) {
-  for (const char* mode : gpu_modes) {
-    const std::string suffix = std::string(":") + mode;
-    if (ends_with(rest, suffix)) {
-      rest.resize(rest.size() - suffix.size());
-      return mode;
-    }
-  }
-  return "";
-}
 
 FamilyInfo gpu_model_info() {
   FamilyInfo i;
@@ -59,30 +38,15 @@ FamilyInfo gpu_model_info() {
   return i;
 }
 
-class GpuModelFamily final : public BackendFamily {
+class GpuModelFamily final : public ModeledFamily {
  public:
-  GpuModelFamily() : BackendFamily(gpu_model_info()) {}
+  GpuModelFamily() : ModeledFamily(gpu_model_info(), "a100-40gb") {}
 
   MachineChoice machine_choice() const override {
-    MachineChoice m;
-    m.in_name = true;
-    m.default_machine = "a100-40gb";
+    MachineChoice m = named_machine_choice();
     m.shipped = gpu::shipped_gpu_machines();
     for (const auto& system : gpu::shipped_gpu_systems()) m.shipped.push_back(system);
-    m.accepts_file = true;
     return m;
-  }
-
-  BackendSpec parse(const std::string& item, const std::string& accepted_by_all) const override {
-    BackendSpec spec;
-    spec.descriptor = this;
-    const auto colon = item.find(':');
-    std::string rest = colon == std::string::npos ? "a100-40gb" : item.substr(colon + 1);
-    const std::string mode = take_mode(rest);
-    spec.mode = mode.empty() ? "kernel" : mode;
-    if (rest.empty() || is_mode(rest)) throw InputError("", "--backends", accepted_by_all, "\"" + item + "\"");
-    spec.machine = rest;
-    return spec;
   }
 
   std::unique_ptr<Backend> make(const BackendSpec& spec) const override {
@@ -103,7 +67,7 @@ class GpuModelFamily final : public BackendFamily {
 
   // "gpu-model:a100-40gb:eager" -> "A100-40GB model (eager)"; a machine file by its stem.
   std::optional<std::string> display_label(const std::string& name, const std::string&, const std::string& mode) const override {
-    std::string rest = name.size() > 10 ? name.substr(10) : "a100-40gb";
+    std::string rest = name.size() > 10 ? name.substr(10) : default_machine();
     const std::string named = take_mode(rest);
     const std::string m = !mode.empty() ? mode : !named.empty() ? named : "kernel";
     return upper_case(machine_stem(rest)) + " model (" + m + ")";

@@ -6,6 +6,7 @@
 #include "backends/families.hpp"
 #include "backends/machine_ceilings.hpp"
 #include "backends/machine_listings.hpp"
+#include "backends/modeled_family.hpp"
 #include "backends/system_view.hpp"
 #include "common/error.hpp"
 #include "models/ipu/host_execution.hpp"
@@ -48,38 +49,18 @@ FamilyInfo ipu_info() {
   return i;
 }
 
-class IpuFamily final : public BackendFamily {
+class IpuFamily final : public ModeledFamily {
  public:
-  IpuFamily() : BackendFamily(ipu_info()) {}
+  IpuFamily() : ModeledFamily(ipu_info(), "bow") {}
 
   MachineChoice machine_choice() const override {
-    MachineChoice m;
-    m.in_name = true;
-    m.default_machine = "bow";
+    MachineChoice m = named_machine_choice();
     m.shipped = ipu::shipped_ipu_machines();
-    m.accepts_file = true;
     return m;
   }
 
-  BackendSpec parse(const std::string& item, const std::string& accepted_by_all) const override {
-    BackendSpec spec;
-    spec.descriptor = this;
-    const auto colon = item.find(':');
-    // The index mode is the last ':'-field when it names one, so a machine path may hold ':' itself.
-    std::string rest = colon == std::string::npos ? "bow" : item.substr(colon + 1);
-    spec.mode = "dynamic";
-    for (const char* mode : {"static", "dynamic"}) {
-      if (rest == mode) rest = "bow:" + rest;
-      if (ends_with(rest, std::string(":") + mode)) {
-        spec.mode = mode;
-        rest.resize(rest.size() - std::string(mode).size() - 1);
-        break;
-      }
-    }
-    spec.machine = rest;
-    if (spec.machine.empty()) throw InputError("", "--backends", accepted_by_all, "\"" + item + "\"");
-    return spec;
-  }
+  // "ipu:static" is "ipu:bow:static": the index mode alone names the default chip.
+  bool mode_alone_names_default_machine() const override { return true; }
 
   std::unique_ptr<Backend> make(const BackendSpec& spec) const override {
     return std::make_unique<ipu::IpuBackend>(ipu::load_ipu_machine(spec.machine), spec.name(),
@@ -100,7 +81,7 @@ class IpuFamily final : public BackendFamily {
 
   // "ipu:bow" -> "Bow IPU (simulated)"; a machine file by its stem.
   std::optional<std::string> display_label(const std::string& name, const std::string& kind, const std::string&) const override {
-    std::string machine = machine_stem(name == "ipu" ? "bow" : name.substr(4));
+    std::string machine = machine_stem(name == "ipu" ? default_machine() : name.substr(4));
     if (!machine.empty()) machine[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(machine[0])));
     return machine + " IPU (" + (kind.empty() ? "simulated" : kind) + ")";
   }

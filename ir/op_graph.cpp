@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "ir/op_operands.hpp"
+
 namespace tilesim {
 
 namespace {
@@ -322,22 +324,26 @@ TensorId OpGraph::add_op(Op op) {
       else expect(op.weight, "weight", {s.num_features, s.out_features}, op.dtype);
       if (op.bias >= 0) expect(op.bias, "bias", {s.out_features}, op.dtype);
       break;
-    case OpKind::segment_matmul:
+    case OpKind::segment_matmul: {
       positive(s.out_features, "out_features");
       positive(s.num_segments, "num_segments");
       if (op.transpose_input && op.transpose_weight) bad_op(op, "transposes both operands, a form segment_matmul does not have");
-      expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
-      expect(op.indices, "offsets", {s.num_segments + 1}, DType::int32);
-      if (op.transpose_input) expect(op.weight, "grad", {s.num_inputs, s.out_features}, op.dtype);
-      else if (op.transpose_weight) expect(op.weight, "weight", {s.num_segments, s.out_features, s.num_features}, op.dtype);
-      else expect(op.weight, "weight", {s.num_segments, s.num_features, s.out_features}, op.dtype);
+      const SegmentMatmulOperands operands = segment_matmul_operands(op);
+      expect(operands.input, "input", {s.num_inputs, s.num_features}, op.dtype);
+      expect(operands.offsets, "offsets", {s.num_segments + 1}, DType::int32);
+      if (op.transpose_input) expect(operands.weight, "grad", {s.num_inputs, s.out_features}, op.dtype);
+      else if (op.transpose_weight) expect(operands.weight, "weight", {s.num_segments, s.out_features, s.num_features}, op.dtype);
+      else expect(operands.weight, "weight", {s.num_segments, s.num_features, s.out_features}, op.dtype);
       break;
+    }
     case OpKind::unary: expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype); break;
-    case OpKind::binary:
-      expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
+    case OpKind::binary: {
+      const BinaryOperands operands = binary_operands(op);
+      expect(operands.left, "input", {s.num_inputs, s.num_features}, op.dtype);
       check_broadcast_shape(op);
-      expect(op.weight, "other", {s.other_rows, s.other_groups}, op.dtype);
+      expect(operands.right, "other", {s.other_rows, s.other_groups}, op.dtype);
       break;
+    }
     case OpKind::unary_grad:
       expect(op.input, "input", {s.num_inputs, s.num_features}, op.dtype);
       expect(op.weight, "grad", {s.num_inputs, s.num_features}, op.dtype);
@@ -347,20 +353,23 @@ TensorId OpGraph::add_op(Op op) {
       check_broadcast_shape(op);
       break;
     case OpKind::loss:
-    case OpKind::loss_grad:
-      expect(op.input, "predictions", {s.num_inputs, s.num_features}, op.dtype);
-      if (op.loss == LossFn::cross_entropy) expect(op.indices, "labels", {s.num_inputs}, DType::int32);
-      else expect(op.weight, "targets", {s.num_inputs, s.num_features}, op.dtype);
-      if (op.loss_row_weights() >= 0) expect(op.loss_row_weights(), "row weights", {s.num_inputs}, DType::float32);
+    case OpKind::loss_grad: {
+      const LossOperands operands = loss_operands(op);
+      expect(operands.predictions, "predictions", {s.num_inputs, s.num_features}, op.dtype);
+      if (op.loss == LossFn::cross_entropy) expect(operands.labels, "labels", {s.num_inputs}, DType::int32);
+      else expect(operands.targets, "targets", {s.num_inputs, s.num_features}, op.dtype);
+      if (operands.row_weights >= 0) expect(operands.row_weights, "row weights", {s.num_inputs}, DType::float32);
       break;
+    }
     case OpKind::optimizer_step: {
+      const OptimizerStepOperands operands = optimizer_step_operands(op);
       const std::int64_t p = s.num_inputs * s.num_features;
-      expect_elements(op.input, "parameter", p);
-      expect_elements(op.weight, "grad", p);
+      expect_elements(operands.param, "parameter", p);
+      expect_elements(operands.grad, "grad", p);
       const std::int64_t rows = op.optimizer.state_rows();
-      if (rows > 0) expect(op.optimizer_state(), "state", {rows, p}, op.dtype);
-      else if (op.optimizer_state() >= 0) bad_op(op, "has a state tensor, but " + to_string(op.optimizer.kind) + " without momentum keeps none");
-      if (op.optimizer.kind == OptimizerSpec::Kind::adam) expect(op.step_number(), "step", {1, 1}, DType::float32);
+      if (rows > 0) expect(operands.state, "state", {rows, p}, op.dtype);
+      else if (operands.state >= 0) bad_op(op, "has a state tensor, but " + to_string(op.optimizer.kind) + " without momentum keeps none");
+      if (op.optimizer.kind == OptimizerSpec::Kind::adam) expect(operands.step_number, "step", {1, 1}, DType::float32);
       break;
     }
     case OpKind::cast: {

@@ -222,7 +222,8 @@ struct Op {
   float cast_scale() const { return scalar == 0 ? 1.0f : scalar; }
 
   // The operands some kinds keep in a generic slot, by their role (the table above); -1 where absent.
-  // Read and written through these, a backend's code says what it means.
+  // Read and written through these, a backend's code says what it means; code for one kind that reads
+  // several of them takes that kind's view of all its operands (ir/op_operands.hpp).
   TensorId optimizer_state() const { return bias; }      // optimizer_step: [S, P] when S = state_rows() > 0
   TensorId step_number() const { return aux; }           // optimizer_step (adam): t as a [1, 1] float32
   TensorId loss_row_weights() const { return aux; }      // loss, loss_grad: the per-row weights [M], float32

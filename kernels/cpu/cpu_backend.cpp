@@ -54,7 +54,7 @@ void run_op(const Op& op, const Operands& o, float* out) {
         return;
       }
       matmul_f32(o.input->data(), o.weight->data(), s.num_inputs, s.num_features, s.out_features,
-                 op.optimizer_state() >= 0 ? o.optimizer_state()->data() : nullptr, out);
+                 op.bias >= 0 ? o.bias->data() : nullptr, out);
       return;
     case OpKind::segment_matmul:
       if (op.transpose_input) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "ir/op_operands.hpp"
 #include "kernels/cpu/timing.hpp"
 #include "kernels/torch/autograd_ops.hpp"
 #include "kernels/torch/training_checks.hpp"
@@ -165,7 +166,7 @@ class TrainingStep {
     }
     for (std::size_t i = 0; i < params_.size(); ++i) {
       const Op& step = graph_.ops[plan_.parameters[i].step_op];
-      params_[i].mutable_grad() = values_.at(step.weight).reshape(params_[i].sizes());
+      params_[i].mutable_grad() = values_.at(optimizer_step_operands(step).grad).reshape(params_[i].sizes());
     }
     if (adam_) adam_->step();
     if (sgd_) sgd_->step();

@@ -3,6 +3,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "ir/op_operands.hpp"
+
 namespace tilesim::kernels::torch_peer {
 namespace {
 
@@ -62,14 +64,15 @@ TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who
         plan.replaced_ops.push_back(k);
       }
     } else if (op.kind == OpKind::optimizer_step) {
+      const OptimizerStepOperands operands = optimizer_step_operands(op);
       TrainedParameter p;
       p.step_op = k;
-      p.param = op.input;
-      p.state = op.optimizer_state();
-      if (producer.count(op.input) != 0)
+      p.param = operands.param;
+      p.state = operands.state;
+      if (producer.count(operands.param) != 0)
         refuse(who, op, "its parameter is computed by another op, not a graph input autograd can treat as a leaf");
-      if (op.optimizer.kind == OptimizerSpec::Kind::adam && op.step_number() < 0) refuse(who, op, "Adam without its step-number tensor");
-      if (op.optimizer.state_rows() > 0 && op.optimizer_state() < 0) refuse(who, op, "its optimizer keeps state, but the op reads none");
+      if (op.optimizer.kind == OptimizerSpec::Kind::adam && operands.step_number < 0) refuse(who, op, "Adam without its step-number tensor");
+      if (op.optimizer.state_rows() > 0 && operands.state < 0) refuse(who, op, "its optimizer keeps state, but the op reads none");
       plan.parameters.push_back(p);
     } else if (op.phase == OpPhase::optimizer) {
       plan.gradient_ops.push_back(k);
@@ -99,7 +102,7 @@ TrainingStepPlan plan_training_step(const OpGraph& graph, const std::string& who
     return it != producer.end() && (graph.ops[it->second].phase == OpPhase::backward || graph.ops[it->second].kind == OpKind::loss_grad);
   };
   for (TrainedParameter& p : plan.parameters) {
-    TensorId t = graph.ops[p.step_op].weight;
+    TensorId t = optimizer_step_operands(graph.ops[p.step_op]).grad;
     while (!is_replaced(t)) {
       auto it = producer.find(t);
       if (it == producer.end()) refuse(who, graph.ops[p.step_op], "its gradient is a graph input, not the backward pass's output");

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "ir/op_operands.hpp"
 #include "models/gpu/eager_calls.hpp"
 #include "models/gpu/gpu_machine.hpp"
 
@@ -19,7 +20,10 @@ void add_parameters(const Op& op, std::set<TensorId>& requires_grad) {
     if (op.weight >= 0) requires_grad.insert(op.weight);
     if (op.bias >= 0) requires_grad.insert(op.bias);
   }
-  if (op.kind == OpKind::binary && op.shape.other_rows == 1 && op.weight >= 0) requires_grad.insert(op.weight);
+  if (op.kind == OpKind::binary && op.shape.other_rows == 1) {
+    const TensorId bias_row = binary_operands(op).right;
+    if (bias_row >= 0) requires_grad.insert(bias_row);
+  }
 }
 
 bool reads_grad(const Op& op, const std::set<TensorId>& requires_grad) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/op_operands.hpp"
 #include "workloads/layers/layers.hpp"
 
 namespace tilesim::workloads::training {
@@ -176,10 +177,11 @@ void Backward::differentiate(const Op& f, TensorId g) {
     }
     case OpKind::segment_matmul: {  // pyg_lib's autograd: segment_matmul(g, offsets, W^T) and x_s^T @ g_s
       if (f.transpose_input || f.transpose_weight) break;
-      if (needs(f.input))  // g_s @ W_s^T, the same W read transposed
-        accumulate(f, f.input, emit(f, layers::segment_matmul_input_grad("", g_, g, f.segment_offsets(), f.weight), ".input"));
-      if (needs(f.weight))  // x_s^T @ g_s per segment, [S * K, N] (zero for an empty segment)
-        accumulate(f, f.weight, emit(f, layers::segment_matmul_weight_grad("", g_, f.input, f.segment_offsets(), g), ".weight"));
+      const SegmentMatmulOperands operands = segment_matmul_operands(f);
+      if (needs(operands.input))  // g_s @ W_s^T, the same W read transposed
+        accumulate(f, operands.input, emit(f, layers::segment_matmul_input_grad("", g_, g, operands.offsets, operands.weight), ".input"));
+      if (needs(operands.weight))  // x_s^T @ g_s per segment, [S * K, N] (zero for an empty segment)
+        accumulate(f, operands.weight, emit(f, layers::segment_matmul_weight_grad("", g_, operands.input, operands.offsets, g), ".weight"));
       return;  // offsets: no gradient
     }
     case OpKind::unary:
@@ -192,7 +194,8 @@ void Backward::differentiate(const Op& f, TensorId g) {
       }
       return;
     case OpKind::binary: {
-      const TensorId x = f.input, o = f.weight;
+      const BinaryOperands operands = binary_operands(f);
+      const TensorId x = operands.left, o = operands.right;
       switch (f.binary) {
         case BinaryFn::add:
           if (needs(x)) accumulate(f, x, g);
@@ -209,7 +212,7 @@ void Backward::differentiate(const Op& f, TensorId g) {
         case BinaryFn::divide:
           if (needs(x)) accumulate(f, x, binary(f, BinaryFn::divide, g, o, ".input"));
           if (needs(o)) {  // -sum(g * out) / o
-            const TensorId r = reduce(f, binary(f, BinaryFn::multiply, g, f.output, ".other_product"), o, ".other_sum");
+            const TensorId r = reduce(f, binary(f, BinaryFn::multiply, g, operands.output, ".other_product"), o, ".other_sum");
             accumulate(f, o, unary(f, UnaryFn::scale, binary(f, BinaryFn::divide, r, o, ".other_quotient"), -1.0f, ".other"));
           }
           return;

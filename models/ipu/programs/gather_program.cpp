@@ -52,8 +52,8 @@ struct GatherProgram {
   const IpuMachine& machine;
   const CodeletCosts& costs;
   const std::int64_t vb;                      // bytes per value (the op's type)
-  const std::int64_t S, H, I;                 // the split
-  const std::int64_t R, F, N;                 // table rows, features, lookups
+  const std::int64_t S, H, I;                 // the split: row blocks, column blocks, index groups (plan.hpp)
+  const std::int64_t table_rows, num_features, num_lookups;  // the table [table_rows, num_features]; out's rows
   const std::int64_t W;                       // worker contexts
   const TileGrid tile;
   const bool table_from_linear;
@@ -76,9 +76,9 @@ GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector
       S(plan.split.row_blocks),
       H(plan.split.column_blocks),
       I(plan.split.index_groups),
-      R(op.shape.num_inputs),
-      F(op.shape.num_features),
-      N(op.shape.num_outputs),
+      table_rows(op.shape.num_inputs),
+      num_features(op.shape.num_features),
+      num_lookups(op.shape.num_outputs),
       W(machine.chip.worker_contexts),
       tile{S, H},
       table_from_linear(machine.planner.gather_table_from_linear_layout),
@@ -93,19 +93,19 @@ GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector
 // input is), and every block is exchanged from there to its tiles in all groups; otherwise it is
 // resident on group 0 in the plan's layout and broadcast to the other groups.
 void GatherProgram::place_table_blocks() {
-  const LinearLayout table_layout = linear_layout(R * F, vb, machine);
+  const LinearLayout table_layout = linear_layout(table_rows * num_features, vb, machine);
   std::vector<sim::BufferId> linear_table;
-  BlockSource source{F, vb};
+  BlockSource source{num_features, vb};
   if (table_from_linear) {
     linear_table = add_linear_buffers(out.program, "table (linear)", table_layout, vb, &out.input);
-    source = {F, vb, &table_layout, &linear_table};
+    source = {num_features, vb, &table_layout, &linear_table};
   }
   for (std::int64_t s = 0; s < S; ++s) {
     for (std::int64_t h = 0; h < H; ++h) {
       std::vector<sim::TileId> copy_tiles;
       for (std::int64_t i = 1; i < I; ++i) copy_tiles.push_back(tile(i, s, h));
-      place_block(out.program, distribute.exchange, out.input, "table", block(R, plan.rows_per_block, s),
-                  block(F, plan.columns_per_block, h), tile(0, s, h), copy_tiles, source, table_buf);
+      place_block(out.program, distribute.exchange, out.input, "table", block(table_rows, plan.rows_per_block, s),
+                  block(num_features, plan.columns_per_block, h), tile(0, s, h), copy_tiles, source, table_buf);
     }
   }
 }
@@ -114,7 +114,7 @@ void GatherProgram::place_table_blocks() {
 // of the group is owned by tile (i, k, h), which receives the candidates of the other S - 1 row
 // blocks and keeps the valid one.
 void GatherProgram::add_index_group(std::int64_t i) {
-  const Range lookups = block(N, plan.indices_per_group, i);
+  const Range lookups = block(num_lookups, plan.indices_per_group, i);
   // The group's indices live on its first tile and are broadcast to the rest of the group.
   add_group_indices(out.program, distribute.exchange, tile, i, lookups.begin, lookups.size(), index_buf, out.indices);
   add_multislice(i, lookups);
@@ -142,9 +142,9 @@ void GatherProgram::add_multislice(std::int64_t i, Range lookups) {
     std::sort(v.begin(), v.end());
   }
   for (std::int64_t s = 0; s < S; ++s) {
-    const Range rs = block(R, plan.rows_per_block, s);
+    const Range rs = block(table_rows, plan.rows_per_block, s);
     for (std::int64_t h = 0; h < H; ++h) {
-      const Range ch = block(F, plan.columns_per_block, h);
+      const Range ch = block(num_features, plan.columns_per_block, h);
       const auto t = tile(i, s, h);
       const auto dest = out.program.add_buffer(S == 1 ? "out" : "candidates", t, ni * ch.size() * vb);
       candidate_buf[static_cast<std::size_t>(t)] = dest;
@@ -218,7 +218,7 @@ void GatherProgram::add_iota(std::int64_t i, std::int64_t lookups, std::int64_t 
 // blocks' candidates arrive, the chunk's indices are transformed (which row block holds each lookup: an
 // elementwise integer op over the chunk), and the select vertex keeps the valid candidate.
 void GatherProgram::add_selection(std::int64_t i, std::int64_t k, std::int64_t h, Range lookups, Range chunk) {
-  const Range ch = block(F, plan.columns_per_block, h);
+  const Range ch = block(num_features, plan.columns_per_block, h);
   const auto owner = tile(i, k, h);
   const auto received = receive_candidates(i, k, h, chunk, ch.size());
   const auto result = out.program.add_buffer("out", owner, chunk.size() * ch.size() * vb);
@@ -296,18 +296,18 @@ void GatherProgram::add_select(sim::TileId owner, std::int64_t k, Range chunk, s
 // The last exchange moves the output from the plan's layout to the linear one.
 void GatherProgram::move_output_to_linear_layout() {
   sim::Superstep& last = S > 1 ? select : slice;
-  const LinearLayout layout = linear_layout(N * F, vb, machine);
+  const LinearLayout layout = linear_layout(num_lookups * num_features, vb, machine);
   std::vector<TensorPiece> linear_pieces;
   const auto linear = add_linear_buffers(out.program, "out (linear)", layout, vb, &linear_pieces);
   last.exchange.name = "output to linear layout";
-  add_linear_transfers(last.exchange, out.output, F, layout, linear, vb, /*to_linear=*/true);
+  add_linear_transfers(last.exchange, out.output, num_features, layout, linear, vb, /*to_linear=*/true);
   out.output = std::move(linear_pieces);
   out.output_width = 1;
 }
 
 OpProgram GatherProgram::finish() {
-  out.input_width = table_from_linear ? 1 : F;
-  out.output_width = F;
+  out.input_width = table_from_linear ? 1 : num_features;
+  out.output_width = num_features;
   if (machine.planner.gather_output_to_linear_layout) move_output_to_linear_layout();
   out.program.steps.push_back(std::move(distribute));
   out.program.steps.push_back(std::move(slice));

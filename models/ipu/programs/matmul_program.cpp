@@ -88,11 +88,12 @@ struct MatmulPartProgram {
   const CodeletCosts& costs;
   const std::int64_t vb;       // bytes per operand and output value (the op's type); partials are float32
   MatmulSteps steps;
-  const std::int64_t S, H, K;  // the part's split
+  const std::int64_t S, H, K;  // the part's split: row, column and inner-dimension blocks (plan.hpp)
   const std::int64_t W;        // worker contexts
-  // The part's product: R x I times I x N (the segment's rows x K, or K x the segment's rows for a
-  // segment_matmul's weight gradient), and the first row of its output in the op's output.
-  const std::int64_t R, I, out_row_begin;
+  // The part's product: product_rows x product_inner times product_inner x N (the segment's rows x K,
+  // or K x the segment's rows for a segment_matmul's weight gradient), and the first row of its output
+  // in the op's output.
+  const std::int64_t product_rows, product_inner, out_row_begin;
   std::vector<sim::BufferId> x_blk, w_blk, partial;  // by (s, h, k)
 };
 
@@ -109,8 +110,8 @@ MatmulPartProgram::MatmulPartProgram(const MatmulPart& part, bool bias, const Li
       H(part.split.column_blocks),
       K(part.split.k_blocks),
       W(m.chip.worker_contexts),
-      R(lin.segment_weight_gradient ? lin.inner : part.rows),
-      I(lin.segment_weight_gradient ? part.rows : lin.inner),
+      product_rows(lin.segment_weight_gradient ? lin.inner : part.rows),
+      product_inner(lin.segment_weight_gradient ? part.rows : lin.inner),
       out_row_begin(lin.segment_weight_gradient ? part.segment * lin.inner : part.row_begin),
       x_blk(static_cast<std::size_t>(S * H * K), -1),
       w_blk(static_cast<std::size_t>(S * H * K), -1),
@@ -119,9 +120,9 @@ MatmulPartProgram::MatmulPartProgram(const MatmulPart& part, bool bias, const Li
 // Input block (s, k) on tiles (s, h, k) for every h: one broadcast from the linear layout.
 void MatmulPartProgram::place_input_blocks() {
   for (std::int64_t s = 0; s < S; ++s) {
-    const Range rs = block(R, part.rows_per_block, s);
+    const Range rs = block(product_rows, part.rows_per_block, s);
     for (std::int64_t k = 0; k < K; ++k) {
-      const Range kk = block(I, part.k_per_block, k);
+      const Range kk = block(product_inner, part.k_per_block, k);
       std::vector<sim::BufferId> received;
       for (std::int64_t h = 0; h < H; ++h) {
         x_blk[at(s, h, k)] = steps.out.program.add_buffer("input block", tile(s, h, k), rs.size() * kk.size() * vb);
@@ -156,7 +157,7 @@ void MatmulPartProgram::place_weight_blocks() {
   for (std::int64_t h = 0; h < H; ++h) {
     const Range ch = block(lin.cols, part.columns_per_block, h);
     for (std::int64_t k = 0; k < K; ++k) {
-      const Range kk = block(I, part.k_per_block, k);
+      const Range kk = block(product_inner, part.k_per_block, k);
       std::vector<sim::BufferId> received;
       for (std::int64_t s = 0; s < S; ++s) {
         w_blk[at(s, h, k)] = steps.out.program.add_buffer("weight block", tile(s, h, k), kk.size() * ch.size() * vb);
@@ -213,7 +214,7 @@ void MatmulPartProgram::add_transpose(sim::TileId t, sim::BufferId stored, sim::
 // finishing: the bias added in place (K = 1), or row chunk q of the K partial products summed, with
 // the bias, on tile (s, h, q).
 void MatmulPartProgram::add_output_block(std::int64_t s, std::int64_t h) {
-  const Range rs = block(R, part.rows_per_block, s);
+  const Range rs = block(product_rows, part.rows_per_block, s);
   const Range ch = block(lin.cols, part.columns_per_block, h);
   for (std::int64_t k = 0; k < K; ++k) add_amp_vertex(s, h, k, rs, ch);
   const std::vector<sim::BufferId> bias_blk = bias ? place_bias(s, h, rs, ch) : std::vector<sim::BufferId>{};
@@ -232,7 +233,7 @@ void MatmulPartProgram::add_output_block(std::int64_t s, std::int64_t h) {
 }
 
 void MatmulPartProgram::add_amp_vertex(std::int64_t s, std::int64_t h, std::int64_t k, Range rs, Range ch) {
-  const Range kk = block(I, part.k_per_block, k);
+  const Range kk = block(product_inner, part.k_per_block, k);
   const auto t = tile(s, h, k);
   // With K > 1 the products are float32 partials (poplin's partials type), summed and rounded once by
   // the reduction; with K = 1 the AMP vertex writes the output's type itself.
@@ -422,7 +423,7 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
                                const IpuMachine& machine) {
   const bool segmented = op.kind == OpKind::segment_matmul;
   const bool bias = !segmented && op.bias >= 0;
-  const std::int64_t M = op.shape.num_inputs, K = op.shape.num_features, N = op.shape.out_features;
+  const std::int64_t rows = op.shape.num_inputs, inner = op.shape.num_features, cols = op.shape.out_features;
   const std::int64_t segments = segmented ? op.shape.num_segments : 1;
   const std::vector<MatmulPart> parts = program_parts(op, plan, offsets);
   bool reduce_step = bias;
@@ -434,19 +435,20 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   sim::Program& prog = out.program;
   prog.name = op.name;
   LinearOperands lin;
-  lin.rows = M;
-  lin.inner = K;
-  lin.cols = N;
+  lin.rows = rows;
+  lin.inner = inner;
+  lin.cols = cols;
   lin.segment_weight_gradient = segmented && op.transpose_input;
   lin.transpose = {op.transpose_input, op.transpose_weight};
-  lin.x = linear_layout(M * K, vb, machine);
-  // A segment_matmul's weight gradient reads g [M, N] as its weight operand and writes [S * K, N].
-  lin.w = linear_layout(lin.segment_weight_gradient ? M * N : segments * K * N, vb, machine);
-  lin.out = linear_layout(lin.segment_weight_gradient ? segments * K * N : M * N, vb, machine);
+  lin.x = linear_layout(rows * inner, vb, machine);
+  // A segment_matmul's weight gradient reads g [rows, cols] as its weight operand and writes
+  // [segments * inner, cols].
+  lin.w = linear_layout(lin.segment_weight_gradient ? rows * cols : segments * inner * cols, vb, machine);
+  lin.out = linear_layout(lin.segment_weight_gradient ? segments * inner * cols : rows * cols, vb, machine);
   lin.x_buf = add_linear_buffers(prog, "input (linear)", lin.x, vb, &out.input);
   lin.w_buf = add_linear_buffers(prog, "weight (linear)", lin.w, vb, &out.weight);
   if (bias) {
-    lin.bias = linear_layout(N, vb, machine);
+    lin.bias = linear_layout(cols, vb, machine);
     lin.bias_buf = add_linear_buffers(prog, "bias (linear)", lin.bias, vb, &out.bias);
   }
   sim::Superstep operands{"operands", {"none", {}}, {"input and weight blocks to the tiles", {}}};
@@ -460,7 +462,7 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   lin.out_buf = add_linear_buffers(prog, "out (linear)", lin.out, vb, &linear_pieces);
   sim::Superstep& last = reduce_step ? reduce : amp;
   last.exchange.name = "output to linear layout";
-  add_linear_transfers(last.exchange, finished, N, lin.out, lin.out_buf, vb, /*to_linear=*/true);
+  add_linear_transfers(last.exchange, finished, cols, lin.out, lin.out_buf, vb, /*to_linear=*/true);
   out.output = std::move(linear_pieces);
   out.input_width = 1;
   out.output_width = 1;

@@ -125,8 +125,8 @@ struct ScatterProgram {
   const CodeletCosts& costs;
   const OpKind kind;
   const std::int64_t vb;                      // bytes per value (the op's type)
-  const std::int64_t S, H, I;                 // the split
-  const std::int64_t M, F, R;                 // messages, features, output rows
+  const std::int64_t S, H, I;                 // the split: row blocks, column blocks, index groups (plan.hpp)
+  const std::int64_t num_messages, num_features, out_rows;  // messages [num_messages, num_features], out [out_rows, num_features]
   const std::int64_t W;                       // worker contexts
   const TileGrid tile;
   const bool has_messages, counts, is_max, finalise;
@@ -157,9 +157,9 @@ ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vect
       S(plan.split.row_blocks),
       H(plan.split.column_blocks),
       I(plan.split.index_groups),
-      M(op.shape.num_inputs),
-      F(op.shape.num_features),
-      R(op.shape.num_outputs),
+      num_messages(op.shape.num_inputs),
+      num_features(op.shape.num_features),
+      out_rows(op.shape.num_outputs),
       W(machine.chip.worker_contexts),
       tile{S, H},
       has_messages(kind != OpKind::degree_count),
@@ -169,8 +169,8 @@ ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vect
       identity(is_max ? -std::numeric_limits<float>::infinity() : 0.0f),
       base_from_linear(machine.planner.scatter_base_from_linear_layout),
       messages_from_linear(has_messages && machine.planner.scatter_messages_from_linear_layout),
-      out_layout(linear_layout(R * F, vb, machine)),
-      messages_layout(linear_layout(M * F, vb, machine)),
+      out_layout(linear_layout(out_rows * num_features, vb, machine)),
+      messages_layout(linear_layout(num_messages * num_features, vb, machine)),
       zero{"zero", {"Fill", {}}, {has_messages ? "indices and messages to groups" : "indices to groups", {}}},
       update{"update", {update_codelet(kind), {}}, {"partial sums", {}}},
       reduce{"reduce", {is_max ? "ReduceMax" : "Reduce", {}}, {"none", {}}},
@@ -202,7 +202,7 @@ void ScatterProgram::add_linear_messages() {
 
 // Index group i: its offsets and messages, then every (s, h) block of its partial output.
 void ScatterProgram::add_index_group(std::int64_t i) {
-  const Range mi = block(M, plan.indices_per_group, i);
+  const Range mi = block(num_messages, plan.indices_per_group, i);
   // Sorted once, the group's offsets give any worker's in-range count by binary search.
   std::vector<std::int32_t> sorted_idx(indices.data() + mi.begin, indices.data() + mi.end);
   std::sort(sorted_idx.begin(), sorted_idx.end());
@@ -215,12 +215,12 @@ void ScatterProgram::add_index_group(std::int64_t i) {
 
 // Messages: columns of block h live on tile (i, 0, h) and are broadcast over the row blocks.
 void ScatterProgram::place_message_blocks(std::int64_t i, Range messages) {
-  BlockSource source{F, vb};
-  if (messages_from_linear) source = {F, vb, &messages_layout, &linear_messages};
+  BlockSource source{num_features, vb};
+  if (messages_from_linear) source = {num_features, vb, &messages_layout, &linear_messages};
   for (std::int64_t h = 0; h < H; ++h) {
     std::vector<sim::TileId> copy_tiles;
     for (std::int64_t s = 1; s < S; ++s) copy_tiles.push_back(tile(i, s, h));
-    place_block(out.program, zero.exchange, out.input, "messages", messages, block(F, plan.columns_per_block, h), tile(i, 0, h),
+    place_block(out.program, zero.exchange, out.input, "messages", messages, block(num_features, plan.columns_per_block, h), tile(i, 0, h),
                 copy_tiles, source, src_buf);
   }
 }
@@ -229,8 +229,8 @@ void ScatterProgram::place_message_blocks(std::int64_t i, Range messages) {
 // group is the only one, finished (mean, max) in place.
 void ScatterProgram::add_block(std::int64_t i, std::int64_t s, std::int64_t h, std::int64_t messages,
                                const std::vector<std::int32_t>& sorted_idx) {
-  const Range rs = block(R, plan.rows_per_block, s);
-  const Range ch = block(F, plan.columns_per_block, h);
+  const Range rs = block(out_rows, plan.rows_per_block, s);
+  const Range ch = block(num_features, plan.columns_per_block, h);
   const auto t = tile(i, s, h);
   const auto part = out.program.add_buffer(I == 1 ? "out" : "partial sums", t, rs.size() * ch.size() * vb);
   partial[static_cast<std::size_t>(t)] = part;
@@ -347,7 +347,7 @@ void ScatterProgram::set_update_body(sim::Vertex& v, sim::TileId t, Range rows, 
 // I > 1: row chunk k (`chunk`, within the block's rows) of block (s, h) is summed (or maxed) on tile
 // (k, s, h) from the I groups' partials, in group order, and finished there (mean, max).
 void ScatterProgram::add_reduction(std::int64_t s, std::int64_t h, std::int64_t k, Range rows, Range chunk) {
-  const Range ch = block(F, plan.columns_per_block, h);
+  const Range ch = block(num_features, plan.columns_per_block, h);
   const std::int64_t cols = ch.size();
   const auto owner = tile(k, s, h);
   const std::int64_t piece_bytes = chunk.size() * cols * vb;
@@ -445,17 +445,17 @@ void ScatterProgram::move_output_to_linear_layout() {
     linear_pieces.push_back({linear[static_cast<std::size_t>(t)], r.begin, r.size(), 0, 1});
   }
   last.exchange.name = "output to linear layout";
-  add_linear_transfers(last.exchange, out.output, F, out_layout, linear, vb, /*to_linear=*/true);
+  add_linear_transfers(last.exchange, out.output, num_features, out_layout, linear, vb, /*to_linear=*/true);
   out.output = std::move(linear_pieces);
   out.output_width = 1;
 }
 
 OpProgram ScatterProgram::finish() {
   if (base_from_linear) {
-    add_linear_transfers(zero.exchange, group0_blocks, F, out_layout, linear_base, vb, /*to_linear=*/false);
+    add_linear_transfers(zero.exchange, group0_blocks, num_features, out_layout, linear_base, vb, /*to_linear=*/false);
   }
-  out.input_width = messages_from_linear ? 1 : F;
-  out.output_width = F;
+  out.input_width = messages_from_linear ? 1 : num_features;
+  out.output_width = num_features;
   if (machine.planner.outputs_to_linear_layout) move_output_to_linear_layout();
   out.program.steps.push_back(std::move(zero));
   out.program.steps.push_back(std::move(update));
@@ -474,7 +474,7 @@ OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std:
   for (std::int64_t i = 0; i < scatter.I; ++i) scatter.add_index_group(i);
   if (scatter.I > 1) {
     for (std::int64_t s = 0; s < scatter.S; ++s) {
-      const Range rs = block(scatter.R, plan.rows_per_block, s);
+      const Range rs = block(scatter.out_rows, plan.rows_per_block, s);
       const std::int64_t chunk = ceil_div(rs.size(), scatter.I);
       for (std::int64_t h = 0; h < scatter.H; ++h) {
         for (std::int64_t k = 0; k < scatter.I; ++k) {

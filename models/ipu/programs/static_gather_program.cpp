@@ -43,7 +43,7 @@ struct LocalCopy {
 // Where each run of each table row goes: into `exchange`, one transfer per (table row, run of columns)
 // multicast to every output row looking the row up; into `local` (by tile), the runs whose output
 // lies on the table row's own tile.
-void route_table_rows(const LookupsByRow& by_row, const LinearLayout& table, const LinearLayout& output, std::int64_t F,
+void route_table_rows(const LookupsByRow& by_row, const LinearLayout& table, const LinearLayout& output, std::int64_t num_features,
                       std::int64_t vb, const LinearProgram& linear, sim::ExchangePlan& exchange,
                       std::vector<std::vector<LocalCopy>>& local) {
   // The transfers of the current row so far, by run: a later lookup with the same run joins it.
@@ -56,7 +56,7 @@ void route_table_rows(const LookupsByRow& by_row, const LinearLayout& table, con
   for (std::int64_t r = 0; r < table_rows; ++r) {
     open.clear();
     for (std::int64_t k = by_row.begin[static_cast<std::size_t>(r)]; k < by_row.begin[static_cast<std::size_t>(r) + 1]; ++k) {
-      for_each_run(table, r, output, by_row.lookups[static_cast<std::size_t>(k)], F, 0, F, [&](const RowRun& run) {
+      for_each_run(table, r, output, by_row.lookups[static_cast<std::size_t>(k)], num_features, 0, num_features, [&](const RowRun& run) {
         const sim::BufferRef dst{linear.output[static_cast<std::size_t>(run.dst_tile)], run.dst_element * vb};
         if (run.src_tile == run.dst_tile) {
           local[static_cast<std::size_t>(run.dst_tile)].push_back({run.src_element * vb, dst.offset_bytes, run.count * vb});
@@ -104,17 +104,19 @@ sim::Vertex local_copy_vertex(std::vector<LocalCopy> runs, std::size_t t, const 
 
 OpProgram build_static_gather_program(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
   if (machine.value_dtype != op.dtype) return build_static_gather_program(op, indices, machine_for_op_dtype(machine, op));
-  const std::int64_t R = op.shape.num_inputs, F = op.shape.num_features, N = op.shape.num_outputs;
-  if (static_cast<std::int64_t>(indices.size()) != N) throw std::logic_error("static gather: index count differs from num_outputs");
+  const std::int64_t table_rows = op.shape.num_inputs, num_features = op.shape.num_features, num_lookups = op.shape.num_outputs;
+  if (static_cast<std::int64_t>(indices.size()) != num_lookups)
+    throw std::logic_error("static gather: index count differs from num_outputs");
   require_value_dtype(op, machine);
   const std::int64_t vb = machine.value_bytes();
-  const LinearLayout table = linear_layout(R * F, vb, machine), output = linear_layout(N * F, vb, machine);
+  const LinearLayout table = linear_layout(table_rows * num_features, vb, machine);
+  const LinearLayout output = linear_layout(num_lookups * num_features, vb, machine);
   LinearProgram linear = linear_program(op, "table", table, output, vb);
   OpProgram& out = linear.op;
 
   sim::Superstep step{"static gather", {"copy local rows", {}}, {"rows to their lookups", {}}};
   std::vector<std::vector<LocalCopy>> local(static_cast<std::size_t>(output.tiles_used));
-  route_table_rows(lookups_by_row(indices, R), table, output, F, vb, linear, step.exchange, local);
+  route_table_rows(lookups_by_row(indices, table_rows), table, output, num_features, vb, linear, step.exchange, local);
   for (std::size_t t = 0; t < local.size(); ++t) {
     if (local[t].empty()) continue;
     if (t >= linear.input.size()) throw std::logic_error("static gather: a local copy on a tile without table rows");

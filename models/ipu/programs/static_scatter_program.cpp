@@ -110,10 +110,11 @@ struct StaticScatter {
   const CodeletCosts& costs;
   const OpKind kind;
   const bool keep_messages;
-  const std::int64_t M, F, R, W;
+  const std::int64_t num_messages, num_features, out_rows;  // messages [num_messages, num_features], out [out_rows, num_features]
+  const std::int64_t W;  // worker contexts
   const std::int64_t vb;  // bytes per value (the op's type)
   const LinearLayout messages, output;
-  const std::size_t T;  // tiles of the machine
+  const std::size_t num_machine_tiles;
   const float identity;
   LinearProgram linear;
   // Where the partials are folded: in the messages themselves, or in a copy of them when a later op
@@ -135,19 +136,19 @@ StaticScatter::StaticScatter(const Op& op, const std::vector<std::int32_t>& indi
       costs(machine.codelets),
       kind(op.kind),
       keep_messages(keep_messages),
-      M(op.shape.num_inputs),
-      F(op.shape.num_features),
-      R(op.shape.num_outputs),
+      num_messages(op.shape.num_inputs),
+      num_features(op.shape.num_features),
+      out_rows(op.shape.num_outputs),
       W(machine.chip.worker_contexts),
       vb(machine.value_bytes()),
-      messages(linear_layout(M * F, vb, machine)),
-      output(linear_layout(R * F, vb, machine)),
-      T(static_cast<std::size_t>(machine.chip.num_tiles)),
+      messages(linear_layout(num_messages * num_features, vb, machine)),
+      output(linear_layout(out_rows * num_features, vb, machine)),
+      num_machine_tiles(static_cast<std::size_t>(machine.chip.num_tiles)),
       identity(kind == OpKind::scatter_max ? -std::numeric_limits<float>::infinity() : 0.0f),
       linear(linear_program(op, "messages", messages, output, vb)),
       fold_buf(linear.input),
-      combine(T),
-      local(T) {
+      combine(num_machine_tiles),
+      local(num_machine_tiles) {
   require_value_dtype(op, machine);
 }
 
@@ -161,10 +162,10 @@ void StaticScatter::add_fold_copies() {
 // Every message's runs (cut at the message layout's tiles), sorted by tile, destination row and columns.
 std::vector<MessageRun> StaticScatter::message_runs() const {
   std::vector<MessageRun> runs;
-  runs.reserve(static_cast<std::size_t>(M) + static_cast<std::size_t>(messages.tiles_used));
-  for (std::int64_t e = 0; e < M; ++e) {
+  runs.reserve(static_cast<std::size_t>(num_messages) + static_cast<std::size_t>(messages.tiles_used));
+  for (std::int64_t e = 0; e < num_messages; ++e) {
     const std::int32_t d = indices[static_cast<std::size_t>(e)];
-    for_each_run(messages, e, messages, e, F, 0, F,
+    for_each_run(messages, e, messages, e, num_features, 0, num_features,
                  [&](const RowRun& run) { runs.push_back({run.src_tile, d, run.col, run.count, run.src_element}); });
   }
   std::sort(runs.begin(), runs.end(), [](const MessageRun& a, const MessageRun& b) {
@@ -184,7 +185,7 @@ void StaticScatter::combine_messages() {
     for (; j < runs.size() && runs[j].tile == lead.tile && runs[j].row == lead.row && runs[j].col == lead.col && runs[j].count == lead.count; ++j) {
       combine[static_cast<std::size_t>(lead.tile)].push_back({lead.element, runs[j].element, lead.count, 1});
     }
-    for_each_run(output, lead.row, output, lead.row, F, lead.col, lead.col + lead.count, [&](const RowRun& run) {
+    for_each_run(output, lead.row, output, lead.row, num_features, lead.col, lead.col + lead.count, [&](const RowRun& run) {
       const std::int64_t src_element = lead.element + (run.col - lead.col);
       if (run.dst_tile == lead.tile) {
         local[static_cast<std::size_t>(run.dst_tile)].push_back({run.dst_element, src_element, run.count, 1});
@@ -203,14 +204,14 @@ std::vector<std::int64_t> StaticScatter::receive_budgets() const {
   auto own_elements = [](const LinearLayout& l, std::size_t t) {
     return t < static_cast<std::size_t>(l.tiles_used) ? l.tile_range(static_cast<std::int64_t>(t)).size() : 0;
   };
-  std::vector<std::int64_t> budget(T, 0);
+  std::vector<std::int64_t> budget(num_machine_tiles, 0);
   const auto sram = machine.chip.sram_bytes_per_tile;
   const auto share = static_cast<std::int64_t>(machine.planner.memory_fraction * static_cast<double>(sram));
-  for (std::size_t t = 0; t < T; ++t) {
+  for (std::size_t t = 0; t < num_machine_tiles; ++t) {
     const std::int64_t own = (keep_messages ? 2 : 1) * sim::align_buffer_offset(own_elements(messages, t) * vb) +
                              sim::align_buffer_offset(own_elements(output, t) * vb);
-    budget[t] = share - own >= F * vb ? share - own : sram - own;
-    if (budget[t] < std::min<std::int64_t>(F, output.elements_per_tile) * vb) {
+    budget[t] = share - own >= num_features * vb ? share - own : sram - own;
+    if (budget[t] < std::min<std::int64_t>(num_features, output.elements_per_tile) * vb) {
       throw PlanError("op \"" + op.name + "\" (" + to_string(kind) + ", indices compiled into the exchange) does not fit on machine " +
                       machine.chip.name + ": tile " + std::to_string(t) + " needs " + std::to_string(own) +
                       " bytes for its messages and output rows and room to receive a row, but a tile has " +
@@ -228,7 +229,7 @@ void StaticScatter::assign_rounds(const std::vector<std::int64_t>& budget) {
   std::stable_sort(remote.begin(), remote.end(), [](const Remote& a, const Remote& b) { return a.owner < b.owner; });
   round_of.assign(remote.size(), 0);
   offset_of.assign(remote.size(), 0);
-  receive_bytes.assign(T, 0);
+  receive_bytes.assign(num_machine_tiles, 0);
   for (std::size_t k = 0; k < remote.size();) {
     const auto o = static_cast<std::size_t>(remote[k].owner);
     std::int64_t round = 0, used = 0;
@@ -249,8 +250,8 @@ void StaticScatter::assign_rounds(const std::vector<std::int64_t>& budget) {
 
 // The receive buffers and the rounds + 1 supersteps, named.
 void StaticScatter::add_steps() {
-  receive_buf.assign(T, -1);
-  for (std::size_t t = 0; t < T; ++t) {
+  receive_buf.assign(num_machine_tiles, -1);
+  for (std::size_t t = 0; t < num_machine_tiles; ++t) {
     if (receive_bytes[t] > 0) receive_buf[t] = linear.op.program.add_buffer("received partials", static_cast<sim::TileId>(t), receive_bytes[t]);
   }
   steps.resize(static_cast<std::size_t>(rounds) + 1);
@@ -264,7 +265,7 @@ void StaticScatter::add_steps() {
 
 // Each remote partial's transfer in its round, and the fold it becomes on its owner after that round.
 void StaticScatter::route_partials() {
-  received.assign(static_cast<std::size_t>(rounds), std::vector<std::vector<Fold>>(T));
+  received.assign(static_cast<std::size_t>(rounds), std::vector<std::vector<Fold>>(num_machine_tiles));
   for (std::size_t k = 0; k < remote.size(); ++k) {
     const Remote& r = remote[k];
     const auto o = static_cast<std::size_t>(r.owner);
@@ -347,7 +348,7 @@ std::shared_ptr<const std::vector<float>> StaticScatter::mean_scale(Range mine, 
   if (kind != OpKind::scatter_mean) return nullptr;
   std::vector<float> s(static_cast<std::size_t>(mine.size()));
   for (std::int64_t x = mine.begin; x < mine.end; ++x) {
-    const std::int32_t c = count[static_cast<std::size_t>(x / F)];
+    const std::int32_t c = count[static_cast<std::size_t>(x / num_features)];
     s[static_cast<std::size_t>(x - mine.begin)] = c > 0 ? 1.0f / static_cast<float>(c) : 0.0f;
   }
   return std::make_shared<const std::vector<float>>(std::move(s));
