@@ -108,4 +108,16 @@ nlohmann::json run_published_suite(const analysis::PublishedSuite& suite, const 
   return analysis::build_published_report(suite, predictions);
 }
 
+void make_published_backends(const std::vector<analysis::PublishedSuite>& suites) {
+  for (const auto& suite : suites)
+    for (const auto& e : suite.entries) {
+      if (!e.prediction) continue;
+      try {
+        for (const auto& spec : backends::parse_backend_list(e.prediction->backend)) spec.descriptor->make(spec);
+      } catch (const Error& err) {
+        throw Error(err.code(), suite.name + " entry " + e.id + " (" + e.prediction->backend + "): " + err.what());
+      }
+    }
+}
+
 }  // namespace tilesim::runs

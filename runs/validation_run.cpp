@@ -299,6 +299,9 @@ ValidationResult validate(const ValidationRequest& request) {
     if (all || request.suite == name)
       published.push_back(analysis::read_published_suite(analysis::published_suite_file(name, data_dir)));
 
+  // Their backends first, so that each claims what it needs before the hydronet points run.
+  make_published_backends(published);
+
   ValidationResult result;
   if (all || request.suite == "hydronet") {
     result.report = run_hydronet_suite(request, result);

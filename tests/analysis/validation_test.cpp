@@ -241,6 +241,36 @@ TEST_CASE("the validation report: per (machine, op) and split, speedup surface, 
   CHECK_THAT(table, Contains("held-out") && Contains("MISSED") && Contains("right side of 1x"));
 }
 
+// `--suite all` in one process: the hydronet points run on a Bow first, and a whole-model entry on a
+// Pod16 after them, whose engine needs more tiles than the Bow points' (the engine is elaborated once).
+TEST_CASE("tilesim validate --suite all runs Bow points and then a Pod16 entry in one process", "[validate][cli][slow]") {
+  const fs::path suite = tiny_suite(2);
+  const fs::path source = fs::path(TILESIM_SOURCE_DIR) / "validation";
+  fs::create_directories(suite / "layers");
+  fs::copy_file(source / "layers" / "entries.json", suite / "layers" / "entries.json", fs::copy_options::overwrite_existing);
+  nlohmann::json models = nlohmann::json::parse(slurp(source / "whole-model" / "entries.json"));
+  nlohmann::json kept = nlohmann::json::array();
+  for (const auto& e : models["entries"])
+    if (e["id"] == "poptorch-schnet2-qm9-ipu8") kept.push_back(e);
+  REQUIRE(kept.size() == 1);
+  REQUIRE(kept[0]["prediction"]["backend"] == "ipu:pod16");
+  models["entries"] = kept;
+  fs::create_directories(suite / "whole-model");
+  fs::copy(source / "whole-model" / "workloads", suite / "whole-model" / "workloads",
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  std::ofstream(suite / "whole-model" / "entries.json") << models.dump(2);
+
+  const fs::path out = validation_dir() / "validate_all_out";
+  const CliResult r = tilesim_cli("TILESIM_VALIDATION_DIR=" + suite.string(), "validate --suite all --no-plots --out " + out.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(slurp(out / "validation.json"));
+  CHECK(report["results"].size() == 6);  // the hydronet points ran
+  const auto& entry = report["published_suites"]["whole-model"]["entries"][0];
+  CHECK(entry["status"] == "compared");
+  CHECK(entry["prediction"]["value"].get<double>() > 0);
+}
+
 TEST_CASE("tilesim validate end to end on a tiny copy of the suite", "[validate][cli][slow]") {
   const fs::path suite = tiny_suite(4);
   const fs::path out = validation_dir() / "validate_out";
