@@ -19,13 +19,6 @@ struct PlacedRow {
   double time_s = 0;
 };
 
-// "ipu:bow{chip.a=1}:static" -> "ipu:bow:static"
-std::string base_backend(const std::string& backend) {
-  const auto open = backend.find('{'), close = backend.find('}');
-  if (open == std::string::npos || close == std::string::npos || close < open) return backend;
-  return backend.substr(0, open) + backend.substr(close + 1);
-}
-
 std::vector<PlacedRow> place_rows(const std::vector<ResultRow>& rows, const std::string& file, const std::vector<std::string>& ops) {
   std::vector<PlacedRow> placed;
   for (const ResultRow& r : rows) {
@@ -38,10 +31,9 @@ std::vector<PlacedRow> place_rows(const std::vector<ResultRow>& rows, const std:
       throw InputError(file, "line " + std::to_string(r.line) + ", column machine", "a what-if machine name", r.machine + " (" + e.what() + ")");
     }
     PlacedRow p;
-    p.backend = base_backend(r.backend);
+    p.backend = what_if_base_backend(r.backend);
     p.op = r.op;
-    p.point = std::to_string(r.shape.num_inputs) + "x" + std::to_string(r.shape.num_features) + "x" +
-              std::to_string(r.shape.num_outputs) + "/" + r.dtype + "/" + std::to_string(r.repeat);
+    p.point = grid_point_key(r);
     for (const FigureOverride& f : o->figures) p.figures[f.path] = {f.scale, f.value};
     p.time_s = *r.time_s;
     placed.push_back(std::move(p));
@@ -101,6 +93,17 @@ SensitivityCurve curve_of(const std::vector<const PlacedRow*>& rows, const std::
 }
 
 }  // namespace
+
+std::string what_if_base_backend(const std::string& backend) {
+  const auto open = backend.find('{'), close = backend.find('}');
+  if (open == std::string::npos || close == std::string::npos || close < open) return backend;
+  return backend.substr(0, open) + backend.substr(close + 1);
+}
+
+std::string grid_point_key(const ResultRow& row) {
+  return std::to_string(row.shape.num_inputs) + "x" + std::to_string(row.shape.num_features) + "x" +
+         std::to_string(row.shape.num_outputs) + "/" + row.dtype + "/" + std::to_string(row.repeat);
+}
 
 std::vector<SensitivityCurve> machine_sensitivity(const std::vector<ResultRow>& rows, const std::string& results_file,
                                                   const std::vector<std::string>& ops) {

@@ -24,6 +24,13 @@ struct SensitivityCurve {
   std::vector<std::size_t> groups;  // how many groups each value's ratios are over
 };
 
+// "ipu:bow{chip.a=1}:static" -> "ipu:bow:static": a what-if backend's base backend (a name without
+// overrides is its own base). Shared with the Pareto fronts (analysis/pareto.hpp), which group alike.
+std::string what_if_base_backend(const std::string& backend);
+
+// A row's point within its backend's grid, "256x16x2048/float32/0": shape, dtype and repeat.
+std::string grid_point_key(const ResultRow& row);
+
 // Every (base backend, op, figure) that takes at least two values in `rows`, in the order the rows name
 // them. Rows without a time (does-not-fit) or on a machine without overrides are left out; `ops`, when
 // not empty, keeps only those ops. Throws InputError (naming results_file and the row's line) for a
