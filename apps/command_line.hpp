@@ -29,6 +29,7 @@ void add_plot_surface_command(CLI::App& plot, std::vector<Command>& commands);
 void add_plot_throughput_command(CLI::App& plot, std::vector<Command>& commands);
 void add_plot_sensitivity_command(CLI::App& plot, std::vector<Command>& commands);
 void add_plot_pareto_command(CLI::App& plot, std::vector<Command>& commands);
+void add_plot_contour_command(CLI::App& plot, std::vector<Command>& commands);
 void add_plot_scaling_command(CLI::App& plot, std::vector<Command>& commands);
 void add_report_command(CLI::App& app, std::vector<Command>& commands);
 void add_fit_command(CLI::App& app, std::vector<Command>& commands);

@@ -53,6 +53,7 @@ int dispatch(int argc, char** argv) {
   add_plot_throughput_command(*plot_cmd, commands);
   add_plot_sensitivity_command(*plot_cmd, commands);
   add_plot_pareto_command(*plot_cmd, commands);
+  add_plot_contour_command(*plot_cmd, commands);
   add_plot_scaling_command(*plot_cmd, commands);
   add_report_command(app, commands);
   add_fit_command(app, commands);
