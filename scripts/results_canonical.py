@@ -35,6 +35,10 @@ def strip(value):
         return [strip(v) for v in value]
     if isinstance(value, str) and value.startswith(ROOT):
         return "<repo>" + value[len(ROOT):]  # checkouts in other folders give the same fingerprint
+    if isinstance(value, str) and value.startswith("/") and value.endswith(".json"):
+        # A file the run wrote under its output folder (a published entry's report): the folder is the
+        # caller's choice, the last three names are the run's.
+        return "<out>/" + "/".join(value.split("/")[-3:])
     return value
 
 
