@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cuda/cublas_entry_points.hpp"
 #include "kernels/cuda/cuda_launch.hpp"
 #include "kernels/cuda/kernel_bodies.hpp"
 #include "kernels/cuda/training_bodies.hpp"
@@ -147,10 +148,10 @@ void launch(const char* name, std::int64_t items, void* stream, Kernel kernel, A
 cublasHandle_t cublas_handle(void* stream) {
   thread_local cublasHandle_t handle = [] {
     cublasHandle_t h = nullptr;
-    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS: cublasCreate failed");
+    if (cublas_library().create(&h) != CUBLAS_STATUS_SUCCESS) throw std::runtime_error("cuBLAS: cublasCreate failed");
     return h;
   }();
-  cublasSetStream(handle, as_stream(stream));
+  cublas_library().set_stream(handle, as_stream(stream));
   return handle;
 }
 
@@ -170,9 +171,9 @@ cudaDataType_t cuda_data_type(BFloat16Storage) { return CUDA_R_16BF; }
 void gemm(Float32Storage, const float* a, bool a_transposed, const float* b, bool b_transposed, std::int64_t m, std::int64_t k,
           std::int64_t n, float beta, float* c, void* stream) {
   cublasHandle_t handle = cublas_handle(stream);
-  cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+  cublas_library().set_math_mode(handle, CUBLAS_DEFAULT_MATH);
   const float alpha = 1.0f;
-  check_gemm(cublasSgemm(handle, b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
+  check_gemm(cublas_library().sgemm(handle, b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
                          static_cast<int>(m), static_cast<int>(k), &alpha, b, static_cast<int>(b_transposed ? k : n), a,
                          static_cast<int>(a_transposed ? m : k), &beta, c, static_cast<int>(n)),
              "cublasSgemm");
@@ -184,10 +185,10 @@ template <class S>
 void gemm(S, const std::uint16_t* a, bool a_transposed, const std::uint16_t* b, bool b_transposed, std::int64_t m, std::int64_t k,
           std::int64_t n, float beta, std::uint16_t* c, void* stream) {
   cublasHandle_t handle = cublas_handle(stream);
-  cublasSetMathMode(handle, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+  cublas_library().set_math_mode(handle, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
   const float alpha = 1.0f;
   const cudaDataType_t type = cuda_data_type(S{});
-  check_gemm(cublasGemmEx(handle, b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
+  check_gemm(cublas_library().gemm_ex(handle, b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
                           static_cast<int>(m), static_cast<int>(k), &alpha, b, type, static_cast<int>(b_transposed ? k : n), a, type,
                           static_cast<int>(a_transposed ? m : k), &beta, c, type, static_cast<int>(n), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
              "cublasGemmEx");
