@@ -15,6 +15,7 @@
 #include "analysis/contour.hpp"
 #include "analysis/contour_figure.hpp"
 #include "common/error.hpp"
+#include "tests/support/results_support.hpp"
 #include "tests/support/test_support.hpp"
 
 using tilesim::InputError;
@@ -158,13 +159,7 @@ TEST_CASE("contour: a figure no row sets, x equal to y and no group sweeping bot
 TEST_CASE("tilesim plot contour: a 3x3 sweep over SRAM and exchange bandwidth", "[contour][cli][slow]") {
   namespace fs = tilesim_test::fs;
   const fs::path dir = tilesim_test::scratch("contour_cli_test");
-  const fs::path sweep = tilesim_test::write_text(dir / "sram_exchange.json", R"({"name": "sram_exchange", "ops": ["gather"],
-      "sizes": {"num_inputs": [256], "num_features": [16, 64], "num_outputs": [2048]},
-      "backends": [{"backend": "ipu:bow", "machine": {"chip.sram_bytes_per_tile": {"scale": [0.5, 1, 2]},
-                                                      "chip.exchange_bytes_per_cycle": {"scale": [0.5, 1, 2]}}}]})");
-  const fs::path out = dir / "out";
-  const auto swept = tilesim_test::run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --overwrite", dir);
-  REQUIRE(swept.exit_code == 0);
+  const fs::path out = tilesim_test::run_sram_exchange_sweep(dir, R"(["gather"])");
 
   const fs::path plots = dir / "plots";
   const std::string results = (out / "results.csv").string();

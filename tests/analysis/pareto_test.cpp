@@ -13,6 +13,7 @@
 #include "analysis/pareto.hpp"
 #include "analysis/pareto_figure.hpp"
 #include "common/error.hpp"
+#include "tests/support/results_support.hpp"
 #include "tests/support/test_support.hpp"
 
 using tilesim::InputError;
@@ -221,13 +222,7 @@ TEST_CASE("pareto: results that are no sweep over machine figures are said to be
 TEST_CASE("tilesim plot pareto: a sweep over SRAM and exchange bandwidth, the front against SRAM per tile", "[pareto][cli][slow]") {
   namespace fs = tilesim_test::fs;
   const fs::path dir = tilesim_test::scratch("pareto_cli_test");
-  const fs::path sweep = tilesim_test::write_text(dir / "sram_exchange.json", R"({"name": "sram_exchange", "ops": ["gather", "scatter_add"],
-      "sizes": {"num_inputs": [256], "num_features": [16, 64], "num_outputs": [2048]},
-      "backends": [{"backend": "ipu:bow", "machine": {"chip.sram_bytes_per_tile": {"scale": [0.5, 1, 2]},
-                                                      "chip.exchange_bytes_per_cycle": {"scale": [0.5, 1, 2]}}}]})");
-  const fs::path out = dir / "out";
-  const auto swept = tilesim_test::run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --overwrite", dir);
-  REQUIRE(swept.exit_code == 0);
+  const fs::path out = tilesim_test::run_sram_exchange_sweep(dir, R"(["gather", "scatter_add"])");
   REQUIRE(fs::exists(out / "machines.json"));
 
   const fs::path plots = dir / "plots";

@@ -16,12 +16,7 @@ namespace {
 
 // An op of `kind` over [rows, cols] values, named as the view errors quote it.
 Op op_operands_test_op(const std::string& name, OpKind kind, std::int64_t rows, std::int64_t cols) {
-  Op op;
-  op.name = name;
-  op.kind = kind;
-  op.shape.num_inputs = rows;
-  op.shape.num_features = cols;
-  return op;
+  return tilesim_test::op_of_kind(name, kind, rows, cols);
 }
 
 std::vector<float> op_operands_test_zeros(std::int64_t n) { return std::vector<float>(static_cast<std::size_t>(n), 0.0f); }

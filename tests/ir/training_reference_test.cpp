@@ -25,12 +25,7 @@ namespace {
 using Case = tilesim_test::GraphCase;
 
 Op make(const std::string& name, OpKind kind, std::int64_t rows, std::int64_t cols) {
-  Op op;
-  op.name = name;
-  op.kind = kind;
-  op.shape.num_inputs = rows;
-  op.shape.num_features = cols;
-  return op;
+  return tilesim_test::op_of_kind(name, kind, rows, cols);
 }
 
 // Values on a 1/8 grid: perturbing them by a power of two stays exact in float32.

@@ -29,4 +29,15 @@ struct GraphCase {
   }
 };
 
+// An op of `kind` named `name` over [rows, cols] values (num_inputs, num_features); its operands are
+// for the test to set.
+inline tilesim::Op op_of_kind(const std::string& name, tilesim::OpKind kind, std::int64_t rows, std::int64_t cols) {
+  tilesim::Op op;
+  op.name = name;
+  op.kind = kind;
+  op.shape.num_inputs = rows;
+  op.shape.num_features = cols;
+  return op;
+}
+
 }  // namespace tilesim_test
