@@ -12,14 +12,6 @@ namespace tilesim::analysis {
 
 namespace {
 
-// "contour_ipu:bow_gather" -> "contour_ipu_bow_gather": a file name gnuplot and shells take as is.
-std::string contour_file_stem(const std::string& text) {
-  std::string stem = "contour_" + text;
-  for (char& c : stem)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
-  return stem;
-}
-
 // A figure swept over 4x or more reads best on a log axis (a sweep's settings are usually geometric).
 bool contour_wide(const std::vector<double>& values) {
   return values.front() > 0 && values.back() / values.front() >= 4;
@@ -121,7 +113,7 @@ GnuplotFigure contour_figure(const ContourMap& m) {
   std::vector<std::vector<ContourSegment>> lines;
   for (double level : kContourLevels) lines.push_back(contour_segments(m, level, log_x, log_y));
   GnuplotFigure fig;
-  fig.stem = contour_file_stem(m.backend + "_" + m.op);
+  fig.stem = figure_stem("contour_", m.backend + "_" + m.op);
   fig.description = "time relative to the reference cell over " + m.x_figure + " and " + m.y_figure + " on " + m.backend + " " + m.op +
                     ", with iso-lines";
   fig.width_px = 600;

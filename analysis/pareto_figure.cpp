@@ -13,14 +13,6 @@ namespace tilesim::analysis {
 
 namespace {
 
-// "pareto_ipu:bow_gather" -> "pareto_ipu_bow_gather": a file name gnuplot and shells take as is.
-std::string pareto_file_stem(const std::string& text) {
-  std::string stem = "pareto_" + text;
-  for (char& c : stem)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
-  return stem;
-}
-
 // A backend name as the last, double-quoted field of a data line: its own quotes left out.
 std::string pareto_data_label(const std::string& text) {
   std::string out;
@@ -83,7 +75,7 @@ std::string pareto_cost_ticks(const std::vector<ParetoVariant>& variants) {
 
 GnuplotFigure pareto_figure(const ParetoGroup& g) {
   GnuplotFigure fig;
-  fig.stem = pareto_file_stem(g.backend + "_" + g.op);
+  fig.stem = figure_stem("pareto_", g.backend + "_" + g.op);
   fig.description = "total time over the grid's points against " + g.cost + " on " + g.backend + " " + g.op +
                     ", every machine that runs them all, and the Pareto front";
   fig.width_px = 560;

@@ -1,6 +1,7 @@
 #pragma once
 // Small text helpers shared by the sweep figures (surfaces, rooflines): gnuplot string quoting under
 // enhanced text, numbers, and size labels people read at a glance.
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -47,6 +48,15 @@ inline std::string size_label(std::int64_t size) {
   if (size >= (std::int64_t{1} << 20) && size % (std::int64_t{1} << 20) == 0) return std::to_string(size >> 20) + "M";
   if (size >= 1024 && size % 1024 == 0) return std::to_string(size / 1024) + "k";
   return std::to_string(size);
+}
+
+// "pareto_" + "ipu:bow_gather" -> "pareto_ipu_bow_gather": a figure's file stem gnuplot and shells take
+// as is (letters, digits, '_', '-', '.'; anything else becomes '_').
+inline std::string figure_stem(const std::string& prefix, const std::string& text) {
+  std::string stem = prefix + text;
+  for (char& c : stem)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
+  return stem;
 }
 
 // 1.56 TB/s, 19.5 TFLOP/s: a rate with an SI prefix and three significant digits.

@@ -12,13 +12,6 @@ namespace tilesim::analysis {
 
 namespace {
 
-std::string file_stem(const std::string& prefix, const std::string& text) {
-  std::string stem = prefix + text;
-  for (char& c : stem)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
-  return stem;
-}
-
 std::string value_label(const SensitivityCurve& c) {
   return c.scale ? c.figure + " (factor on the base machine's)" : c.figure;
 }
@@ -44,7 +37,7 @@ std::pair<double, double> span_of(const SensitivityCurve& c) {
 
 GnuplotFigure line_figure(const std::string& figure, const std::vector<const SensitivityCurve*>& curves) {
   GnuplotFigure fig;
-  fig.stem = file_stem("sensitivity_", figure);
+  fig.stem = figure_stem("sensitivity_", figure);
   fig.description = "time relative to the first value of " + figure + " against it, one line per backend and op";
   fig.width_px = 560;
   fig.height_px = 400;
@@ -90,7 +83,7 @@ GnuplotFigure tornado_figure(const std::string& backend, const std::vector<const
     return sa.second - sa.first > sb.second - sb.first;
   });
   GnuplotFigure fig;
-  fig.stem = file_stem("tornado_", backend);
+  fig.stem = figure_stem("tornado_", backend);
   fig.description = "each machine figure's span of relative time on " + backend + ", widest first";
   fig.width_px = 900;
   fig.height_px = std::max(260, 90 + 30 * static_cast<int>(sorted.size()));
