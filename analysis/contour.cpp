@@ -30,12 +30,7 @@ std::vector<ContourRow> contour_place_rows(const std::vector<ResultRow>& rows, c
     if (!ops.empty() && std::find(ops.begin(), ops.end(), r.op) == ops.end()) continue;
     const std::string base = what_if_base_backend(r.backend);
     if (!backends.empty() && std::find(backends.begin(), backends.end(), base) == backends.end()) continue;
-    std::optional<MachineOverrides> o;
-    try {
-      o = split_machine_overrides(r.machine, "what-if");
-    } catch (const InputError& e) {
-      throw InputError(file, "line " + std::to_string(r.line) + ", column machine", "a what-if machine name", r.machine + " (" + e.what() + ")");
-    }
+    const std::optional<MachineOverrides> o = row_overrides(r, file);
     ContourRow p{base, r.op, r.kind, grid_point_key(r), {}, *r.time_s};
     for (const FigureOverride& f : o->figures) p.figures[f.path] = {f.scale, f.value};
     placed.push_back(std::move(p));

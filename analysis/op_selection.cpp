@@ -7,8 +7,6 @@
 
 namespace tilesim::analysis {
 
-namespace {
-
 std::vector<std::string> split_list(const std::string& list) {
   std::vector<std::string> items;
   std::stringstream in(list);
@@ -17,8 +15,6 @@ std::vector<std::string> split_list(const std::string& list) {
     if (!item.empty()) items.push_back(item);
   return items;
 }
-
-}  // namespace
 
 std::vector<std::string> ops_to_draw(const std::vector<ResultRow>& rows, const std::string& ops_arg) {
   if (!ops_arg.empty()) {

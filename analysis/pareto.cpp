@@ -31,13 +31,7 @@ struct ParetoGroupRows {
 // How much a row's machine is the base machine's figures (ParetoMachineRows::base_rank).
 int pareto_base_rank(const ResultRow& r, const std::string& results_file) {
   if (r.backend.find('{') == std::string::npos) return 2;
-  std::optional<MachineOverrides> o;
-  try {
-    o = split_machine_overrides(r.machine, "what-if");
-  } catch (const InputError& e) {
-    throw InputError(results_file, "line " + std::to_string(r.line) + ", column machine", "a what-if machine name",
-                     r.machine + " (" + e.what() + ")");
-  }
+  const std::optional<MachineOverrides> o = row_overrides(r, results_file);
   if (!o) return 0;
   for (const FigureOverride& f : o->figures)
     if (!f.scale || f.value != 1.0) return 0;

@@ -24,12 +24,7 @@ std::vector<PlacedRow> place_rows(const std::vector<ResultRow>& rows, const std:
   for (const ResultRow& r : rows) {
     if (!r.time_s || r.machine.find('{') == std::string::npos) continue;
     if (!ops.empty() && std::find(ops.begin(), ops.end(), r.op) == ops.end()) continue;
-    std::optional<MachineOverrides> o;
-    try {
-      o = split_machine_overrides(r.machine, "what-if");
-    } catch (const InputError& e) {
-      throw InputError(file, "line " + std::to_string(r.line) + ", column machine", "a what-if machine name", r.machine + " (" + e.what() + ")");
-    }
+    const std::optional<MachineOverrides> o = row_overrides(r, file);
     PlacedRow p;
     p.backend = what_if_base_backend(r.backend);
     p.op = r.op;
@@ -103,6 +98,15 @@ std::string what_if_base_backend(const std::string& backend) {
 std::string grid_point_key(const ResultRow& row) {
   return std::to_string(row.shape.num_inputs) + "x" + std::to_string(row.shape.num_features) + "x" +
          std::to_string(row.shape.num_outputs) + "/" + row.dtype + "/" + std::to_string(row.repeat);
+}
+
+std::optional<MachineOverrides> row_overrides(const ResultRow& row, const std::string& results_file) {
+  try {
+    return split_machine_overrides(row.machine, "what-if");
+  } catch (const InputError& e) {
+    throw InputError(results_file, "line " + std::to_string(row.line) + ", column machine", "a what-if machine name",
+                     row.machine + " (" + e.what() + ")");
+  }
 }
 
 std::vector<SensitivityCurve> machine_sensitivity(const std::vector<ResultRow>& rows, const std::string& results_file,

@@ -6,10 +6,12 @@
 // compared with the one at the figure's first value: time(value) / time(first value). Over all such
 // groups each value gets the median and the range of that ratio. `tilesim plot sensitivity` draws them
 // as lines (time against each figure) and as a tornado (each figure's span of time, one bar per figure).
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/results_table.hpp"
+#include "common/machine_overrides.hpp"
 
 namespace tilesim::analysis {
 
@@ -30,6 +32,11 @@ std::string what_if_base_backend(const std::string& backend);
 
 // A row's point within its backend's grid, "256x16x2048/float32/0": shape, dtype and repeat.
 std::string grid_point_key(const ResultRow& row);
+
+// The figures a row's what-if machine sets (nullopt for a machine named without overrides). Throws
+// InputError naming results_file, the row's line and the machine column for a name that does not parse.
+// Shared with the Pareto fronts and the contour maps.
+std::optional<MachineOverrides> row_overrides(const ResultRow& row, const std::string& results_file);
 
 // Every (base backend, op, figure) that takes at least two values in `rows`, in the order the rows name
 // them. Rows without a time (does-not-fit) or on a machine without overrides are left out; `ops`, when

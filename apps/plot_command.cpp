@@ -4,7 +4,6 @@
 // of the results or hydronet reference measurements; several of each give one panel per pair on one
 // colour scale (modelled and measured side by side).
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -23,7 +22,6 @@
 
 namespace tilesim::cli {
 
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -58,7 +56,7 @@ int plot_surface_command(const SurfaceArgs& args) {
   for (const auto& t : args.targets) targets.push_back(analysis::resolve_series(rows, args.results, t, ops));
   analysis::require_gnuplot();
 
-  const std::string out_dir = args.out_dir.empty() ? (fs::path(args.results).parent_path() / "plots").string() : args.out_dir;
+  const std::string out_dir = plots_dir(args.out_dir, args.results);
   std::vector<std::string> target_slugs, baseline_slugs;
   for (const auto& t : args.targets) target_slugs.push_back(file_slug(t));
   for (const auto& b : args.baselines) baseline_slugs.push_back(file_slug(b));
@@ -112,9 +110,7 @@ int plot_surface_command(const SurfaceArgs& args) {
     figures.push_back(analysis::speedup_surface3d_figure(spec));
   }
   for (const auto& s : summaries) std::cout << s << "\n";
-  for (const auto& r : render_figures(out_dir, figures))
-    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string()
-              << ", data " << fs::path(r.data_path).filename().string() << ")\n";
+  render_and_list(out_dir, figures);
   return 0;
 }
 

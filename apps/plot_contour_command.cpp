@@ -2,10 +2,8 @@
 // sweep over machine figures (docs/sweep-format.md "Machine axes") read as a map over two of them: per
 // base backend and op, the time relative to the reference cell as a heat map with iso-lines
 // (docs/analysis.md, "tilesim plot contour"); the matrix on stdout.
-#include <filesystem>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "analysis/contour_figure.hpp"
 #include "analysis/gnuplot.hpp"
@@ -28,25 +26,14 @@ struct ContourPlotArgs {
   std::string backends;            // "" : every base backend of the rows
 };
 
-std::vector<std::string> contour_backend_list(const std::string& list) {
-  std::vector<std::string> items;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
-
 int plot_contour_command(const ContourPlotArgs& args) {
-  namespace fs = std::filesystem;
   const auto rows = analysis::read_results_csv(args.results);
   const auto maps = analysis::contour_maps(rows, args.results, args.x_figure, args.y_figure, analysis::ops_to_draw(rows, args.ops),
-                                           contour_backend_list(args.backends));
+                                           analysis::split_list(args.backends));
   analysis::require_gnuplot();
   std::cout << analysis::contour_table(maps);
-  const std::string out_dir = args.out_dir.empty() ? (fs::path(args.results).parent_path() / "plots").string() : args.out_dir;
-  for (const auto& r : render_figures(out_dir, analysis::contour_figures(maps)))
-    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string() << ", data "
-              << fs::path(r.data_path).filename().string() << ")\n";
+  const std::string out_dir = plots_dir(args.out_dir, args.results);
+  render_and_list(out_dir, analysis::contour_figures(maps));
   return 0;
 }
 

@@ -2,10 +2,8 @@
 // a sweep over machine figures (docs/sweep-format.md "Machine axes") read as a design space: each
 // machine's total time over the grid against a cost its machine file carries (docs/analysis.md,
 // "tilesim plot pareto"), the front of machines no cheaper one beats; the table on stdout.
-#include <filesystem>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "analysis/gnuplot.hpp"
 #include "analysis/op_selection.hpp"
@@ -29,27 +27,16 @@ struct ParetoPlotArgs {
   std::string backends;  // "" : every base backend of the rows
 };
 
-std::vector<std::string> pareto_backend_list(const std::string& list) {
-  std::vector<std::string> items;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
-
 int plot_pareto_command(const ParetoPlotArgs& args) {
-  namespace fs = std::filesystem;
   const auto rows = analysis::read_results_csv(args.results);
   const std::string machines_file = args.machines.empty() ? analysis::sweep_machines_path(args.results) : args.machines;
   const auto machines = analysis::read_sweep_machines(machines_file);
   const auto groups = analysis::pareto_fronts(rows, args.results, machines, machines_file, args.cost,
-                                              analysis::ops_to_draw(rows, args.ops), pareto_backend_list(args.backends));
+                                              analysis::ops_to_draw(rows, args.ops), analysis::split_list(args.backends));
   analysis::require_gnuplot();
   std::cout << analysis::pareto_table(groups);
-  const std::string out_dir = args.out_dir.empty() ? (fs::path(args.results).parent_path() / "plots").string() : args.out_dir;
-  for (const auto& r : render_figures(out_dir, analysis::pareto_figures(groups)))
-    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string() << ", data "
-              << fs::path(r.data_path).filename().string() << ")\n";
+  const std::string out_dir = plots_dir(args.out_dir, args.results);
+  render_and_list(out_dir, analysis::pareto_figures(groups));
   return 0;
 }
 

@@ -2,7 +2,6 @@
 // section, throughput versus chips used (one line per system) and, for pipelines, step time versus
 // micro-batches (one line per system), in SVG, PNG and PDF with the gnuplot script and data beside them;
 // and the points as a table on stdout.
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -18,7 +17,6 @@
 namespace tilesim::cli {
 
 int plot_scaling_command(const ScalingPlotArgs& args) {
-  namespace fs = std::filesystem;
   const auto points = analysis::read_scaling_reports(args.reports);
   std::vector<analysis::GnuplotFigure> figures;
   bool any_plain = false, any_pipeline = false;
@@ -41,10 +39,8 @@ int plot_scaling_command(const ScalingPlotArgs& args) {
               << runs::format_time(p.step_time_s) << std::setw(14) << runs::si_text(p.throughput_per_s, "") << std::setw(11) << eff.str()
               << std::setw(8) << bubble.str() << "  " << p.kind << ", " << p.unit << "\n";
   }
-  const std::string out_dir = args.out_dir.empty() ? (fs::path(args.reports.front()).parent_path() / "plots").string() : args.out_dir;
-  for (const auto& r : render_figures(out_dir, figures))
-    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string() << ", data "
-              << fs::path(r.data_path).filename().string() << ")\n";
+  const std::string out_dir = plots_dir(args.out_dir, args.reports.front());
+  render_and_list(out_dir, figures);
   return 0;
 }
 

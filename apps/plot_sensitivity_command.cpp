@@ -1,7 +1,6 @@
 // tilesim plot sensitivity RESULTS.csv [--out DIR] [--ops LIST]: a sweep over machine figures (its
 // backends what-if machines, docs/sweep-format.md "Machine axes") drawn as architects read one: time
 // against each figure, and a tornado of every figure's span per backend; the table on stdout.
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -25,15 +24,12 @@ struct SensitivityPlotArgs {
 };
 
 int plot_sensitivity_command(const SensitivityPlotArgs& args) {
-  namespace fs = std::filesystem;
   const auto rows = analysis::read_results_csv(args.results);
   const auto curves = analysis::machine_sensitivity(rows, args.results, analysis::ops_to_draw(rows, args.ops));
   analysis::require_gnuplot();
   std::cout << analysis::sensitivity_table(curves);
-  const std::string out_dir = args.out_dir.empty() ? (fs::path(args.results).parent_path() / "plots").string() : args.out_dir;
-  for (const auto& r : render_figures(out_dir, analysis::sensitivity_figures(curves)))
-    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string() << ", data "
-              << fs::path(r.data_path).filename().string() << ")\n";
+  const std::string out_dir = plots_dir(args.out_dir, args.results);
+  render_and_list(out_dir, analysis::sensitivity_figures(curves));
   return 0;
 }
 

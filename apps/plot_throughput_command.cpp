@@ -1,7 +1,5 @@
 // tilesim plot throughput RESULTS.csv [--out DIR]: a batch-size sweep's throughput versus batch size,
 // one line per backend, log-log, in SVG, PNG and PDF with the gnuplot script and data beside them.
-#include <filesystem>
-#include <iostream>
 #include <memory>
 
 #include "analysis/gnuplot.hpp"
@@ -14,13 +12,10 @@
 namespace tilesim::cli {
 
 int plot_throughput_command(const ThroughputPlotArgs& args) {
-  namespace fs = std::filesystem;
   const auto rows = analysis::read_throughput_csv(args.results);
   analysis::require_gnuplot();
-  const std::string out_dir = args.out_dir.empty() ? (fs::path(args.results).parent_path() / "plots").string() : args.out_dir;
-  for (const auto& r : render_figures(out_dir, {analysis::throughput_figure(rows)}))
-    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string() << ", data "
-              << fs::path(r.data_path).filename().string() << ")\n";
+  const std::string out_dir = plots_dir(args.out_dir, args.results);
+  render_and_list(out_dir, {analysis::throughput_figure(rows)});
   return 0;
 }
 

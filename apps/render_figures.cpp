@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <future>
+#include <iostream>
 
 namespace tilesim::cli {
 
@@ -17,6 +18,17 @@ std::vector<analysis::RenderedFigure> render_figures(const std::string& dir, con
   }
   for (auto& f : pending) rendered.push_back(f.get());
   return rendered;
+}
+
+std::string plots_dir(const std::string& out_dir, const std::string& input) {
+  return out_dir.empty() ? (std::filesystem::path(input).parent_path() / "plots").string() : out_dir;
+}
+
+void render_and_list(const std::string& dir, const std::vector<analysis::GnuplotFigure>& figures) {
+  namespace fs = std::filesystem;
+  for (const auto& r : render_figures(dir, figures))
+    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string() << ", data "
+              << fs::path(r.data_path).filename().string() << ")\n";
 }
 
 std::string file_slug(const std::string& name) {

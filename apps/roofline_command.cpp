@@ -2,7 +2,6 @@
 // the results, a roofline (FLOP/s against arithmetic intensity, per memory level) and a bandwidth view
 // (achieved bandwidth against bytes moved), with the machine's ceilings read from its machine files.
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -20,7 +19,6 @@
 
 namespace tilesim::cli {
 
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -57,7 +55,7 @@ int roofline_command(const RooflineArgs& args) {
   if (backends.empty()) throw InputError(args.results, "", "at least one result row", "a header alone");
   analysis::require_gnuplot();
 
-  const std::string out_dir = args.out_dir.empty() ? (fs::path(args.results).parent_path() / "plots").string() : args.out_dir;
+  const std::string out_dir = plots_dir(args.out_dir, args.results);
   std::vector<analysis::GnuplotFigure> figures;
   for (const auto& backend : backends) {
     const auto it = overrides.find(backends::roofline_machine_family(backend));
@@ -71,9 +69,7 @@ int roofline_command(const RooflineArgs& args) {
     for (const auto& f : machine.files) std::cout << " " << f;
     std::cout << "\n";
   }
-  for (const auto& r : render_figures(out_dir, figures))
-    std::cout << "  " << r.pdf_path << "  (also .svg, .png; script " << fs::path(r.script_path).filename().string()
-              << ", data " << fs::path(r.data_path).filename().string() << ")\n";
+  render_and_list(out_dir, figures);
   return 0;
 }
 
