@@ -44,12 +44,6 @@ std::string contour_setting_text(const std::string& path, const ContourSetting& 
   return path + (s.first ? "*=" : "=") + value;
 }
 
-double contour_median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // The other figures' held settings: the base's (a scale of 1) where the sweep has it, else the smallest.
 std::map<std::string, ContourSetting> contour_held(const std::vector<const ContourRow*>& rows, const std::string& x, const std::string& y) {
   std::map<std::string, std::set<ContourSetting>> settings;
@@ -120,7 +114,7 @@ std::optional<ContourMap> contour_map_of(const std::vector<const ContourRow*>& r
           const auto ref = reference.find(point);
           if (ref != reference.end() && ref->second > 0) ratios.push_back(t / ref->second);
         }
-      m.relative_time.back().push_back(ratios.empty() ? std::nullopt : std::optional<double>(contour_median(ratios)));
+      m.relative_time.back().push_back(ratios.empty() ? std::nullopt : std::optional<double>(ratio_median(ratios)));
       m.shared_points.back().push_back(ratios.size());
     }
   }

@@ -43,12 +43,6 @@ std::string exact_text(double v) {
   return buffer;
 }
 
-double ratio_median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // The curve of one figure over the rows of one (backend, op).
 SensitivityCurve curve_of(const std::vector<const PlacedRow*>& rows, const std::string& figure) {
   SensitivityCurve c;
@@ -98,6 +92,12 @@ std::string what_if_base_backend(const std::string& backend) {
 std::string grid_point_key(const ResultRow& row) {
   return std::to_string(row.shape.num_inputs) + "x" + std::to_string(row.shape.num_features) + "x" +
          std::to_string(row.shape.num_outputs) + "/" + row.dtype + "/" + std::to_string(row.repeat);
+}
+
+double ratio_median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 std::optional<MachineOverrides> row_overrides(const ResultRow& row, const std::string& results_file) {

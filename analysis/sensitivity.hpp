@@ -33,6 +33,10 @@ std::string what_if_base_backend(const std::string& backend);
 // A row's point within its backend's grid, "256x16x2048/float32/0": shape, dtype and repeat.
 std::string grid_point_key(const ResultRow& row);
 
+// The median of time ratios (the mean of the middle two of an even count), as the sensitivity curves
+// and the contour maps report them.
+double ratio_median(std::vector<double> v);
+
 // The figures a row's what-if machine sets (nullopt for a machine named without overrides). Throws
 // InputError naming results_file, the row's line and the machine column for a name that does not parse.
 // Shared with the Pareto fronts and the contour maps.
