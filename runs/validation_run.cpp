@@ -18,6 +18,7 @@
 #include "analysis/validation_report.hpp"
 #include "analysis/validation_tables.hpp"
 #include "backends/registry.hpp"
+#include "common/heap_reuse.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/wall_clock.hpp"
@@ -286,6 +287,7 @@ void add_tables(ValidationResult& result, analysis::TableFormat format, const st
 }  // namespace
 
 ValidationResult validate(const ValidationRequest& request) {
+  keep_freed_heap_for_reuse();  // the hydronet grids build and drop a program per point
   const std::vector<std::string> suites = analysis::suite_names();
   if (std::find(suites.begin(), suites.end(), request.suite) == suites.end())
     throw InputError("", "--suite", "one of: hydronet, layers, models, all", "\"" + request.suite + "\"");

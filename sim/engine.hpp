@@ -61,6 +61,11 @@ class Engine {
   // bytes and cycles in every order (sim/phase_order.hpp). Takes effect at the next phase.
   static void shuffle_same_instant_order(std::optional<std::uint64_t> seed);
 
+  // Timing-only programs run without a trace have their phases laid end to end from the compiled costs,
+  // without the simulation kernel, which could only confirm them (sim/phase_sequence.hpp); true makes
+  // them run through SystemC as every other program does. For the tests that hold the two equal.
+  static void sequence_timing_only_in_systemc(bool in_systemc);
+
   // What spreading over ranks has done in this process so far: for the user's record of a run
   // (`tilesim run` prints it) and for tests that must know bytes really crossed ranks.
   struct SpreadTotals {

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "sim/buffer_ref.hpp"
 #include "sim/machine_config.hpp"
+#include "sim/transfer_destinations.hpp"
 
 namespace tilesim::sim {
-
-using BufferId = std::int32_t;
 
 // Every buffer starts on this boundary in its tile's SRAM, so vertex bodies may use any scalar type.
 constexpr std::int64_t buffer_alignment_bytes = 8;
@@ -27,11 +27,6 @@ struct BufferDecl {
   std::int64_t bytes = 0;
 };
 
-// A byte offset into a buffer.
-struct BufferRef {
-  BufferId buffer = -1;
-  std::int64_t offset_bytes = 0;
-};
 
 // What a vertex's functional body sees: the addresses of the buffer refs it declared, on its tile.
 class VertexContext {
@@ -84,7 +79,7 @@ struct ComputeSet {
 struct Transfer {
   BufferRef src;
   std::int64_t bytes = 0;
-  std::vector<BufferRef> dst;
+  TransferDestinations dst;
   std::int64_t blocks = 1;
   std::int64_t src_stride_bytes = 0;
   std::int64_t dst_stride_bytes = 0;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/phase_order.hpp"
+#include "sim/phase_sequence.hpp"
 
 namespace tilesim::sim {
 
@@ -158,15 +159,7 @@ void SyncController::end_phase() {
     throw std::logic_error("engine: phase " + std::to_string(phase_index_) + " of program " + program_->name +
                            " lasted " + std::to_string(cycles) + " cycles, expected " + std::to_string(expected));
   }
-  PhaseStats stats;
-  stats.name = program_->superstep_names[phase.superstep];
-  stats.kind = phase.kind;
-  stats.start_cycle = phase_start_cycle_ - program_start_cycle_;
-  stats.cycles = cycles;
-  stats.slowest_tile = phase.slowest_tile;
-  stats.active_tiles = static_cast<std::int32_t>(phase.tiles.size());
-  stats.bytes = phase.bytes;
-  stats_->phases.push_back(std::move(stats));
+  stats_->phases.push_back(phase_stats(*program_, phase, phase_start_cycle_ - program_start_cycle_, cycles));
   if (trace_) trace_phase(phase, phase_start_cycle_ - program_start_cycle_, cycles);
 }
 

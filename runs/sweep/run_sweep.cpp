@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "common/error.hpp"
+#include "common/heap_reuse.hpp"
 #include "common/strict_json.hpp"
 #include "mpi/world.hpp"
 #include "runs/sweep/workload_sweep.hpp"
@@ -26,6 +27,7 @@
 namespace tilesim::runs::sweep {
 
 int run_sweep(const SweepRequest& args) {
+  keep_freed_heap_for_reuse();  // point after point builds and drops a program
   // Under mpirun: over the ranks when there are several (a world of one is a plain sweep).
   if (mpi::launched_by_mpi()) {
     if (!mpi::built_with_mpi()) {

@@ -47,10 +47,12 @@ void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorP
     }
   };
   // Each piece touches about as many linear tiles as its rows span; reserving avoids regrowing a
-  // vector of tens of thousands of transfers.
+  // vector of tens of thousands of transfers. Reserved at least geometrically: a builder calls this once
+  // per block (a broadcast from the linear layout), and reserving the exact size each time would move
+  // every transfer listed so far at every call.
   std::size_t expected = exchange.transfers.size();
   for (const auto& piece : from) expected += static_cast<std::size_t>(piece.rows * width / layout.elements_per_tile + 2);
-  exchange.transfers.reserve(expected);
+  if (expected > exchange.transfers.capacity()) exchange.transfers.reserve(std::max(expected, 2 * exchange.transfers.capacity()));
   for (const auto& piece : from) {
     if (piece.cols == width) {  // whole rows: one contiguous flat run
       emit_run(piece, 0, piece.row_begin * width, piece.rows * width);

@@ -98,7 +98,7 @@ std::vector<sim::BufferId> weight_sum_steps(const Op& op, OpProgram& out, const 
   const ReductionSchedule schedule = plan_reduction(slices, loss_sums_layout(1), false, m);
   const std::vector<TensorPiece> total = build_reduction(out, std::move(partial_step), partials, schedule, 1.0, m, DType::float32);
   std::vector<sim::BufferId> sum_of_tile(w.buffer.size(), total.front().buffer);  // tile 0 reads the total in place
-  std::vector<sim::BufferRef> copies;
+  sim::TransferDestinations copies;
   for (std::size_t t = 1; t < sum_of_tile.size(); ++t) {
     sum_of_tile[t] = out.program.add_buffer("the weights' sum (copy)", static_cast<sim::TileId>(t), kFloat32Bytes);
     copies.push_back({sum_of_tile[t], 0});

@@ -70,7 +70,7 @@ OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMac
   if (adam) {
     step[0] = out.program.add_buffer("step number", 0, kFloat32Bytes);
     out.aux.push_back({step[0], 0, 1, 0, 1});
-    std::vector<sim::BufferRef> copies;
+    sim::TransferDestinations copies;
     for (std::int64_t t = 1; t < layout.tiles_used; ++t) {
       step[static_cast<std::size_t>(t)] = out.program.add_buffer("step number (copy)", static_cast<sim::TileId>(t), kFloat32Bytes);
       copies.push_back({step[static_cast<std::size_t>(t)], 0});

@@ -1,0 +1,23 @@
+#include "common/heap_reuse.hpp"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace tilesim {
+
+void keep_freed_heap_for_reuse() {
+#if defined(__GLIBC__)
+  // glibc caps the mapping threshold at 32 MiB on 64-bit hosts; blocks below it come from the heap.
+  constexpr int mmap_threshold_bytes = 32 * 1024 * 1024;
+  // Never trim the heap's top back to the kernel between points; pad each growth so that a larger
+  // point's program does not grow it page by page.
+  constexpr int trim_threshold_bytes = 1024 * 1024 * 1024;
+  constexpr int top_pad_bytes = 64 * 1024 * 1024;
+  mallopt(M_MMAP_THRESHOLD, mmap_threshold_bytes);
+  mallopt(M_TRIM_THRESHOLD, trim_threshold_bytes);
+  mallopt(M_TOP_PAD, top_pad_bytes);
+#endif
+}
+
+}  // namespace tilesim
