@@ -13,7 +13,7 @@ import shutil
 import tempfile
 import time
 
-from . import _native
+from . import _machine_axes, _native
 from ._errors import Error, InputError
 from .graph import Graph
 from .workload import Workload
@@ -130,6 +130,8 @@ class Table:
         self.rows = _read_csv(path)
 
     def to_pandas(self):
+        """The file as a DataFrame: numeric columns as numbers (int64 or float64, an empty cell NaN), the
+        others as strings."""
         import pandas as pd
         return pd.read_csv(self.path)
 
@@ -142,13 +144,31 @@ class Table:
 
 
 class SweepResult(Table):
-    """A sweep's results.csv (``rows``, ``to_pandas()``) and its folder (``out``, ``sweep`` = sweep.json)."""
+    """A sweep's results.csv (``rows``, ``to_pandas()``, ``frame``) and its folder (``out``, ``sweep`` =
+    sweep.json)."""
 
     def __init__(self, out):
         super().__init__(os.path.join(out, "results.csv"))
         self.out = out
+        self._frame = None
         with open(os.path.join(out, "sweep.json"), encoding="utf-8") as f:
             self.sweep = json.load(f)
+
+    @property
+    def frame(self):
+        """The rows as a DataFrame (made on first use, then the same object): ``to_pandas()``, numeric
+        columns typed, with the what-if machines read from the backend names. ``base_backend`` (after
+        ``backend``) is the backend without its overrides ("ipu:bow{chip.sram_bytes_per_tile=1277952}" ->
+        "ipu:bow", "gpu-model:a100-40gb{...}:eager" -> "gpu-model:a100-40gb:eager"); each figure a row's
+        machine overrides is a column named by its path ("chip.sram_bytes_per_tile") holding the figure's
+        value on the row's machine, and a figure scaled (``*=``, a ``{"scale": [...]}`` axis) also has
+        "PATH scale", the factor. A scaled figure's value is the resolved machine's: from machines.json
+        beside results.csv (an op sweep's), else read from each machine by a one-point timing-only run
+        (a workload sweep writes no machines.json). Rows of a base backend that sets the figure on none of
+        its machines hold NaN there."""
+        if self._frame is None:
+            self._frame = _machine_axes.add_machine_columns(self.to_pandas(), self.out, self.path)
+        return self._frame
 
     def __repr__(self):
         backends = sorted({r.get("backend", "") for r in self.rows} - {""})
@@ -159,24 +179,49 @@ class SweepResult(Table):
 
 
 def sweep(spec, out=None, *, jobs=None, resume=False, overwrite=False, backends=None, verify=False,
-          available_memory_proportion=None, axes=None, zip=None, batch_sizes=None, batches=None, quiet=False):  # noqa: A002 - the key's name
+          available_memory_proportion=None, axes=None, zip=None, batch_sizes=None, batches=None, machine_axes=None,  # noqa: A002
+          quiet=False):
     """``tilesim sweep``: every point of a sweep file (a path or a dict of docs/sweep-format.md) into
-    ``out``/results.csv (default out/<sweep name>/, as the command line's).
+    ``out``/results.csv (default out/<sweep name>/, as the command line's). Returns a ``SweepResult``;
+    the rows as a DataFrame are ``result.frame`` (numeric columns typed, the what-if machines' figures
+    as columns).
 
     A workload sweep's ``"workload"`` may be a ``tilesim.Workload`` (written inline, an in-memory graph
     beside it as Matrix Market), and so may its axes' values hold ``Graph`` objects. ``spec`` may also be
-    a ``Workload`` itself: its sweep over ``axes`` ({JSON path: values}, zipped per ``zip``) and/or
-    ``batch_sizes`` on ``backends`` (``batches`` per point), named after the workload.
+    a ``Workload`` itself: its sweep over ``axes`` ({JSON path: values}, zipped per ``zip``), ``batch_sizes``
+    and/or ``machine_axes`` on ``backends`` (``batches`` per point), named after the workload.
+
+    ``machine_axes`` (a ``Workload`` only) sweeps figures of the backends' machine files, as an op sweep
+    file's machine axes do (docs/sweep-format.md, "Machine axes"): each combination of the figures'
+    values is a what-if machine that runs as a backend of its own
+    ("ipu:bow{chip.exchange_bytes_per_cycle=4;chip.sram_bytes_per_tile*=0.5}"), in place of the backend.
+    Either ``{figure path: axis}``, for every backend (each must name its machine: "ipu:bow", not "ipu"
+    or "cpu"), or ``{backend: {figure path: axis}}`` for those backends only (its keys are among
+    ``backends``; a key holding ':' is a backend's name, as no figure path holds one). An axis is a list
+    of values (``[4, 8]``), ``{"scale": [0.5, 1, 2]}`` (factors on the base machine's value) or a range
+    (``{"from": 1e9, "to": 4e9, "times": 2}``, ``{"from": 100, "to": 300, "step": 100}``). Without
+    ``axes`` or ``batch_sizes`` the workload runs once per machine.
+
+        r = tilesim.sweep(workload, backends=["ipu:bow"], machine_axes={
+            "chip.sram_bytes_per_tile": {"scale": [0.5, 1, 2]}, "chip.exchange_bytes_per_cycle": [4, 8]})
+        r.frame.pivot_table(index="chip.sram_bytes_per_tile", columns="chip.exchange_bytes_per_cycle", values="cycles")
 
     Progress goes to ``sys.stderr``; ``quiet=True`` leaves it out."""
     if isinstance(spec, Workload):
-        if not (batch_sizes or axes) or not backends:
-            raise InputError("sweep(Workload): expected axes={...} or batch_sizes=[...], and backends=[...] (a Workload is swept over "
-                             f"its fields, docs/sweep-format.md), found axes={axes!r}, batch_sizes={batch_sizes!r}, backends={backends!r}")
-        document = {"name": f"{spec.name}_{'sweep' if axes else 'batch_sizes'}", "workload": spec,
-                    "backends": [backends] if isinstance(backends, str) else list(backends)}
+        if not (batch_sizes or axes or machine_axes) or not backends:
+            raise InputError("sweep(Workload): expected axes={...}, batch_sizes=[...] or machine_axes={...}, and backends=[...] (a Workload "
+                             f"is swept over its fields or its backends' machines, docs/sweep-format.md), found axes={axes!r}, "
+                             f"batch_sizes={batch_sizes!r}, machine_axes={machine_axes!r}, backends={backends!r}")
+        backends = [backends] if isinstance(backends, str) else list(backends)
+        if machine_axes is not None:
+            backends = _machine_axes.expand_backends(backends, machine_axes)
+        suffix = "sweep" if axes else "batch_sizes" if batch_sizes else "machines"
+        document = {"name": f"{spec.name}_{suffix}", "workload": spec, "backends": backends}
         if axes:
             document["axes"] = dict(axes)
+        elif not batch_sizes:
+            # A workload sweep needs an axis: over the machines alone, the workload's own name (one value).
+            document["axes"] = {"name": [spec.name]}
         if zip:
             document["zip"] = [list(group) for group in zip]
         if batch_sizes:
@@ -184,9 +229,10 @@ def sweep(spec, out=None, *, jobs=None, resume=False, overwrite=False, backends=
         if batches is not None:
             document["batches"] = batches
         spec, backends = document, None
-    elif any(v is not None for v in (axes, zip, batch_sizes, batches)):
-        raise InputError("sweep: expected axes=, zip=, batch_sizes= and batches= only with a Workload as the spec (a sweep file names its "
-                         f"own), found axes={axes!r}, zip={zip!r}, batch_sizes={batch_sizes!r}, batches={batches!r}")
+    elif any(v is not None for v in (axes, zip, batch_sizes, batches, machine_axes)):
+        raise InputError("sweep: expected axes=, zip=, batch_sizes=, batches= and machine_axes= only with a Workload as the spec (a sweep "
+                         f"file names its own), found axes={axes!r}, zip={zip!r}, batch_sizes={batch_sizes!r}, batches={batches!r}, "
+                         f"machine_axes={machine_axes!r}")
     backends = ",".join(backends) if isinstance(backends, (list, tuple)) else backends
     with _as_file(spec, "sweep") as path:
         if out is None:
