@@ -5,12 +5,16 @@
 // own, "ipu:bow{chip.sram_bytes_per_tile=1277952}", so every row, machines.json entry and plot names
 // the machine it was made on. Knows no machine files: whether a path names a figure, and whether the
 // value is in range, is checked when the backends are made, before any point runs.
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace tilesim::analysis {
+
+// Machines one backend entry's axes may make: each is a backend of its own, built before any point runs.
+inline constexpr std::size_t max_machine_variants = 10000;
 
 // The what-if override lists ("{chip.a=1;chip.b*=2}"), one per combination of the axes in `axes` (the
 // backend object's "machine" value, at `json_path` in `file`). An axis is an array of numbers (the

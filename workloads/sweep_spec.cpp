@@ -23,8 +23,6 @@ constexpr std::int64_t max_size = limits::max_size;
 // over millions); a sweep that large would not finish anyway.
 constexpr std::size_t max_axis_values = 100000;
 constexpr std::size_t max_points = 10000000;
-// Machines one backend entry's axes may make: each is a backend of its own, built before any point runs.
-constexpr std::size_t max_machine_variants = 10000;
 
 const std::vector<std::string> axis_names = {"num_inputs", "num_features", "num_outputs"};
 

@@ -9,6 +9,7 @@
 #include "common/limits.hpp"
 #include "common/strict_json.hpp"
 #include "workloads/loaders/loader_knob.hpp"
+#include "workloads/sweep_machine_axes.hpp"
 #include "workloads/sweep_options.hpp"
 
 namespace tilesim::workloads {
@@ -154,8 +155,24 @@ void read_workload_run_options(ObjectReader& r, WorkloadSweepSpec& s) {
   const nlohmann::json& backends = r.array("backends");
   if (backends.empty()) throw InputError(s.file, "backends", "a non-empty array of backend names", "[]");
   for (std::size_t i = 0; i < backends.size(); ++i) {
-    if (!backends[i].is_string()) throw InputError(s.file, r.element_path("backends", i), "a backend name", describe_json(backends[i]));
-    s.backends.push_back(backends[i].get<std::string>());
+    const std::string path = r.element_path("backends", i);
+    if (backends[i].is_string()) {
+      s.backends.push_back(backends[i].get<std::string>());
+      continue;
+    }
+    if (!backends[i].is_object())
+      throw InputError(s.file, path, "a backend name or {\"backend\": NAME, \"machine\": {PATH: AXIS, ...}}", describe_json(backends[i]));
+    // Machine axes, as an op sweep's backends take them: one what-if backend per combination.
+    ObjectReader br(backends[i], s.file, path);
+    const std::string name = br.string("backend");
+    if (!br.has("machine")) {
+      s.backends.push_back(name);
+    } else {
+      const std::string machine_path = br.path_of("machine");
+      for (const std::string& overrides : analysis::machine_axis_variants(br.value("machine"), s.file, machine_path, analysis::max_machine_variants))
+        s.backends.push_back(analysis::with_machine_overrides(name, overrides, s.file, machine_path));
+    }
+    br.finish();
   }
   if (r.has("batches")) s.batches = r.integer("batches", 1, limits::max_steps);
   analysis::SweepRunOptions options{s.ipu_verify, s.cpu_warmup, s.cpu_timed_calls};

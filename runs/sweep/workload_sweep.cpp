@@ -19,6 +19,7 @@
 #include "common/tool_identity.hpp"
 #include "results/workload_sweep_columns.hpp"
 #include "runs/sweep/output_lock.hpp"
+#include "runs/sweep/sweep_machines.hpp"
 #include "runs/sweep/workload_point_run.hpp"
 #include "workloads/workload_sweep.hpp"
 
@@ -64,13 +65,19 @@ void check_every_workload_point(const WorkloadSweepSpec& spec, const std::vector
 }
 
 // Each backend's machine content hash (what-if machines hash apart from their base), "" for a
-// measured backend; making each backend once here also reads its machine file before any point runs.
-std::map<std::string, std::string> backend_machine_hashes(const std::vector<backends::BackendSpec>& specs) {
+// measured backend, with every resolved machine in machines.json beside results.csv, as an op sweep
+// writes it; making each backend once here also reads its machine file before any point runs.
+std::map<std::string, std::string> record_backend_machines(const std::vector<backends::BackendSpec>& specs, const std::string& out_dir) {
   std::map<std::string, std::string> hashes;
+  std::vector<std::unique_ptr<Backend>> made;
   for (const backends::BackendSpec& s : specs) {
-    const nlohmann::json provenance = backends::make_backend(s)->machine_provenance();
+    made.push_back(backends::make_backend(s));
+    const nlohmann::json provenance = made.back()->machine_provenance();
     hashes[s.name()] = provenance.is_object() ? provenance.value("content_hash", std::string()) : std::string();
   }
+  std::vector<const Backend*> listed;
+  for (const auto& b : made) listed.push_back(b.get());
+  write_sweep_machines(out_dir, listed);
   return hashes;
 }
 
@@ -114,7 +121,7 @@ void print_workload_plan(const WorkloadSweepSpec& spec, const std::vector<backen
 // The rows: every point on every backend, results.csv rewritten after each. Returns the failures.
 int run_every_workload_point(const WorkloadSweepSpec& spec, const std::vector<backends::BackendSpec>& specs, const std::string& csv_path) {
   const std::vector<std::string> columns = workload_csv_columns(spec);
-  const std::map<std::string, std::string> hashes = backend_machine_hashes(specs);
+  const std::map<std::string, std::string> hashes = record_backend_machines(specs, fs::path(csv_path).parent_path().string());
   WorkloadPointOptions options;
   options.batches = spec.batches;
   options.timing_only = !spec.ipu_verify;
@@ -153,7 +160,7 @@ int run_every_workload_point(const WorkloadSweepSpec& spec, const std::vector<ba
       failures += out.failed_verification ? 1 : 0;
       csv += workload_csv_line(columns, c);
       write_file_atomically(csv_path, csv);
-      std::cout << "  " << std::setw(6) << i + 1 << "/" << spec.points() << "  " << std::left << std::setw(28) << s.name() << std::right
+      std::cout << "  " << std::setw(6) << i + 1 << "/" << spec.points() << "  " << std::left << std::setw(28) << s.name() << " " << std::right
                 << c[workload_sweep_status_column()] << std::endl;
     }
   }

@@ -202,3 +202,29 @@ TEST_CASE("workload sweep: a base workload file is read relative to the sweep fi
   CHECK_THAT(tilesim_test::required_input_error_of([&] { wsweep::parse_workload_sweep(doc, sweep_file); }),
              Contains(dir.path("w/missing.json")));
 }
+
+TEST_CASE("workload sweep: a backend entry's machine axes make one what-if backend per combination, checked where they are", "[sweep][unit]") {
+  nlohmann::json doc = wsweep_document({{"model[*].out", {4, 16}}});
+  doc["backends"] = nlohmann::json::parse(R"([
+    "gpu-model:a100-40gb:eager",
+    {"backend": "ipu:bow", "machine": {"chip.sram_bytes_per_tile": {"scale": [0.5, 2]}, "chip.exchange_bytes_per_cycle": [4, 8]}},
+    {"backend": "cpu-model:spr-2s"}
+  ])");
+  const wsweep::WorkloadSweepSpec s = wsweep::parse_workload_sweep(doc, "s.json");
+  CHECK(s.backends == std::vector<std::string>{"gpu-model:a100-40gb:eager",
+                                               "ipu:bow{chip.exchange_bytes_per_cycle=4;chip.sram_bytes_per_tile*=0.5}",
+                                               "ipu:bow{chip.exchange_bytes_per_cycle=4;chip.sram_bytes_per_tile*=2}",
+                                               "ipu:bow{chip.exchange_bytes_per_cycle=8;chip.sram_bytes_per_tile*=0.5}",
+                                               "ipu:bow{chip.exchange_bytes_per_cycle=8;chip.sram_bytes_per_tile*=2}",
+                                               "cpu-model:spr-2s"});
+  CHECK(s.points() == 2);  // machines are backends, not points
+
+  doc["backends"] = nlohmann::json::parse(R"([{"backend": "ipu:bow", "machine": {"chip.num_tiles": [736, 736]}}])");
+  CHECK_THAT(wsweep_error(doc), Contains("s.json") && Contains("backends[0].machine[\"chip.num_tiles\"][1]") && Contains("each value once"));
+  doc["backends"] = nlohmann::json::parse(R"([{"backend": "cpu", "machine": {"memory.transfers_per_s": [1e9]}}])");
+  CHECK_THAT(wsweep_error(doc), Contains("backends[0]") && Contains("cpu"));
+  doc["backends"] = nlohmann::json::parse(R"([{"backend": "ipu:bow", "machines": {}}])");
+  CHECK_THAT(wsweep_error(doc), Contains("backends[0]") && Contains("machines"));
+  doc["backends"] = nlohmann::json::parse(R"([42])");
+  CHECK_THAT(wsweep_error(doc), Contains("backends[0]") && Contains("a backend name or {\"backend\": NAME"));
+}
