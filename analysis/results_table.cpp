@@ -218,6 +218,7 @@ std::uintmax_t for_each_results_row(std::istream& in, const std::string& file, P
   int line = 0;
   std::map<std::string, std::size_t> column;
   std::size_t header_fields = 0;
+  std::vector<std::pair<std::string, std::size_t>> extra_columns;  // beyond result_columns(), in header order
   std::uintmax_t whole_bytes = 0;
   while (std::getline(in, record)) {
     // getline stops at the end of the input without a line end: a partial last line.
@@ -238,6 +239,10 @@ std::uintmax_t for_each_results_row(std::istream& in, const std::string& file, P
         if (!column.count(c) && std::find(later.begin(), later.end(), c) == later.end())
           throw InputError(file + ":1", "", "a results.csv header with the column \"" + c + "\" (written by tilesim sweep)",
                            "\"" + record.substr(0, 120) + "\"");
+      const auto& known = result_columns();
+      for (std::size_t i = 0; i < names.size(); ++i)
+        if (!names[i].empty() && std::find(known.begin(), known.end(), names[i]) == known.end() && column.at(names[i]) == i)
+          extra_columns.emplace_back(names[i], i);
       continue;
     }
     if (record.empty()) continue;
@@ -286,6 +291,7 @@ std::uintmax_t for_each_results_row(std::istream& in, const std::string& file, P
       row.team_threads = static_cast<int>(r.integer("team_threads", 1, 1 << 20));
     row.disturbed = r.text_or_empty("disturbed");
     row.machine_hash = r.text_or_empty("machine_hash");
+    for (const auto& [name, index] : extra_columns) row.point_columns[name] = fields[index];
     each(std::move(row));
   }
   if (line == 0 && partial == PartialLastLine::parse) throw InputError(file, "", "a results.csv with a header line", "an empty file");

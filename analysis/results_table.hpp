@@ -60,6 +60,11 @@ struct ResultRow {
   // a sweep over machine figures gives each what-if machine its own. "" for measured rows and in files
   // written before the column existed.
   std::string machine_hash;
+  // The cells of columns beyond result_columns() (a header may carry more: "extra columns are
+  // ignored" by every other reader), by column name. They identify the point: the speedup surfaces
+  // pair rows on them (analysis/speedup.hpp) and can draw over them. A workload sweep's rows read for
+  // the surfaces (analysis/workload_results.hpp) hold their axis columns here. Not written back.
+  std::map<std::string, std::string> point_columns;
   int line = 0;                    // 1-based line in the file it was read from (0 when built in code)
 };
 
@@ -69,7 +74,7 @@ std::string results_csv_header();
 std::string results_csv_row(const ResultRow& row);
 
 // Reads results.csv. The header must hold every column of result_columns() but the later ones (in any
-// order; extra columns are ignored). A short row, a bad number or an unknown kind throws
+// order; extra columns are kept in ResultRow::point_columns). A short row, a bad number or an unknown kind throws
 // tilesim::InputError naming the file, line and column.
 std::vector<ResultRow> parse_results_csv(const std::string& text, const std::string& file);
 std::vector<ResultRow> read_results_csv(const std::string& path);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "analysis/speedup_axes.hpp"
 #include "backends/registry.hpp"
 #include "common/error.hpp"
 #include "fitting/error_metrics.hpp"
@@ -89,7 +90,8 @@ TimeSeries series_from_rows(const std::vector<ResultRow>& rows, const std::strin
     any = true;
     s.kind = r.kind;
     s.mode = r.mode;
-    if (r.time_s) (r.disturbed.empty() ? times : disturbed_times)[{r.op, r.shape, r.dtype}].push_back(*r.time_s);
+    if (r.time_s)
+      (r.disturbed.empty() ? times : disturbed_times)[{r.op, r.shape, r.dtype, r.point_columns}].push_back(*r.time_s);
   }
   if (!any) {
     std::vector<std::string> present;
@@ -146,69 +148,74 @@ TimeSeries resolve_series(const std::vector<ResultRow>& rows, const std::string&
                    "\"" + spec + "\"");
 }
 
-std::vector<SpeedupSample> paired_speedups(const TimeSeries& baseline, const TimeSeries& target, const std::string& op) {
-  std::vector<SpeedupSample> out;
-  for (const auto& [id, t] : target.time_s) {
-    if (!op.empty() && id.op != op) continue;
-    const auto b = baseline.time_s.find(id);
-    if (b == baseline.time_s.end()) continue;
-    SpeedupSample sample{id, b->second, t, b->second / t};
-    sample.disturbed = baseline.disturbed.count(id) > 0 || target.disturbed.count(id) > 0;
-    out.push_back(sample);
-  }
-  return out;
-}
-
 namespace {
 
-SpeedupGrid empty_grid(const std::vector<SpeedupSample>& points) {
-  SpeedupGrid g;
-  std::set<std::int64_t> xs, ys;
-  for (const auto& p : points) {
-    xs.insert(p.id.shape.num_inputs);
-    ys.insert(p.id.shape.num_outputs);
-  }
-  g.xs.assign(xs.begin(), xs.end());
-  g.ys.assign(ys.begin(), ys.end());
-  g.speedup.assign(g.xs.size(), std::vector<std::optional<double>>(g.ys.size()));
-  return g;
+// The column names a series' points carry (PointId::columns).
+std::set<std::string> series_columns(const TimeSeries& s) {
+  std::set<std::string> names;
+  for (const auto& [id, t] : s.time_s)
+    for (const auto& [name, cell] : id.columns) names.insert(name);
+  return names;
 }
 
-std::size_t index_of(const std::vector<std::int64_t>& values, std::int64_t v) {
-  return static_cast<std::size_t>(std::lower_bound(values.begin(), values.end(), v) - values.begin());
+// `id` with only the columns in `keep`: what it is matched on against a series with other columns.
+PointId restricted_id(PointId id, const std::set<std::string>& keep) {
+  for (auto it = id.columns.begin(); it != id.columns.end();)
+    it = keep.count(it->first) ? std::next(it) : id.columns.erase(it);
+  return id;
+}
+
+SpeedupSample speedup_sample(const PointId& id, const TimeSeries& baseline, const PointId& baseline_id, double baseline_s,
+                             const TimeSeries& target, const PointId& target_id, double target_s) {
+  SpeedupSample sample{id, baseline_s, target_s, baseline_s / target_s};
+  sample.disturbed = baseline.disturbed.count(baseline_id) > 0 || target.disturbed.count(target_id) > 0;
+  return sample;
 }
 
 }  // namespace
 
-std::vector<SpeedupGrid> grids_per_feature(const std::vector<SpeedupSample>& points) {
-  std::set<std::int64_t> features;
-  for (const auto& p : points) features.insert(p.id.shape.num_features);
-  std::vector<SpeedupGrid> grids;
-  for (const auto f : features) {
-    // Every panel spans the same axes, so panels of one figure line up.
-    SpeedupGrid g = empty_grid(points);
-    g.slice = "num_features = " + std::to_string(f);
-    for (const auto& p : points)
-      if (p.id.shape.num_features == f)
-        g.speedup[index_of(g.xs, p.id.shape.num_inputs)][index_of(g.ys, p.id.shape.num_outputs)] = p.speedup;
-    grids.push_back(std::move(g));
+std::vector<SpeedupSample> paired_speedups(const TimeSeries& baseline, const TimeSeries& target, const std::string& op) {
+  std::vector<SpeedupSample> out;
+  const std::set<std::string> baseline_columns = series_columns(baseline), target_columns = series_columns(target);
+  if (baseline_columns == target_columns) {
+    // The same columns on both sides (always so for two backends of one file): one point, one partner.
+    for (const auto& [id, t] : target.time_s) {
+      if (!op.empty() && id.op != op) continue;
+      const auto b = baseline.time_s.find(id);
+      if (b != baseline.time_s.end()) out.push_back(speedup_sample(id, baseline, id, b->second, target, id, t));
+    }
+    return out;
   }
-  return grids;
+  // Matched on the columns both carry; the sample keeps the columns of both.
+  std::set<std::string> shared;
+  for (const auto& name : baseline_columns)
+    if (target_columns.count(name)) shared.insert(name);
+  std::multimap<PointId, const std::pair<const PointId, double>*> baseline_by_key;
+  for (const auto& entry : baseline.time_s)
+    if (op.empty() || entry.first.op == op) baseline_by_key.emplace(restricted_id(entry.first, shared), &entry);
+  for (const auto& [id, t] : target.time_s) {
+    if (!op.empty() && id.op != op) continue;
+    const auto [first, last] = baseline_by_key.equal_range(restricted_id(id, shared));
+    for (auto it = first; it != last; ++it) {
+      PointId both = id;
+      both.columns.insert(it->second->first.columns.begin(), it->second->first.columns.end());
+      out.push_back(speedup_sample(both, baseline, it->second->first, it->second->second, target, id, t));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const SpeedupSample& a, const SpeedupSample& b) { return a.id < b.id; });
+  return out;
+}
+
+std::vector<SpeedupGrid> grids_per_feature(const std::vector<SpeedupSample>& points) {
+  // Every panel spans the same axes, so panels of one figure line up.
+  return grids_over(points, "num_inputs", "num_outputs", {"num_features"}, false, true);
 }
 
 SpeedupGrid grid_averaged_over_features(const std::vector<SpeedupSample>& points) {
-  SpeedupGrid g = empty_grid(points);
+  std::vector<SpeedupGrid> grids = grids_over(points, "num_inputs", "num_outputs", {}, true, true);
+  SpeedupGrid g = grids.empty() ? SpeedupGrid() : std::move(grids.front());
   std::set<std::int64_t> features;
-  std::vector<std::vector<std::pair<double, int>>> sums(g.xs.size(), std::vector<std::pair<double, int>>(g.ys.size()));
-  for (const auto& p : points) {
-    features.insert(p.id.shape.num_features);
-    auto& cell = sums[index_of(g.xs, p.id.shape.num_inputs)][index_of(g.ys, p.id.shape.num_outputs)];
-    cell.first += std::log(p.speedup);
-    cell.second += 1;
-  }
-  for (std::size_t i = 0; i < g.xs.size(); ++i)
-    for (std::size_t j = 0; j < g.ys.size(); ++j)
-      if (sums[i][j].second > 0) g.speedup[i][j] = std::exp(sums[i][j].first / sums[i][j].second);
+  for (const auto& p : points) features.insert(p.id.shape.num_features);
   g.slice = features.empty() ? "no points"
             : features.size() == 1
                 ? "num_features = " + std::to_string(*features.begin())
@@ -234,8 +241,8 @@ std::vector<Segment> unit_contour(const SpeedupGrid& g) {
           break;
         }
         v[k] = std::log(*s);
-        px[k] = std::log2(static_cast<double>(g.xs[ci[k]]));
-        py[k] = std::log2(static_cast<double>(g.ys[cj[k]]));
+        px[k] = g.x_log ? std::log2(g.xs[ci[k]]) : g.xs[ci[k]];
+        py[k] = g.y_log ? std::log2(g.ys[cj[k]]) : g.ys[cj[k]];
       }
       if (!complete) continue;
       // Crossing points on edges k -> k+1 (bottom, right, top, left), -1 when the edge does not cross.
@@ -251,9 +258,9 @@ std::vector<Segment> unit_contour(const SpeedupGrid& g) {
         ey[k] = py[a] + t * (py[b] - py[a]);
         ++count;
       }
-      auto add = [&](int e0, int e1) {
-        segments.push_back({std::exp2(ex[e0]), std::exp2(ey[e0]), std::exp2(ex[e1]), std::exp2(ey[e1])});
-      };
+      const auto x_of = [&](double c) { return g.x_log ? std::exp2(c) : c; };
+      const auto y_of = [&](double c) { return g.y_log ? std::exp2(c) : c; };
+      auto add = [&](int e0, int e1) { segments.push_back({x_of(ex[e0]), y_of(ey[e0]), x_of(ex[e1]), y_of(ey[e1])}); };
       if (count == 2) {
         int first = -1, second = -1;
         for (int k = 0; k < 4; ++k)

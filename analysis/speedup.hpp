@@ -18,12 +18,16 @@ namespace tilesim::analysis {
 
 // A point without backend or repeat: what two sources are matched on.
 struct PointId {
-  std::string op;
-  OpShape shape;
-  std::string dtype = "float32";
+  std::string op;     // the op; a workload sweep's row: the name its figures go by (analysis/workload_results.hpp)
+  OpShape shape;      // all zero for a point without sizes (a workload sweep's)
+  std::string dtype = "float32";  // "" for a point without one (a workload sweep's)
+  // Every other cell that identifies the point, by column name: ResultRow::point_columns (a workload
+  // sweep's axes, an op sweep's extra columns) and a what-if family's machine figures
+  // (analysis/speedup_axes.hpp). Empty for an op sweep's row and a reference measurement.
+  std::map<std::string, std::string> columns = {};
   bool operator<(const PointId& o) const {
-    return std::tie(op, shape.num_inputs, shape.num_features, shape.num_outputs, dtype) <
-           std::tie(o.op, o.shape.num_inputs, o.shape.num_features, o.shape.num_outputs, o.dtype);
+    return std::tie(op, shape.num_inputs, shape.num_features, shape.num_outputs, dtype, columns) <
+           std::tie(o.op, o.shape.num_inputs, o.shape.num_features, o.shape.num_outputs, o.dtype, o.columns);
   }
 };
 
@@ -67,26 +71,36 @@ struct SpeedupSample {
   bool disturbed = false;  // either time was disturbed (TimeSeries::disturbed)
 };
 
-// Points both series have, for one op (all ops when `op` is empty), in PointId order.
+// Points both series have, for one op (all ops when `op` is empty), in PointId order. Two points pair
+// when op, sizes, dtype and every column both series' points carry agree (PointId::columns): the
+// backend alone may differ. A column only one series carries (a what-if family's machine figures) takes
+// no part, so a point of the other series pairs with each of its settings, and the sample's id holds
+// the columns of both.
 std::vector<SpeedupSample> paired_speedups(const TimeSeries& baseline, const TimeSeries& target, const std::string& op);
 
-// Speedups over the (num_inputs x num_outputs) grid of one slice.
+// Speedups over the (x column x y column) grid of one slice: (num_inputs x num_outputs) unless asked
+// otherwise (analysis/speedup_axes.hpp).
 struct SpeedupGrid {
   std::string slice;                   // "num_features = 64" or "geometric mean over num_features 16-512"
-  std::vector<std::int64_t> xs;        // num_inputs, ascending
-  std::vector<std::int64_t> ys;        // num_outputs, ascending
+  std::string x_column = "num_inputs", y_column = "num_outputs";
+  // Log2 axes (cells edged at geometric midpoints, the 1x contour found in log2 coordinates), else linear.
+  bool x_log = true, y_log = true;
+  std::vector<double> xs;              // the x column's values, ascending
+  std::vector<double> ys;              // the y column's values, ascending
   std::vector<std::vector<std::optional<double>>> speedup;  // [x index][y index]; nullopt: no point
 };
 
-// One grid per num_features value, ascending.
+// One grid per num_features value, ascending, over (num_inputs x num_outputs). A cell holds the speedup
+// of its one point (the geometric mean should points of several dtypes share it).
 std::vector<SpeedupGrid> grids_per_feature(const std::vector<SpeedupSample>& points);
 // One grid: at each (num_inputs, num_outputs) the geometric mean of the speedups over the feature sizes
 // present there (the mean of log speedups, so 2x and 0.5x average to 1x).
 SpeedupGrid grid_averaged_over_features(const std::vector<SpeedupSample>& points);
 
 // The 1x contour of a grid: line segments where log(speedup) crosses 0, by marching squares on the
-// cells of the grid in log2 coordinates (values interpolated linearly in log speedup along each edge;
-// the two ambiguous saddle cases resolved by the cell's mean). Endpoints are sizes (2^x), not logs.
+// cells of the grid in log2 coordinates (linear ones on a linear axis; values interpolated linearly in
+// log speedup along each edge; the two ambiguous saddle cases resolved by the cell's mean). Endpoints
+// are column values (2^x on a log axis), not logs.
 struct Segment {
   double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };

@@ -60,30 +60,71 @@ std::string speedup_tics(double range) {
   return s.str();
 }
 
-// Tics at the grid's values, labelled 16 / 1k / 32k; when there are more than six, only every
-// `every`-th is labelled (the others are minor tics).
-std::string size_tics(const std::vector<std::int64_t>& values, bool labelled, std::size_t every = 2) {
+// A grid value in a data file or tic: a whole number as its digits (the sizes: 32768, not 3.2768e+04),
+// anything else at full precision.
+std::string axis_number(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v == 0 ? 0.0 : v);
+    return buf;
+  }
+  return gp_number(v);
+}
+
+// Tics at the grid's values, labelled 16 / 1k / 32k (0.5 for a value that is not whole); when there
+// are more than six, only every `every`-th is labelled (the others are minor tics).
+std::string size_tics(const std::vector<double>& values, bool labelled, std::size_t every = 2) {
   std::ostringstream s;
   s << "(";
   const bool thin = values.size() > 6;
   for (std::size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
     s << (i ? ", " : "");
-    if (!labelled || (thin && i % every)) s << "\"\" " << values[i] << " 1";
-    else s << "\"" << size_label(values[i]) << "\" " << values[i];
+    if (!labelled || (thin && i % every)) s << "\"\" " << axis_number(v) << " 1";
+    else
+      s << "\"" << (v == std::floor(v) && std::fabs(v) < 9e18 ? size_label(static_cast<std::int64_t>(v)) : short_number(v)) << "\" "
+        << axis_number(v);
   }
   s << ")";
   return s.str();
 }
 
-// Cell edges: geometric midpoints between neighbours (the grid is log-spaced), mirrored at the ends.
-std::vector<double> edges(const std::vector<std::int64_t>& v) {
+// Cell edges: geometric midpoints between neighbours on a log axis (the grid is log-spaced there),
+// arithmetic ones on a linear axis, mirrored at the ends.
+std::vector<double> edges(const std::vector<double>& v, bool log_axis) {
   std::vector<double> e;
   if (v.empty()) return e;
-  if (v.size() == 1) return {v[0] / std::sqrt(2.0), v[0] * std::sqrt(2.0)};
-  e.push_back(static_cast<double>(v[0]) / std::sqrt(static_cast<double>(v[1]) / static_cast<double>(v[0])));
-  for (std::size_t i = 0; i + 1 < v.size(); ++i) e.push_back(std::sqrt(static_cast<double>(v[i]) * static_cast<double>(v[i + 1])));
-  e.push_back(static_cast<double>(v.back()) * std::sqrt(static_cast<double>(v.back()) / static_cast<double>(v[v.size() - 2])));
+  if (log_axis) {
+    if (v.size() == 1) return {v[0] / std::sqrt(2.0), v[0] * std::sqrt(2.0)};
+    e.push_back(v[0] / std::sqrt(v[1] / v[0]));
+    for (std::size_t i = 0; i + 1 < v.size(); ++i) e.push_back(std::sqrt(v[i] * v[i + 1]));
+    e.push_back(v.back() * std::sqrt(v.back() / v[v.size() - 2]));
+    return e;
+  }
+  // One value: a cell a quarter of its size either side (half a unit either side of 0).
+  if (v.size() == 1) return {v[0] - (v[0] != 0 ? std::fabs(v[0]) / 4 : 0.5), v[0] + (v[0] != 0 ? std::fabs(v[0]) / 4 : 0.5)};
+  e.push_back(v[0] - (v[1] - v[0]) / 2);
+  for (std::size_t i = 0; i + 1 < v.size(); ++i) e.push_back((v[i] + v[i + 1]) / 2);
+  e.push_back(v.back() + (v.back() - v[v.size() - 2]) / 2);
   return e;
+}
+
+// A 3D axis's range: its values' ends; a single value's cell edges, since gnuplot refuses an empty range.
+std::string surface_range(const std::vector<double>& values, bool log_axis) {
+  if (values.front() != values.back()) return "[" + axis_number(values.front()) + ":" + axis_number(values.back()) + "]";
+  const auto e = edges(values, log_axis);
+  return "[" + gp_number(e.front()) + ":" + gp_number(e.back()) + "]";
+}
+
+// "set logscale xy 2" for the default axes; an axis the grid draws linear is left out.
+std::string log_scales(const SpeedupGrid& g) {
+  const std::string axes = std::string(g.x_log ? "x" : "") + (g.y_log ? "y" : "");
+  return axes.empty() ? std::string() : "set logscale " + axes + " 2\n";
+}
+
+// The heat map's axis title: the row counts say what they count, as they always did.
+std::string heatmap_axis_title(const std::string& title) {
+  return title == "num_inputs" || title == "num_outputs" ? title + " (rows)" : title;
 }
 
 // The 1x contour as one data set: segments one blank line apart, then the two blank lines that end
@@ -194,22 +235,29 @@ GnuplotFigure speedup_heatmap_figure(const SurfaceFigureSpec& spec) {
   const int left = 56, right = 80, top = top_margin(spec) + 11 * (title_lines - 1), bottom = 36, gap_x = 10,
             gap_y = 11 + 11 * title_lines;
   const int columns = layout_for(spec.panels.size(), 1, 1, 0, 0, 0, 0, 0, 0).columns;
-  const int panel_w = fitted_panel_width(spec, single ? 200 : 140, columns, left + right + (columns - 1) * gap_x);
-  const int panel_h = single ? 180 : 124;
+  // Wide and tall enough for the axis titles too: a column such as a machine figure's path is longer
+  // than the sizes' names, which always fitted.
+  const int panel_w = std::max(fitted_panel_width(spec, single ? 200 : 140, columns, left + right + (columns - 1) * gap_x),
+                               text_width_px(heatmap_axis_title(spec.x_title), 9) + 8);
+  const int rows = static_cast<int>((std::max<std::size_t>(spec.panels.size(), 1) + columns - 1) / columns);
+  const int panel_h = std::max(single ? 180 : 124,
+                               (text_width_px(heatmap_axis_title(spec.y_title), 9) + 16 - top - bottom - (rows - 1) * gap_y) / rows);
   const Layout l = layout_for(spec.panels.size(), panel_w, panel_h, left, right, top, bottom, gap_x, gap_y);
   const double L = log10_range(spec.range);
 
   GnuplotFigure fig = figure_for(spec, l, "");
 
+  const SpeedupGrid axes = spec.panels.empty() ? SpeedupGrid() : spec.panels.front().grid;
   std::ostringstream data;
   data << "# " << fig.description << "\n"
        << "# speedup = baseline time / target time; baseline: " << spec.baseline_label << "; target: " << spec.target_label
        << "\n# Per panel two data sets (gnuplot index 2p and 2p+1):\n"
-       << "#   cells: num_inputs num_outputs x_low x_high y_low y_high log10_speedup speedup label label_rgb\n"
-       << "#   the 1x contour: segments of two points (num_inputs num_outputs), one blank line apart\n";
+       << "#   cells: " << axes.x_column << " " << axes.y_column
+       << " x_low x_high y_low y_high log10_speedup speedup label label_rgb\n"
+       << "#   the 1x contour: segments of two points (" << axes.x_column << " " << axes.y_column << "), one blank line apart\n";
   for (std::size_t p = 0; p < spec.panels.size(); ++p) {
     const SpeedupGrid& g = spec.panels[p].grid;
-    const auto xe = edges(g.xs), ye = edges(g.ys);
+    const auto xe = edges(g.xs, g.x_log), ye = edges(g.ys, g.y_log);
     data << "# panel " << p << ": " << spec.panels[p].title << " (" << g.slice << ")\n";
     data << "NaN NaN NaN NaN NaN NaN NaN NaN \"\" 0\n";  // keeps the set counted when the panel has no point
     for (std::size_t i = 0; i < g.xs.size(); ++i)
@@ -219,7 +267,7 @@ GnuplotFigure speedup_heatmap_figure(const SurfaceFigureSpec& spec) {
         const double v = std::log10(s);
         // White labels on the saturated ends of the palette, black elsewhere.
         const int rgb = std::fabs(v) > 0.62 * L ? 0xffffff : 0x000000;
-        data << g.xs[i] << " " << g.ys[j] << " " << gp_number(xe[i]) << " " << gp_number(xe[i + 1]) << " "
+        data << axis_number(g.xs[i]) << " " << axis_number(g.ys[j]) << " " << gp_number(xe[i]) << " " << gp_number(xe[i + 1]) << " "
              << gp_number(ye[j]) << " " << gp_number(ye[j + 1]) << " " << gp_number(v) << " " << gp_number(s) << " \""
              << format_speedup(s) << "\" " << rgb << "\n";
       }
@@ -230,7 +278,7 @@ GnuplotFigure speedup_heatmap_figure(const SurfaceFigureSpec& spec) {
 
   std::ostringstream b;
   const double W = l.width_px, H = l.height_px;
-  b << colour_scale(spec, l, right, top, bottom) << "set logscale xy 2\n"
+  b << colour_scale(spec, l, right, top, bottom) << log_scales(axes)
     << "set style fill solid 1.0 noborder\n"
     << "set tics front\n"
     << "set key off\n"
@@ -240,7 +288,7 @@ GnuplotFigure speedup_heatmap_figure(const SurfaceFigureSpec& spec) {
     << gp_number(gap_x / W) << ", " << gp_number(gap_y / H) << "\n";
   for (std::size_t p = 0; p < spec.panels.size(); ++p) {
     const SpeedupGrid& g = spec.panels[p].grid;
-    const auto xe = edges(g.xs), ye = edges(g.ys);
+    const auto xe = edges(g.xs, g.x_log), ye = edges(g.ys, g.y_log);
     const std::size_t col = p % static_cast<std::size_t>(l.columns);
     const bool left_column = col == 0;
     const bool bottom_row = p + static_cast<std::size_t>(l.columns) >= spec.panels.size();
@@ -249,8 +297,8 @@ GnuplotFigure speedup_heatmap_figure(const SurfaceFigureSpec& spec) {
       << "set yrange [" << gp_number(ye.front()) << ":" << gp_number(ye.back()) << "]\n"
       << "set xtics " << size_tics(g.xs, bottom_row) << " out nomirror scale 0.6,0.3 offset 0,0.3\n"
       << "set ytics " << size_tics(g.ys, left_column) << " out nomirror scale 0.6,0.3 offset 0.4,0\n"
-      << "set xlabel " << (bottom_row ? gp_quoted("num_inputs (rows)") : std::string("\"\"")) << " offset 0,0.8\n"
-      << "set ylabel " << (left_column ? gp_quoted("num_outputs (rows)") : std::string("\"\"")) << " offset 0.6,0\n"
+      << "set xlabel " << (bottom_row ? gp_quoted(heatmap_axis_title(spec.x_title)) : std::string("\"\"")) << " offset 0,0.8\n"
+      << "set ylabel " << (left_column ? gp_quoted(heatmap_axis_title(spec.y_title)) : std::string("\"\"")) << " offset 0.6,0\n"
       // Cells without a point show as grey, not as the palette's 1x white.
       << "set object 1 rectangle from graph 0,0 to graph 1,1 behind fillcolor rgb \"#d9d9d9\" fillstyle solid 1.0 noborder\n"
       << (p + 1 == spec.panels.size() ? "set colorbox\n" : "unset colorbox\n");
@@ -274,7 +322,7 @@ GnuplotFigure speedup_surface3d_figure(const SurfaceFigureSpec& spec_in) {
   // Small panels carry no axis titles: the subtitle names the axes once.
   SurfaceFigureSpec spec = spec_in;
   if (!single)
-    spec.subtitle += (spec.subtitle.empty() ? "" : "\n") + std::string("left axis: num_inputs, right axis: num_outputs");
+    spec.subtitle += std::string(spec.subtitle.empty() ? "" : "\n") + "left axis: " + spec.x_title + ", right axis: " + spec.y_title;
   // Several panels show no axis titles or colour box (the z tics give the scale), to leave the room
   // to the surfaces.
   int title_lines = 1;
@@ -283,18 +331,22 @@ GnuplotFigure speedup_surface3d_figure(const SurfaceFigureSpec& spec_in) {
             top = top_margin(spec) - (single ? 20 : 4) + 11 * (title_lines - 1), bottom = 0, gap_x = 10,
             gap_y = 4 + 11 * (title_lines - 1);
   const int columns = layout_for(spec.panels.size(), 1, 1, 0, 0, 0, 0, 0, 0).columns;
-  const int panel_w = fitted_panel_width(spec, single ? 290 : 200, columns, left + right + (columns - 1) * gap_x);
+  // One panel titles its axes, each along its side of the box (a multi-panel figure's subtitle names them).
+  const int titles_w = single ? text_width_px(spec.x_title, 9) + text_width_px(spec.y_title, 9) + 40 : 0;
+  const int panel_w = std::max(fitted_panel_width(spec, single ? 290 : 200, columns, left + right + (columns - 1) * gap_x), titles_w);
   const int panel_h = single ? 215 : 150 + 12 * title_lines;
   const Layout l = layout_for(spec.panels.size(), panel_w, panel_h, left, right, top, bottom, gap_x, gap_y);
   const double L = log10_range(spec.range);
 
   GnuplotFigure fig = figure_for(spec, l, ", 3D surface");
 
+  const SpeedupGrid axes = spec.panels.empty() ? SpeedupGrid() : spec.panels.front().grid;
   std::ostringstream data;
   data << "# " << fig.description << "\n"
        << "# speedup = baseline time / target time; baseline: " << spec.baseline_label << "; target: " << spec.target_label
        << "\n# Per panel three data sets (gnuplot index 3p, 3p+1, 3p+2):\n"
-       << "#   surface: num_inputs num_outputs log10_speedup (NaN: no point), one block per num_inputs\n"
+       << "#   surface: " << axes.x_column << " " << axes.y_column << " log10_speedup (NaN: no point), one block per "
+       << axes.x_column << "\n"
        << "#   the 1x plane: its four corners; the 1x contour: segments at z = 0\n";
   for (std::size_t p = 0; p < spec.panels.size(); ++p) {
     const SpeedupGrid& g = spec.panels[p].grid;
@@ -302,15 +354,17 @@ GnuplotFigure speedup_surface3d_figure(const SurfaceFigureSpec& spec_in) {
     for (std::size_t i = 0; i < g.xs.size(); ++i) {
       for (std::size_t j = 0; j < g.ys.size(); ++j) {
         const auto& s = g.speedup[i][j];
-        data << g.xs[i] << " " << g.ys[j] << " " << (s ? gp_number(std::log10(*s)) : "NaN") << "\n";
+        data << axis_number(g.xs[i]) << " " << axis_number(g.ys[j]) << " " << (s ? gp_number(std::log10(*s)) : "NaN") << "\n";
       }
       data << "\n";
     }
     if (g.xs.empty() || g.ys.empty()) {
       data << "NaN NaN NaN\n\n\nNaN NaN NaN\n\n\n";  // placeholders keep the later data sets' indices
     } else {
-      data << "\n" << g.xs.front() << " " << g.ys.front() << " 0\n" << g.xs.front() << " " << g.ys.back() << " 0\n\n"
-           << g.xs.back() << " " << g.ys.front() << " 0\n" << g.xs.back() << " " << g.ys.back() << " 0\n\n\n";
+      const std::string x0 = axis_number(g.xs.front()), x1 = axis_number(g.xs.back()), y0 = axis_number(g.ys.front()),
+                        y1 = axis_number(g.ys.back());
+      data << "\n" << x0 << " " << y0 << " 0\n" << x0 << " " << y1 << " 0\n\n"
+           << x1 << " " << y0 << " 0\n" << x1 << " " << y1 << " 0\n\n\n";
     }
     write_contour(data, unit_contour(g), true);
   }
@@ -320,7 +374,7 @@ GnuplotFigure speedup_surface3d_figure(const SurfaceFigureSpec& spec_in) {
   const double W = l.width_px, H = l.height_px;
   b << colour_scale(spec, l, right, top + 20, bottom + 30) << (single ? "" : "unset colorbox\n") << "set zrange [" << gp_number(-L) << ":" << gp_number(L) << "]\n"
     << "set ztics " << speedup_tics(spec.range) << " scale 0.5\n"
-    << "set logscale xy 2\n"
+    << log_scales(axes)
     // Looking from the large sizes, where the crossovers lie. The surfaces are drawn in order, the
     // translucent 1x plane first, so the colours of the surface above it stay true (pm3d depth
     // sorting would also bury the crossover line, which is drawn last).
@@ -344,12 +398,12 @@ GnuplotFigure speedup_surface3d_figure(const SurfaceFigureSpec& spec_in) {
       << gp_number(panel_h_screen) << "\n"
       << (spec.panels[p].title.empty() ? std::string("unset title\n")
                                         : "set title " + gp_quoted(spec.panels[p].title) + " offset 0,0\n")
-      << "set xrange [" << g.xs.front() << ":" << g.xs.back() << "]\n"
-      << "set yrange [" << g.ys.front() << ":" << g.ys.back() << "]\n"
+      << "set xrange " << surface_range(g.xs, g.x_log) << "\n"
+      << "set yrange " << surface_range(g.ys, g.y_log) << "\n"
       << "set xtics " << size_tics(g.xs, true, single ? 2 : 4) << " offset 0.2,-0.3 scale 0.5\n"
       << "set ytics " << size_tics(g.ys, true, single ? 2 : 5) << " offset -0.2,-0.3 scale 0.5\n"
-      << "set xlabel " << (single ? gp_quoted("num_inputs") : std::string("\"\"")) << " offset 0,-0.4 rotate parallel\n"
-      << "set ylabel " << (single ? gp_quoted("num_outputs") : std::string("\"\"")) << " offset 0,-0.4 rotate parallel\n"
+      << "set xlabel " << (single ? gp_quoted(spec.x_title) : std::string("\"\"")) << " offset 0,-0.4 rotate parallel\n"
+      << "set ylabel " << (single ? gp_quoted(spec.y_title) : std::string("\"\"")) << " offset 0,-0.4 rotate parallel\n"
       << "set zlabel " << (single ? "\"speedup\"" : "\"\"") << " rotate parallel offset -1,0\n";
     const int surface = 3 * static_cast<int>(p), plane = surface + 1, contour = surface + 2;
     b << "splot datafile index " << plane << " using 1:2:3 with pm3d fillcolor rgb \"#C0404040\" notitle, \\\n"

@@ -71,7 +71,9 @@ struct RooflineArgs {
 struct SurfaceArgs {
   std::string results;
   std::vector<std::string> baselines, targets;  // backends of RESULTS.csv or hydronet reference CSVs / directories
-  std::string average_over;                     // "" or "num_features"
+  std::string x_column = "num_inputs";          // --x: the column across (analysis/speedup_axes.hpp)
+  std::string y_column = "num_outputs";         // --y: the column up
+  std::string average_over;                     // "", "num_features" (the default axes), "all" or columns
   std::string ops;                              // comma-separated; default: every op in the results
   std::string out_dir;                          // default: beside RESULTS.csv, in plots/
   double range = 0;                             // colour scale 1/range .. range; 0: from the data

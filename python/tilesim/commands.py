@@ -315,11 +315,14 @@ def roofline(results, machines=(), out=None):
     return _figures(["roofline", results] + _repeated("--machine", machines), results, out)
 
 
-def plot_surface(results, baselines, targets, *, average_over=None, ops=None, out=None, range=None):  # noqa: A002
-    """``tilesim plot surface``: the targets' speedup over the baselines on the (num_inputs x num_outputs) grid."""
+def plot_surface(results, baselines, targets, *, x=None, y=None, average_over=None, ops=None, out=None, range=None):  # noqa: A002
+    """``tilesim plot surface``: the targets' speedup over the baselines on the grid of two columns, (num_inputs x
+    num_outputs) unless ``x`` and ``y`` name others (``"num_features"``, a workload sweep's ``"loader.batch_size"``)."""
     ops = ",".join(ops) if isinstance(ops, (list, tuple)) else ops
+    average_over = ",".join(average_over) if isinstance(average_over, (list, tuple)) else average_over
     return _figures(["plot", "surface", results] + _repeated("--baseline", baselines) + _repeated("--target", targets) +
-                    _optional("--average-over", average_over) + _optional("--ops", ops) + _optional("--range", range), results, out)
+                    _optional("--x", x) + _optional("--y", y) + _optional("--average-over", average_over) +
+                    _optional("--ops", ops) + _optional("--range", range), results, out)
 
 
 def plot_throughput(results, out=None):

@@ -130,7 +130,7 @@ TEST_CASE("the colour range covers every speedup with a round figure", "[analysi
   auto panels_with = [](std::vector<double> speedups) {
     SurfacePanel p;
     p.grid.xs = {16};
-    p.grid.ys = std::vector<std::int64_t>(speedups.size(), 32);
+    p.grid.ys = std::vector<double>(speedups.size(), 32);
     p.grid.speedup.resize(1);
     for (double s : speedups) p.grid.speedup[0].push_back(s);
     return std::vector<SurfacePanel>{p};

@@ -79,8 +79,8 @@ TEST_CASE("surface grids: one per feature size, and the geometric mean over them
   const auto per_feature = grids_per_feature(points);
   REQUIRE(per_feature.size() == 2);
   CHECK(per_feature[0].slice == "num_features = 16");
-  CHECK(per_feature[0].xs == std::vector<std::int64_t>{16, 32});
-  CHECK(per_feature[0].ys == std::vector<std::int64_t>{32, 64});
+  CHECK(per_feature[0].xs == std::vector<double>{16, 32});
+  CHECK(per_feature[0].ys == std::vector<double>{32, 64});
   CHECK(*per_feature[0].speedup[0][0] == Approx(2));
   CHECK(*per_feature[0].speedup[0][1] == Approx(8));
   CHECK_FALSE(per_feature[1].speedup[0][1]);  // no (16, 64) point with 64 features: the cell stays empty

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/results_support.hpp"
 #include "tests/support/test_support.hpp"
 
 using namespace tilesim_test;
@@ -168,6 +169,96 @@ TEST_CASE("tilesim plot surface rejects what it cannot draw", "[analysis][cli][p
   CHECK_THAT(r.err, Contains("--ops") && Contains("scatter_mean"));
   r = run_tilesim("plot surface " + results + " --target ipu:bow", dir());
   CHECK(r.exit_code == 2);
+}
+
+TEST_CASE("tilesim plot surface: without --x and --y, or with the defaults, the figures it always drew", "[analysis][cli][plots]") {
+  const std::string results = write_text(dir() / "axes_defaults" / "results.csv", surface_test_op_results()).string();
+  const fs::path plain = dir() / "axes_defaults" / "plain", named = dir() / "axes_defaults" / "named";
+  auto r = run_tilesim("plot surface " + results + " --target ipu:bow --baseline cpu --out " + plain.string(), dir());
+  REQUIRE(r.exit_code == 0);
+  r = run_tilesim("plot surface " + results + " --target ipu:bow --baseline cpu --x num_inputs --y num_outputs --out " + named.string(),
+                  dir());
+  REQUIRE(r.exit_code == 0);
+  for (const char* stem : {"speedup_gather_ipu-bow_over_cpu_heatmap", "speedup_gather_ipu-bow_over_cpu_surface3d"}) {
+    INFO(stem);
+    CHECK(figure_problem(plain, stem) == "");
+    for (const char* ext : {".gp", ".dat"}) CHECK(slurp(plain / (std::string(stem) + ext)) == slurp(named / (std::string(stem) + ext)));
+  }
+  // One panel per num_features over (num_inputs x num_outputs), log axes, sizes as integers.
+  const std::string data = slurp(plain / "speedup_gather_ipu-bow_over_cpu_heatmap.dat");
+  CHECK_THAT(data, Contains("#   cells: num_inputs num_outputs x_low") && Contains("# panel 1: num_features = 64") &&
+                       Contains("\n16 32 4 64 8 128 0.301029996 2 \"2.00\" 0\n"));
+  CHECK_THAT(slurp(plain / "speedup_gather_ipu-bow_over_cpu_heatmap.gp"),
+             Contains("set logscale xy 2\n") && Contains("num\\\\_inputs (rows)"));
+}
+
+TEST_CASE("tilesim plot surface --x num_features --y num_outputs: the speedups in the cells", "[analysis][cli][plots]") {
+  const std::string results = write_text(dir() / "axes_features" / "results.csv", surface_test_op_results()).string();
+  const fs::path plots = dir() / "axes_features" / "plots";
+  const std::string base =
+      "plot surface " + results + " --target ipu:bow --baseline cpu --x num_features --y num_outputs --out " + plots.string();
+  // Averaged over num_inputs: the geometric means of results_support.hpp, num_features linear (4x).
+  auto r = run_tilesim(base + " --average-over all", dir());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string mean = "speedup_gather_ipu-bow_over_cpu_mean_x-num_features_y-num_outputs";
+  CHECK(figure_problem(plots, mean + "_heatmap") == "");
+  CHECK(figure_problem(plots, mean + "_surface3d") == "");
+  CHECK_THAT(slurp(plots / (mean + "_heatmap.dat")),
+             Contains("#   cells: num_features num_outputs") && Contains("\n16 32 -8 40 8 128 0.602059991 4 \"4.00\"") &&
+                 Contains("\n16 512 -8 40 128 2048 0 1 \"1.00\"") && Contains("\n64 32 40 88 8 128 0 1 \"1.00\"") &&
+                 Contains("\n64 512 40 88 128 2048 -0.602059991 0.25 \"0.25\""));
+  CHECK_THAT(slurp(plots / (mean + "_heatmap.gp")),
+             Contains("set logscale y 2\n") && !Contains("set logscale xy") && Contains("geometric mean over num\\\\_inputs 16-256"));
+  // Without --average-over: one panel per num_inputs, each speedup as it is.
+  r = run_tilesim(base, dir());
+  REQUIRE(r.exit_code == 0);
+  const std::string panels = "speedup_gather_ipu-bow_over_cpu_x-num_features_y-num_outputs";
+  CHECK(figure_problem(plots, panels + "_heatmap") == "");
+  const std::string data = slurp(plots / (panels + "_heatmap.dat"));
+  CHECK_THAT(data, Contains("# panel 0: num_inputs = 16") && Contains("# panel 1: num_inputs = 256") &&
+                       Contains("\n16 32 -8 40 8 128 0.301029996 2 \"2.00\"") && Contains("\n16 32 -8 40 8 128 0.903089987 8 \"8.00\""));
+  CHECK_THAT(slurp(plots / (panels + "_heatmap.gp")), Contains("one panel per num\\\\_inputs"));
+}
+
+TEST_CASE("tilesim plot surface names a column the results do not have, and the columns they do", "[analysis][cli][plots]") {
+  const std::string results = write_text(dir() / "axes_missing" / "results.csv", surface_test_op_results()).string();
+  auto r = run_tilesim("plot surface " + results + " --target ipu:bow --baseline cpu --x batch --y num_outputs", dir());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains(results + ": --x: expected a column of the results that identifies a point") &&
+                        Contains("(num_inputs, num_features, num_outputs)") && Contains("found no column \"batch\""));
+  r = run_tilesim("plot surface " + results + " --target ipu:bow --baseline cpu --x num_features --y num_features", dir());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--x, --y: expected two different columns"));
+  r = run_tilesim("plot surface " + results + " --target ipu:bow --baseline cpu --x num_features --average-over num_inputs,batch", dir());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--average-over") && Contains("no column \"batch\""));
+}
+
+TEST_CASE("tilesim plot surface over a workload sweep's axis columns", "[analysis][cli][plots]") {
+  const std::string results = write_text(dir() / "sage_sweep" / "results.csv", surface_test_workload_results()).string();
+  const fs::path plots = dir() / "sage_sweep" / "plots";
+  auto r = run_tilesim("plot surface " + results + " --target ipu:bow --baseline gpu-model:a100-40gb:eager --x loader.batch_size "
+                       "--y 'model[*].out' --out " + plots.string(),
+                       dir());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("sage_small: ipu:bow over gpu-model:a100-40gb:eager: median 1.50x over 4 points"));
+  const std::string stem = "speedup_sage_small_ipu-bow_over_gpu-model-a100-40gb-eager_x-loader.batch_size_y-model___.out";
+  CHECK(figure_problem(plots, stem + "_heatmap") == "");
+  CHECK(figure_problem(plots, stem + "_surface3d") == "");
+  CHECK_THAT(slurp(plots / (stem + "_heatmap.dat")),
+             Contains("\n64 16 16 256 4 64 0.301029996 2 \"2.00\"") && Contains("\n1024 256 256 4096 64 1024 0 1 \"1.00\""));
+  CHECK_THAT(slurp(plots / (stem + "_heatmap.gp")), Contains("loader.batch\\\\_size") && Contains("set logscale xy 2"));
+  // Its rows have neither sizes nor ops.
+  r = run_tilesim("plot surface " + results + " --target ipu:bow --baseline gpu-model:a100-40gb:eager", dir());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--x: expected") && Contains("found no column \"num_inputs\"") && Contains("loader.batch_size"));
+  r = run_tilesim("plot surface " + results + " --target ipu:bow --baseline gpu-model:a100-40gb:eager --x loader.batch_size "
+                  "--y 'model[*].out' --ops gather",
+                  dir());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("--ops"));
 }
 
 TEST_CASE("tilesim report: Markdown, LaTeX, CSV and summary tables of every backend pair", "[analysis][cli][report][slow]") {
