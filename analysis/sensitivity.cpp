@@ -90,8 +90,11 @@ std::string what_if_base_backend(const std::string& backend) {
 }
 
 std::string grid_point_key(const ResultRow& row) {
-  return std::to_string(row.shape.num_inputs) + "x" + std::to_string(row.shape.num_features) + "x" +
-         std::to_string(row.shape.num_outputs) + "/" + row.dtype + "/" + std::to_string(row.repeat);
+  std::string key = std::to_string(row.shape.num_inputs) + "x" + std::to_string(row.shape.num_features) + "x" +
+                    std::to_string(row.shape.num_outputs) + "/" + row.dtype + "/" + std::to_string(row.repeat);
+  // A workload sweep's point is its axis cells (analysis/workload_results.hpp), not sizes.
+  for (const auto& [column, cell] : row.point_columns) key += "/" + column + "=" + cell;
+  return key;
 }
 
 double ratio_median(std::vector<double> v) {

@@ -30,7 +30,8 @@ struct SensitivityCurve {
 // overrides is its own base). Shared with the Pareto fronts (analysis/pareto.hpp), which group alike.
 std::string what_if_base_backend(const std::string& backend);
 
-// A row's point within its backend's grid, "256x16x2048/float32/0": shape, dtype and repeat.
+// A row's point within its backend's grid, "256x16x2048/float32/0": shape, dtype and repeat, then a
+// workload sweep's point cells ("/model[*].out=16").
 std::string grid_point_key(const ResultRow& row);
 
 // The median of time ratios (the mean of the middle two of an even count), as the sensitivity curves

@@ -8,7 +8,7 @@
 #include "analysis/contour_figure.hpp"
 #include "analysis/gnuplot.hpp"
 #include "analysis/op_selection.hpp"
-#include "analysis/machine_sweep_rows.hpp"
+#include "analysis/workload_results.hpp"
 #include "analysis/results_table.hpp"
 #include "apps/cli_checks.hpp"
 #include "apps/command_line.hpp"
@@ -28,7 +28,7 @@ struct ContourPlotArgs {
 };
 
 int plot_contour_command(const ContourPlotArgs& args) {
-  const auto rows = analysis::read_machine_sweep_rows(args.results);
+  const auto rows = analysis::read_speedup_rows(args.results);
   const auto maps = analysis::contour_maps(rows, args.results, args.x_figure, args.y_figure, analysis::ops_to_draw(rows, args.ops),
                                            analysis::split_list(args.backends));
   analysis::require_gnuplot();

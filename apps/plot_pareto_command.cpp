@@ -8,7 +8,7 @@
 #include "analysis/gnuplot.hpp"
 #include "analysis/op_selection.hpp"
 #include "analysis/pareto_figure.hpp"
-#include "analysis/machine_sweep_rows.hpp"
+#include "analysis/workload_results.hpp"
 #include "analysis/results_table.hpp"
 #include "apps/cli_checks.hpp"
 #include "apps/command_line.hpp"
@@ -29,7 +29,7 @@ struct ParetoPlotArgs {
 };
 
 int plot_pareto_command(const ParetoPlotArgs& args) {
-  const auto rows = analysis::read_machine_sweep_rows(args.results);
+  const auto rows = analysis::read_speedup_rows(args.results);
   const std::string machines_file = args.machines.empty() ? analysis::sweep_machines_path(args.results) : args.machines;
   const auto machines = analysis::read_sweep_machines(machines_file);
   const auto groups = analysis::pareto_fronts(rows, args.results, machines, machines_file, args.cost,

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "analysis/gnuplot.hpp"
-#include "analysis/machine_sweep_rows.hpp"
+#include "analysis/workload_results.hpp"
 #include "analysis/results_table.hpp"
 #include "analysis/sensitivity_figure.hpp"
 #include "apps/cli_checks.hpp"
@@ -25,7 +25,7 @@ struct SensitivityPlotArgs {
 };
 
 int plot_sensitivity_command(const SensitivityPlotArgs& args) {
-  const auto rows = analysis::read_machine_sweep_rows(args.results);
+  const auto rows = analysis::read_speedup_rows(args.results);
   const auto curves = analysis::machine_sensitivity(rows, args.results, analysis::ops_to_draw(rows, args.ops));
   analysis::require_gnuplot();
   std::cout << analysis::sensitivity_table(curves);

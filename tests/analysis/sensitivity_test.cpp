@@ -10,7 +10,10 @@
 
 #include "analysis/sensitivity.hpp"
 #include "analysis/sensitivity_figure.hpp"
+#include "analysis/workload_results.hpp"
 #include "common/error.hpp"
+#include "results/workload_sweep_columns.hpp"
+#include "tests/support/test_support.hpp"
 
 using namespace tilesim;
 using namespace tilesim::analysis;
@@ -107,4 +110,37 @@ TEST_CASE("sensitivity: results that are not a machine sweep are said to be so",
   broken.machine = "bow{chip.sync_cycles}";
   broken.line = 7;
   CHECK_THAT(sensitivity_error({broken}), Contains("r.csv: line 7, column machine: expected a what-if machine name"));
+}
+
+TEST_CASE("sensitivity: a workload sweep's points across what-if machines, placed by their axis cells", "[analysis][unit]") {
+  // Two widths on two exchange bandwidths: twice the bandwidth takes 0.8 of the time at width 16 and
+  // 0.6 at width 64; the points are told apart by their axis cell, not by sizes (a workload has none).
+  std::vector<std::string> columns = workload_sweep_leading_columns();
+  columns.push_back("model[*].out");
+  columns.push_back(workload_sweep_status_column());
+  std::string csv;
+  for (std::size_t i = 0; i < columns.size(); ++i) csv += (i ? "," : "") + columns[i];
+  csv += "\n";
+  int point = 0;
+  for (const int width : {16, 64})
+    for (const char* scale : {"1", "2"}) {
+      const bool doubled = std::string(scale) == "2";
+      const double time_s = doubled ? (width == 16 ? 0.8 : 0.6) : 1.0;
+      std::map<std::string, std::string> cells = {
+          {"workload", "gcn"}, {"backend", std::string("ipu:bow{chip.exchange_bytes_per_cycle*=") + scale + "}"}, {"kind", "simulated"},
+          {"verified", "timing-only"}, {"point", std::to_string(point)}, {"run", "training"}, {"total_time_s", std::to_string(time_s)},
+          {"model[*].out", std::to_string(width)}, {"status", "ok"}};
+      for (std::size_t i = 0; i < columns.size(); ++i) csv += (i ? "," : "") + csv_field(cells[columns[i]]);
+      csv += "\n";
+    }
+  const tilesim_test::TempDir dir("sensitivity-workload");
+  const std::string path = dir.write("results.csv", csv);
+  const std::vector<SensitivityCurve> curves = machine_sensitivity(read_speedup_rows(path), path);
+  REQUIRE(curves.size() == 1);
+  CHECK(curves[0].op == "gcn");
+  CHECK(curves[0].figure == "chip.exchange_bytes_per_cycle");
+  REQUIRE(curves[0].groups == std::vector<std::size_t>{2, 2});  // both widths compared at each value
+  CHECK(curves[0].median_ratio[1] == Approx(0.7));
+  CHECK(curves[0].min_ratio[1] == Approx(0.6));
+  CHECK(curves[0].max_ratio[1] == Approx(0.8));
 }
