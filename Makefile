@@ -10,7 +10,7 @@
 #               each for FUZZ_RUNS runs (default 10^6; FUZZ_TARGETS="metis sweep" picks some); any
 #               finding fails. Crash inputs go to build/fuzz/artifacts/, logs to build/fuzz/logs/.
 # make run WORKLOAD=FILE (or make run-workload) runs one workload file instead, as `tilesim run`.
-.PHONY: all deps build run run-sweep run-workload test test-release test-isa-capped test-asan test-fuzz check fuzz fuzz-build bench bench-sim clean
+.PHONY: all deps build run run-sweep run-workload design-space test test-release test-isa-capped test-asan test-fuzz check fuzz fuzz-build bench bench-sim clean
 
 WORKLOAD ?= workloads/examples/default.json
 TILESIM := build/release/apps/tilesim
@@ -55,6 +55,24 @@ run-sweep: build
 	@$(TILESIM) report $(SWEEP_OUT)/results.csv --format summary --target ipu:bow \
 	  --baseline gpu-model:a100-40gb:eager --baseline validation/hydronet-gnn/a100 --baseline cpu
 	@echo "files: $(SWEEP_OUT)/results.csv, $$(ls $(PLOTS)/*.pdf | wc -l) figures in $(PLOTS)/ (PDF, SVG, PNG, script, data), tables $(SWEEP_OUT)/report.{md,tex,csv}"
+
+# The design-space example (docs/sweep-format.md, "A design-space example"): the hydronet gather/scatter
+# grid and GCN training on the Cora-shaped graph over the Bow's SRAM per tile x exchange bandwidth x tile
+# count (27 what-if machines) and the A100 model's HBM bandwidth (4), 36,828 + 62 rows; then the
+# sensitivity, Pareto and contour plots of each. A few minutes on 2 cores.
+DESIGN_OUT := out/design_space
+DESIGN_COST := chip.num_tiles*chip.sram_bytes_per_tile
+design-space: build
+	$(TILESIM) sweep workloads/sweeps/design_space_hydronet.json --out $(DESIGN_OUT)/hydronet --overwrite --jobs 2
+	$(TILESIM) sweep workloads/sweeps/design_space_gcn_cora.json --out $(DESIGN_OUT)/gcn_cora --overwrite
+	$(TILESIM) plot sensitivity $(DESIGN_OUT)/hydronet/results.csv
+	$(TILESIM) plot pareto $(DESIGN_OUT)/hydronet/results.csv --backends ipu:bow --cost '$(DESIGN_COST)'
+	$(TILESIM) plot contour $(DESIGN_OUT)/hydronet/results.csv --backends ipu:bow --x chip.sram_bytes_per_tile --y chip.exchange_bytes_per_cycle
+	$(TILESIM) plot contour $(DESIGN_OUT)/hydronet/results.csv --backends ipu:bow --x chip.num_tiles --y chip.exchange_bytes_per_cycle
+	$(TILESIM) plot sensitivity $(DESIGN_OUT)/gcn_cora/results.csv
+	$(TILESIM) plot pareto $(DESIGN_OUT)/gcn_cora/results.csv --backends ipu:bow --cost '$(DESIGN_COST)'
+	$(TILESIM) plot contour $(DESIGN_OUT)/gcn_cora/results.csv --backends ipu:bow --x chip.num_tiles --y chip.exchange_bytes_per_cycle
+	@echo "design space: $(DESIGN_OUT)/hydronet/results.csv, $(DESIGN_OUT)/gcn_cora/results.csv; figures in their plots/ folders"
 
 test: test-release test-isa-capped test-asan test-fuzz
 
