@@ -134,7 +134,10 @@ std::vector<GnuplotFigure> sensitivity_figures(const std::vector<SensitivityCurv
 
 std::string sensitivity_table(const std::vector<SensitivityCurve>& curves) {
   std::ostringstream t;
-  t << std::left << std::setw(34) << "backend" << std::setw(14) << "op" << std::setw(34) << "figure" << std::right << std::setw(14)
+  // A workload sweep's op is its workload's name, often longer than an op kind.
+  int op_width = 14;
+  for (const auto& c : curves) op_width = std::max(op_width, static_cast<int>(c.op.size()) + 2);
+  t << std::left << std::setw(34) << "backend" << std::setw(op_width) << "op" << std::setw(34) << "figure" << std::right << std::setw(14)
     << "first" << std::setw(14) << "last" << std::setw(14) << "time ratio" << "  range over points\n";
   for (const auto& c : curves) {
     const std::size_t last = c.values.size() - 1;
@@ -142,7 +145,7 @@ std::string sensitivity_table(const std::vector<SensitivityCurve>& curves) {
     range << std::fixed << std::setprecision(3) << c.min_ratio[last] << " - " << c.max_ratio[last] << " (" << c.groups[last] << ")";
     std::ostringstream ratio;
     ratio << std::fixed << std::setprecision(3) << c.median_ratio[last];
-    t << std::left << std::setw(34) << c.backend << std::setw(14) << c.op << std::setw(34) << c.figure << std::right << std::setw(14)
+    t << std::left << std::setw(34) << c.backend << std::setw(op_width) << c.op << std::setw(34) << c.figure << std::right << std::setw(14)
       << (short_number(c.values.front()) + (c.scale ? "x" : "")) << std::setw(14) << (short_number(c.values.back()) + (c.scale ? "x" : ""))
       << std::setw(14) << ratio.str() << "  " << range.str() << "\n";
   }
