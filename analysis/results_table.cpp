@@ -80,16 +80,10 @@ class RowReader {
 
   double real(const std::string& name, bool allow_zero) const {
     const std::string t = nonempty(name);
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(t, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != t.size() || !std::isfinite(v) || v < 0 || (!allow_zero && v == 0))
+    const std::optional<double> v = csv_finite_number(t);
+    if (!v || *v < 0 || (!allow_zero && *v == 0))
       fail(name, allow_zero ? "a finite number >= 0" : "a finite number > 0", "\"" + t + "\"");
-    return v;
+    return *v;
   }
 
   std::optional<double> optional_real(const std::string& name, bool allow_zero) const {
@@ -309,6 +303,18 @@ std::vector<ResultRow> read_results_csv(const std::string& path) {
   const std::string text = read_text_file(path, {limits::max_results_csv_bytes, limits::max_csv_line_bytes},
                                          "a readable results.csv (written by tilesim sweep)");
   return parse_results_csv(text, path);
+}
+
+std::optional<double> csv_finite_number(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (text.empty() || used != text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 std::string point_key(const std::string& op, const OpShape& shape, const std::string& dtype, const std::string& backend,

@@ -91,6 +91,9 @@ std::uintmax_t for_each_results_row(std::istream& in, const std::string& file, P
 // InputError (file, line) on an unterminated quote.
 std::vector<std::string> split_csv_record(const std::string& record, const std::string& file, int line);
 std::string csv_field(const std::string& text);
+// A cell's finite number (the whole cell, as std::stod reads it); nullopt for anything else, an empty cell
+// included.
+std::optional<double> csv_finite_number(const std::string& text);
 
 // The identity of a point for `tilesim sweep --resume`: op, sizes, dtype, backend and repeat.
 std::string point_key(const std::string& op, const OpShape& shape, const std::string& dtype, const std::string& backend,

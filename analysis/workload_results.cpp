@@ -89,14 +89,8 @@ std::vector<ResultRow> parse_workload_sweep_rows(const std::string& text, const 
     for (const auto& [name, index] : point_cells) r.point_columns[name] = cells[index];
     if (cells[at.at("status")] == "ok") {
       const std::string& t = cells[at.at("total_time_s")];
-      std::size_t used = 0;
-      double v = 0;
-      try {
-        v = std::stod(t, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (t.empty() || used != t.size() || !std::isfinite(v) || v <= 0)
+      const std::optional<double> v = csv_finite_number(t);
+      if (!v || *v <= 0)
         throw InputError(where, "column total_time_s", "a time in seconds > 0 (the row's status is ok)", "\"" + t + "\"");
       r.time_s = v;
     }
