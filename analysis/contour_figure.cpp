@@ -108,12 +108,23 @@ std::string contour_data(const ContourMap& m, const std::vector<std::vector<Cont
   return d.str();
 }
 
+namespace {
+
+// "chip.sram_bytes_per_tile" -> "sram_bytes_per_tile": a figure's own name, for file names.
+std::string last_path_key(const std::string& path) {
+  const std::size_t dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+}  // namespace
+
 GnuplotFigure contour_figure(const ContourMap& m) {
   const bool log_x = contour_wide(m.x_values), log_y = contour_wide(m.y_values);
   std::vector<std::vector<ContourSegment>> lines;
   for (double level : kContourLevels) lines.push_back(contour_segments(m, level, log_x, log_y));
   GnuplotFigure fig;
-  fig.stem = figure_stem("contour_", m.backend + "_" + m.op);
+  // The two figures in the name: maps of one results.csv over other pairs of figures go beside it.
+  fig.stem = figure_stem("contour_", m.backend + "_" + m.op + "_" + last_path_key(m.x_figure) + "_x_" + last_path_key(m.y_figure));
   fig.description = "time relative to the reference cell over " + m.x_figure + " and " + m.y_figure + " on " + m.backend + " " + m.op +
                     ", with iso-lines";
   fig.width_px = 600;

@@ -94,7 +94,7 @@ TEST_CASE("contour: the reference cell is 1 and every cell the time relative to 
   CHECK_THAT(table, Contains("2.000"));
   const auto figures = tilesim::analysis::contour_figures(maps);
   REQUIRE(figures.size() == 1);
-  CHECK(figures[0].stem == "contour_ipu_bow_gather");
+  CHECK(figures[0].stem == "contour_ipu_bow_gather_sram_bytes_per_tile_x_exchange_bytes_per_cycle");
   CHECK(figures[0].pdf);
   CHECK_THAT(figures[0].body, Contains("time / time at the reference"));
   CHECK_THAT(figures[0].body, Contains("title \"1x\""));  // the 1x iso-line crosses the grid
@@ -167,7 +167,7 @@ TEST_CASE("tilesim plot contour: a 3x3 sweep over SRAM and exchange bandwidth", 
                                                   plots.string(), dir);
   INFO(plot.err);
   REQUIRE(plot.exit_code == 0);
-  CHECK(tilesim_test::figure_problem(plots, "contour_ipu_bow_gather") == "");
+  CHECK(tilesim_test::figure_problem(plots, "contour_ipu_bow_gather_sram_bytes_per_tile_x_exchange_bytes_per_cycle") == "");
   CHECK_THAT(plot.out, Contains("ipu:bow gather: simulated time / time at chip.sram_bytes_per_tile 1, chip.exchange_bytes_per_cycle 1"));
   CHECK_THAT(plot.out, Contains("1.000"));
 
