@@ -6,6 +6,9 @@
 #include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <functional>
 #include <stdexcept>
 #include <vector>
@@ -118,6 +121,28 @@ const char* reduce_name(cpu::Reduce reduce) {
   }
   return "sum";
 }
+
+}  // namespace
+
+namespace {
+
+// libtorch chooses oneDNN for a bfloat16 matmul by the CPU's own features (AVX-512 BW, VL and DQ), but its
+// oneDNN obeys ONEDNN_MAX_CPU_ISA / DNNL_MAX_CPU_ISA. Capped below AVX-512 on an AVX-512 host (make
+// test-isa-capped), every such matmul then fails ("could not create a primitive descriptor iterator"),
+// where a host without AVX-512 takes ATen's own kernel. With such a cap, the peer turns libtorch's use of
+// oneDNN off, so that it runs as it would on a host of the capped instruction set.
+bool follow_onednn_isa_cap() {
+  const char* cap = std::getenv("ONEDNN_MAX_CPU_ISA") ? std::getenv("ONEDNN_MAX_CPU_ISA") : std::getenv("DNNL_MAX_CPU_ISA");
+  if (cap == nullptr) return false;
+  std::string isa(cap);
+  std::transform(isa.begin(), isa.end(), isa.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  const bool below_avx512 = isa != "ALL" && isa.rfind("AVX512", 0) != 0 && isa.rfind("AVX10", 0) != 0;
+  if (below_avx512) at::globalContext().setUserEnabledMkldnn(false);
+  return below_avx512;
+}
+
+// Before any peer call: libtorch's shared library is initialised before this one's statics.
+[[maybe_unused]] const bool onednn_cap_followed = follow_onednn_isa_cap();
 
 }  // namespace
 
