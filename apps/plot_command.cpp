@@ -91,6 +91,17 @@ analysis::TimeSeries surface_series(const std::vector<analysis::ResultRow>& rows
   return analysis::resolve_series(rows, args.results, spec, ops);
 }
 
+// The target's speedups over the baseline at the points both have; bad input when they share none
+// (`alike` says what a shared point has in common).
+std::vector<analysis::SpeedupSample> paired_or_refused(const analysis::TimeSeries& b, const analysis::TimeSeries& t, const std::string& op,
+                                                      const std::string& alike) {
+  auto points = analysis::paired_speedups(b, t, op);
+  if (points.empty())
+    throw InputError("", "--baseline/--target", "points of " + op + " that both " + t.label + " and " + b.label + " have (" + alike + ")",
+                     "none in common");
+  return points;
+}
+
 // The figures' spec for one op over (num_inputs x num_outputs), as the surfaces always were drawn.
 analysis::SurfaceFigureSpec default_surface_spec(const std::string& op, const SurfaceArgs& args,
                                                  const std::vector<analysis::TimeSeries>& baselines,
@@ -102,11 +113,7 @@ analysis::SurfaceFigureSpec default_surface_spec(const std::string& op, const Su
   std::set<std::int64_t> features;
   for (const auto& t : targets) {
     for (const auto& b : baselines) {
-      const auto points = analysis::paired_speedups(b, t, op);
-      if (points.empty())
-        throw InputError("", "--baseline/--target",
-                         "points of " + op + " that both " + t.label + " and " + b.label + " have (same sizes, dtype)",
-                         "none in common");
+      const auto points = paired_or_refused(b, t, op, "same sizes, dtype");
       for (const auto& p : points) features.insert(p.id.shape.num_features);
       const auto stats = analysis::summarize_speedups(points);
       summaries.push_back(op + ": " + t.name + " over " + b.name + ": median " + analysis::format_speedup(stats.median) +
@@ -153,11 +160,7 @@ analysis::SurfaceFigureSpec axes_surface_spec(const std::string& op, const Surfa
   std::string first_slice;
   for (const auto& t : targets) {
     for (const auto& b : baselines) {
-      const auto points = analysis::paired_speedups(b, t, op);
-      if (points.empty())
-        throw InputError("", "--baseline/--target",
-                         "points of " + op + " that both " + t.label + " and " + b.label + " have (every column but the backend alike)",
-                         "none in common");
+      const auto points = paired_or_refused(b, t, op, "every column but the backend alike");
       const std::string pair = t.name + " over " + b.name;
       analysis::require_axis_values(points, args.results, axes.x, "--x", pair);
       analysis::require_axis_values(points, args.results, axes.y, "--y", pair);
