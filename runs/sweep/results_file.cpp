@@ -25,9 +25,11 @@ ResultsFile::~ResultsFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void ResultsFile::start_new() {
-  write_file_atomically(path_, analysis::results_csv_header());
-  continue_at(analysis::results_csv_header().size());
+void ResultsFile::start_new() { start_new(analysis::results_csv_header()); }
+
+void ResultsFile::start_new(const std::string& header) {
+  write_file_atomically(path_, header);
+  continue_at(header.size());
 }
 
 void ResultsFile::continue_at(std::uintmax_t keep_bytes) {

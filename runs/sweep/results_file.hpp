@@ -22,8 +22,10 @@ class ResultsFile {
   ResultsFile(const ResultsFile&) = delete;
   ResultsFile& operator=(const ResultsFile&) = delete;
 
-  // A results.csv holding the header only, replacing any there (temporary file and rename).
+  // A results.csv holding the header only, replacing any there (temporary file and rename): an op
+  // sweep's header, or `header` (a line ending in '\n', a workload sweep's).
   void start_new();
+  void start_new(const std::string& header);
   // Continues the file: cuts it to `keep_bytes` (a partial last line) and appends after it.
   void continue_at(std::uintmax_t keep_bytes);
   void append(const std::string& text);

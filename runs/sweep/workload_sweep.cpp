@@ -1,8 +1,8 @@
 // tilesim sweep on a workload sweep file (docs/sweep-format.md, "Workload sweeps"): the base workload
 // with the axes' values set, point by point, each point run on every backend, one results.csv row per
 // (point, backend) with one column per axis. Every point is read by the workload reader and checked
-// against the backends before the first runs, so a bad value late in the sweep costs no run. The file
-// is rewritten whole (through a temporary file) after every row, so a kill leaves the finished rows.
+// against the backends before the first runs, so a bad value late in the sweep costs no run. Each row
+// is appended in one write as it finishes (results_file.hpp), so a kill leaves the finished rows.
 #include "runs/sweep/workload_sweep.hpp"
 
 #include <chrono>
@@ -19,6 +19,7 @@
 #include "common/tool_identity.hpp"
 #include "results/workload_sweep_columns.hpp"
 #include "runs/sweep/output_lock.hpp"
+#include "runs/sweep/results_file.hpp"
 #include "runs/sweep/sweep_machines.hpp"
 #include "runs/sweep/workload_point_run.hpp"
 #include "workloads/workload_sweep.hpp"
@@ -118,7 +119,7 @@ void print_workload_plan(const WorkloadSweepSpec& spec, const std::vector<backen
   std::cout << ") on " << specs.size() << " backend" << (specs.size() == 1 ? "" : "s") << "; rows to " << csv_path << std::endl;
 }
 
-// The rows: every point on every backend, results.csv rewritten after each. Returns the failures.
+// The rows: every point on every backend, each row appended to results.csv as it finishes (one write, so a kill leaves whole rows). Returns the failures.
 int run_every_workload_point(const WorkloadSweepSpec& spec, const std::vector<backends::BackendSpec>& specs, const std::string& csv_path) {
   const std::vector<std::string> columns = workload_csv_columns(spec);
   const std::map<std::string, std::string> hashes = record_backend_machines(specs, fs::path(csv_path).parent_path().string());
@@ -128,12 +129,12 @@ int run_every_workload_point(const WorkloadSweepSpec& spec, const std::vector<ba
   options.warmup = spec.cpu_warmup;
   options.repeats = spec.cpu_timed_calls;
   LoaderSources sources;
-  std::string csv = workload_csv_line(columns, [&] {
+  ResultsFile csv(csv_path);
+  csv.start_new(workload_csv_line(columns, [&] {
     SweepCells header;
     for (const std::string& c : columns) header[c] = c;
     return header;
-  }());
-  write_file_atomically(csv_path, csv);
+  }()));
   int failures = 0;
   for (std::size_t i = 0; i < spec.points(); ++i) {
     const workloads::WorkloadPoint point = workloads::point_workload(spec, i);
@@ -158,8 +159,7 @@ int run_every_workload_point(const WorkloadSweepSpec& spec, const std::vector<ba
       c[workload_sweep_status_column()] = out.does_not_fit ? "does_not_fit" : "ok";
       if (out.does_not_fit) std::cerr << "tilesim: " << s.name() << " at " << workloads::point_label(spec, i) << ": " << out.message << std::endl;
       failures += out.failed_verification ? 1 : 0;
-      csv += workload_csv_line(columns, c);
-      write_file_atomically(csv_path, csv);
+      csv.append(workload_csv_line(columns, c));
       std::cout << "  " << std::setw(6) << i + 1 << "/" << spec.points() << "  " << std::left << std::setw(28) << s.name() << " " << std::right
                 << c[workload_sweep_status_column()] << std::endl;
     }
