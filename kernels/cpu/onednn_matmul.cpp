@@ -110,4 +110,11 @@ std::string onednn_version() {
   return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
 }
 
+bool onednn_allows_avx512() {
+  // oneDNN's ISA values are cumulative bit sets: every level above avx512_core holds its bits.
+  const auto effective = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto avx512_core = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  return (effective & avx512_core) == avx512_core;
+}
+
 }  // namespace tilesim::kernels::cpu

@@ -30,4 +30,9 @@ std::string onednn_kernel(MatmulDtype dtype);
 // "oneDNN 2.6.3" as the loaded library reports its version.
 std::string onednn_version();
 
+// Whether oneDNN may run AVX-512 kernels in this process: the host has AVX-512 and no
+// ONEDNN_MAX_CPU_ISA / DNNL_MAX_CPU_ISA cap holds the library below it (make test-isa-capped caps it at
+// AVX2). Asked of oneDNN itself, which fixes its ISA at the first call.
+bool onednn_allows_avx512();
+
 }  // namespace tilesim::kernels::cpu

@@ -6,13 +6,13 @@
 #include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
-#include <algorithm>
-#include <cctype>
-#include <cstdlib>
 #include <functional>
 #include <stdexcept>
 #include <vector>
 #include <utility>
+
+#include "kernels/cpu/onednn_matmul.hpp"
+#include "kernels/cpu/openblas_coretype.hpp"
 
 namespace tilesim::kernels::torch_peer {
 
@@ -122,23 +122,18 @@ const char* reduce_name(cpu::Reduce reduce) {
   return "sum";
 }
 
-}  // namespace
-
-namespace {
-
-// libtorch chooses oneDNN for a bfloat16 matmul by the CPU's own features (AVX-512 BW, VL and DQ), but its
-// oneDNN obeys ONEDNN_MAX_CPU_ISA / DNNL_MAX_CPU_ISA. Capped below AVX-512 on an AVX-512 host (make
-// test-isa-capped), every such matmul then fails ("could not create a primitive descriptor iterator"),
-// where a host without AVX-512 takes ATen's own kernel. With such a cap, the peer turns libtorch's use of
-// oneDNN off, so that it runs as it would on a host of the capped instruction set.
+// libtorch chooses oneDNN for a bfloat16 matmul by the CPU's own features (AVX-512 BW, VL and DQ), but
+// oneDNN (the same system library) also obeys ONEDNN_MAX_CPU_ISA / DNNL_MAX_CPU_ISA. Where the two
+// disagree (an AVX-512 host capped below it, as make test-isa-capped does), every such matmul fails
+// ("could not create a primitive descriptor iterator"), where a host without AVX-512 takes ATen's own
+// kernel. There the peer turns libtorch's use of oneDNN off, so that it runs as on a host of the capped
+// instruction set.
 bool follow_onednn_isa_cap() {
-  const char* cap = std::getenv("ONEDNN_MAX_CPU_ISA") ? std::getenv("ONEDNN_MAX_CPU_ISA") : std::getenv("DNNL_MAX_CPU_ISA");
-  if (cap == nullptr) return false;
-  std::string isa(cap);
-  std::transform(isa.begin(), isa.end(), isa.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  const bool below_avx512 = isa != "ALL" && isa.rfind("AVX512", 0) != 0 && isa.rfind("AVX10", 0) != 0;
-  if (below_avx512) at::globalContext().setUserEnabledMkldnn(false);
-  return below_avx512;
+  const cpu::CpuFeatures f = cpu::host_cpu_features();
+  const bool libtorch_picks_onednn = f.avx512bw && f.avx512vl && f.avx512dq;
+  const bool disagree = libtorch_picks_onednn && !cpu::onednn_allows_avx512();
+  if (disagree) at::globalContext().setUserEnabledMkldnn(false);
+  return disagree;
 }
 
 // Before any peer call: libtorch's shared library is initialised before this one's statics.

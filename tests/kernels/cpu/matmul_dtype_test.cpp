@@ -2,9 +2,6 @@
 // widening): every result against a double-precision reference within the error bound of float32
 // accumulation plus one output rounding; the bias and transposed forms; the empty products; the names
 // it reports; the matmul peaks `tilesim calibrate` writes; and the OpenBLAS kernel set chosen by cpuid.
-#include <cstdlib>
-#include <string>
-
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -17,6 +14,7 @@
 #include "common/error.hpp"
 #include "kernels/cpu/matmul.hpp"
 #include "kernels/cpu/matmul_peak.hpp"
+#include "kernels/cpu/onednn_matmul.hpp"
 #include "kernels/cpu/openblas_coretype.hpp"
 #include "models/cpu/cpu_machine.hpp"
 #include "tests/support/test_support.hpp"
@@ -200,10 +198,9 @@ TEST_CASE("cpu matmul names its kernel and instruction set per dtype, chosen by 
   for (const std::string& kernel : {cpu::matmul_kernel<float>(), cpu::matmul_kernel<cpu::BFloat16>(), cpu::matmul_kernel<cpu::Float16>()})
     CHECK_THAT(kernel, Catch::Contains("oneDNN") || Catch::Contains("OpenBLAS"));
   // The library follows cpuid: AMX where the host has AMX tiles, the BF16 instructions where it has those;
-  // unless its documented cap holds it below AVX-512 (make test-isa-capped sets AVX2), when no 16-bit
-  // instruction is used and float32 takes no AVX-512 kernel.
-  const char* cap = std::getenv("ONEDNN_MAX_CPU_ISA") ? std::getenv("ONEDNN_MAX_CPU_ISA") : std::getenv("DNNL_MAX_CPU_ISA");
-  if (cap && std::string(cap).rfind("AVX2", 0) == 0) {
+  // unless it may not use AVX-512 here (no AVX-512, or its documented cap holds it below: make
+  // test-isa-capped sets AVX2), when no 16-bit instruction is used and float32 takes no AVX-512 kernel.
+  if (!cpu::onednn_allows_avx512()) {
     CHECK(cpu::matmul_instruction_set<cpu::BFloat16>() == "conversion to float32");
     CHECK(cpu::matmul_instruction_set<cpu::Float16>() == "conversion to float32");
     CHECK(cpu::matmul_instruction_set<float>() != "AVX-512");
