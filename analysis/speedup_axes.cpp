@@ -68,7 +68,7 @@ struct AxesPanelOrder {
   bool operator()(const std::vector<std::string>& a, const std::vector<std::string>& b) const {
     for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
       if (a[i] == b[i]) continue;
-      const auto na = cell_number(a[i]), nb = cell_number(b[i]);
+      const auto na = csv_finite_number(a[i]), nb = csv_finite_number(b[i]);
       if (na && nb && *na != *nb) return *na < *nb;
       if (na.has_value() != nb.has_value()) return na.has_value();
       return a[i] < b[i];
@@ -90,7 +90,7 @@ std::string axes_span_text(const std::string& column, const std::vector<const st
   for (const auto* c : cells) {
     const std::string& text = axes_cell(*c, column);
     texts.insert(text);
-    const auto v = cell_number(text);
+    const auto v = csv_finite_number(text);
     if (!v) {
       numbers = false;
       continue;
@@ -128,14 +128,6 @@ std::map<std::string, std::string> point_cells(const PointId& id) {
 
 std::map<std::string, std::string> row_point_cells(const ResultRow& row) {
   return point_cells(PointId{row.op, row.shape, row.dtype, row.point_columns});
-}
-
-std::optional<double> cell_number(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
 }
 
 std::vector<std::string> varying_columns(const std::vector<SpeedupSample>& points, const std::string& x, const std::string& y) {
@@ -180,7 +172,7 @@ std::vector<SpeedupGrid> grids_over(const std::vector<SpeedupSample>& points, co
   std::map<std::vector<std::string>, std::vector<std::size_t>, AxesPanelOrder> by_panel;
   for (std::size_t i = 0; i < points.size(); ++i) {
     cells.push_back(point_cells(points[i].id));
-    const auto xv = cell_number(axes_cell(cells.back(), x)), yv = cell_number(axes_cell(cells.back(), y));
+    const auto xv = csv_finite_number(axes_cell(cells.back(), x)), yv = csv_finite_number(axes_cell(cells.back(), y));
     if (!xv || !yv) throw std::invalid_argument("grids_over: a point without a number in " + (xv ? y : x));
     px.push_back(*xv);
     py.push_back(*yv);
@@ -245,7 +237,7 @@ std::vector<std::string> numeric_point_columns(const std::vector<ResultRow>& row
   for (const ResultRow& r : rows)
     for (const auto& [name, text] : axes_ordered_cells(r)) {
       if (!numeric_rows.count(name)) order.push_back(name);
-      numeric_rows[name] += cell_number(text) ? 1 : 0;
+      numeric_rows[name] += csv_finite_number(text) ? 1 : 0;
     }
   std::vector<std::string> columns;
   for (const auto& name : order)
@@ -265,7 +257,7 @@ void require_axis_column(const std::vector<ResultRow>& rows, const std::string& 
     const auto it = cells.find(column);
     if (it == cells.end()) continue;
     present = true;
-    if (!cell_number(it->second))
+    if (!csv_finite_number(it->second))
       throw InputError(results_file + (r.line > 0 ? ":" + std::to_string(r.line) : std::string()), option,
                        "a number in column " + column + " in every row (" + option +
                            " draws the speedup over it; the columns that hold one: " + could_be() + ")",
@@ -301,7 +293,7 @@ void require_axis_values(const std::vector<SpeedupSample>& points, const std::st
                          const std::string& option, const std::string& pair) {
   std::size_t missing = 0;
   for (const auto& p : points)
-    if (!cell_number(axes_cell(point_cells(p.id), column))) ++missing;
+    if (!csv_finite_number(axes_cell(point_cells(p.id), column))) ++missing;
   if (missing)
     throw InputError(results_file, option,
                      "a number in " + column + " at every point of " + pair +

@@ -21,8 +21,6 @@ std::map<std::string, std::string> point_cells(const PointId& id);
 // name the machine, not the point).
 std::map<std::string, std::string> row_point_cells(const ResultRow& row);
 
-// A cell as a number: nullopt unless the whole text is one finite number ("64", "0.5", "1e-05").
-std::optional<double> cell_number(const std::string& text);
 
 // What a surface is drawn over, and what becomes of the other columns that vary.
 struct SurfaceAxes {

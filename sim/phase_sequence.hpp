@@ -8,7 +8,7 @@
 // no bytes and runs no vertex, so that run can only confirm the sum. sequence_phases() lays the phases
 // end to end without the kernel and gives the same PhaseStats, cycle for cycle: the engine uses it for
 // timing-only runs without a trace, and a test runs the shipped hydronet grid both ways and compares
-// every phase (tests/sim/phase_sequence_test.cpp). Engine-internal.
+// every phase (tests/models/ipu/timing_only_sequence_test.cpp). Engine-internal.
 #include "sim/compiled_program.hpp"
 #include "sim/stats.hpp"
 

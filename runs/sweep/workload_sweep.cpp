@@ -119,7 +119,8 @@ void print_workload_plan(const WorkloadSweepSpec& spec, const std::vector<backen
   std::cout << ") on " << specs.size() << " backend" << (specs.size() == 1 ? "" : "s") << "; rows to " << csv_path << std::endl;
 }
 
-// The rows: every point on every backend, each row appended to results.csv as it finishes (one write, so a kill leaves whole rows). Returns the failures.
+// The rows: every point on every backend, each row appended to results.csv as it finishes (one write,
+// so a kill leaves whole rows). Returns the failures.
 int run_every_workload_point(const WorkloadSweepSpec& spec, const std::vector<backends::BackendSpec>& specs, const std::string& csv_path) {
   const std::vector<std::string> columns = workload_csv_columns(spec);
   const std::map<std::string, std::string> hashes = record_backend_machines(specs, fs::path(csv_path).parent_path().string());

@@ -261,9 +261,9 @@ TEST_CASE("surface axes: log scale only for positive values spanning more than 8
   CHECK_FALSE(log_axis_fits({0, 100}));
   CHECK_FALSE(log_axis_fits({-1, 100}));
   CHECK_FALSE(log_axis_fits({5}));
-  CHECK(cell_number("64") == 64.0);
-  CHECK(cell_number("1e-05") == 1e-5);
-  CHECK_FALSE(cell_number("[10,5]"));
-  CHECK_FALSE(cell_number(""));
-  CHECK_FALSE(cell_number("nan"));
+  CHECK(csv_finite_number("64") == 64.0);
+  CHECK(csv_finite_number("1e-05") == 1e-5);
+  CHECK_FALSE(csv_finite_number("[10,5]"));
+  CHECK_FALSE(csv_finite_number(""));
+  CHECK_FALSE(csv_finite_number("nan"));
 }
