@@ -10,10 +10,11 @@ PyG class          tilesim layer   notes
 =================  ==============  =====================================================
 GCNConv            GCN             normalisation with self-loops, as GCNConv's default
 SAGEConv           SAGE            mean aggregation (SAGEConv's default), root weight
-GINConv            GIN             the MLP Linear(in, hidden) -> ReLU -> Linear(hidden, out)
+GINConv            GIN             the MLP Linear(in, hidden) -> ReLU -> Linear(hidden, out), or ``nn="linear"``: one Linear(in, out)
 GATConv            GAT             ``heads`` concatenated, ``negative_slope``
 InteractionBlock   SchNet          SchNet's interaction block (``filters``, ``cutoff``)
 RGCNConv           RGCN            ``num_relations`` relation weights
+torch.nn.Linear    Linear          applied to every node row, no message passing (a readout, an input projection)
 =================  ==============  =====================================================
 
 PyG's spellings are accepted: ``out_channels`` is tilesim's ``out`` (channels per head for GAT), and
@@ -33,7 +34,7 @@ class Layer:
     def __init__(self, kind=None, *, in_channels=None, out_channels=None, **fields):
         self.kind = kind or self.kind
         if self.kind is None:
-            raise TypeError("Layer needs a kind (gcn, sage, gin, gat, schnet, rgcn): use tilesim.layers.GCN(...) and friends")
+            raise TypeError("Layer needs a kind (gcn, sage, gin, gat, schnet, rgcn, linear): use tilesim.layers.GCN(...) and friends")
         if out_channels is not None:
             # PyG's name for tilesim's "out": the same number either way, so both may be given if they agree.
             if "out" in fields and fields["out"] != out_channels:
@@ -59,7 +60,7 @@ class Layer:
         """The layer's output width given its input width, or None where this object does not say
         (a SchNet block, a GAT without ``heads``)."""
         out = self.fields.get("out")
-        if self.kind in ("gcn", "sage", "gin", "rgcn") and isinstance(out, int):
+        if self.kind in ("gcn", "sage", "gin", "rgcn", "linear") and isinstance(out, int):
             return out
         if self.kind == "gat" and isinstance(out, int) and isinstance(self.fields.get("heads"), int):
             return out * self.fields["heads"]  # heads concatenated
@@ -97,7 +98,8 @@ class SAGE(Layer):
 
 
 class GIN(Layer):
-    """GINConv with its MLP: ``out``, ``hidden``, ``eps``, ``activation``, ``bias``, ``name``."""
+    """GINConv: ``out``, ``nn`` (``"mlp"``, PyG GIN's Linear -> ReLU -> Linear, the default, or ``"linear"``,
+    one Linear), ``hidden`` (the MLP's), ``eps``, ``activation``, ``bias``, ``name``."""
     kind = "gin"
 
 
@@ -125,7 +127,12 @@ class RGCN(Layer):
     kind = "rgcn"
 
 
-_BY_KIND = {c.kind: c for c in (GCN, SAGE, GIN, GAT, SchNet, RGCN)}
+class Linear(Layer):
+    """torch.nn.Linear on every node row (no message passing): ``out``, ``activation``, ``bias``, ``name``."""
+    kind = "linear"
+
+
+_BY_KIND = {c.kind: c for c in (GCN, SAGE, GIN, GAT, SchNet, RGCN, Linear)}
 
 # PyG layer class name -> tilesim layer class (the table above).
-PYG_LAYERS = {"GCNConv": GCN, "SAGEConv": SAGE, "GINConv": GIN, "GATConv": GAT, "InteractionBlock": SchNet, "RGCNConv": RGCN}
+PYG_LAYERS = {"GCNConv": GCN, "SAGEConv": SAGE, "GINConv": GIN, "GATConv": GAT, "InteractionBlock": SchNet, "RGCNConv": RGCN, "Linear": Linear}

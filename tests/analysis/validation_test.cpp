@@ -248,6 +248,8 @@ TEST_CASE("tilesim validate --suite all runs Bow points and then a Pod16 entry i
   const fs::path source = fs::path(TILESIM_SOURCE_DIR) / "validation";
   fs::create_directories(suite / "layers");
   fs::copy_file(source / "layers" / "entries.json", suite / "layers" / "entries.json", fs::copy_options::overwrite_existing);
+  fs::copy(source / "layers" / "workloads", suite / "layers" / "workloads",
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
   nlohmann::json models = nlohmann::json::parse(slurp(source / "whole-model" / "entries.json"));
   nlohmann::json kept = nlohmann::json::array();
   for (const auto& e : models["entries"])

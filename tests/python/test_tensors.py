@@ -83,6 +83,21 @@ def test_a_pyg_like_object_without_pyg():
     assert r.verified
 
 
+def test_gin_with_one_linear_and_a_linear_readout_run_and_name_the_output():
+    """GINConv(Linear) and a torch.nn.Linear readout: the output is the readout's, and its width its out."""
+    g = tilesim.Graph.from_edge_index(torch.tensor([[0, 1, 2, 3], [1, 2, 3, 0]]))
+    w = tilesim.Workload("gin_readout", graph=g, num_features=3,
+                         model=[tilesim.layers.GIN(out=4, nn="linear", activation="relu"), tilesim.layers.Linear(out=2)])
+    resolved = w.check()
+    assert resolved["model"][0]["nn"] == "linear" and "hidden" not in resolved["model"][0]
+    r = tilesim.run(w, backends="cpu", repeats=1, warmup=0)
+    assert r.verified
+    assert r.output_name() == "linear_1.lin.out"
+    assert r.output["cpu"].shape == (4, 2)
+    with pytest.raises(tilesim.InputError, match="hidden"):
+        tilesim.Workload("bad", graph=g, num_features=3, model=[tilesim.layers.GIN(out=4, nn="linear", hidden=8)]).check()
+
+
 def test_generated_values_are_the_command_lines(tmp_path):
     """Without values, inputs come from the seed: the same outputs as a workload file run by the CLI."""
     w = tilesim.Workload.from_json("workloads/examples/small.json")

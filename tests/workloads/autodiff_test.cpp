@@ -157,6 +157,13 @@ TEST_CASE("backward ops of GraphSAGE (scatter mean) and GIN equal finite differe
   check_gradients({a, layer(LayerKind::gin, "gin2", 3)}, false);
 }
 
+TEST_CASE("backward ops of GIN with one Linear and of a Linear readout equal finite differences", "[training][autodiff][unit]") {
+  LayerSpec a = layer(LayerKind::gin, "gin1", 4);
+  a.gin_nn = GinNn::linear;
+  a.activation = UnaryFn::shifted_softplus;
+  check_gradients({a, layer(LayerKind::linear, "readout", 3)}, false);
+}
+
 TEST_CASE("backward ops of GAT (softmax with a detached max) equal finite differences", "[training][autodiff][unit]") {
   LayerSpec a = layer(LayerKind::gat, "gat1", 3);
   a.heads = 2;

@@ -195,6 +195,40 @@ TEST_CASE("GIN layer equals PyG GINConv with its MLP computed directly", "[layer
   REQUIRE(l.graph.tensor(l.output).shape == std::vector<std::int64_t>{6, 3});
 }
 
+TEST_CASE("GIN layer with nn = one Linear equals GINConv(torch.nn.Linear) computed directly", "[layers][unit]") {
+  const auto g = small_graph();
+  LayerSpec spec = layer(LayerKind::gin, 3);
+  spec.gin_nn = GinNn::linear;
+  spec.eps = -0.5f;
+  auto l = lower(spec, g, 4);
+  evaluate(l);
+  const Matrix x = matrix(l, "x");
+  Matrix z(6, std::vector<double>(4, 0.0));
+  for (std::size_t e = 0; e < g.src.size(); ++e)
+    for (int c = 0; c < 4; ++c) z[g.dst[e]][c] += x[g.src[e]][c];
+  for (int n = 0; n < 6; ++n)
+    for (int c = 0; c < 4; ++c) z[n][c] += 0.5 * x[n][c];
+  require_close(l, linear(z, matrix(l, "gin.nn.weight"), vec(l, "gin.nn.bias")));
+  REQUIRE(l.graph.groups.at(0).kind == "gin_linear");
+  // No MLP: neither of its weights exists.
+  for (const auto& t : l.graph.tensors) CHECK(t.name.find("mlp") == std::string::npos);
+}
+
+TEST_CASE("Linear layer equals torch.nn.Linear on every node row, with its activation", "[layers][unit]") {
+  const auto g = small_graph();
+  LayerSpec spec = layer(LayerKind::linear, 3);
+  spec.activation = UnaryFn::shifted_softplus;
+  auto l = lower(spec, g, 4);
+  evaluate(l);
+  Matrix h = linear(matrix(l, "x"), matrix(l, "linear.weight"), vec(l, "linear.bias"));
+  for (auto& row : h)
+    for (auto& v : row) v = std::log1p(std::exp(v)) - std::log(2.0);
+  require_close(l, h);
+  REQUIRE(l.graph.groups.at(0).kind == "linear");
+  // It reads no edges: no index tensor is made.
+  for (const auto& t : l.graph.tensors) CHECK(t.dtype != DType::int32);
+}
+
 TEST_CASE("GAT layer equals PyG GATConv (heads, LeakyReLU, edge softmax) computed directly", "[layers][unit]") {
   const auto g = small_graph();
   LayerSpec spec = layer(LayerKind::gat, 2);
@@ -387,6 +421,10 @@ TEST_CASE("Per-layer op counts", "[layers][unit]") {
   CHECK(count(layer(LayerKind::gat, 4)) == 18);
   CHECK(count(layer(LayerKind::schnet, 4)) == 12);
   CHECK(count(layer(LayerKind::rgcn, 4)) == 6);
+  CHECK(count(layer(LayerKind::linear, 4)) == 1);
+  LayerSpec gin_linear = layer(LayerKind::gin, 4);
+  gin_linear.gin_nn = GinNn::linear;
+  CHECK(count(gin_linear) == 5);
   LayerSpec no_bias = layer(LayerKind::gcn, 4);
   no_bias.bias = false;
   CHECK(count(no_bias) == 9);

@@ -135,7 +135,17 @@ TEST_CASE("An unknown layer key is told every key the layer accepts, optional on
   CHECK_THAT(gat, Contains("\"heads\"") && Contains("\"negative_slope\"") && Contains("\"attention_dropout\"") && Contains("\"bias\"") &&
                       !Contains("\"hidden\""));
   const std::string gin = error_of(json::parse(R"([{"layer": "gin", "out": 16, "hiden": 2}])"));
-  CHECK_THAT(gin, Contains("\"hidden\"") && Contains("\"eps\"") && !Contains("\"heads\""));
+  CHECK_THAT(gin, Contains("\"hidden\"") && Contains("\"eps\"") && Contains("\"nn\"") && !Contains("\"heads\""));
+  // GIN's nn: one of two, and a hidden width only for the MLP, which one Linear would silently drop.
+  CHECK_THAT(error_of(json::parse(R"([{"layer": "gin", "out": 16, "nn": "mlp3"}])")),
+             Contains("w.json: model[0].nn") && Contains("\"mlp\"") && Contains("\"linear\"") && Contains("\"mlp3\""));
+  CHECK_THAT(error_of(json::parse(R"([{"layer": "gin", "out": 16, "nn": "linear", "hidden": 8}])")),
+             Contains("w.json: model[0].hidden") && Contains("no \"hidden\" for \"nn\": \"linear\"") && Contains("found 8"));
+  CHECK(error_of(json::parse(R"([{"layer": "gin", "out": 16, "nn": "linear"}, {"layer": "linear", "out": 1}])")) == "no error");
+  // A linear layer takes the keys every layer takes, and none of a convolution's.
+  CHECK_THAT(error_of(json::parse(R"([{"layer": "linear", "out": 4, "heads": 2}])")),
+             Contains("w.json: model[0].heads") && Contains("unknown key") && !Contains("\"hidden\""));
+  CHECK_THAT(error_of(json::parse(R"([{"layer": "linar", "out": 4}])")), Contains("\"linear\""));
 }
 
 TEST_CASE("A workload with model keys but no model is told that the model is missing", "[layers][unit]") {

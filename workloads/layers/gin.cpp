@@ -1,6 +1,8 @@
-// PyG GINConv (gin_conv.py), eps fixed (train_eps=False), with nn = MLP Linear -> ReLU -> Linear:
+// PyG GINConv (gin_conv.py), eps fixed (train_eps=False):
 //   out = nn(sum_{j -> i} x_j + (1 + eps) * x_i)
-// The MLP has no BatchNorm (PyG's GIN model adds one; in inference it is an affine map per feature).
+// with nn the MLP Linear -> ReLU -> Linear (GinNn::mlp, PyG's GIN model), or one Linear (GinNn::linear,
+// GINConv(torch.nn.Linear(in, out)), as benchmarks of the bare conv build it). The MLP has no BatchNorm
+// (PyG's GIN model adds one; in inference it is an affine map per feature).
 #include "workloads/layers/init_bounds.hpp"
 #include "workloads/layers/layers.hpp"
 
@@ -18,6 +20,11 @@ TensorId lower_gin(Lowering& l, const LayerSpec& spec, TensorId x) {
   const TensorId root = l.op(unary(p + "root_scale", g, UnaryFn::scale, x, 1.0f + spec.eps));
   const TensorId z = l.op(binary(p + "combine", g, BinaryFn::add, sum, root));
 
+  if (spec.gin_nn == GinNn::linear) {
+    const TensorId w = l.input(p + "nn.weight", {in, out}, InputFill::Kind::uniform, glorot_bound(in, out));
+    const TensorId b = spec.bias ? l.input(p + "nn.bias", {out}, InputFill::Kind::uniform, bias_bound(in)) : TensorId{-1};
+    return l.op(matmul(p + "nn", g, z, w, b));
+  }
   const TensorId w1 = l.input(p + "mlp0.weight", {in, hidden}, InputFill::Kind::uniform, glorot_bound(in, hidden));
   const TensorId b1 = spec.bias ? l.input(p + "mlp0.bias", {hidden}, InputFill::Kind::uniform, bias_bound(in)) : TensorId{-1};
   const TensorId w2 = l.input(p + "mlp2.weight", {hidden, out}, InputFill::Kind::uniform, glorot_bound(hidden, out));

@@ -15,7 +15,9 @@
 
 namespace tilesim::workloads::layers {
 
-enum class LayerKind { gcn, sage, gin, gat, schnet, rgcn };
+enum class LayerKind { gcn, sage, gin, gat, schnet, rgcn, linear };
+// What a GIN layer's nn is: PyG's GIN MLP (Linear -> ReLU -> Linear) or a single torch.nn.Linear.
+enum class GinNn { mlp, linear };
 std::string to_string(LayerKind kind);
 std::optional<LayerKind> layer_kind_from_string(const std::string& name);
 
@@ -29,6 +31,7 @@ struct LayerSpec {
   float activation_scalar = 0;           // leaky_relu slope
   std::int64_t heads = 1;                // gat: heads, concatenated (out_features = heads * channels)
   float negative_slope = 0.2f;           // gat: LeakyReLU slope of the attention logits
+  GinNn gin_nn = GinNn::mlp;             // gin: the MLP or one Linear
   std::int64_t hidden_features = 0;      // gin: the MLP's hidden width (0: out_features)
   float eps = 0;                         // gin: (1 + eps) * x
   std::int64_t filters = 0;              // schnet: num_filters (0: the hidden width)
@@ -45,6 +48,11 @@ struct LayerSpec {
   std::optional<double> available_memory_proportion;
   std::string json_path;                 // where the workload file gives it ("model[1]"), for messages
 };
+
+// The kind of the OpGroup a layer lowers to: the layer's kind, or a variant where PyG's module structure
+// differs ("gin_linear": GINConv around one Linear), which the GPU model's eager mode looks up
+// (models/gpu/eager/pyg_layers.json).
+std::string group_kind(const LayerSpec& spec);
 
 // How instantiate fills one graph input. Random kinds draw from a stream keyed by the tensor's name,
 // so a layer's weights do not change when another layer is added.
@@ -180,6 +188,7 @@ TensorId dropout(Lowering& l, const std::string& name, TensorId x, double p);
 TensorId lower_gcn(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_sage(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_gin(Lowering& l, const LayerSpec& spec, TensorId x);
+TensorId lower_linear(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_schnet(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_rgcn(Lowering& l, const LayerSpec& spec, TensorId x);

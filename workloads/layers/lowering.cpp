@@ -20,7 +20,8 @@ struct KindName {
 };
 constexpr KindName layer_names[] = {{LayerKind::gcn, "gcn"},       {LayerKind::sage, "sage"},
                                     {LayerKind::gin, "gin"},       {LayerKind::gat, "gat"},
-                                    {LayerKind::schnet, "schnet"}, {LayerKind::rgcn, "rgcn"}};
+                                    {LayerKind::schnet, "schnet"}, {LayerKind::rgcn, "rgcn"},
+                                    {LayerKind::linear, "linear"}};
 
 const std::vector<std::int64_t>& shape_of(const OpGraph& g, TensorId t) { return g.tensor(t).shape; }
 
@@ -29,6 +30,11 @@ std::vector<std::int32_t> to_i32(const std::vector<std::int64_t>& v) {
 }
 
 }  // namespace
+
+std::string group_kind(const LayerSpec& spec) {
+  if (spec.kind == LayerKind::gin && spec.gin_nn == GinNn::linear) return "gin_linear";
+  return to_string(spec.kind);
+}
 
 std::string to_string(LayerKind kind) {
   for (const auto& e : layer_names)
@@ -360,7 +366,7 @@ TensorId lower_layer(Lowering& l, const LayerSpec& spec, TensorId x) {
   OpGraph& g = l.graph();
   OpGroup group;
   group.name = spec.name;
-  group.kind = to_string(spec.kind);
+  group.kind = group_kind(spec);
   group.first_op = g.ops.size();
   TensorId out = -1;
   x = dropout(l, spec.name + ".input_dropout", x, spec.input_dropout);
@@ -371,6 +377,7 @@ TensorId lower_layer(Lowering& l, const LayerSpec& spec, TensorId x) {
     case LayerKind::gat: out = lower_gat(l, spec, x); break;
     case LayerKind::schnet: out = lower_schnet(l, spec, x); break;
     case LayerKind::rgcn: out = lower_rgcn(l, spec, x); break;
+    case LayerKind::linear: out = lower_linear(l, spec, x); break;
   }
   if (spec.activation) out = l.op(unary(spec.name + "." + to_string(*spec.activation), g, *spec.activation, out, spec.activation_scalar));
   group.op_count = g.ops.size() - group.first_op;

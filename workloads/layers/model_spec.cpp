@@ -25,7 +25,7 @@ std::int64_t width(ObjectReader& r, const std::string& key) {
   return r.positive_integer(key, max_width, " (widths must fit int32, tilesim's index type)");
 }
 
-std::string kinds_text() { return "one of \"gcn\", \"sage\", \"gin\", \"gat\", \"schnet\", \"rgcn\""; }
+std::string kinds_text() { return "one of \"gcn\", \"sage\", \"gin\", \"gat\", \"schnet\", \"rgcn\", \"linear\""; }
 
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 255) return false;
@@ -78,6 +78,11 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
                          std::to_string(spec.heads * spec.out_features));
       break;
     case LayerKind::gin:
+      if (r.has("nn")) spec.gin_nn = r.one_of("nn", {"mlp", "linear"}) == "linear" ? GinNn::linear : GinNn::mlp;
+      // One Linear has no hidden width: a "hidden" would be silently unused.
+      if (spec.gin_nn == GinNn::linear && r.has("hidden"))
+        throw InputError(file, r.path_of("hidden"), "no \"hidden\" for \"nn\": \"linear\" (one Linear(in, out) has no hidden width)",
+                         describe_json(r.value("hidden")));
       spec.hidden_features = r.has("hidden") ? width(r, "hidden") : spec.out_features;
       spec.eps = static_cast<float>(r.number_or("eps", -1e6, 1e6, 0.0));
       break;
@@ -92,7 +97,8 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
       break;
     case LayerKind::rgcn: spec.num_relations = static_cast<std::int32_t>(r.integer_or("num_relations", 1, 1 << 20, 0)); break;
     case LayerKind::gcn:
-    case LayerKind::sage: break;
+    case LayerKind::sage:
+    case LayerKind::linear: break;
   }
   r.finish();
   return spec;
@@ -140,7 +146,8 @@ nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
       j["negative_slope"] = spec.negative_slope;
       break;
     case LayerKind::gin:
-      j["hidden"] = spec.hidden_features;
+      j["nn"] = spec.gin_nn == GinNn::linear ? "linear" : "mlp";
+      if (spec.gin_nn == GinNn::mlp) j["hidden"] = spec.hidden_features;
       j["eps"] = spec.eps;
       break;
     case LayerKind::schnet:
@@ -154,7 +161,8 @@ nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
       if (spec.num_relations > 0) j["num_relations"] = spec.num_relations;
       break;
     case LayerKind::gcn:
-    case LayerKind::sage: break;
+    case LayerKind::sage:
+    case LayerKind::linear: break;
   }
   return j;
 }

@@ -121,6 +121,32 @@ TEST_CASE("the eager record reader rejects bad files with the file and JSON path
   CHECK_THROWS_AS(parse_eager_record(calls, "c.json", no_source, "l.json"), InputError);
 }
 
+TEST_CASE("every group kind a layer lowers to has its PyG module structure in pyg_layers.json", "[unit]") {
+  using namespace tilesim::workloads::layers;
+  const auto& layers = eager_record().layers;
+  std::vector<LayerSpec> specs;
+  for (const char* name : {"gcn", "sage", "gin", "gat", "schnet", "rgcn", "linear"}) {
+    const auto kind = layer_kind_from_string(name);
+    REQUIRE(kind.has_value());
+    LayerSpec spec;
+    spec.kind = *kind;
+    specs.push_back(spec);
+  }
+  LayerSpec gin_linear;
+  gin_linear.kind = LayerKind::gin;
+  gin_linear.gin_nn = GinNn::linear;
+  specs.push_back(gin_linear);
+  for (const LayerSpec& spec : specs) {
+    INFO(group_kind(spec));
+    CHECK(layers.count(group_kind(spec)) == 1);
+  }
+  CHECK(group_kind(gin_linear) == "gin_linear");
+  // One Linear inside GINConv is 2 module calls where the MLP's Sequential is 5; a bare Linear propagates nothing.
+  CHECK(layers.at("gin_linear").module_calls == 2);
+  CHECK(layers.at("gin").module_calls == 5);
+  CHECK(layers.at("linear").propagate_calls == 0);
+}
+
 TEST_CASE("eager timeline: back-to-back stretches take the larger of host and device, a waiting call adds both", "[unit]") {
   const GpuMachine a100 = load_gpu_machine("a100-40gb");
   OpGraph g;
