@@ -8,7 +8,10 @@ namespace tilesim {
 
 void keep_freed_heap_for_reuse() {
 #if defined(__GLIBC__)
-  // glibc caps the mapping threshold at 32 MiB on 64-bit hosts; blocks below it come from the heap.
+  // glibc caps the mapping threshold at 32 MiB on 64-bit hosts, and a large scatter's transfer list
+  // is larger than that: no block is mapped on its own (M_MMAP_MAX 0), so every block, however large,
+  // comes from the heap and is reused there. The threshold stays raised for a library that resets the
+  // count.
   constexpr int mmap_threshold_bytes = 32 * 1024 * 1024;
   // Never trim the heap's top back to the kernel between points; pad each growth so that a larger
   // point's program does not grow it page by page.
@@ -17,6 +20,7 @@ void keep_freed_heap_for_reuse() {
   mallopt(M_MMAP_THRESHOLD, mmap_threshold_bytes);
   mallopt(M_TRIM_THRESHOLD, trim_threshold_bytes);
   mallopt(M_TOP_PAD, top_pad_bytes);
+  mallopt(M_MMAP_MAX, 0);
 #endif
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/buffer_ref.hpp"
@@ -85,6 +86,20 @@ struct Transfer {
   std::int64_t dst_stride_bytes = 0;
   bool read_only_copies = false;
 
+  Transfer() = default;
+  // The fields in order, as a brace list gives them ({src, bytes, {dst...}, blocks, strides}). A
+  // constructor rather than an aggregate so that ExchangePlan::add makes a transfer in place without
+  // first zeroing it.
+  Transfer(const BufferRef& src_ref, std::int64_t bytes_each, TransferDestinations destinations, std::int64_t block_count = 1,
+           std::int64_t src_stride = 0, std::int64_t dst_stride = 0, bool read_only = false)
+      : src(src_ref),
+        bytes(bytes_each),
+        dst(std::move(destinations)),
+        blocks(block_count),
+        src_stride_bytes(src_stride),
+        dst_stride_bytes(dst_stride),
+        read_only_copies(read_only) {}
+
   std::int64_t total_bytes() const { return bytes * blocks; }
 };
 
@@ -92,6 +107,13 @@ struct ExchangePlan {
   std::string name;
   std::vector<Transfer> transfers;
   bool empty() const { return transfers.empty(); }
+  // Lists a transfer to one destination, made in place: a large op lists hundreds of thousands, and
+  // building each as a temporary to move into the list (or zeroing it first) was a tenth of a
+  // timing-only sweep's host time.
+  Transfer& add(const BufferRef& src, std::int64_t bytes, const BufferRef& dst, std::int64_t blocks = 1,
+                std::int64_t src_stride_bytes = 0, std::int64_t dst_stride_bytes = 0) {
+    return transfers.emplace_back(src, bytes, TransferDestinations{dst}, blocks, src_stride_bytes, dst_stride_bytes);
+  }
 };
 
 // compute, then sync, then exchange. Either phase may be empty; the sync is always there, except after

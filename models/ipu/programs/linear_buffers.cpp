@@ -16,23 +16,13 @@ std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::
   return buffers;
 }
 
-void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
-                          const LinearLayout& layout, const std::vector<sim::BufferId>& linear, std::int64_t element_bytes,
-                          bool to_linear) {
-  // One transfer: `blocks` runs of `n` elements, from the piece at element `piece_at` (stride: the
-  // piece's width) to linear tile t at element `linear_at` (stride: the tensor's width).
-  auto emit = [&](const TensorPiece& piece, std::int64_t piece_at, std::int64_t t, std::int64_t linear_at, std::int64_t n,
-                  std::int64_t blocks) {
-    const sim::BufferRef piece_ref{piece.buffer, piece_at * element_bytes};
-    const sim::BufferRef linear_ref{linear[static_cast<std::size_t>(t)], linear_at * element_bytes};
-    const std::int64_t piece_stride = blocks > 1 ? piece.cols * element_bytes : 0;
-    const std::int64_t linear_stride = blocks > 1 ? width * element_bytes : 0;
-    if (to_linear) {
-      exchange.transfers.push_back({piece_ref, n * element_bytes, {linear_ref}, blocks, piece_stride, linear_stride});
-    } else {
-      exchange.transfers.push_back({linear_ref, n * element_bytes, {piece_ref}, blocks, linear_stride, piece_stride});
-    }
-  };
+namespace {
+
+// Walks the transfers between `from` and the linear layout, calling emit(piece, piece_at, t, linear_at,
+// n, blocks) for each: `blocks` runs of `n` elements, from the piece at element `piece_at` (stride: the
+// piece's width) to linear tile t at element `linear_at` (stride: the tensor's width).
+template <typename Emit>
+void walk_linear_transfers(const std::vector<TensorPiece>& from, std::int64_t width, const LinearLayout& layout, Emit&& emit) {
   // A contiguous run of flat elements [flat, flat + n) at element `piece_at` of the piece, cut at
   // linear tile boundaries.
   auto emit_run = [&](const TensorPiece& piece, std::int64_t piece_at, std::int64_t flat, std::int64_t n) {
@@ -46,13 +36,6 @@ void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorP
       flat += k;
     }
   };
-  // Each piece touches about as many linear tiles as its rows span; reserving avoids regrowing a
-  // vector of tens of thousands of transfers. Reserved at least geometrically: a builder calls this once
-  // per block (a broadcast from the linear layout), and reserving the exact size each time would move
-  // every transfer listed so far at every call.
-  std::size_t expected = exchange.transfers.size();
-  for (const auto& piece : from) expected += static_cast<std::size_t>(piece.rows * width / layout.elements_per_tile + 2);
-  if (expected > exchange.transfers.capacity()) exchange.transfers.reserve(std::max(expected, 2 * exchange.transfers.capacity()));
   for (const auto& piece : from) {
     if (piece.cols == width) {  // whole rows: one contiguous flat run
       emit_run(piece, 0, piece.row_begin * width, piece.rows * width);
@@ -77,6 +60,39 @@ void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorP
       r = last + 1;
     }
   }
+}
+
+}  // namespace
+
+void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
+                          const LinearLayout& layout, const std::vector<sim::BufferId>& linear, std::int64_t element_bytes,
+                          bool to_linear) {
+  // A large op lists hundreds of thousands of these; growing the list as it goes moved every transfer
+  // listed so far at each regrowth, about a quarter of a timing-only scatter's host time. Reserved once
+  // at a bound from the pieces' shapes: a piece spanning s linear tiles makes at most s + 1 transfers of
+  // whole rows, or, as a column block, at most one per row (min(rows, s + 1) groups) plus one per tile
+  // boundary a row straddles (s + 1). Reserved at least geometrically: a builder calls this once per
+  // block (a broadcast from the linear layout), and reserving the bound each time would move every
+  // transfer listed so far at every call.
+  std::size_t bound = exchange.transfers.size();
+  for (const auto& piece : from) {
+    const std::int64_t spanned = piece.rows * width / layout.elements_per_tile + 2;
+    bound += static_cast<std::size_t>(piece.cols == width ? spanned : std::min(piece.rows, spanned) + spanned);
+  }
+  if (bound > exchange.transfers.capacity()) exchange.transfers.reserve(std::max(bound, 2 * exchange.transfers.capacity()));
+  walk_linear_transfers(from, width, layout,
+                        [&](const TensorPiece& piece, std::int64_t piece_at, std::int64_t t, std::int64_t linear_at,
+                            std::int64_t n, std::int64_t blocks) {
+                          const sim::BufferRef piece_ref{piece.buffer, piece_at * element_bytes};
+                          const sim::BufferRef linear_ref{linear[static_cast<std::size_t>(t)], linear_at * element_bytes};
+                          const std::int64_t piece_stride = blocks > 1 ? piece.cols * element_bytes : 0;
+                          const std::int64_t linear_stride = blocks > 1 ? width * element_bytes : 0;
+                          if (to_linear) {
+                            exchange.add(piece_ref, n * element_bytes, linear_ref, blocks, piece_stride, linear_stride);
+                          } else {
+                            exchange.add(linear_ref, n * element_bytes, piece_ref, blocks, linear_stride, piece_stride);
+                          }
+                        });
 }
 
 void broadcast_from_linear(sim::ExchangePlan& exchange, const TensorPiece& first, const std::vector<sim::BufferId>& copies,
