@@ -108,8 +108,7 @@ struct ExchangePlan {
   std::vector<Transfer> transfers;
   bool empty() const { return transfers.empty(); }
   // Lists a transfer to one destination, made in place: a large op lists hundreds of thousands, and
-  // building each as a temporary to move into the list (or zeroing it first) was a tenth of a
-  // timing-only sweep's host time.
+  // each would otherwise be built as a temporary and moved into the list (or zeroed first).
   Transfer& add(const BufferRef& src, std::int64_t bytes, const BufferRef& dst, std::int64_t blocks = 1,
                 std::int64_t src_stride_bytes = 0, std::int64_t dst_stride_bytes = 0) {
     return transfers.emplace_back(src, bytes, TransferDestinations{dst}, blocks, src_stride_bytes, dst_stride_bytes);
