@@ -334,7 +334,10 @@ TEST_CASE("the shipped hydronet packed-QM9 SchNet examples: one file per IPU cou
     if (replicas == 1) first = w;
     CHECK(w == first);  // the same model, training and loader in every file
   }
-  CHECK(first["model"].size() == 4);
+  REQUIRE(first["model"].size() == 6);  // 4 interaction blocks, then PyG SchNet's readout lin1 (100 -> 50) and lin2 (50 -> 1)
+  CHECK(first["model"][4]["layer"] == "linear");
+  CHECK(first["model"][4]["out"] == 50);
+  CHECK(first["model"][5]["out"] == 1);
   CHECK(first["loader"]["fixed_size"]["num_nodes"] == 16 * 36);  // 16 packs of at most 36 atoms
   CHECK(first["loader"]["fixed_size"]["num_edges"] == 16 * 36 * 28);  // 28 neighbours per atom
   double one_ipu = 0;

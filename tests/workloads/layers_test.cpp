@@ -137,6 +137,16 @@ void with_self_loops(const graphs::EdgeList& g, std::vector<int>& src, std::vect
   }
 }
 
+// GINConv's input to its nn on the 4-feature small graph: the sum over in-edges plus (1 + eps) * x.
+Matrix gin_combined(const graphs::EdgeList& g, const Matrix& x, double one_plus_eps) {
+  Matrix z(6, std::vector<double>(4, 0.0));
+  for (std::size_t e = 0; e < g.src.size(); ++e)
+    for (int c = 0; c < 4; ++c) z[g.dst[e]][c] += x[g.src[e]][c];
+  for (int n = 0; n < 6; ++n)
+    for (int c = 0; c < 4; ++c) z[n][c] += one_plus_eps * x[n][c];
+  return z;
+}
+
 }  // namespace
 
 TEST_CASE("GCN layer equals PyG GCNConv computed directly", "[layers][unit]") {
@@ -182,12 +192,7 @@ TEST_CASE("GIN layer equals PyG GINConv with its MLP computed directly", "[layer
   spec.eps = 0.25f;
   auto l = lower(spec, g, 4);
   evaluate(l);
-  const Matrix x = matrix(l, "x");
-  Matrix z(6, std::vector<double>(4, 0.0));
-  for (std::size_t e = 0; e < g.src.size(); ++e)
-    for (int c = 0; c < 4; ++c) z[g.dst[e]][c] += x[g.src[e]][c];
-  for (int n = 0; n < 6; ++n)
-    for (int c = 0; c < 4; ++c) z[n][c] += 1.25 * x[n][c];
+  const Matrix z = gin_combined(g, matrix(l, "x"), 1.25);
   Matrix h = linear(z, matrix(l, "gin.mlp0.weight"), vec(l, "gin.mlp0.bias"));
   for (auto& row : h)
     for (auto& v : row) v = std::max(v, 0.0);
@@ -202,12 +207,7 @@ TEST_CASE("GIN layer with nn = one Linear equals GINConv(torch.nn.Linear) comput
   spec.eps = -0.5f;
   auto l = lower(spec, g, 4);
   evaluate(l);
-  const Matrix x = matrix(l, "x");
-  Matrix z(6, std::vector<double>(4, 0.0));
-  for (std::size_t e = 0; e < g.src.size(); ++e)
-    for (int c = 0; c < 4; ++c) z[g.dst[e]][c] += x[g.src[e]][c];
-  for (int n = 0; n < 6; ++n)
-    for (int c = 0; c < 4; ++c) z[n][c] += 0.5 * x[n][c];
+  const Matrix z = gin_combined(g, matrix(l, "x"), 0.5);
   require_close(l, linear(z, matrix(l, "gin.nn.weight"), vec(l, "gin.nn.bias")));
   REQUIRE(l.graph.groups.at(0).kind == "gin_linear");
   // No MLP: neither of its weights exists.
