@@ -21,7 +21,6 @@ std::map<std::string, std::string> point_cells(const PointId& id);
 // name the machine, not the point).
 std::map<std::string, std::string> row_point_cells(const ResultRow& row);
 
-
 // What a surface is drawn over, and what becomes of the other columns that vary.
 struct SurfaceAxes {
   std::string x = "num_inputs", y = "num_outputs";

@@ -16,13 +16,23 @@ std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::
   return buffers;
 }
 
-namespace {
-
-// Walks the transfers between `from` and the linear layout, calling emit(piece, piece_at, t, linear_at,
-// n, blocks) for each: `blocks` runs of `n` elements, from the piece at element `piece_at` (stride: the
-// piece's width) to linear tile t at element `linear_at` (stride: the tensor's width).
-template <typename Emit>
-void walk_linear_transfers(const std::vector<TensorPiece>& from, std::int64_t width, const LinearLayout& layout, Emit&& emit) {
+void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
+                          const LinearLayout& layout, const std::vector<sim::BufferId>& linear, std::int64_t element_bytes,
+                          bool to_linear) {
+  // One transfer: `blocks` runs of `n` elements, from the piece at element `piece_at` (stride: the
+  // piece's width) to linear tile t at element `linear_at` (stride: the tensor's width).
+  auto emit = [&](const TensorPiece& piece, std::int64_t piece_at, std::int64_t t, std::int64_t linear_at, std::int64_t n,
+                  std::int64_t blocks) {
+    const sim::BufferRef piece_ref{piece.buffer, piece_at * element_bytes};
+    const sim::BufferRef linear_ref{linear[static_cast<std::size_t>(t)], linear_at * element_bytes};
+    const std::int64_t piece_stride = blocks > 1 ? piece.cols * element_bytes : 0;
+    const std::int64_t linear_stride = blocks > 1 ? width * element_bytes : 0;
+    if (to_linear) {
+      exchange.add(piece_ref, n * element_bytes, linear_ref, blocks, piece_stride, linear_stride);
+    } else {
+      exchange.add(linear_ref, n * element_bytes, piece_ref, blocks, linear_stride, piece_stride);
+    }
+  };
   // A contiguous run of flat elements [flat, flat + n) at element `piece_at` of the piece, cut at
   // linear tile boundaries.
   auto emit_run = [&](const TensorPiece& piece, std::int64_t piece_at, std::int64_t flat, std::int64_t n) {
@@ -36,6 +46,20 @@ void walk_linear_transfers(const std::vector<TensorPiece>& from, std::int64_t wi
       flat += k;
     }
   };
+  // A large op lists hundreds of thousands of these; growing the list as it goes moves every transfer
+  // listed so far at each regrowth. With ExchangePlan::add, reserving once took 7-10% off a 2048 x 512
+  // scatter_add point's host time and 7% off the instructions of 54 points of the hydronet grid. The
+  // bound comes from the pieces' shapes: a piece spanning s linear tiles makes at most s + 1 transfers
+  // of whole rows, or, as a column block, at most one per row (min(rows, s + 1) groups) plus one per
+  // tile boundary a row straddles (s + 1). Reserved at least geometrically: a builder calls this once
+  // per block (a broadcast from the linear layout), and reserving the bound each time would move every
+  // transfer listed so far at every call.
+  std::size_t bound = exchange.transfers.size();
+  for (const auto& piece : from) {
+    const std::int64_t spanned = piece.rows * width / layout.elements_per_tile + 2;
+    bound += static_cast<std::size_t>(piece.cols == width ? spanned : std::min(piece.rows, spanned) + spanned);
+  }
+  if (bound > exchange.transfers.capacity()) exchange.transfers.reserve(std::max(bound, 2 * exchange.transfers.capacity()));
   for (const auto& piece : from) {
     if (piece.cols == width) {  // whole rows: one contiguous flat run
       emit_run(piece, 0, piece.row_begin * width, piece.rows * width);
@@ -60,40 +84,6 @@ void walk_linear_transfers(const std::vector<TensorPiece>& from, std::int64_t wi
       r = last + 1;
     }
   }
-}
-
-}  // namespace
-
-void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
-                          const LinearLayout& layout, const std::vector<sim::BufferId>& linear, std::int64_t element_bytes,
-                          bool to_linear) {
-  // A large op lists hundreds of thousands of these; growing the list as it goes moves every transfer
-  // listed so far at each regrowth. With ExchangePlan::add, reserving once took 7-10% off a 2048 x 512
-  // scatter_add point's host time and 7% off the instructions of 54 points of the hydronet grid. The
-  // bound comes from the pieces' shapes: a piece spanning s linear tiles makes at most s + 1 transfers
-  // of whole rows, or, as a column block, at most one per row (min(rows, s + 1) groups) plus one per
-  // tile boundary a row straddles (s + 1). Reserved at least geometrically: a builder calls this once
-  // per block (a broadcast from the linear layout), and reserving the bound each time would move every
-  // transfer listed so far at every call.
-  std::size_t bound = exchange.transfers.size();
-  for (const auto& piece : from) {
-    const std::int64_t spanned = piece.rows * width / layout.elements_per_tile + 2;
-    bound += static_cast<std::size_t>(piece.cols == width ? spanned : std::min(piece.rows, spanned) + spanned);
-  }
-  if (bound > exchange.transfers.capacity()) exchange.transfers.reserve(std::max(bound, 2 * exchange.transfers.capacity()));
-  walk_linear_transfers(from, width, layout,
-                        [&](const TensorPiece& piece, std::int64_t piece_at, std::int64_t t, std::int64_t linear_at,
-                            std::int64_t n, std::int64_t blocks) {
-                          const sim::BufferRef piece_ref{piece.buffer, piece_at * element_bytes};
-                          const sim::BufferRef linear_ref{linear[static_cast<std::size_t>(t)], linear_at * element_bytes};
-                          const std::int64_t piece_stride = blocks > 1 ? piece.cols * element_bytes : 0;
-                          const std::int64_t linear_stride = blocks > 1 ? width * element_bytes : 0;
-                          if (to_linear) {
-                            exchange.add(piece_ref, n * element_bytes, linear_ref, blocks, piece_stride, linear_stride);
-                          } else {
-                            exchange.add(linear_ref, n * element_bytes, piece_ref, blocks, linear_stride, piece_stride);
-                          }
-                        });
 }
 
 void broadcast_from_linear(sim::ExchangePlan& exchange, const TensorPiece& first, const std::vector<sim::BufferId>& copies,
