@@ -54,6 +54,28 @@ void ExchangePass::tally_transfers(const ExchangePlan& plan, const std::string& 
     out_.exchange_bytes_sent += transfer.total_bytes();
     out_.exchange_bytes_received += transfer.total_bytes() * static_cast<std::int64_t>(transfer.dst.size());
   }
+  if (plan.counted.empty()) return;
+  if (functional_) throw std::logic_error(context + " counts transfers, which a functional run cannot make");
+  const auto num_tiles = static_cast<std::uint32_t>(config_.num_tiles);
+  for (std::size_t k = 0; k < plan.counted.size(); ++k) {
+    const TransferCount& count = plan.counted[k];
+    // One unsigned comparison per tile covers both ends of its range; the message is built off this path.
+    if (static_cast<std::uint32_t>(count.src_tile) >= num_tiles || static_cast<std::uint32_t>(count.dst_tile) >= num_tiles ||
+        count.bytes < 0 || count.regions < 1) {
+      throw_bad_count(count, k, context);
+    }
+    tiles_.touch(count.src_tile);
+    tiles_.touch(count.dst_tile);
+    timing_.add_count(count);
+    out_.exchange_bytes_sent += count.bytes;
+    out_.exchange_bytes_received += count.bytes;
+  }
+}
+
+void ExchangePass::throw_bad_count(const TransferCount& count, std::size_t k, const std::string& context) const {
+  throw std::logic_error(context + ": counted transfer " + str(static_cast<std::int64_t>(k)) + " from tile " +
+                         str(count.src_tile) + " to tile " + str(count.dst_tile) + " (of " + str(config_.num_tiles) +
+                         ") has " + str(count.bytes) + " bytes in " + str(count.regions) + " regions");
 }
 
 void ExchangePass::check_transfer(const Transfer& transfer, std::size_t k, const std::string& context) const {

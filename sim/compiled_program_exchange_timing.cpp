@@ -14,7 +14,8 @@ ExchangeTiming::ExchangeTiming(const MachineConfig& config, const ProgramBuffers
   sent_regions_.assign(tiles_count, 0);
   received_regions_.assign(tiles_count, 0);
   received_bytes_.assign(tiles_count, 0);
-  effective_received_bytes_.assign(tiles_count, 0.0);
+  sole_received_bytes_.assign(tiles_count, 0);
+  shared_received_bytes_.assign(tiles_count, 0.0);
 }
 
 // Tiles of one supertile that receive the same transfer share the bus and receive at a multiple of the
@@ -25,7 +26,7 @@ void ExchangeTiming::add_receptions(const Transfer& transfer) {
     tiles_.touch(tile);
     received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
     received_regions_[static_cast<std::size_t>(tile)] += transfer.blocks;
-    effective_received_bytes_[static_cast<std::size_t>(tile)] += static_cast<double>(transfer.total_bytes());
+    sole_received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
     return;
   }
   dst_tiles_.clear();
@@ -46,8 +47,12 @@ void ExchangeTiming::add_receptions(const Transfer& transfer) {
       tiles_.touch(tile);
       received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
       received_regions_[static_cast<std::size_t>(tile)] += transfer.blocks;
-      effective_received_bytes_[static_cast<std::size_t>(tile)] +=
-          static_cast<double>(transfer.total_bytes()) / static_cast<double>(distinct_tiles);
+      if (distinct_tiles == 1) {
+        sole_received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
+      } else {
+        shared_received_bytes_[static_cast<std::size_t>(tile)] +=
+            static_cast<double>(transfer.total_bytes()) / static_cast<double>(distinct_tiles);
+      }
     }
     run_begin = run_end;
   }
@@ -57,7 +62,8 @@ void ExchangeTiming::add_receptions(const Transfer& transfer) {
 // contiguous region the tile sends or receives (each region is its own exchange instruction sequence).
 Cycles ExchangeTiming::tile_cycles(TileId tile) const {
   const auto t = static_cast<std::size_t>(tile);
-  return std::max(tile_exchange_cycles(sent_bytes_[t], effective_received_bytes_[t], config_.exchange_bytes_per_cycle),
+  const double effective_received_bytes = static_cast<double>(sole_received_bytes_[t]) + shared_received_bytes_[t];
+  return std::max(tile_exchange_cycles(sent_bytes_[t], effective_received_bytes, config_.exchange_bytes_per_cycle),
                   links_.arrival_cycles(tile)) +
          config_.exchange_cycles_per_region * std::max(sent_regions_[t], received_regions_[t]);
 }
@@ -69,7 +75,8 @@ void ExchangeTiming::reset_touched() {
     sent_regions_[t] = 0;
     received_regions_[t] = 0;
     received_bytes_[t] = 0;
-    effective_received_bytes_[t] = 0.0;
+    sole_received_bytes_[t] = 0;
+    shared_received_bytes_[t] = 0.0;
     links_.reset(tile);
   }
 }

@@ -24,6 +24,16 @@ class ExchangeTiming {
   }
   // The transfer as its destination tiles receive it; touches them.
   void add_receptions(const Transfer& transfer);
+  // Counted transfers (ExchangePlan::counted): sent and received as listed single-destination ones are.
+  void add_count(const TransferCount& count) {
+    const auto src = static_cast<std::size_t>(count.src_tile);
+    const auto dst = static_cast<std::size_t>(count.dst_tile);
+    sent_bytes_[src] += count.bytes;
+    sent_regions_[src] += count.regions;
+    received_bytes_[dst] += count.bytes;
+    received_regions_[dst] += count.regions;
+    sole_received_bytes_[dst] += count.bytes;
+  }
   // After every transfer of the phase is added: their crossings between chips (LinkTiming::add).
   bool add_link_cycles(const ExchangePlan& plan) { return links_.add(plan); }
 
@@ -44,7 +54,11 @@ class ExchangeTiming {
   std::vector<std::int64_t> sent_regions_;      // contiguous regions a tile sends (a broadcast counts once)
   std::vector<std::int64_t> received_regions_;  // contiguous regions a tile receives
   std::vector<std::int64_t> received_bytes_;
-  std::vector<double> effective_received_bytes_;
+  // What the tile's receptions cost at the per-tile rate, in two sums so that the order in which
+  // transfers are added cannot change it: bytes it alone received from a transfer, exactly, and its
+  // shares of transfers received by several tiles of its supertile (bytes / number receiving).
+  std::vector<std::int64_t> sole_received_bytes_;
+  std::vector<double> shared_received_bytes_;
   std::vector<TileId> dst_tiles_;  // scratch: one transfer's destination tiles
 };
 

@@ -16,6 +16,7 @@ bool LinkTiming::add(const ExchangePlan& plan) {
   if (config_.num_chips() < 2) return false;
   if (!route_bytes(plan)) return false;
   for (const Transfer& transfer : plan.transfers) add_arrivals(transfer);
+  for (const TransferCount& count : plan.counted) add_count_arrivals(count);
   return true;
 }
 
@@ -30,7 +31,25 @@ bool LinkTiming::route_bytes(const ExchangePlan& plan) {
       for (std::int32_t link : route(src_chip, chip)) link_bytes_[static_cast<std::size_t>(link)] += transfer.total_bytes();
     }
   }
+  for (const TransferCount& count : plan.counted) {
+    const std::int32_t src_chip = config_.chip_of(count.src_tile);
+    const std::int32_t dst_chip = config_.chip_of(count.dst_tile);
+    if (src_chip == dst_chip) continue;
+    crosses = true;
+    for (std::int32_t link : route(src_chip, dst_chip)) link_bytes_[static_cast<std::size_t>(link)] += count.bytes;
+  }
   return crosses;
+}
+
+void LinkTiming::add_count_arrivals(const TransferCount& count) {
+  const std::int32_t src_chip = config_.chip_of(count.src_tile);
+  const std::int32_t dst_chip = config_.chip_of(count.dst_tile);
+  if (src_chip == dst_chip) return;
+  const Cycles cycles = crossing_cycles(src_chip, dst_chip);
+  for (TileId tile : {count.src_tile, count.dst_tile}) {
+    auto& arrival = arrival_cycles_[static_cast<std::size_t>(tile)];
+    arrival = std::max(arrival, cycles);
+  }
 }
 
 // The transfer's source tile, and its destination tiles on each remote chip, wait for its crossing to

@@ -29,6 +29,7 @@ class LinkTiming {
  private:
   bool route_bytes(const ExchangePlan& plan);
   void add_arrivals(const Transfer& transfer);
+  void add_count_arrivals(const TransferCount& count);
   Cycles crossing_cycles(std::int32_t from_chip, std::int32_t to_chip) const;
   const std::vector<std::int32_t>& remote_chips(const Transfer& transfer);
   const std::vector<std::int32_t>& route(std::int32_t from_chip, std::int32_t to_chip) const {

@@ -171,6 +171,11 @@ void Engine::load(const Program& program, const MachineConfig& config, Mode mode
   Impl& s = *impl_;
   s.program.reset();  // a failed load leaves nothing loaded
   validate_config(config, s.tile_slots);
+  if (program.timing_only && mode == Mode::functional) {
+    throw std::logic_error("program " + program.name +
+                           " was built timing-only (its exchanges count transfers rather than list them); "
+                           "build it for Mode::functional to load it functionally");
+  }
   BufferLayout layout = lay_out_buffers(program, config);
   const RankPartition partition = partition_for(config, mode);
 

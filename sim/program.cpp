@@ -1,5 +1,6 @@
 #include "sim/program.hpp"
 
+#include <iterator>
 #include <stdexcept>
 
 namespace tilesim::sim {
@@ -18,6 +19,14 @@ std::vector<std::int64_t> Program::bytes_per_tile(std::int32_t num_tiles) const 
     used = align_buffer_offset(used) + b.bytes;
   }
   return bytes;
+}
+
+void ExchangePlan::append(ExchangePlan&& other) {
+  transfers.insert(transfers.end(), std::make_move_iterator(other.transfers.begin()),
+                   std::make_move_iterator(other.transfers.end()));
+  counted.insert(counted.end(), other.counted.begin(), other.counted.end());
+  other.transfers.clear();
+  other.counted.clear();
 }
 
 }  // namespace tilesim::sim

@@ -103,16 +103,47 @@ struct Transfer {
   std::int64_t total_bytes() const { return bytes * blocks; }
 };
 
+// Single-destination transfers from one tile to another, counted rather than listed: `bytes` in all,
+// in `regions` contiguous regions (a listed transfer's total_bytes() and blocks). Only a timing-only
+// program (Program::timing_only) has them: the engine times an exchange by these per-tile sums alone,
+// so a builder whose bulk exchanges list hundreds of thousands of transfers may count them instead and
+// leave out the buffers and offsets that only a functional run reads. Counts of one pair add up
+// exactly (tests/models/ipu/timing_only_sequence_test.cpp holds them equal to the listed transfers).
+struct TransferCount {
+  TileId src_tile = 0;
+  TileId dst_tile = 0;
+  std::int64_t bytes = 0;
+  std::int64_t regions = 0;
+};
+
 struct ExchangePlan {
   std::string name;
   std::vector<Transfer> transfers;
-  bool empty() const { return transfers.empty(); }
+  std::vector<TransferCount> counted;  // timing-only programs only
+
+  ExchangePlan() = default;
+  // A name and listed transfers, as a brace list gives them ({name, {transfers...}}).
+  ExchangePlan(std::string plan_name, std::vector<Transfer> listed = {})
+      : name(std::move(plan_name)), transfers(std::move(listed)) {}
+  bool empty() const { return transfers.empty() && counted.empty(); }
   // Lists a transfer to one destination, made in place: a large op lists hundreds of thousands, and
   // each would otherwise be built as a temporary and moved into the list (or zeroed first).
   Transfer& add(const BufferRef& src, std::int64_t bytes, const BufferRef& dst, std::int64_t blocks = 1,
                 std::int64_t src_stride_bytes = 0, std::int64_t dst_stride_bytes = 0) {
     return transfers.emplace_back(src, bytes, TransferDestinations{dst}, blocks, src_stride_bytes, dst_stride_bytes);
   }
+  // Counts a single-destination transfer (TransferCount), merged into the last count when that one
+  // joins the same tiles: a builder walking a tensor's rows in order meets the same pair in a row.
+  void count(TileId src_tile, TileId dst_tile, std::int64_t bytes, std::int64_t regions) {
+    if (!counted.empty() && counted.back().src_tile == src_tile && counted.back().dst_tile == dst_tile) {
+      counted.back().bytes += bytes;
+      counted.back().regions += regions;
+      return;
+    }
+    counted.push_back({src_tile, dst_tile, bytes, regions});
+  }
+  // Moves `other`'s transfers and counts to the end of this plan's (one exchange carrying both).
+  void append(ExchangePlan&& other);
 };
 
 // compute, then sync, then exchange. Either phase may be empty; the sync is always there, except after
@@ -128,6 +159,9 @@ struct Program {
   std::string name;
   std::vector<BufferDecl> buffers;
   std::vector<Superstep> steps;
+  // Built only to be timed (Mode::timing_only): its exchanges may count transfers rather than list
+  // them (ExchangePlan::counted), so the engine refuses to load it functionally.
+  bool timing_only = false;
 
   BufferId add_buffer(std::string buffer_name, TileId tile, std::int64_t bytes) {
     buffers.push_back({std::move(buffer_name), tile, bytes});

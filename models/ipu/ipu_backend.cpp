@@ -134,7 +134,7 @@ OpTiming simulate_op_timing(const Op& op, const std::vector<std::int32_t>& indic
   sim::Engine& engine = engine_for(machine);
   OpTiming t;
   t.plan = plan_op(op, indices, machine);
-  const OpProgram program = build_op_program(op, t.plan, indices, machine);
+  const OpProgram program = build_op_program(op, t.plan, indices, machine, sim::Mode::timing_only);
   load_op(engine, program, op, machine, sim::Mode::timing_only);
   t.stats = engine.run();
   t.time_s = machine.chip.seconds(t.stats.total_cycles);
@@ -226,7 +226,7 @@ BackendResult IpuBackend::run(const OpGraph& graph, const TensorValues& inputs, 
       program = op.kind == OpKind::gather ? build_static_gather_program(op, indices, machine)
                                           : build_static_scatter_program(op, indices, machine, messages_read_later);
     } else {
-      program = build_op_program(op, plan, indices, machine);
+      program = build_op_program(op, plan, indices, machine, mode);
     }
     load_op(engine, program, op, machine, mode);
     Operands operands;

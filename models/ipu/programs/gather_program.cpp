@@ -31,7 +31,8 @@ namespace {
 // The gather's program as its steps build it: the supersteps they add vertices and transfers to, and
 // the buffers later steps read (by tile).
 struct GatherProgram {
-  GatherProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices, const IpuMachine& machine);
+  GatherProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices, const IpuMachine& machine,
+                sim::Mode mode);
 
   void place_table_blocks();
   void add_index_group(std::int64_t i);
@@ -67,7 +68,7 @@ struct GatherProgram {
 };
 
 GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
-                             const IpuMachine& machine)
+                             const IpuMachine& machine, sim::Mode mode)
     : plan(plan),
       indices(indices),
       machine(machine),
@@ -87,6 +88,7 @@ GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector
       candidate_buf(static_cast<std::size_t>(plan.tiles_used), -1) {
   require_value_dtype(op, machine);
   out.program.name = op.name;
+  out.program.timing_only = mode == sim::Mode::timing_only;
 }
 
 // Table blocks. With gather_table_from_linear_layout the table is a tensor mapped linearly (as an op's
@@ -299,7 +301,7 @@ void GatherProgram::move_output_to_linear_layout() {
   std::vector<TensorPiece> linear_pieces;
   const auto linear = add_linear_buffers(out.program, "out (linear)", layout, vb, &linear_pieces);
   last.exchange.name = "output to linear layout";
-  add_linear_transfers(last.exchange, out.output, num_features, layout, linear, vb, /*to_linear=*/true);
+  add_linear_transfers(out.program, last.exchange, out.output, num_features, layout, linear, vb, /*to_linear=*/true);
   out.output = std::move(linear_pieces);
   out.output_width = 1;
 }
@@ -322,8 +324,8 @@ OpProgram GatherProgram::finish() {
 }  // namespace
 
 OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
-                               const IpuMachine& machine) {
-  GatherProgram gather(op, plan, indices, machine);
+                               const IpuMachine& machine, sim::Mode mode) {
+  GatherProgram gather(op, plan, indices, machine, mode);
   gather.place_table_blocks();
   for (std::int64_t i = 0; i < gather.I; ++i) gather.add_index_group(i);
   return gather.finish();

@@ -16,13 +16,25 @@ std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::
   return buffers;
 }
 
-void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
-                          const LinearLayout& layout, const std::vector<sim::BufferId>& linear, std::int64_t element_bytes,
-                          bool to_linear) {
+namespace {
+
+// add_linear_transfers, listing the transfers, or counting them (ExchangePlan::count) when `counting`
+// is the timing-only program that holds the buffers.
+void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
+                           const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
+                           std::int64_t element_bytes, bool to_linear, const sim::Program* counting) {
+  auto tile_of = [&](sim::BufferId b) { return counting->buffers[static_cast<std::size_t>(b)].tile; };
+  sim::TileId piece_tile = 0;  // counting: the tile of the piece being walked
   // One transfer: `blocks` runs of `n` elements, from the piece at element `piece_at` (stride: the
   // piece's width) to linear tile t at element `linear_at` (stride: the tensor's width).
   auto emit = [&](const TensorPiece& piece, std::int64_t piece_at, std::int64_t t, std::int64_t linear_at, std::int64_t n,
                   std::int64_t blocks) {
+    if (counting) {
+      const sim::TileId linear_tile = tile_of(linear[static_cast<std::size_t>(t)]);
+      exchange.count(to_linear ? piece_tile : linear_tile, to_linear ? linear_tile : piece_tile, n * element_bytes * blocks,
+                     blocks);
+      return;
+    }
     const sim::BufferRef piece_ref{piece.buffer, piece_at * element_bytes};
     const sim::BufferRef linear_ref{linear[static_cast<std::size_t>(t)], linear_at * element_bytes};
     const std::int64_t piece_stride = blocks > 1 ? piece.cols * element_bytes : 0;
@@ -54,13 +66,21 @@ void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorP
   // tile boundary a row straddles (s + 1). Reserved at least geometrically: a builder calls this once
   // per block (a broadcast from the linear layout), and reserving the bound each time would move every
   // transfer listed so far at every call.
-  std::size_t bound = exchange.transfers.size();
+  std::size_t bound = counting ? exchange.counted.size() : exchange.transfers.size();
   for (const auto& piece : from) {
     const std::int64_t spanned = piece.rows * width / layout.elements_per_tile + 2;
     bound += static_cast<std::size_t>(piece.cols == width ? spanned : std::min(piece.rows, spanned) + spanned);
   }
-  if (bound > exchange.transfers.capacity()) exchange.transfers.reserve(std::max(bound, 2 * exchange.transfers.capacity()));
+  auto reserve = [bound](auto& list) {
+    if (bound > list.capacity()) list.reserve(std::max(bound, 2 * list.capacity()));
+  };
+  if (counting) {
+    reserve(exchange.counted);
+  } else {
+    reserve(exchange.transfers);
+  }
   for (const auto& piece : from) {
+    if (counting) piece_tile = tile_of(piece.buffer);
     if (piece.cols == width) {  // whole rows: one contiguous flat run
       emit_run(piece, 0, piece.row_begin * width, piece.rows * width);
       continue;
@@ -86,11 +106,20 @@ void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorP
   }
 }
 
+}  // namespace
+
+void add_linear_transfers(const sim::Program& program, sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from,
+                          std::int64_t width, const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
+                          std::int64_t element_bytes, bool to_linear) {
+  walk_linear_transfers(exchange, from, width, layout, linear, element_bytes, to_linear,
+                        program.timing_only ? &program : nullptr);
+}
+
 void broadcast_from_linear(sim::ExchangePlan& exchange, const TensorPiece& first, const std::vector<sim::BufferId>& copies,
                            std::int64_t width, const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
                            std::int64_t element_bytes) {
   const std::size_t begin = exchange.transfers.size();
-  add_linear_transfers(exchange, {first}, width, layout, linear, element_bytes, /*to_linear=*/false);
+  walk_linear_transfers(exchange, {first}, width, layout, linear, element_bytes, /*to_linear=*/false, nullptr);
   for (std::size_t k = begin; k < exchange.transfers.size(); ++k) {
     auto& t = exchange.transfers[k];
     const std::int64_t offset = t.dst.front().offset_bytes;

@@ -18,14 +18,16 @@ std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::
                                               std::int64_t element_bytes, std::vector<TensorPiece>* pieces);
 
 // Transfers that move every element of the rectangular `from` pieces (of a row-major tensor `width`
-// wide) to its place in the linear buffers `to`; or the reverse when `to_linear` is false.
-void add_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
-                          const LinearLayout& layout, const std::vector<sim::BufferId>& linear, std::int64_t element_bytes,
-                          bool to_linear);
+// wide) to its place in the linear buffers `to`; or the reverse when `to_linear` is false. `program`
+// holds the buffers: a timing-only one (sim::Program::timing_only) gets the transfers counted rather
+// than listed, since a large op moves hundreds of thousands of row segments this way.
+void add_linear_transfers(const sim::Program& program, sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from,
+                          std::int64_t width, const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
+                          std::int64_t element_bytes, bool to_linear);
 
 // Transfers that move one rectangle of a linearly mapped tensor (`width` wide) into the buffer of
 // `first` and, at the same offsets, into each of `copies`: one broadcast per run of the rectangle
-// that lies on one linear tile.
+// that lies on one linear tile. Always listed: a broadcast's receptions depend on its destinations.
 void broadcast_from_linear(sim::ExchangePlan& exchange, const TensorPiece& first, const std::vector<sim::BufferId>& copies,
                            std::int64_t width, const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
                            std::int64_t element_bytes);

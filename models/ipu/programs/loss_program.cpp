@@ -219,12 +219,12 @@ void cross_entropy_steps(const Op& op, const IpuMachine& m, OpProgram& out, cons
     out.sram_read_bytes += r.size() * (C * m.value_bytes() + kIndexBytes);
     out.sram_write_bytes += gradient ? r.size() * C * m.value_bytes() : kPartialBytes;
   }
-  add_linear_transfers(operands.exchange, blocks, C, in, in_buf, m.value_bytes(), /*to_linear=*/false);
+  add_linear_transfers(out.program, operands.exchange, blocks, C, in, in_buf, m.value_bytes(), /*to_linear=*/false);
   if (gradient) {
     std::vector<TensorPiece> linear_out;
     const auto out_buf = add_linear_buffers(out.program, "out (linear)", in, m.value_bytes(), &linear_out);
     compute.exchange.name = "gradient to linear layout";
-    add_linear_transfers(compute.exchange, grads, C, in, out_buf, m.value_bytes(), /*to_linear=*/true);
+    add_linear_transfers(out.program, compute.exchange, grads, C, in, out_buf, m.value_bytes(), /*to_linear=*/true);
     out.output = std::move(linear_out);
   }
 }
@@ -346,7 +346,7 @@ sim::Superstep weighted_mean_step(sim::BufferId sums, std::int64_t cols_per_term
 
 }  // namespace
 
-OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine& machine) {
+OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine& machine, sim::Mode mode) {
   (void)plan;  // the layouts and the reduction schedule follow from the shape, as the planner costed them
   const std::int64_t M = op.shape.num_inputs, C = op.shape.num_features;
   const bool gradient = op.kind == OpKind::loss_grad, ce = op.loss == LossFn::cross_entropy, weighted = op.loss_row_weights() >= 0;
@@ -354,6 +354,7 @@ OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine&
   const LinearLayout in = linear_layout(M * C, machine.value_bytes(), machine);
   OpProgram out;
   out.program.name = op.name;
+  out.program.timing_only = mode == sim::Mode::timing_only;
   const auto in_buf = add_linear_buffers(out.program, "predictions (linear)", in, machine.value_bytes(), &out.input);
   out.input_width = 1;
   out.output_width = 1;
@@ -379,7 +380,7 @@ OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine&
       // The logits' rows travel in the exchange that broadcasts the weights' sum.
       sim::ExchangePlan& last = out.program.steps.back().exchange;
       last.name = "the weights' sum to every tile, logits' rows to row blocks";
-      for (auto& transfer : operands.exchange.transfers) last.transfers.push_back(std::move(transfer));
+      last.append(std::move(operands.exchange));
     } else {
       out.program.steps.push_back(std::move(operands));
     }

@@ -420,7 +420,7 @@ void add_empty_segment_zeros(const Op& op, const std::vector<MatmulPart>& parts,
 }  // namespace
 
 OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& offsets,
-                               const IpuMachine& machine) {
+                               const IpuMachine& machine, sim::Mode mode) {
   const bool segmented = op.kind == OpKind::segment_matmul;
   const bool bias = !segmented && op.bias >= 0;
   const std::int64_t rows = op.shape.num_inputs, inner = op.shape.num_features, cols = op.shape.out_features;
@@ -434,6 +434,7 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   OpProgram out;
   sim::Program& prog = out.program;
   prog.name = op.name;
+  prog.timing_only = mode == sim::Mode::timing_only;
   LinearOperands lin;
   lin.rows = rows;
   lin.inner = inner;
@@ -462,7 +463,7 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   lin.out_buf = add_linear_buffers(prog, "out (linear)", lin.out, vb, &linear_pieces);
   sim::Superstep& last = reduce_step ? reduce : amp;
   last.exchange.name = "output to linear layout";
-  add_linear_transfers(last.exchange, finished, cols, lin.out, lin.out_buf, vb, /*to_linear=*/true);
+  add_linear_transfers(prog, last.exchange, finished, cols, lin.out, lin.out_buf, vb, /*to_linear=*/true);
   out.output = std::move(linear_pieces);
   out.input_width = 1;
   out.output_width = 1;

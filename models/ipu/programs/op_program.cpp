@@ -5,22 +5,22 @@
 namespace tilesim::ipu {
 
 OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
-                           const IpuMachine& machine) {
-  if (machine.value_dtype != op.dtype) return build_op_program(op, plan, indices, machine_for_op_dtype(machine, op));
+                           const IpuMachine& machine, sim::Mode mode) {
+  if (machine.value_dtype != op.dtype) return build_op_program(op, plan, indices, machine_for_op_dtype(machine, op), mode);
   switch (op.kind) {
-    case OpKind::gather: return build_gather_program(op, plan, indices, machine);
+    case OpKind::gather: return build_gather_program(op, plan, indices, machine, mode);
     case OpKind::scatter_add:
     case OpKind::scatter_mean:
     case OpKind::scatter_max:
-    case OpKind::degree_count: return build_scatter_add_program(op, plan, indices, machine);
+    case OpKind::degree_count: return build_scatter_add_program(op, plan, indices, machine, mode);
     case OpKind::matmul:
-    case OpKind::segment_matmul: return build_matmul_program(op, plan, indices, machine);
+    case OpKind::segment_matmul: return build_matmul_program(op, plan, indices, machine, mode);
     case OpKind::unary:
     case OpKind::binary:
     case OpKind::unary_grad: return build_elementwise_program(op, plan, machine);
     case OpKind::sum_to: return build_sum_to_program(op, plan, machine);
     case OpKind::loss:
-    case OpKind::loss_grad: return build_loss_program(op, plan, machine);
+    case OpKind::loss_grad: return build_loss_program(op, plan, machine, mode);
     case OpKind::optimizer_step: return build_optimizer_program(op, plan, machine);
     case OpKind::cast: return build_cast_program(op, plan, machine);
   }

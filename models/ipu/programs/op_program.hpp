@@ -17,6 +17,7 @@
 #include "ir/op_graph.hpp"
 #include "models/ipu/machine/machine_file.hpp"
 #include "models/ipu/planning/plan.hpp"
+#include "sim/mode.hpp"
 #include "sim/program.hpp"
 
 namespace tilesim::ipu {
@@ -44,21 +45,23 @@ struct OpProgram {
   std::int64_t sram_write_bytes = 0; // bytes the vertices write to tile memory
 };
 
+// `mode`: what the program is built for; a timing-only one counts its bulk transfers (sim::Program::timing_only).
 OpProgram build_gather_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
-                               const IpuMachine& machine);
+                               const IpuMachine& machine, sim::Mode mode = sim::Mode::functional);
 // The scatter family: scatter_add, scatter_mean, scatter_max and degree_count.
 OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
-                                    const IpuMachine& machine);
+                                    const IpuMachine& machine, sim::Mode mode = sim::Mode::functional);
 // matmul (plan from plan_op) and segment_matmul (plan from plan_op with the offsets, which `offsets` must be).
 OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& offsets,
-                               const IpuMachine& machine);
+                               const IpuMachine& machine, sim::Mode mode = sim::Mode::functional);
 // unary, binary and unary_grad, in the linear layout.
 OpProgram build_elementwise_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
 // The training step's optimizer_step, sum_to, and loss and loss_grad (planning/training_plan.hpp says
 // what each does).
 OpProgram build_optimizer_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
 OpProgram build_sum_to_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
-OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
+OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine& machine,
+                             sim::Mode mode = sim::Mode::functional);
 // cast: the machine set up for the output's type (op.dtype); the input at op.input_dtype.
 OpProgram build_cast_program(const Op& op, const OpPlan& plan, const IpuMachine& machine);
 // Tiles of a split, numbered tile(i, s, h) = (i * S + s) * H + h (see planning/plan.hpp).
@@ -82,7 +85,8 @@ void append_loop_control(sim::Program& program, const IpuMachine& machine);
 
 // Any op kind. `indices` is the op's index tensor (gather/scatter/degree_count indices, segment_matmul
 // offsets) or empty for the ops that have none.
+// `mode`: what the program is built for (a timing-only program cannot be loaded functionally).
 OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
-                           const IpuMachine& machine);
+                           const IpuMachine& machine, sim::Mode mode = sim::Mode::functional);
 
 }  // namespace tilesim::ipu

@@ -100,7 +100,8 @@ sim::Vertex finalise_vertex(OpKind kind, sim::BufferId values, sim::BufferId cou
 // The scatter's program as its steps build it: the supersteps they add vertices and transfers to, and
 // the buffers later steps read (by tile).
 struct ScatterProgram {
-  ScatterProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices, const IpuMachine& machine);
+  ScatterProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices, const IpuMachine& machine,
+                 sim::Mode mode);
 
   void zero_linear_base();
   void add_linear_messages();
@@ -147,7 +148,7 @@ std::string update_codelet(OpKind kind) {
 }
 
 ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
-                               const IpuMachine& machine)
+                               const IpuMachine& machine, sim::Mode mode)
     : plan(plan),
       indices(indices),
       machine(machine),
@@ -180,6 +181,7 @@ ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vect
       count_buf(static_cast<std::size_t>(plan.tiles_used), -1) {
   require_value_dtype(op, machine);
   out.program.name = op.name;
+  out.program.timing_only = mode == sim::Mode::timing_only;
 }
 
 // The zeroed output starts mapped linearly (torch.zeros), is filled there and exchanged into group 0's
@@ -445,14 +447,14 @@ void ScatterProgram::move_output_to_linear_layout() {
     linear_pieces.push_back({linear[static_cast<std::size_t>(t)], r.begin, r.size(), 0, 1});
   }
   last.exchange.name = "output to linear layout";
-  add_linear_transfers(last.exchange, out.output, num_features, out_layout, linear, vb, /*to_linear=*/true);
+  add_linear_transfers(out.program, last.exchange, out.output, num_features, out_layout, linear, vb, /*to_linear=*/true);
   out.output = std::move(linear_pieces);
   out.output_width = 1;
 }
 
 OpProgram ScatterProgram::finish() {
   if (base_from_linear) {
-    add_linear_transfers(zero.exchange, group0_blocks, num_features, out_layout, linear_base, vb, /*to_linear=*/false);
+    add_linear_transfers(out.program, zero.exchange, group0_blocks, num_features, out_layout, linear_base, vb, /*to_linear=*/false);
   }
   out.input_width = messages_from_linear ? 1 : num_features;
   out.output_width = num_features;
@@ -467,8 +469,8 @@ OpProgram ScatterProgram::finish() {
 }  // namespace
 
 OpProgram build_scatter_add_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
-                                    const IpuMachine& machine) {
-  ScatterProgram scatter(op, plan, indices, machine);
+                                    const IpuMachine& machine, sim::Mode mode) {
+  ScatterProgram scatter(op, plan, indices, machine, mode);
   if (scatter.base_from_linear) scatter.zero_linear_base();
   if (scatter.messages_from_linear) scatter.add_linear_messages();
   for (std::int64_t i = 0; i < scatter.I; ++i) scatter.add_index_group(i);

@@ -1,9 +1,14 @@
-// Timing-only runs lay their phases end to end from the compiled costs, without the SystemC kernel
-// (sim/phase_sequence.hpp). This holds that fast path equal to the kernel's run, phase by phase, over
+// The fast paths of timing-only runs, held equal to the slower paths they replace, phase by phase, over
 // the shipped hydronet grid (workloads/sweeps/hydronet.json): every gather and scatter_add point on the
-// simulated Bow, with uniform random indices, run both ways. Beside it, the two checks of what-if machines
-// the design-space sweeps rest on: overrides equal to the base's figures give its cycles exactly, and
-// twice the exchange bandwidth never slows an exchange-bound point.
+// simulated Bow, with uniform random indices, run both ways.
+// - Timing-only runs lay their phases end to end from the compiled costs, without the SystemC kernel
+//   (sim/phase_sequence.hpp).
+// - Timing-only programs count their bulk transfers instead of listing them (sim::TransferCount); the
+//   same programs built for a functional run list them. Also held on matmuls and losses, and on a four-chip
+//   machine whose ops cross IPU-Links.
+// Beside them, the two checks of what-if machines the design-space sweeps rest on: overrides equal to
+// the base's figures give its cycles exactly, and twice the exchange bandwidth never slows an
+// exchange-bound point.
 #include <cstddef>
 #include <random>
 #include <string>
@@ -12,6 +17,8 @@
 #include <catch2/catch.hpp>
 
 #include "models/ipu/ipu_backend.hpp"
+#include "models/ipu/planning/plan.hpp"
+#include "models/ipu/programs/op_program.hpp"
 #include "sim/engine.hpp"
 #include "tests/support/ipu_test_support.hpp"
 #include "workloads/random_streams.hpp"
@@ -74,6 +81,35 @@ std::size_t for_hydronet_points(std::size_t stride, Each each) {
   return visited;
 }
 
+// The op's program built for `built_for` and run timing-only: listed (functional) or counted transfers.
+sim::RunStats stats_as_built(const Op& op, const std::vector<std::int32_t>& indices, const ipu::IpuMachine& machine,
+                             sim::Mode built_for) {
+  const ipu::OpPlan plan = ipu::plan_op(op, indices, machine);
+  const ipu::OpProgram program = ipu::build_op_program(op, plan, indices, machine, built_for);
+  REQUIRE(program.program.timing_only == (built_for == sim::Mode::timing_only));
+  sim::Engine& engine = ipu::engine_for(machine);
+  engine.load(program.program, machine.chip, sim::Mode::timing_only);
+  return engine.run();
+}
+
+void compare_counted_with_listed(const Op& op, const std::vector<std::int32_t>& indices, const ipu::IpuMachine& machine) {
+  check_same_phases(stats_as_built(op, indices, machine, sim::Mode::timing_only),
+                    stats_as_built(op, indices, machine, sim::Mode::functional));
+}
+
+// The counted transfers of the op's timing-only program whose ends are on different chips.
+std::size_t counts_crossing_chips(const Op& op, const std::vector<std::int32_t>& indices, const ipu::IpuMachine& machine) {
+  const ipu::OpProgram program =
+      ipu::build_op_program(op, ipu::plan_op(op, indices, machine), indices, machine, sim::Mode::timing_only);
+  std::size_t n = 0;
+  for (const auto& step : program.program.steps) {
+    for (const sim::TransferCount& c : step.exchange.counted) {
+      n += machine.chip.chip_of(c.src_tile) != machine.chip.chip_of(c.dst_tile) ? 1 : 0;
+    }
+  }
+  return n;
+}
+
 // Every `stride`-th point of the shipped grid, run both ways. Returns the points compared.
 std::size_t compare_hydronet_grid(std::size_t stride) {
   return for_hydronet_points(stride, [](const Op& op, const std::vector<std::int32_t>& indices) {
@@ -98,6 +134,76 @@ TEST_CASE("ipu: timing-only phases laid end to end equal the SystemC run on a sa
 
 TEST_CASE("ipu: timing-only phases laid end to end equal the SystemC run on every hydronet point", "[ipu][sim][unit][slow]") {
   CHECK(compare_hydronet_grid(kWholeGridStride) == (1188 + kWholeGridStride - 1) / kWholeGridStride);
+}
+
+TEST_CASE("ipu: counted transfers time as the listed ones on a sample of the hydronet grid", "[ipu][sim][unit]") {
+  const std::size_t points = for_hydronet_points(74, [](const Op& op, const std::vector<std::int32_t>& indices) {
+    compare_counted_with_listed(op, indices, tilesim_test::bow());
+  });
+  CHECK(points == 17);
+}
+
+TEST_CASE("ipu: counted transfers time as the listed ones on every hydronet point", "[ipu][sim][unit][slow]") {
+  const std::size_t points = for_hydronet_points(kWholeGridStride, [](const Op& op, const std::vector<std::int32_t>& indices) {
+    compare_counted_with_listed(op, indices, tilesim_test::bow());
+  });
+  CHECK(points == (1188 + kWholeGridStride - 1) / kWholeGridStride);
+}
+
+TEST_CASE("ipu: counted transfers time as the listed ones on matmuls, losses and across the chips of a Bow-2000", "[ipu][sim][unit]") {
+  const ipu::IpuMachine board = ipu::load_ipu_machine("bow-2000");
+  REQUIRE(board.chip.num_chips() == 4);
+  std::size_t crossing = 0;
+  for (const ipu::IpuMachine* machine : {&tilesim_test::bow(), &board}) {
+    for (const OpShape& shape : {OpShape{4096, 256, 65536}, OpShape{65536, 128, 8192}, OpShape{32768, 128, 65536}}) {
+      for (const OpKind kind : {OpKind::gather, OpKind::scatter_add}) {
+        OpGraph graph;
+        graph.add_gather_scatter("op", kind, DType::float32, shape);
+        const Op& op = graph.ops.front();
+        std::mt19937_64 engine(shape.num_outputs);
+        const auto indices = workloads::streams::uniform_indices(engine, op.num_indices(), op.index_range());
+        INFO(machine->chip.name << " " << to_string(kind) << " " << shape.num_inputs << " x " << shape.num_features << " -> "
+                                << shape.num_outputs);
+        compare_counted_with_listed(op, indices, *machine);
+        crossing += counts_crossing_chips(op, indices, *machine);
+      }
+    }
+    for (const std::int64_t rows : {512, 20000}) {
+      Op op;
+      op.name = "mm";
+      op.kind = OpKind::matmul;
+      op.shape = {rows, 256, 0, 128};
+      INFO(machine->chip.name << " matmul " << rows << " x 256 x 128");
+      compare_counted_with_listed(op, {}, *machine);
+    }
+    for (const OpKind kind : {OpKind::loss, OpKind::loss_grad}) {
+      for (const LossFn fn : {LossFn::mse, LossFn::cross_entropy}) {
+        Op op;
+        op.name = "loss";
+        op.kind = kind;
+        op.loss = fn;
+        op.shape = {20000, 48, 1, 0};
+        INFO(machine->chip.name << " " << to_string(kind) << " " << to_string(fn) << " 20000 x 48");
+        compare_counted_with_listed(op, {}, *machine);
+      }
+    }
+  }
+  CHECK(crossing > 0);  // the board's large ops do count transfers over its links
+}
+
+TEST_CASE("ipu: a program built timing-only cannot be loaded functionally", "[ipu][sim][unit]") {
+  OpGraph graph;
+  graph.add_gather_scatter("op", OpKind::scatter_add, DType::float32, OpShape{64, 32, 512});
+  const Op& op = graph.ops.front();
+  const std::vector<std::int32_t> indices(64, 3);
+  const ipu::OpProgram program =
+      ipu::build_op_program(op, ipu::plan_op(op, indices, tilesim_test::bow()), indices, tilesim_test::bow(), sim::Mode::timing_only);
+  bool counts = false;
+  for (const auto& step : program.program.steps) counts = counts || !step.exchange.counted.empty();
+  CHECK(counts);
+  sim::Engine& engine = ipu::engine_for(tilesim_test::bow());
+  CHECK_THROWS_WITH(engine.load(program.program, tilesim_test::bow().chip, sim::Mode::functional),
+                    Catch::Contains("built timing-only"));
 }
 
 TEST_CASE("ipu: a what-if machine whose overrides equal the base's figures gives the base's cycles exactly", "[ipu][sim][unit]") {
