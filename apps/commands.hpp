@@ -45,7 +45,7 @@ struct CalibrateArgs {
 struct SweepArgs {
   std::string sweep;            // the sweep file
   std::string out_dir;          // default out/<sweep name>/
-  int jobs = 1;                 // worker processes for the simulated and modeled points
+  int jobs = 0;                 // worker processes for the simulated and modeled points; 0: the default (runs::sweep::SweepRequest)
   bool resume = false;          // skip points already in results.csv
   bool overwrite = false;       // start a new results.csv even if one exists
   std::optional<std::string> backends;  // --backends: replaces the sweep file's backends (comma-separated)

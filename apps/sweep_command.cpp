@@ -39,10 +39,9 @@ void add_sweep_command(CLI::App& app, std::vector<Command>& commands) {
   sweep_cmd->add_option("--out", sweep.out_dir, "Directory for results.csv and sweep.json (default out/<sweep name>/)")
       ->check(non_empty_path("a directory"));
   sweep_cmd->add_option("--jobs", sweep.jobs,
-                        "Worker processes for the simulated and modeled points (each its own simulator); measured CPU "
-                        "points always run alone")
-      ->check(integer_in(1, limits::max_jobs))
-      ->capture_default_str();
+                        "Worker processes for the simulated and modeled points (each its own simulator; default: "
+                        "this host's cores, 1 for a workload sweep or per MPI rank); measured CPU points always run alone")
+      ->check(integer_in(1, limits::max_jobs));
   sweep_cmd->add_flag("--resume", sweep.resume, "Continue results.csv: run only the points not yet in it");
   sweep_cmd->add_flag("--overwrite", sweep.overwrite, "Start a new results.csv even if one exists");
   std::string& sweep_backends = o->sweep_backends;

@@ -1,9 +1,12 @@
 #include "common/host_info.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <limits>
+#include <thread>
 
 namespace tilesim {
 
@@ -18,6 +21,16 @@ std::string host_cpu_model_name() {
     if (start != std::string::npos) return line.substr(start);
   }
   return "unknown CPU";
+}
+
+int host_cores_available() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int count = CPU_COUNT(&set);
+    if (count > 0) return count;
+  }
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 std::int64_t host_physical_memory_bytes() {

@@ -9,6 +9,9 @@ namespace tilesim {
 // The CPU's model name from /proc/cpuinfo ("unknown CPU" when it cannot be read).
 std::string host_cpu_model_name();
 
+// The cores this process may run on (its affinity mask), or the logical CPUs when that cannot be read.
+int host_cores_available();
+
 // Physical memory in bytes (sysconf); 0 when the system does not say.
 std::int64_t host_physical_memory_bytes();
 

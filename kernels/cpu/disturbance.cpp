@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,7 +11,6 @@
 #include <cstdlib>
 #include <ctime>
 #include <map>
-#include <thread>
 
 namespace tilesim::kernels::cpu {
 namespace {
@@ -92,16 +90,6 @@ UsageWindow usage_between(const UsageReading& before, const UsageReading& after)
     w.run_queue_wait_s = 1e-9 * static_cast<double>(wait_ns);
   }
   return w;
-}
-
-int cores_available() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
-    const int count = CPU_COUNT(&set);
-    if (count > 0) return count;
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 DisturbanceVerdict judge_disturbance(const TimingStats& stats, const UsageWindow& window) {

@@ -33,9 +33,6 @@ UsageReading read_usage();
 // after - before; a thread that ended in between is left out, one that started counts from zero.
 UsageWindow usage_between(const UsageReading& before, const UsageReading& after);
 
-// The cores this process may run on (its affinity mask), or the logical CPUs when that cannot be read.
-int cores_available();
-
 // The thresholds of judge_disturbance, named so the tests and docs can quote them.
 // A measurement is disturbed when its threads waited for a core more than this share of its wall time
 // (summed over threads, so 0.5 reads as half a core lost on average) ...

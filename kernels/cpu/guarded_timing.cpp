@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/host_info.hpp"
+
 namespace tilesim::kernels::cpu {
 namespace {
 
@@ -88,7 +90,7 @@ TimingStats time_calls_guarded(const std::function<void()>& fn, int warmup, int 
     a.verdict = judge_disturbance(a.stats, a.window);
     return a;
   };
-  return guard_measurement(std::min(threads, cores_available()), measure);
+  return guard_measurement(std::min(threads, host_cores_available()), measure);
 }
 
 }  // namespace tilesim::kernels::cpu

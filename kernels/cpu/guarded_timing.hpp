@@ -31,7 +31,7 @@ TimingStats guard_measurement(int team, const std::function<Attempt(int threads)
 
 // time_calls under that policy. `threads`: the thread count the calls use as things stand;
 // `set_threads(n)` makes them use n (omp_set_num_threads for the CPU kernels, ATen's pool size for
-// torch-cpu). The team is `threads` capped at cores_available(); set_threads is called only to change
+// torch-cpu). The team is `threads` capped at host_cores_available(); set_threads is called only to change
 // it, and the count is restored before returning, also when `fn` throws. On a quiet host this costs two
 // usage readings (tens of microseconds) per op and nothing inside the timed calls.
 TimingStats time_calls_guarded(const std::function<void()>& fn, int warmup, int repeats, int threads,

@@ -188,8 +188,10 @@ std::optional<int> refuse_ranks_without_mpi() {
                    std::to_string(size) + " ranks");
 }
 
-int mpi_sweep_command(const SweepRequest& args) {
+int mpi_sweep_command(const SweepRequest& args_given) {
   const auto run_start = Clock::now();
+  SweepRequest args = args_given;
+  if (args.jobs == 0) args.jobs = 1;  // the ranks share the host's cores already
   const mpi::World& world = mpi::world();
   const bool root = world.rank == 0;
 

@@ -207,6 +207,31 @@ MergeOutcome merge_rank_files(const std::string& out_dir, const std::string& csv
   return outcome;
 }
 
+RowOrder put_rows_in_sweep_order(const std::string& csv_path, const PointPosition& position, std::uintmax_t max_bytes) {
+  if (fs::file_size(csv_path) > max_bytes) return RowOrder::too_large;
+  std::string text = read_csv_text(csv_path);
+  if (cut_partial_line(text)) return RowOrder::partial_line;
+  if (text.empty()) return RowOrder::already;
+  check_header(text, csv_path);
+  const std::vector<std::string> lines = split_lines(text);
+  struct Placed {
+    std::size_t position;
+    std::size_t line;  // 1-based, as ResultRow::line
+  };
+  std::vector<Placed> rows;
+  for (const auto& row : analysis::parse_results_csv(text, csv_path)) {
+    rows.push_back({position(row).value_or(std::numeric_limits<std::size_t>::max()), static_cast<std::size_t>(row.line)});
+  }
+  auto before = [](const Placed& a, const Placed& b) { return std::tie(a.position, a.line) < std::tie(b.position, b.line); };
+  if (std::is_sorted(rows.begin(), rows.end(), before)) return RowOrder::already;
+  std::sort(rows.begin(), rows.end(), before);
+  std::string sorted = lines.front() + "\n";  // the header
+  sorted.reserve(text.size());
+  for (const Placed& r : rows) sorted += lines[r.line - 1] + "\n";
+  write_file_atomically(csv_path, sorted);
+  return RowOrder::rewritten;
+}
+
 std::size_t remove_rank_files(const std::string& out_dir) {
   const std::vector<std::string> paths = rank_files(out_dir);
   for (const auto& p : paths) {

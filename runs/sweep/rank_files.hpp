@@ -65,6 +65,14 @@ struct MergeOutcome {
 MergeOutcome merge_rank_files(const std::string& out_dir, const std::string& csv_path, std::size_t sweep_points,
                               const PointPosition& position);
 
+// After a sweep whose worker processes appended rows as they finished (--jobs N > 1): results.csv's
+// rows put in sweep order (`position`; rows of no point of the sweep after, as found), rewritten whole
+// (a temporary file renamed into place) when they are not in that order already. A file larger than
+// `max_bytes` is left as it is (its rows are read whole to sort them), and so is one whose last line is
+// partial (a --resume mends that first).
+enum class RowOrder { already, rewritten, too_large, partial_line };
+RowOrder put_rows_in_sweep_order(const std::string& csv_path, const PointPosition& position, std::uintmax_t max_bytes);
+
 // --overwrite: removes the rank files of an earlier run (after taking each one's lock).
 std::size_t remove_rank_files(const std::string& out_dir);
 

@@ -9,4 +9,8 @@ namespace tilesim::runs::sweep {
 // The exit code `tilesim sweep` gives: 0, or the code of the points that failed (tally.hpp).
 int run_sweep(const SweepRequest& request);
 
+// Worker processes for a sweep of op points in one process when --jobs is not given: the cores this
+// process may run on (its affinity mask), at most limits::max_jobs.
+int default_jobs();
+
 }  // namespace tilesim::runs::sweep

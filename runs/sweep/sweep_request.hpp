@@ -10,7 +10,9 @@ namespace tilesim::runs::sweep {
 struct SweepRequest {
   std::string sweep;                      // the sweep file
   std::string out_dir;                    // "" : out/<sweep name>/
-  int jobs = 1;                           // worker processes for the simulated and modeled points
+  // Worker processes for the simulated and modeled points; 0: the default, the cores this process may
+  // run on for a sweep of op points in one process (default_jobs), 1 for a workload sweep or per MPI rank.
+  int jobs = 0;
   bool resume = false;                    // skip points already in results.csv
   bool overwrite = false;                 // start a new results.csv even if one exists
   std::optional<std::string> backends;    // replaces the sweep file's backends (comma-separated)

@@ -79,7 +79,7 @@ void settle_rank_files(const SweepRequest& args, const ResolvedSweep& sweep, con
 }  // namespace
 
 void check_sweep_arguments(const SweepRequest& args) {
-  limits::checked_option("--jobs", args.jobs, 1, limits::max_jobs);
+  if (args.jobs != 0) limits::checked_option("--jobs", args.jobs, 1, limits::max_jobs);
   if (args.stop_after < 0) throw InputError("", "--stop-after", "an integer >= 0", std::to_string(args.stop_after));
   if (args.resume && args.overwrite) throw InputError("", "--resume", "either --resume or --overwrite", "both");
 }

@@ -251,16 +251,17 @@ TEST_CASE("a sweep of 9.26 million points starts and resumes in bounded memory",
       "backends": ["gpu-model:a100-40gb"]})");
   const fs::path out = safety_dir() / "nine_million_out";
   const long limit_kib = 1L << 20;  // 1 GiB, against 4.9 GB before
-  const auto first = sweep_with_peak_memory({sweep.string(), "--out", out.string(), "--overwrite", "--stop-after", "5"}, "nine_a");
+  const auto first = sweep_with_peak_memory({sweep.string(), "--out", out.string(), "--overwrite", "--stop-after", "5", "--jobs", "1"}, "nine_a");
   INFO(slurp(safety_dir() / "log_nine_a.txt"));
   REQUIRE(first.first == 0);
   CHECK(first.second < limit_kib);
   CHECK(data_lines(out / "results.csv").size() == 5);
-  const auto resumed = sweep_with_peak_memory({sweep.string(), "--out", out.string(), "--resume", "--stop-after", "5"}, "nine_b");
+  const auto resumed = sweep_with_peak_memory({sweep.string(), "--out", out.string(), "--resume", "--stop-after", "5", "--jobs", "1"}, "nine_b");
   INFO(slurp(safety_dir() / "log_nine_b.txt"));
   REQUIRE(resumed.first == 0);
   CHECK(resumed.second < limit_kib);
-  // The resumed run continued after the five rows there: ten distinct points, the first ten in order.
+  // The resumed run continued after the five rows there: ten distinct points, the first ten in order
+  // (one process: worker processes would append rows as each finished them).
   const auto rows = data_lines(out / "results.csv");
   REQUIRE(rows.size() == 10);
   CHECK(rows[0].rfind("gather,16,1,64,float32,gpu-model:a100-40gb,0,", 0) == 0);

@@ -341,13 +341,18 @@ TEST_CASE("a sweep killed with SIGKILL and resumed ends with every point exactly
   CHECK(duplicated == 0);
 }
 
-TEST_CASE("worker processes (--jobs 2) give the rows one process gives", "[sweep][cli][slow]") {
+TEST_CASE("worker processes (--jobs 2) give the rows one process gives, in sweep order", "[sweep][cli][slow]") {
   const fs::path sweep = small_sweep_file("jobs", R"(["ipu:bow", "gpu-model:a100-40gb:eager", {"backend": "cpu", "sizes": {"num_inputs": [16], "num_outputs": [32]}}])");
   const fs::path one = sweep_dir() / "jobs1", two = sweep_dir() / "jobs2";
-  auto r = run_tilesim("sweep " + sweep.string() + " --out " + one.string(), sweep_dir());
+  auto r = run_tilesim("sweep " + sweep.string() + " --out " + one.string() + " --jobs 1", sweep_dir());
   REQUIRE(r.exit_code == 0);
   r = run_tilesim("sweep " + sweep.string() + " --out " + two.string() + " --jobs 2", sweep_dir());
   REQUIRE(r.exit_code == 0);
+  // Row by row, in the same order: the points' keys line up.
+  const auto rows_one = read_results_csv((one / "results.csv").string());
+  const auto rows_two = read_results_csv((two / "results.csv").string());
+  REQUIRE(rows_one.size() == rows_two.size());
+  for (std::size_t i = 0; i < rows_one.size(); ++i) CHECK(tilesim::analysis::point_key(rows_one[i]) == tilesim::analysis::point_key(rows_two[i]));
   // The CPU rows are measured (times differ run to run): compare everything else exactly.
   auto simulated_and_modeled = [](const fs::path& csv) {
     std::vector<std::string> rows;

@@ -4,6 +4,8 @@
 // asserted is that a disturbance was seen and handled, never how fast anything ran.
 #include <catch2/catch.hpp>
 
+#include "common/host_info.hpp"
+
 #include <omp.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -176,7 +178,7 @@ TEST_CASE("the disturbance detector on synthetic figures", "[kernels][timing][di
     CHECK_FALSE(cpu::usage_between(before, after).run_queue_wait_s);
   }
   SECTION("this host's readings") {
-    CHECK(cpu::cores_available() >= 1);
+    CHECK(host_cores_available() >= 1);
     const auto a = cpu::read_usage();
     const auto b = cpu::read_usage();
     CHECK(cpu::usage_between(a, b).wall_s >= 0);
@@ -256,7 +258,7 @@ TEST_CASE("time_calls_guarded puts the thread count back, also when the calls th
   CHECK(current == 3);  // whatever the host did meanwhile
   CHECK(s.checks.size() >= 1);
   // A call that throws on a fallback thread count: the count is still restored.
-  const int team = std::min(3, cpu::cores_available());
+  const int team = std::min(3, host_cores_available());
   auto throws_when_fewer = [&] {
     if (current < team) throw std::runtime_error("kernel failed");
     // Disturbed by construction: every other call is slow, so the spread check fires.
@@ -298,8 +300,8 @@ TEST_CASE("the cpu backend beside busy processes: the disturbance is detected an
   nlohmann::json timing;
   bool verified = false;
   {
-    BusyCores busy(cpu::cores_available());
-    REQUIRE(busy.count() == static_cast<std::size_t>(cpu::cores_available()));
+    BusyCores busy(host_cores_available());
+    REQUIRE(busy.count() == static_cast<std::size_t>(host_cores_available()));
     // Every core is contended, but a short window can still fall between the scheduler's switches: a
     // few tries, each a complete measurement of about a millisecond (twenty: under a parallel test run
     // the busy processes themselves wait for cores, and four tries were once all undisturbed).
