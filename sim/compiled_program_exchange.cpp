@@ -54,7 +54,7 @@ void ExchangePass::tally_transfers(const ExchangePlan& plan, const std::string& 
     out_.exchange_bytes_sent += transfer.total_bytes();
     out_.exchange_bytes_received += transfer.total_bytes() * static_cast<std::int64_t>(transfer.dst.size());
   }
-  if (plan.counted.empty()) return;
+  if (plan.counted.empty() && plan.broadcasts_counted.empty()) return;
   if (functional_) throw std::logic_error(context + " counts transfers, which a functional run cannot make");
   const auto num_tiles = static_cast<std::uint32_t>(config_.num_tiles);
   for (std::size_t k = 0; k < plan.counted.size(); ++k) {
@@ -69,6 +69,35 @@ void ExchangePass::tally_transfers(const ExchangePlan& plan, const std::string& 
     timing_.add_count(count);
     out_.exchange_bytes_sent += count.bytes;
     out_.exchange_bytes_received += count.bytes;
+  }
+  tally_broadcast_counts(plan, context);
+}
+
+void ExchangePass::tally_broadcast_counts(const ExchangePlan& plan, const std::string& context) {
+  const auto num_tiles = static_cast<std::uint32_t>(config_.num_tiles);
+  for (std::size_t s = 0; s < plan.destination_sets.size(); ++s) {
+    const auto& set = plan.destination_sets[s];
+    const bool in_range = std::all_of(set.begin(), set.end(), [num_tiles](TileId t) { return static_cast<std::uint32_t>(t) < num_tiles; });
+    if (set.empty() || !in_range || !std::is_sorted(set.begin(), set.end())) {
+      throw std::logic_error(context + ": destination set " + str(static_cast<std::int64_t>(s)) + " (" +
+                             str(static_cast<std::int64_t>(set.size())) + " tiles) is empty, unsorted or off the " +
+                             str(config_.num_tiles) + "-tile machine");
+    }
+  }
+  for (std::size_t k = 0; k < plan.broadcasts_counted.size(); ++k) {
+    const BroadcastCount& count = plan.broadcasts_counted[k];
+    if (static_cast<std::uint32_t>(count.src_tile) >= num_tiles || count.destination_set >= plan.destination_sets.size() ||
+        count.bytes < 0 || count.regions < 1) {
+      throw std::logic_error(context + ": counted broadcast " + str(static_cast<std::int64_t>(k)) + " from tile " +
+                             str(count.src_tile) + " to destination set " + str(count.destination_set) + " (of " +
+                             str(static_cast<std::int64_t>(plan.destination_sets.size())) + ") has " + str(count.bytes) +
+                             " bytes in " + str(count.regions) + " regions");
+    }
+    const auto& destinations = plan.destination_sets[count.destination_set];
+    tiles_.touch(count.src_tile);
+    timing_.add_broadcast_count(count, destinations);
+    out_.exchange_bytes_sent += count.bytes;
+    out_.exchange_bytes_received += count.bytes * static_cast<std::int64_t>(destinations.size());
   }
 }
 

@@ -15,7 +15,8 @@ ExchangeTiming::ExchangeTiming(const MachineConfig& config, const ProgramBuffers
   received_regions_.assign(tiles_count, 0);
   received_bytes_.assign(tiles_count, 0);
   sole_received_bytes_.assign(tiles_count, 0);
-  shared_received_bytes_.assign(tiles_count, 0.0);
+  shares_per_tile_ = static_cast<std::size_t>(config.tiles_per_supertile) + 1;
+  shared_received_bytes_.assign(tiles_count * shares_per_tile_, 0);
 }
 
 // Tiles of one supertile that receive the same transfer share the bus and receive at a multiple of the
@@ -32,26 +33,29 @@ void ExchangeTiming::add_receptions(const Transfer& transfer) {
   dst_tiles_.clear();
   for (const auto& ref : transfer.dst) dst_tiles_.push_back(buffers_.tile_of(ref.buffer));
   std::sort(dst_tiles_.begin(), dst_tiles_.end());
+  receive(dst_tiles_.data(), dst_tiles_.size(), transfer.total_bytes(), transfer.blocks);
+}
+
+void ExchangeTiming::receive(const TileId* tiles, std::size_t count, std::int64_t bytes, std::int64_t regions) {
   const TileId per_supertile = config_.tiles_per_supertile;
   std::size_t run_begin = 0;
-  while (run_begin < dst_tiles_.size()) {
-    const TileId supertile = dst_tiles_[run_begin] / per_supertile;
+  while (run_begin < count) {
+    const TileId supertile = tiles[run_begin] / per_supertile;
     std::size_t run_end = run_begin;
-    std::int64_t distinct_tiles = 0;
-    while (run_end < dst_tiles_.size() && dst_tiles_[run_end] / per_supertile == supertile) {
-      if (run_end == run_begin || dst_tiles_[run_end] != dst_tiles_[run_end - 1]) ++distinct_tiles;
+    std::size_t distinct_tiles = 0;
+    while (run_end < count && tiles[run_end] / per_supertile == supertile) {
+      if (run_end == run_begin || tiles[run_end] != tiles[run_end - 1]) ++distinct_tiles;
       ++run_end;
     }
     for (std::size_t i = run_begin; i < run_end; ++i) {
-      const TileId tile = dst_tiles_[i];
-      tiles_.touch(tile);
-      received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
-      received_regions_[static_cast<std::size_t>(tile)] += transfer.blocks;
+      const auto t = static_cast<std::size_t>(tiles[i]);
+      tiles_.touch(tiles[i]);
+      received_bytes_[t] += bytes;
+      received_regions_[t] += regions;
       if (distinct_tiles == 1) {
-        sole_received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
+        sole_received_bytes_[t] += bytes;
       } else {
-        shared_received_bytes_[static_cast<std::size_t>(tile)] +=
-            static_cast<double>(transfer.total_bytes()) / static_cast<double>(distinct_tiles);
+        shared_received_bytes_[t * shares_per_tile_ + distinct_tiles] += bytes;
       }
     }
     run_begin = run_end;
@@ -62,7 +66,11 @@ void ExchangeTiming::add_receptions(const Transfer& transfer) {
 // contiguous region the tile sends or receives (each region is its own exchange instruction sequence).
 Cycles ExchangeTiming::tile_cycles(TileId tile) const {
   const auto t = static_cast<std::size_t>(tile);
-  const double effective_received_bytes = static_cast<double>(sole_received_bytes_[t]) + shared_received_bytes_[t];
+  double effective_received_bytes = static_cast<double>(sole_received_bytes_[t]);
+  for (std::size_t k = 2; k < shares_per_tile_; ++k) {
+    const std::int64_t shared = shared_received_bytes_[t * shares_per_tile_ + k];
+    if (shared) effective_received_bytes += static_cast<double>(shared) / static_cast<double>(k);
+  }
   return std::max(tile_exchange_cycles(sent_bytes_[t], effective_received_bytes, config_.exchange_bytes_per_cycle),
                   links_.arrival_cycles(tile)) +
          config_.exchange_cycles_per_region * std::max(sent_regions_[t], received_regions_[t]);
@@ -76,7 +84,7 @@ void ExchangeTiming::reset_touched() {
     received_regions_[t] = 0;
     received_bytes_[t] = 0;
     sole_received_bytes_[t] = 0;
-    shared_received_bytes_[t] = 0.0;
+    std::fill_n(shared_received_bytes_.begin() + static_cast<std::ptrdiff_t>(t * shares_per_tile_), shares_per_tile_, 0);
     links_.reset(tile);
   }
 }

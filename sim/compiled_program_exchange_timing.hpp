@@ -24,6 +24,14 @@ class ExchangeTiming {
   }
   // The transfer as its destination tiles receive it; touches them.
   void add_receptions(const Transfer& transfer);
+  // A counted broadcast (ExchangePlan::broadcasts_counted), sent and received as the listed broadcast
+  // to `destinations` (sorted) would be; touches its tiles.
+  void add_broadcast_count(const BroadcastCount& count, const std::vector<TileId>& destinations) {
+    const auto src = static_cast<std::size_t>(count.src_tile);
+    sent_bytes_[src] += count.bytes;
+    sent_regions_[src] += count.regions;
+    receive(destinations.data(), destinations.size(), count.bytes, count.regions);
+  }
   // Counted transfers (ExchangePlan::counted): sent and received as listed single-destination ones are.
   void add_count(const TransferCount& count) {
     const auto src = static_cast<std::size_t>(count.src_tile);
@@ -44,6 +52,10 @@ class ExchangeTiming {
   void reset_touched();
 
  private:
+  // `bytes` in `regions` regions received by each of the sorted `tiles` (a tile listed twice receives
+  // twice); tiles of one supertile share the bus.
+  void receive(const TileId* tiles, std::size_t count, std::int64_t bytes, std::int64_t regions);
+
   const MachineConfig& config_;
   const ProgramBuffers& buffers_;
   PhaseTiles& tiles_;
@@ -54,11 +66,13 @@ class ExchangeTiming {
   std::vector<std::int64_t> sent_regions_;      // contiguous regions a tile sends (a broadcast counts once)
   std::vector<std::int64_t> received_regions_;  // contiguous regions a tile receives
   std::vector<std::int64_t> received_bytes_;
-  // What the tile's receptions cost at the per-tile rate, in two sums so that the order in which
-  // transfers are added cannot change it: bytes it alone received from a transfer, exactly, and its
-  // shares of transfers received by several tiles of its supertile (bytes / number receiving).
+  // What the tile's receptions cost at the per-tile rate, in integer sums so that neither the order in
+  // which transfers are added nor merging them into counts can change it: bytes it alone received from
+  // a transfer, and bytes of transfers that k tiles of its supertile received together (each tile
+  // counts bytes / k), per k, at [tile * (tiles_per_supertile + 1) + k].
   std::vector<std::int64_t> sole_received_bytes_;
-  std::vector<double> shared_received_bytes_;
+  std::vector<std::int64_t> shared_received_bytes_;
+  std::size_t shares_per_tile_ = 1;
   std::vector<TileId> dst_tiles_;  // scratch: one transfer's destination tiles
 };
 

@@ -17,6 +17,8 @@ bool LinkTiming::add(const ExchangePlan& plan) {
   if (!route_bytes(plan)) return false;
   for (const Transfer& transfer : plan.transfers) add_arrivals(transfer);
   for (const TransferCount& count : plan.counted) add_count_arrivals(count);
+  for (const BroadcastCount& count : plan.broadcasts_counted)
+    add_broadcast_arrivals(count.src_tile, plan.destination_sets[count.destination_set]);
   return true;
 }
 
@@ -26,7 +28,7 @@ bool LinkTiming::route_bytes(const ExchangePlan& plan) {
   bool crosses = false;
   for (const Transfer& transfer : plan.transfers) {
     const std::int32_t src_chip = config_.chip_of(buffers_.tile_of(transfer.src.buffer));
-    for (std::int32_t chip : remote_chips(transfer)) {
+    for (std::int32_t chip : remote_chips_of(buffers_.tile_of(transfer.src.buffer), destination_tiles(transfer))) {
       crosses = true;
       for (std::int32_t link : route(src_chip, chip)) link_bytes_[static_cast<std::size_t>(link)] += transfer.total_bytes();
     }
@@ -38,7 +40,42 @@ bool LinkTiming::route_bytes(const ExchangePlan& plan) {
     crosses = true;
     for (std::int32_t link : route(src_chip, dst_chip)) link_bytes_[static_cast<std::size_t>(link)] += count.bytes;
   }
+  for (const BroadcastCount& count : plan.broadcasts_counted) {
+    const std::int32_t src_chip = config_.chip_of(count.src_tile);
+    for (std::int32_t chip : remote_chips_of(count.src_tile, plan.destination_sets[count.destination_set])) {
+      crosses = true;
+      for (std::int32_t link : route(src_chip, chip)) link_bytes_[static_cast<std::size_t>(link)] += count.bytes;
+    }
+  }
   return crosses;
+}
+
+// The source tile, and the destination tiles on each remote chip, wait for the crossing to that chip (a
+// broadcast crosses each link group once and fans out on the far chip).
+void LinkTiming::add_broadcast_arrivals(TileId src_tile, const std::vector<TileId>& destinations) {
+  const std::int32_t src_chip = config_.chip_of(src_tile);
+  for (std::int32_t chip : remote_chips_of(src_tile, destinations)) {
+    const Cycles cycles = crossing_cycles(src_chip, chip);
+    auto& src_cycles = arrival_cycles_[static_cast<std::size_t>(src_tile)];
+    src_cycles = std::max(src_cycles, cycles);
+    for (TileId tile : destinations) {
+      if (config_.chip_of(tile) != chip) continue;
+      auto& dst_cycles = arrival_cycles_[static_cast<std::size_t>(tile)];
+      dst_cycles = std::max(dst_cycles, cycles);
+    }
+  }
+}
+
+const std::vector<std::int32_t>& LinkTiming::remote_chips_of(TileId src_tile, const std::vector<TileId>& destinations) {
+  remote_chips_.clear();
+  const std::int32_t src_chip = config_.chip_of(src_tile);
+  for (TileId tile : destinations) {
+    const std::int32_t chip = config_.chip_of(tile);
+    if (chip != src_chip && std::find(remote_chips_.begin(), remote_chips_.end(), chip) == remote_chips_.end()) {
+      remote_chips_.push_back(chip);
+    }
+  }
+  return remote_chips_;
 }
 
 void LinkTiming::add_count_arrivals(const TransferCount& count) {
@@ -55,19 +92,7 @@ void LinkTiming::add_count_arrivals(const TransferCount& count) {
 // The transfer's source tile, and its destination tiles on each remote chip, wait for its crossing to
 // that chip.
 void LinkTiming::add_arrivals(const Transfer& transfer) {
-  const TileId src_tile = buffers_.tile_of(transfer.src.buffer);
-  const std::int32_t src_chip = config_.chip_of(src_tile);
-  for (std::int32_t chip : remote_chips(transfer)) {
-    const Cycles cycles = crossing_cycles(src_chip, chip);
-    auto& src_cycles = arrival_cycles_[static_cast<std::size_t>(src_tile)];
-    src_cycles = std::max(src_cycles, cycles);
-    for (const auto& ref : transfer.dst) {
-      const TileId tile = buffers_.tile_of(ref.buffer);
-      if (config_.chip_of(tile) != chip) continue;
-      auto& dst_cycles = arrival_cycles_[static_cast<std::size_t>(tile)];
-      dst_cycles = std::max(dst_cycles, cycles);
-    }
-  }
+  add_broadcast_arrivals(buffers_.tile_of(transfer.src.buffer), destination_tiles(transfer));
 }
 
 // The busiest group's cycles for the phase's bytes over it, plus every group's latency on the route.
@@ -84,18 +109,11 @@ Cycles LinkTiming::crossing_cycles(std::int32_t from_chip, std::int32_t to_chip)
   return busiest + latency;
 }
 
-// The distinct chips other than the source's that a transfer's destinations lie on (a broadcast
-// crosses each link group once and fans out on the far chip).
-const std::vector<std::int32_t>& LinkTiming::remote_chips(const Transfer& transfer) {
-  remote_chips_.clear();
-  const std::int32_t src_chip = config_.chip_of(buffers_.tile_of(transfer.src.buffer));
-  for (const auto& ref : transfer.dst) {
-    const std::int32_t chip = config_.chip_of(buffers_.tile_of(ref.buffer));
-    if (chip != src_chip && std::find(remote_chips_.begin(), remote_chips_.end(), chip) == remote_chips_.end()) {
-      remote_chips_.push_back(chip);
-    }
-  }
-  return remote_chips_;
+// The tiles of a transfer's destinations, in its order (scratch, valid until the next call).
+const std::vector<TileId>& LinkTiming::destination_tiles(const Transfer& transfer) {
+  destination_tiles_.clear();
+  for (const auto& ref : transfer.dst) destination_tiles_.push_back(buffers_.tile_of(ref.buffer));
+  return destination_tiles_;
 }
 
 }  // namespace tilesim::sim::compile

@@ -30,8 +30,11 @@ class LinkTiming {
   bool route_bytes(const ExchangePlan& plan);
   void add_arrivals(const Transfer& transfer);
   void add_count_arrivals(const TransferCount& count);
+  void add_broadcast_arrivals(TileId src_tile, const std::vector<TileId>& destinations);
+  // The distinct chips other than the source tile's that `destinations` lie on.
+  const std::vector<std::int32_t>& remote_chips_of(TileId src_tile, const std::vector<TileId>& destinations);
   Cycles crossing_cycles(std::int32_t from_chip, std::int32_t to_chip) const;
-  const std::vector<std::int32_t>& remote_chips(const Transfer& transfer);
+  const std::vector<TileId>& destination_tiles(const Transfer& transfer);
   const std::vector<std::int32_t>& route(std::int32_t from_chip, std::int32_t to_chip) const {
     return config_.routes[static_cast<std::size_t>(from_chip * config_.num_chips() + to_chip)];
   }
@@ -41,6 +44,7 @@ class LinkTiming {
   std::vector<Cycles> arrival_cycles_;     // per tile: when its slowest transfer across chips arrives
   std::vector<std::int64_t> link_bytes_;   // per link group: bytes routed over it in this phase
   std::vector<std::int32_t> remote_chips_;
+  std::vector<TileId> destination_tiles_;
 };
 
 }  // namespace tilesim::sim::compile

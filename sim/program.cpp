@@ -1,5 +1,6 @@
 #include "sim/program.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <stdexcept>
 
@@ -25,8 +26,23 @@ void ExchangePlan::append(ExchangePlan&& other) {
   transfers.insert(transfers.end(), std::make_move_iterator(other.transfers.begin()),
                    std::make_move_iterator(other.transfers.end()));
   counted.insert(counted.end(), other.counted.begin(), other.counted.end());
+  const auto sets_before = static_cast<std::uint32_t>(destination_sets.size());
+  for (BroadcastCount b : other.broadcasts_counted) {
+    b.destination_set += sets_before;
+    broadcasts_counted.push_back(b);
+  }
+  destination_sets.insert(destination_sets.end(), std::make_move_iterator(other.destination_sets.begin()),
+                          std::make_move_iterator(other.destination_sets.end()));
   other.transfers.clear();
   other.counted.clear();
+  other.broadcasts_counted.clear();
+  other.destination_sets.clear();
+}
+
+std::uint32_t ExchangePlan::add_destination_set(std::vector<TileId> tiles) {
+  std::sort(tiles.begin(), tiles.end());
+  destination_sets.push_back(std::move(tiles));
+  return static_cast<std::uint32_t>(destination_sets.size() - 1);
 }
 
 }  // namespace tilesim::sim

@@ -116,16 +116,30 @@ struct TransferCount {
   std::int64_t regions = 0;
 };
 
+// A broadcast counted rather than listed (timing-only programs, as TransferCount): from one tile to
+// every tile of a destination set (ExchangePlan::destination_sets), `bytes` in `regions` regions to
+// each, as a listed transfer to those destinations would be received (tiles of one supertile sharing
+// its bus).
+struct BroadcastCount {
+  TileId src_tile = 0;
+  std::uint32_t destination_set = 0;
+  std::int64_t bytes = 0;
+  std::int64_t regions = 0;
+};
+
 struct ExchangePlan {
   std::string name;
   std::vector<Transfer> transfers;
-  std::vector<TransferCount> counted;  // timing-only programs only
+  // Timing-only programs only:
+  std::vector<TransferCount> counted;
+  std::vector<BroadcastCount> broadcasts_counted;
+  std::vector<std::vector<TileId>> destination_sets;  // each sorted; a tile may appear more than once
 
   ExchangePlan() = default;
   // A name and listed transfers, as a brace list gives them ({name, {transfers...}}).
   ExchangePlan(std::string plan_name, std::vector<Transfer> listed = {})
       : name(std::move(plan_name)), transfers(std::move(listed)) {}
-  bool empty() const { return transfers.empty() && counted.empty(); }
+  bool empty() const { return transfers.empty() && counted.empty() && broadcasts_counted.empty(); }
   // Lists a transfer to one destination, made in place: a large op lists hundreds of thousands, and
   // each would otherwise be built as a temporary and moved into the list (or zeroed first).
   Transfer& add(const BufferRef& src, std::int64_t bytes, const BufferRef& dst, std::int64_t blocks = 1,
@@ -141,6 +155,19 @@ struct ExchangePlan {
       return;
     }
     counted.push_back({src_tile, dst_tile, bytes, regions});
+  }
+  // A destination set for broadcast counts (sorted here); returns its index.
+  std::uint32_t add_destination_set(std::vector<TileId> tiles);
+  // Counts a broadcast (BroadcastCount), merged into the last one when that one has the same source
+  // tile and destination set.
+  void count_broadcast(TileId src_tile, std::uint32_t destination_set, std::int64_t bytes, std::int64_t regions) {
+    if (!broadcasts_counted.empty() && broadcasts_counted.back().src_tile == src_tile &&
+        broadcasts_counted.back().destination_set == destination_set) {
+      broadcasts_counted.back().bytes += bytes;
+      broadcasts_counted.back().regions += regions;
+      return;
+    }
+    broadcasts_counted.push_back({src_tile, destination_set, bytes, regions});
   }
   // Moves `other`'s transfers and counts to the end of this plan's (one exchange carrying both).
   void append(ExchangePlan&& other);

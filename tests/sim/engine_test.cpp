@@ -268,6 +268,53 @@ TEST_CASE("engine: timing-only mode gives the same cycles as functional mode", "
   CHECK(ring_timing.total_cycles > 0);
 }
 
+// The program with every transfer counted (sim::TransferCount, sim::BroadcastCount), built timing-only.
+Program counted_copy(const Program& listed) {
+  Program counted = listed;
+  counted.timing_only = true;
+  auto tile_of = [&](BufferId b) { return listed.buffers[static_cast<std::size_t>(b)].tile; };
+  for (Superstep& step : counted.steps) {
+    ExchangePlan& plan = step.exchange;
+    for (const Transfer& t : plan.transfers) {
+      if (t.dst.size() == 1) {
+        plan.count(tile_of(t.src.buffer), tile_of(t.dst[0].buffer), t.total_bytes(), t.blocks);
+        continue;
+      }
+      std::vector<TileId> tiles;
+      for (const auto& d : t.dst) tiles.push_back(tile_of(d.buffer));
+      plan.count_broadcast(tile_of(t.src.buffer), plan.add_destination_set(tiles), t.total_bytes(), t.blocks);
+    }
+    plan.transfers.clear();
+  }
+  return counted;
+}
+
+TEST_CASE("engine: counted transfers and broadcasts take the listed ones' cycles; bad counts are refused", "[sim][engine][unit]") {
+  const auto t = tiny_program();
+  Program counted = counted_copy(t.program);
+  std::size_t broadcasts = 0;
+  for (const auto& step : counted.steps) broadcasts += step.exchange.broadcasts_counted.size();
+  REQUIRE(broadcasts > 0);
+  engine().load(counted, tiny_machine(), Mode::timing_only);
+  const RunStats stats = engine().run();
+  check_tiny_cycles(stats);
+  engine().load(t.program, tiny_machine(), Mode::timing_only);
+  const RunStats listed = engine().run();
+  CHECK(stats.exchange_bytes_received == listed.exchange_bytes_received);
+  CHECK(stats.exchange_bytes_sent == listed.exchange_bytes_sent);
+  CHECK_THROWS_WITH(engine().load(counted, tiny_machine(), Mode::functional), Catch::Contains("built timing-only"));
+
+  Program off_machine = counted;
+  off_machine.steps.front().exchange.count(0, 99, 4, 1);
+  CHECK_THROWS_WITH(engine().load(off_machine, tiny_machine(), Mode::timing_only), Catch::Contains("to tile 99 (of 8)"));
+  Program bad_set = counted;
+  bad_set.steps.front().exchange.destination_sets.push_back({5, 2});  // unsorted
+  CHECK_THROWS_WITH(engine().load(bad_set, tiny_machine(), Mode::timing_only), Catch::Contains("unsorted"));
+  Program no_set = counted;
+  no_set.steps.front().exchange.count_broadcast(0, 7, 4, 1);
+  CHECK_THROWS_WITH(engine().load(no_set, tiny_machine(), Mode::timing_only), Catch::Contains("to destination set 7"));
+}
+
 TEST_CASE("engine: timing-only mode executes nothing and refuses host access", "[sim][engine][unit]") {
   auto t = tiny_program();
   bool executed = false;

@@ -18,7 +18,7 @@ void place_block(sim::Program& program, sim::ExchangePlan& exchange, std::vector
   }
   const TensorPiece block{held, rows.begin, rows.size(), cols.begin, cols.size()};
   if (source.linear) {
-    broadcast_from_linear(exchange, block, copies, source.width, *source.linear, *source.linear_buffers, source.value_bytes);
+    broadcast_from_linear(program, exchange, block, copies, source.width, *source.linear, *source.linear_buffers, source.value_bytes);
     return;
   }
   input.push_back(block);

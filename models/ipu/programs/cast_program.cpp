@@ -64,7 +64,7 @@ OpProgram build_cast_program(const Op& op, const OpPlan& plan, const IpuMachine&
       source = {in_buf[ts], 0};
     } else {
       const auto received = out.program.add_buffer("input (received)", static_cast<sim::TileId>(t), r.size() * in_bytes);
-      broadcast_from_linear(operands.exchange, {received, r.begin, r.size(), 0, 1}, {}, 1, in, in_buf, in_bytes);
+      broadcast_from_linear(out.program, operands.exchange, {received, r.begin, r.size(), 0, 1}, {}, 1, in, in_buf, in_bytes);
       source = {received, 0};
     }
     compute.compute.vertices.push_back({static_cast<sim::TileId>(t), cast_vertex(op, r.size(), source, out_buf[ts], machine)});

@@ -84,7 +84,7 @@ OtherOperand place_other(const Op& op, const LinearLayout& layout, const IpuMach
   for (const auto& [range, buffers] : needers) {
     // The range as a 1-wide tensor piece: cut at the linear tiles of `other`, broadcast to every needer.
     const std::vector<sim::BufferId> copies(buffers.begin() + 1, buffers.end());
-    broadcast_from_linear(exchange, {buffers.front(), range.first, range.second - range.first, 0, 1}, copies, 1, other_layout,
+    broadcast_from_linear(out.program, exchange, {buffers.front(), range.first, range.second - range.first, 0, 1}, copies, 1, other_layout,
                           other_buf, vb);
   }
   return other;

@@ -237,8 +237,8 @@ sim::BufferId GatherProgram::receive_candidates(std::int64_t i, std::int64_t k, 
   for (std::int64_t s = 0; s < S; ++s) {
     if (s == k) continue;
     const std::int64_t slot = s < k ? s : s - 1;
-    transform.exchange.add({candidate_buf[static_cast<std::size_t>(tile(i, s, h))], chunk.begin * cols * vb}, piece_bytes,
-                           {received, slot * piece_bytes});
+    add_transfer(out.program, transform.exchange, {candidate_buf[static_cast<std::size_t>(tile(i, s, h))], chunk.begin * cols * vb},
+                 piece_bytes, {received, slot * piece_bytes});
   }
   return received;
 }

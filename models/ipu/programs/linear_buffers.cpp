@@ -19,10 +19,12 @@ std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::
 namespace {
 
 // add_linear_transfers, listing the transfers, or counting them (ExchangePlan::count) when `counting`
-// is the timing-only program that holds the buffers.
+// is the timing-only program that holds the buffers; counted as broadcasts from the linear tiles to the
+// plan's destination set `broadcast_set` when that is not negative.
 void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
                            const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
-                           std::int64_t element_bytes, bool to_linear, const sim::Program* counting) {
+                           std::int64_t element_bytes, bool to_linear, const sim::Program* counting,
+                           std::int64_t broadcast_set = -1) {
   auto tile_of = [&](sim::BufferId b) { return counting->buffers[static_cast<std::size_t>(b)].tile; };
   sim::TileId piece_tile = 0;  // counting: the tile of the piece being walked
   // One transfer: `blocks` runs of `n` elements, from the piece at element `piece_at` (stride: the
@@ -31,6 +33,10 @@ void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<Tensor
                   std::int64_t blocks) {
     if (counting) {
       const sim::TileId linear_tile = tile_of(linear[static_cast<std::size_t>(t)]);
+      if (broadcast_set >= 0) {
+        exchange.count_broadcast(linear_tile, static_cast<std::uint32_t>(broadcast_set), n * element_bytes * blocks, blocks);
+        return;
+      }
       exchange.count(to_linear ? piece_tile : linear_tile, to_linear ? linear_tile : piece_tile, n * element_bytes * blocks,
                      blocks);
       return;
@@ -66,7 +72,8 @@ void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<Tensor
   // tile boundary a row straddles (s + 1). Reserved at least geometrically: a builder calls this once
   // per block (a broadcast from the linear layout), and reserving the bound each time would move every
   // transfer listed so far at every call.
-  std::size_t bound = counting ? exchange.counted.size() : exchange.transfers.size();
+  std::size_t bound = !counting ? exchange.transfers.size()
+                      : broadcast_set >= 0 ? exchange.broadcasts_counted.size() : exchange.counted.size();
   for (const auto& piece : from) {
     const std::int64_t spanned = piece.rows * width / layout.elements_per_tile + 2;
     bound += static_cast<std::size_t>(piece.cols == width ? spanned : std::min(piece.rows, spanned) + spanned);
@@ -74,10 +81,12 @@ void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<Tensor
   auto reserve = [bound](auto& list) {
     if (bound > list.capacity()) list.reserve(std::max(bound, 2 * list.capacity()));
   };
-  if (counting) {
-    reserve(exchange.counted);
-  } else {
+  if (!counting) {
     reserve(exchange.transfers);
+  } else if (broadcast_set >= 0) {
+    reserve(exchange.broadcasts_counted);
+  } else {
+    reserve(exchange.counted);
   }
   for (const auto& piece : from) {
     if (counting) piece_tile = tile_of(piece.buffer);
@@ -115,9 +124,19 @@ void add_linear_transfers(const sim::Program& program, sim::ExchangePlan& exchan
                         program.timing_only ? &program : nullptr);
 }
 
-void broadcast_from_linear(sim::ExchangePlan& exchange, const TensorPiece& first, const std::vector<sim::BufferId>& copies,
-                           std::int64_t width, const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
-                           std::int64_t element_bytes) {
+void broadcast_from_linear(const sim::Program& program, sim::ExchangePlan& exchange, const TensorPiece& first,
+                           const std::vector<sim::BufferId>& copies, std::int64_t width, const LinearLayout& layout,
+                           const std::vector<sim::BufferId>& linear, std::int64_t element_bytes) {
+  if (program.timing_only) {
+    std::int64_t set = -1;
+    if (!copies.empty()) {
+      std::vector<sim::TileId> tiles{program.buffers[static_cast<std::size_t>(first.buffer)].tile};
+      for (const auto c : copies) tiles.push_back(program.buffers[static_cast<std::size_t>(c)].tile);
+      set = exchange.add_destination_set(std::move(tiles));
+    }
+    walk_linear_transfers(exchange, {first}, width, layout, linear, element_bytes, /*to_linear=*/false, &program, set);
+    return;
+  }
   const std::size_t begin = exchange.transfers.size();
   walk_linear_transfers(exchange, {first}, width, layout, linear, element_bytes, /*to_linear=*/false, nullptr);
   for (std::size_t k = begin; k < exchange.transfers.size(); ++k) {

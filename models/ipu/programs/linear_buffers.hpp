@@ -27,9 +27,9 @@ void add_linear_transfers(const sim::Program& program, sim::ExchangePlan& exchan
 
 // Transfers that move one rectangle of a linearly mapped tensor (`width` wide) into the buffer of
 // `first` and, at the same offsets, into each of `copies`: one broadcast per run of the rectangle
-// that lies on one linear tile. Always listed: a broadcast's receptions depend on its destinations.
-void broadcast_from_linear(sim::ExchangePlan& exchange, const TensorPiece& first, const std::vector<sim::BufferId>& copies,
-                           std::int64_t width, const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
-                           std::int64_t element_bytes);
+// that lies on one linear tile. A timing-only `program` gets them counted (sim::BroadcastCount).
+void broadcast_from_linear(const sim::Program& program, sim::ExchangePlan& exchange, const TensorPiece& first,
+                           const std::vector<sim::BufferId>& copies, std::int64_t width, const LinearLayout& layout,
+                           const std::vector<sim::BufferId>& linear, std::int64_t element_bytes);
 
 }  // namespace tilesim::ipu

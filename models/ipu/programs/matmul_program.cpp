@@ -138,13 +138,13 @@ void MatmulPartProgram::place_input_blocks() {
       const std::vector<sim::BufferId> copies(received.begin() + 1, received.end());
       if (lin.segment_weight_gradient) {
         // x_s^T: the block is rows kk of the segment and columns rs of x [M, K].
-        broadcast_from_linear(steps.operands.exchange, {received.front(), part.row_begin + kk.begin, kk.size(), rs.begin, rs.size()},
+        broadcast_from_linear(steps.out.program, steps.operands.exchange, {received.front(), part.row_begin + kk.begin, kk.size(), rs.begin, rs.size()},
                               copies, lin.inner, lin.x, lin.x_buf, vb);
       } else if (lin.transpose.input) {
-        broadcast_from_linear(steps.operands.exchange, {received.front(), kk.begin, kk.size(), part.row_begin + rs.begin, rs.size()},
+        broadcast_from_linear(steps.out.program, steps.operands.exchange, {received.front(), kk.begin, kk.size(), part.row_begin + rs.begin, rs.size()},
                               copies, lin.rows, lin.x, lin.x_buf, vb);
       } else {
-        broadcast_from_linear(steps.operands.exchange, {received.front(), part.row_begin + rs.begin, rs.size(), kk.begin, kk.size()},
+        broadcast_from_linear(steps.out.program, steps.operands.exchange, {received.front(), part.row_begin + rs.begin, rs.size(), kk.begin, kk.size()},
                               copies, lin.inner, lin.x, lin.x_buf, vb);
       }
     }
@@ -173,14 +173,14 @@ void MatmulPartProgram::place_weight_blocks() {
       const std::vector<sim::BufferId> copies(received.begin() + 1, received.end());
       if (lin.transpose.weight) {
         // Stored [N, K], or a segment's [N, K] block of the stored [S, N, K] weight.
-        broadcast_from_linear(steps.operands.exchange, {received.front(), part.segment * lin.cols + ch.begin, ch.size(), kk.begin, kk.size()},
+        broadcast_from_linear(steps.out.program, steps.operands.exchange, {received.front(), part.segment * lin.cols + ch.begin, ch.size(), kk.begin, kk.size()},
                               copies, lin.inner, lin.w, lin.w_buf, vb);
       } else if (lin.segment_weight_gradient) {
         // g_s: rows kk of the segment of g [M, N].
-        broadcast_from_linear(steps.operands.exchange, {received.front(), part.row_begin + kk.begin, kk.size(), ch.begin, ch.size()},
+        broadcast_from_linear(steps.out.program, steps.operands.exchange, {received.front(), part.row_begin + kk.begin, kk.size(), ch.begin, ch.size()},
                               copies, lin.cols, lin.w, lin.w_buf, vb);
       } else {
-        broadcast_from_linear(steps.operands.exchange,
+        broadcast_from_linear(steps.out.program, steps.operands.exchange,
                               {received.front(), part.segment * lin.inner + kk.begin, kk.size(), ch.begin, ch.size()},
                               copies, lin.cols, lin.w, lin.w_buf, vb);
       }
@@ -295,7 +295,7 @@ std::vector<sim::BufferId> MatmulPartProgram::place_bias(std::int64_t s, std::in
     bias_blk.push_back(steps.out.program.add_buffer("bias block", tile(s, h, q), ch.size() * vb));
   }
   const std::vector<sim::BufferId> copies(bias_blk.begin() + 1, bias_blk.end());
-  broadcast_from_linear(steps.operands.exchange, {bias_blk.front(), 0, 1, ch.begin, ch.size()}, copies, lin.cols, lin.bias,
+  broadcast_from_linear(steps.out.program, steps.operands.exchange, {bias_blk.front(), 0, 1, ch.begin, ch.size()}, copies, lin.cols, lin.bias,
                         lin.bias_buf, vb);
   return bias_blk;
 }

@@ -4,6 +4,16 @@
 
 namespace tilesim::ipu {
 
+void add_transfer(const sim::Program& program, sim::ExchangePlan& exchange, const sim::BufferRef& src, std::int64_t bytes,
+                  const sim::BufferRef& dst) {
+  if (!program.timing_only) {
+    exchange.add(src, bytes, dst);
+    return;
+  }
+  exchange.count(program.buffers[static_cast<std::size_t>(src.buffer)].tile,
+                 program.buffers[static_cast<std::size_t>(dst.buffer)].tile, bytes, 1);
+}
+
 OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
                            const IpuMachine& machine, sim::Mode mode) {
   if (machine.value_dtype != op.dtype) return build_op_program(op, plan, indices, machine_for_op_dtype(machine, op), mode);

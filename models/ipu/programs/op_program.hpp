@@ -79,6 +79,11 @@ void add_group_indices(sim::Program& program, sim::ExchangePlan& exchange, const
                        std::int64_t range_begin, std::int64_t count, std::vector<sim::BufferId>& buffer_of,
                        std::vector<TensorPiece>& pieces);
 
+// One transfer of `bytes` from `src` to `dst`: listed, or counted (sim::TransferCount) when `program`
+// is built timing-only.
+void add_transfer(const sim::Program& program, sim::ExchangePlan& exchange, const sim::BufferRef& src, std::int64_t bytes,
+                  const sim::BufferRef& dst);
+
 // Appends the control step of the on-device repeat loop an op runs in (one vertex on tile 0 costing
 // repeat_loop_control_cycles, then its sync), when the machine file gives it a cost.
 void append_loop_control(sim::Program& program, const IpuMachine& machine);

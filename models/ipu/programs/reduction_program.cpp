@@ -66,7 +66,7 @@ class ReductionBuilder {
     if (from == to) return {ref, outputs};
     const std::int64_t bytes = outputs.size() * kPartialBytes;
     const auto received = out_.program.add_buffer("received partial sums", static_cast<sim::TileId>(to), bytes);
-    exchange.add(ref, bytes, {received, 0});
+    add_transfer(out_.program, exchange, ref, bytes, {received, 0});
     return {{received, 0}, outputs};
   }
 

@@ -360,9 +360,10 @@ void ScatterProgram::add_reduction(std::int64_t s, std::int64_t h, std::int64_t 
     if (i == k) continue;
     const std::int64_t slot = i < k ? i : i - 1;
     const auto from = static_cast<std::size_t>(tile(i, s, h));
-    update.exchange.add({partial[from], chunk.begin * cols * vb}, piece_bytes, {received, slot * piece_bytes});
+    add_transfer(out.program, update.exchange, {partial[from], chunk.begin * cols * vb}, piece_bytes, {received, slot * piece_bytes});
     if (counts) {
-      update.exchange.add({count_buf[from], chunk.begin * vb}, count_bytes, {received_counts, slot * count_bytes});
+      add_transfer(out.program, update.exchange, {count_buf[from], chunk.begin * vb}, count_bytes,
+                   {received_counts, slot * count_bytes});
     }
   }
   const auto result = out.program.add_buffer("out", owner, piece_bytes);
