@@ -194,7 +194,7 @@ TEST_CASE("rank files a dead run left are merged by a resume over 4 ranks or in 
   // rename). Each resume must keep these rows as they are (their wall_s says they were not re-run).
   auto seed = [&](const fs::path& out) {
     fs::remove_all(out);
-    r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --stop-after 10", mpi_dir());
+    r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --stop-after 10 --jobs 1", mpi_dir());
     REQUIRE(r.exit_code == 0);
     REQUIRE(data_lines(out / "results.csv").size() == 10);
     // The first 10 points in sweep order are there; the ranks finished the next 11.
