@@ -61,7 +61,15 @@ int run_sweep(const SweepRequest& args_given) {
   PointRunner runner(sweep.spec, sweep.backends);
   runner.set_available_memory_proportion(sweep.proportion);
   std::vector<int> parallelism(sweep.backends.size(), 1);
-  for (std::size_t b = 0; b < sweep.backends.size(); ++b) parallelism[b] = sweep.backends[b].measured ? 1 : args.jobs;
+  bool parallel = false;
+  for (std::size_t b = 0; b < sweep.backends.size(); ++b) {
+    parallelism[b] = sweep.backends[b].measured ? 1 : args.jobs;
+    parallel = parallel || (parallelism[b] > 1 && folder.pending.pending_per_backend[b] > 0);
+  }
+  if (parallel) {
+    std::cerr << "sweep: the simulated and modeled points in " << args.jobs << " worker processes"
+              << (args_given.jobs == 0 ? " (this host's cores; --jobs 1 for one process)" : "") << "\n";
+  }
   Progress progress(folder.pending.points.size(), sweep.backends.size(), folder.pending.pending_per_backend, parallelism);
   Recorder recorder(*folder.results, progress, static_cast<std::size_t>(args.stop_after));
   run_points(sweep.points, folder.pending.points, args.jobs, sweep.backends, runner, recorder, folder.csv_path);

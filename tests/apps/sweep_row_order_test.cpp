@@ -81,6 +81,7 @@ TEST_CASE("a sweep of op points runs on every core by default, in sweep order; a
   const auto r = tilesim_test::run_tilesim("sweep " + sweep + " --out " + dir.path("out"), dir.dir());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
+  if (runs::sweep::default_jobs() > 1) CHECK_THAT(r.err, Catch::Contains("worker processes (this host's cores"));
   const auto echo = nlohmann::json::parse(tilesim_test::slurp(dir.path("out/sweep.json")));
   CHECK(echo.at("run").at("jobs") == runs::sweep::default_jobs());
   CHECK(outputs_in_file(dir.path("out/results.csv")) == std::vector<std::int64_t>{32, 64, 128, 256, 512, 1024, 2048, 4096});
