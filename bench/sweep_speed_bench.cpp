@@ -5,10 +5,13 @@
 // run so that both sides share the host's load. The counter `points_per_s` is the figure the sweep's
 // summary prints; `heap reuse` is on in both (common/heap_reuse.hpp), as `tilesim sweep` runs.
 //
-// On the 2-core development host (AMD EPYC, quiet apart from one syntax checker), the whole grid through
-// `tilesim sweep workloads/sweeps/hydronet.json --backends ipu:bow`: 10.6 s before this change, 4.1 to 5.3 s
-// after it (serial), identical cycles at every point. The remaining time is the exchange transfers'
-// construction and tally (a 4096-row, 512-feature scatter_add lists about 750,000 transfers).
+// A third case builds each program as a functional run does, its transfers listed with their buffers
+// and offsets, and runs it timing-only: the path before timing-only programs counted their transfers
+// (sim::TransferCount, sim::BroadcastCount), which gives the same cycles.
+//
+// On the 2-core development host (AMD EPYC), the whole grid through `tilesim sweep
+// workloads/sweeps/hydronet.json --backends ipu:bow --jobs 1`: 10.6 s before the phases were laid end
+// to end, 3.7-4.4 s after, 2.6-2.7 s with counted transfers; identical cycles at every point.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -17,6 +20,8 @@
 
 #include "common/heap_reuse.hpp"
 #include "models/ipu/ipu_backend.hpp"
+#include "models/ipu/planning/plan.hpp"
+#include "models/ipu/programs/op_program.hpp"
 #include "workloads/random_streams.hpp"
 #include "workloads/sweep_spec.hpp"
 
@@ -53,6 +58,28 @@ const ipu::IpuMachine& bow_machine() {
   return m;
 }
 
+// The op's program built as a functional run builds it (every transfer listed), run timing-only.
+sim::Cycles listed_transfer_cycles(const GridPoint& p) {
+  const Op& op = p.graph.ops.front();
+  const ipu::OpPlan plan = ipu::plan_op(op, p.indices, bow_machine());
+  const ipu::OpProgram program = ipu::build_op_program(op, plan, p.indices, bow_machine(), sim::Mode::functional);
+  sim::Engine& engine = ipu::engine_for(bow_machine());
+  engine.load(program.program, bow_machine().chip, sim::Mode::timing_only);
+  return engine.run().total_cycles;
+}
+
+void hydronet_listed_transfers(benchmark::State& state) {
+  keep_freed_heap_for_reuse();
+  const auto& points = hydronet_grid_sample();
+  std::int64_t cycles = 0;
+  for (auto _ : state) {
+    for (const GridPoint& p : points) cycles += listed_transfer_cycles(p);
+  }
+  benchmark::DoNotOptimize(cycles);
+  state.counters["points_per_s"] =
+      benchmark::Counter(static_cast<double>(points.size()) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
 void hydronet_timing_only(benchmark::State& state, bool through_kernel) {
   keep_freed_heap_for_reuse();
   const auto& points = hydronet_grid_sample();
@@ -71,3 +98,4 @@ void hydronet_timing_only(benchmark::State& state, bool through_kernel) {
 
 BENCHMARK_CAPTURE(hydronet_timing_only, bow_quarter_grid_phases_laid_end_to_end, false)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 BENCHMARK_CAPTURE(hydronet_timing_only, bow_quarter_grid_through_systemc, true)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+BENCHMARK(hydronet_listed_transfers)->Name("hydronet_timing_only/bow_quarter_grid_transfers_listed")->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
