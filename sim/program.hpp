@@ -187,7 +187,8 @@ struct Program {
   std::vector<BufferDecl> buffers;
   std::vector<Superstep> steps;
   // Built only to be timed (Mode::timing_only): its exchanges may count transfers rather than list
-  // them (ExchangePlan::counted), so the engine refuses to load it functionally.
+  // them (ExchangePlan::counted) and its vertices may have no body (Vertex::execute), so the engine
+  // refuses to load it functionally.
   bool timing_only = false;
 
   BufferId add_buffer(std::string buffer_name, TileId tile, std::int64_t bytes) {

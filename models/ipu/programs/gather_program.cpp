@@ -174,6 +174,7 @@ sim::Vertex GatherProgram::multislice_vertex(const std::vector<std::vector<std::
   out.sram_read_bytes += lookups * kIndexBytes + in_total * cols * vb;
   out.sram_write_bytes += in_total * cols * vb;
   v.buffers = {{index_buf[static_cast<std::size_t>(t)], 0}, {table_buf[static_cast<std::size_t>(t)], 0}, {dest, 0}};
+  if (out.program.timing_only) return v;  // a program only timed runs no vertex body (sim::Program::timing_only)
   // Rows move as bytes, whatever the value type. A column block's rows are a few dozen bytes, so they
   // are moved inline (sim::move_bytes): a library call, or a loop over values, costs more than its bytes.
   v.execute = [lookups, row_begin = rows.begin, row_count = rows.size(),
@@ -276,6 +277,10 @@ void GatherProgram::add_select(sim::TileId owner, std::int64_t k, Range chunk, s
                {candidate_buf[static_cast<std::size_t>(owner)], chunk.begin * cols * vb},
                {received, 0},
                {result, 0}};
+  if (out.program.timing_only) {
+    select.compute.vertices.push_back({owner, std::move(v)});
+    return;
+  }
   v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
     using V = decltype(storage);
     return [count = chunk.size(), k, cols](const sim::VertexContext& ctx) {

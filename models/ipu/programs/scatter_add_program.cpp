@@ -301,6 +301,7 @@ void ScatterProgram::set_update_body(sim::Vertex& v, sim::TileId t, Range rows, 
   const std::int64_t n = messages, row_begin = rows.begin, row_count = rows.size();
   if (kind == OpKind::degree_count) {
     v.buffers = {{idx_buf[at], 0}, {partial[at], 0}};
+    if (out.program.timing_only) return;
     v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
       using V = decltype(storage);
       return [n, row_begin, row_count](const sim::VertexContext& ctx) {
@@ -316,6 +317,7 @@ void ScatterProgram::set_update_body(sim::Vertex& v, sim::TileId t, Range rows, 
   }
   v.buffers = {{idx_buf[at], 0}, {src_buf[at], 0}, {partial[at], 0}};
   if (counts) v.buffers.push_back({count_buf[at], 0});
+  if (out.program.timing_only) return;
   // Each addition is stored at the value type (a float16 partial rounds per message, as the half
   // MultiUpdateAdd codelet adds in half).
   v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
@@ -393,6 +395,7 @@ sim::Vertex ScatterProgram::reduce_vertex(std::int64_t k, std::int64_t elements,
   out.sram_read_bytes += I * elements * vb;
   out.sram_write_bytes += elements * vb;
   v.buffers = {{own, own_offset}, {received, 0}, {result, 0}};
+  if (out.program.timing_only) return v;
   v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
     using V = decltype(storage);
     return [elements, k, I = I, is_max = is_max](const sim::VertexContext& ctx) {
@@ -422,6 +425,7 @@ sim::Vertex ScatterProgram::count_reduce_vertex(std::int64_t k, Range chunk, sim
   out.sram_read_bytes += I * chunk.size() * vb;
   out.sram_write_bytes += chunk.size() * vb;
   v.buffers = {{count_buf[static_cast<std::size_t>(owner)], chunk.begin * vb}, {received, 0}, {result, 0}};
+  if (out.program.timing_only) return v;
   v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
     using V = decltype(storage);
     return [rows = chunk.size(), k, I = I](const sim::VertexContext& ctx) {
