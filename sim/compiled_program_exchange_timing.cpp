@@ -25,9 +25,7 @@ void ExchangeTiming::add_receptions(const Transfer& transfer) {
   if (transfer.dst.size() == 1) {
     const TileId tile = buffers_.tile_of(transfer.dst[0].buffer);
     tiles_.touch(tile);
-    received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
-    received_regions_[static_cast<std::size_t>(tile)] += transfer.blocks;
-    sole_received_bytes_[static_cast<std::size_t>(tile)] += transfer.total_bytes();
+    receive_alone(tile, transfer.total_bytes(), transfer.blocks);
     return;
   }
   dst_tiles_.clear();
@@ -48,15 +46,15 @@ void ExchangeTiming::receive(const TileId* tiles, std::size_t count, std::int64_
       ++run_end;
     }
     for (std::size_t i = run_begin; i < run_end; ++i) {
-      const auto t = static_cast<std::size_t>(tiles[i]);
       tiles_.touch(tiles[i]);
+      if (distinct_tiles == 1) {
+        receive_alone(tiles[i], bytes, regions);
+        continue;
+      }
+      const auto t = static_cast<std::size_t>(tiles[i]);
       received_bytes_[t] += bytes;
       received_regions_[t] += regions;
-      if (distinct_tiles == 1) {
-        sole_received_bytes_[t] += bytes;
-      } else {
-        shared_received_bytes_[t * shares_per_tile_ + distinct_tiles] += bytes;
-      }
+      shared_received_bytes_[t * shares_per_tile_ + distinct_tiles] += bytes;
     }
     run_begin = run_end;
   }

@@ -17,30 +17,19 @@ class ExchangeTiming {
   ExchangeTiming(const MachineConfig& config, const ProgramBuffers& buffers, PhaseTiles& tiles);
 
   // The transfer as its source tile sends it.
-  void add_send(TileId src_tile, const Transfer& transfer) {
-    const auto t = static_cast<std::size_t>(src_tile);
-    sent_bytes_[t] += transfer.total_bytes();
-    sent_regions_[t] += transfer.blocks;
-  }
+  void add_send(TileId src_tile, const Transfer& transfer) { send(src_tile, transfer.total_bytes(), transfer.blocks); }
   // The transfer as its destination tiles receive it; touches them.
   void add_receptions(const Transfer& transfer);
   // A counted broadcast (ExchangePlan::broadcasts_counted), sent and received as the listed broadcast
   // to `destinations` (sorted) would be; touches its tiles.
   void add_broadcast_count(const BroadcastCount& count, const std::vector<TileId>& destinations) {
-    const auto src = static_cast<std::size_t>(count.src_tile);
-    sent_bytes_[src] += count.bytes;
-    sent_regions_[src] += count.regions;
+    send(count.src_tile, count.bytes, count.regions);
     receive(destinations.data(), destinations.size(), count.bytes, count.regions);
   }
   // Counted transfers (ExchangePlan::counted): sent and received as listed single-destination ones are.
   void add_count(const TransferCount& count) {
-    const auto src = static_cast<std::size_t>(count.src_tile);
-    const auto dst = static_cast<std::size_t>(count.dst_tile);
-    sent_bytes_[src] += count.bytes;
-    sent_regions_[src] += count.regions;
-    received_bytes_[dst] += count.bytes;
-    received_regions_[dst] += count.regions;
-    sole_received_bytes_[dst] += count.bytes;
+    send(count.src_tile, count.bytes, count.regions);
+    receive_alone(count.dst_tile, count.bytes, count.regions);
   }
   // After every transfer of the phase is added: their crossings between chips (LinkTiming::add).
   bool add_link_cycles(const ExchangePlan& plan) { return links_.add(plan); }
@@ -52,6 +41,18 @@ class ExchangeTiming {
   void reset_touched();
 
  private:
+  void send(TileId tile, std::int64_t bytes, std::int64_t regions) {
+    const auto t = static_cast<std::size_t>(tile);
+    sent_bytes_[t] += bytes;
+    sent_regions_[t] += regions;
+  }
+  // `bytes` in `regions` regions that `tile` alone receives, at the full per-tile cost.
+  void receive_alone(TileId tile, std::int64_t bytes, std::int64_t regions) {
+    const auto t = static_cast<std::size_t>(tile);
+    received_bytes_[t] += bytes;
+    received_regions_[t] += regions;
+    sole_received_bytes_[t] += bytes;
+  }
   // `bytes` in `regions` regions received by each of the sorted `tiles` (a tile listed twice receives
   // twice); tiles of one supertile share the bus.
   void receive(const TileId* tiles, std::size_t count, std::int64_t bytes, std::int64_t regions);

@@ -195,6 +195,8 @@ struct Program {
     buffers.push_back({std::move(buffer_name), tile, bytes});
     return static_cast<BufferId>(buffers.size() - 1);
   }
+  // The tile a declared buffer is on (what a counted transfer records for it).
+  TileId tile_of(BufferId buffer) const { return buffers[static_cast<std::size_t>(buffer)].tile; }
   // Bytes of SRAM each tile needs for this program (index = tile), sized to num_tiles: the engine's
   // layout, buffers in declaration order, each aligned to buffer_alignment_bytes.
   std::vector<std::int64_t> bytes_per_tile(std::int32_t num_tiles) const;

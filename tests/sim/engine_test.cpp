@@ -272,17 +272,16 @@ TEST_CASE("engine: timing-only mode gives the same cycles as functional mode", "
 Program counted_copy(const Program& listed) {
   Program counted = listed;
   counted.timing_only = true;
-  auto tile_of = [&](BufferId b) { return listed.buffers[static_cast<std::size_t>(b)].tile; };
   for (Superstep& step : counted.steps) {
     ExchangePlan& plan = step.exchange;
     for (const Transfer& t : plan.transfers) {
       if (t.dst.size() == 1) {
-        plan.count(tile_of(t.src.buffer), tile_of(t.dst[0].buffer), t.total_bytes(), t.blocks);
+        plan.count(listed.tile_of(t.src.buffer), listed.tile_of(t.dst[0].buffer), t.total_bytes(), t.blocks);
         continue;
       }
       std::vector<TileId> tiles;
-      for (const auto& d : t.dst) tiles.push_back(tile_of(d.buffer));
-      plan.count_broadcast(tile_of(t.src.buffer), plan.add_destination_set(tiles), t.total_bytes(), t.blocks);
+      for (const auto& d : t.dst) tiles.push_back(listed.tile_of(d.buffer));
+      plan.count_broadcast(listed.tile_of(t.src.buffer), plan.add_destination_set(tiles), t.total_bytes(), t.blocks);
     }
     plan.transfers.clear();
   }

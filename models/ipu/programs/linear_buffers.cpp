@@ -25,14 +25,13 @@ void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<Tensor
                            const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
                            std::int64_t element_bytes, bool to_linear, const sim::Program* counting,
                            std::int64_t broadcast_set = -1) {
-  auto tile_of = [&](sim::BufferId b) { return counting->buffers[static_cast<std::size_t>(b)].tile; };
   sim::TileId piece_tile = 0;  // counting: the tile of the piece being walked
   // One transfer: `blocks` runs of `n` elements, from the piece at element `piece_at` (stride: the
   // piece's width) to linear tile t at element `linear_at` (stride: the tensor's width).
   auto emit = [&](const TensorPiece& piece, std::int64_t piece_at, std::int64_t t, std::int64_t linear_at, std::int64_t n,
                   std::int64_t blocks) {
     if (counting) {
-      const sim::TileId linear_tile = tile_of(linear[static_cast<std::size_t>(t)]);
+      const sim::TileId linear_tile = counting->tile_of(linear[static_cast<std::size_t>(t)]);
       if (broadcast_set >= 0) {
         exchange.count_broadcast(linear_tile, static_cast<std::uint32_t>(broadcast_set), n * element_bytes * blocks, blocks);
         return;
@@ -89,7 +88,7 @@ void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<Tensor
     reserve(exchange.counted);
   }
   for (const auto& piece : from) {
-    if (counting) piece_tile = tile_of(piece.buffer);
+    if (counting) piece_tile = counting->tile_of(piece.buffer);
     if (piece.cols == width) {  // whole rows: one contiguous flat run
       emit_run(piece, 0, piece.row_begin * width, piece.rows * width);
       continue;
@@ -130,8 +129,8 @@ void broadcast_from_linear(const sim::Program& program, sim::ExchangePlan& excha
   if (program.timing_only) {
     std::int64_t set = -1;
     if (!copies.empty()) {
-      std::vector<sim::TileId> tiles{program.buffers[static_cast<std::size_t>(first.buffer)].tile};
-      for (const auto c : copies) tiles.push_back(program.buffers[static_cast<std::size_t>(c)].tile);
+      std::vector<sim::TileId> tiles{program.tile_of(first.buffer)};
+      for (const auto c : copies) tiles.push_back(program.tile_of(c));
       set = exchange.add_destination_set(std::move(tiles));
     }
     walk_linear_transfers(exchange, {first}, width, layout, linear, element_bytes, /*to_linear=*/false, &program, set);

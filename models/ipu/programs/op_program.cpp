@@ -10,8 +10,7 @@ void add_transfer(const sim::Program& program, sim::ExchangePlan& exchange, cons
     exchange.add(src, bytes, dst);
     return;
   }
-  exchange.count(program.buffers[static_cast<std::size_t>(src.buffer)].tile,
-                 program.buffers[static_cast<std::size_t>(dst.buffer)].tile, bytes, 1);
+  exchange.count(program.tile_of(src.buffer), program.tile_of(dst.buffer), bytes, 1);
 }
 
 OpProgram build_op_program(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
