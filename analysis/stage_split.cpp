@@ -99,6 +99,7 @@ std::vector<StageMemory> stage_memory(const OpGraph& graph, const workloads::tra
     const std::int64_t elements = graph.tensor(slot.param).elements();
     m.parameter_bytes += elements * master_bytes;
     m.gradient_bytes += elements * master_bytes;
+    m.gradient_tensor_bytes.push_back(elements * master_bytes);
     if (slot.state >= 0) m.optimizer_state_bytes += graph.tensor(slot.state).elements() * master_bytes;
   }
   if (layout.active()) {

@@ -45,6 +45,7 @@ std::vector<std::int64_t> boundary_bytes(const OpGraph& graph, const std::map<st
 struct StageMemory {
   std::int64_t parameter_bytes = 0;
   std::int64_t gradient_bytes = 0;
+  std::vector<std::int64_t> gradient_tensor_bytes;  // each trained parameter's gradient, in the layout's order
   std::int64_t optimizer_state_bytes = 0;
   std::int64_t activation_bytes_per_micro_batch = 0;
 };

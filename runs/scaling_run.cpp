@@ -12,6 +12,7 @@
 #include "backends/backend_family.hpp"
 #include "backends/system_view.hpp"
 #include "common/error.hpp"
+#include "runs/gradient_allreduce.hpp"
 #include "runs/report_header.hpp"
 #include "runs/result_tables.hpp"
 #include "runs/scaled_step.hpp"
@@ -43,12 +44,6 @@ double optimizer_seconds(const DeviceStep& step) {
   double s = 0;
   for (const auto& t : stage_seconds(step.graph, step.result, stage_of_ops(step.graph, {}), 1)) s += t.optimizer_s;
   return s;
-}
-
-std::vector<std::int64_t> gradient_bytes_per_stage(const std::vector<StageMemory>& memory) {
-  std::vector<std::int64_t> bytes;
-  for (const StageMemory& m : memory) bytes.push_back(m.gradient_bytes);
-  return bytes;
 }
 
 // The memory of each stage's device: what the graph's tensors say (modeled), and for the simulated IPU
@@ -157,13 +152,14 @@ ScaledStep scale_replicas(const workloads::Workload& w, const backends::SystemVi
   const auto memory = stage_memory(first.graph, first.training, stage_of_ops(first.graph, {}), 1);
   out.memory = memory_json(memory, {1}, view, first);
   if (w.model->train && R > 1) {
-    const backends::LinkTime t = view.allreduce(gradient_bytes_per_stage(memory), R, p.allreduce);
+    const backends::LinkTime t = gradient_allreduce(view, memory, R, p);
     out.collective_s = t.time_s;
     out.collective_kind = t.kind;
     out.allreduce = link_json(t);
   }
   out.allreduce["bytes_per_replica"] = memory.front().gradient_bytes;
-  out.allreduce["per_step"] = w.model->train ? (R > 1 ? "one, after the replicas' " + std::to_string(A) + " micro-step" + (A == 1 ? "" : "s")
+  out.allreduce["per_step"] = w.model->train ? (R > 1 ? std::string(p.merge_allreduce ? "one" : "one per gradient tensor") + ", after the replicas' " +
+                                                            std::to_string(A) + " micro-step" + (A == 1 ? "" : "s")
                                                       : std::string("none: one replica"))
                                              : std::string("none: inference trains no parameters");
   out.device_steps.push_back(first);
@@ -235,7 +231,7 @@ ScaledStep scale_pipeline(const workloads::Workload& w, const backends::SystemVi
   const auto memory = stage_memory(first.graph, first.training, stage_of_ops(first.graph, pipe.stages), S);
   out.memory = memory_json(memory, t.peak_in_flight, view, first);
   if (training && p.replicas > 1) {
-    const backends::LinkTime a = view.allreduce(gradient_bytes_per_stage(memory), p.replicas, p.allreduce);
+    const backends::LinkTime a = gradient_allreduce(view, memory, p.replicas, p);
     out.collective_s = a.time_s;
     out.collective_kind = a.kind;
     out.allreduce = link_json(a);
@@ -366,7 +362,7 @@ ScaledStep scale_partitions(const workloads::Workload& w, const backends::System
   out.memory = memory_json(memory, {1}, view, first);
   const std::int64_t ranks = p.replicas * P;
   if (training && ranks > 1) {
-    const backends::LinkTime a = view.allreduce(gradient_bytes_per_stage(memory), ranks, p.allreduce);
+    const backends::LinkTime a = gradient_allreduce(view, memory, ranks, p);
     out.collective_s = a.time_s;
     out.collective_kind = a.kind;
     out.allreduce = link_json(a);

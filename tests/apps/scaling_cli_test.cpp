@@ -361,3 +361,52 @@ TEST_CASE("the shipped hydronet packed-QM9 SchNet examples: one file per IPU cou
     else CHECK(t["value"].get<double>() > 8 * one_ipu);
   }
 }
+
+// The same SchNet under hydronet-gnn's scaling sweep (sweeps/qm9_packed_scaling.yml,
+// workloads/examples/hydronet_qm9_scaling/): 64 / R device iterations, padded molecules, the synchronous
+// loader and PopART's unmerged all-reduces, one per gradient tensor.
+TEST_CASE("the shipped hydronet scaling-sweep SchNet examples: one all-reduce per gradient tensor, 128 micro-batches a host call in all",
+          "[scaling][cli][slow]") {
+  TempDir dir("hydronet-qm9-scaling");
+  const std::string folder = std::string(TILESIM_SOURCE_DIR) + "/workloads/examples/hydronet_qm9_scaling/";
+  for (int replicas : {1, 2, 4, 8, 16, 32, 64}) {
+    INFO(replicas);
+    const json w = json::parse(tilesim_test::slurp(folder + "schnet_r" + std::to_string(replicas) + ".json"));
+    CHECK(w["parallel"]["replicas"] == replicas);
+    CHECK(w["parallel"]["merge_allreduce"] == false);
+    CHECK(w["loader"]["device_iterations"].get<int>() * replicas == 64);
+    CHECK(w["loader"]["asynchronous"] == false);
+    CHECK(w["loader"]["fixed_size"]["num_nodes"] == 16 * 32);  // 16 molecules padded to 32 atoms each
+  }
+  json merged;
+  for (const bool merge : {false, true}) {
+    json w = json::parse(tilesim_test::slurp(folder + "schnet_r16.json"));
+    w["parallel"]["merge_allreduce"] = merge;
+    const std::string file = dir.path(merge ? "merged.json" : "per_tensor.json");
+    tilesim_test::write_text(file, w.dump());
+    const std::string out = dir.path(merge ? "merged" : "per_tensor");
+    const auto r = run_tilesim("run " + file + " --backends ipu:pod16 --timing-only --out " + out, dir.dir());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json e = json::parse(tilesim_test::slurp(out + "/report.json"))["scaling"].at(0);
+    CHECK(e["execution"]["micro_batches_per_host_call"] == 8);  // 4 device iterations of 2 micro-batches
+    CHECK(e["execution"]["host_link"]["overlaps_compute"] == false);
+    const json& detail = e["allreduce"]["detail"];
+    if (merge) {
+      CHECK(detail["collectives"] == 1);
+      merged = e;
+      continue;
+    }
+    // 4 blocks x 9 tensors (the filter MLP's 2 weights and 2 biases, CFConv's lin1 weight, lin2 weight and
+    // bias, the block's lin weight and bias) + the readout's lin1 and lin2 weights and biases.
+    CHECK(detail["collectives"] == 40);
+    std::int64_t counted = 0;
+    for (const auto& s : detail["sizes"]) counted += s["collectives"].get<std::int64_t>();
+    CHECK(counted == 40);
+  }
+  // Same compute, more collective time: each of the 40 pays the all-reduce's fixed steps.
+  const json per_tensor = json::parse(tilesim_test::slurp(dir.path("per_tensor") + "/report.json"))["scaling"].at(0);
+  CHECK(per_tensor["step"]["compute_s"].get<double>() == Approx(merged["step"]["compute_s"].get<double>()));
+  CHECK(per_tensor["step"]["collective_s"].get<double>() > 2 * merged["step"]["collective_s"].get<double>());
+  CHECK(per_tensor["scaling_efficiency"].get<double>() < merged["scaling_efficiency"].get<double>());
+}

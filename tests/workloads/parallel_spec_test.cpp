@@ -40,30 +40,34 @@ TEST_CASE("parallel: defaults, every key read, and the echo is itself valid inpu
   CHECK(plain.parallel->gradient_accumulation == 1);
   CHECK(plain.parallel->allreduce == parallel::AllreduceAlgorithm::ring);
   CHECK(plain.parallel->partitions == 1);
+  CHECK(plain.parallel->merge_allreduce);
   CHECK_FALSE(plain.parallel->pipeline);
   CHECK(plain.parallel->devices() == 1);
 
   const json section = {{"replicas", 2},
                         {"gradient_accumulation", 3},
                         {"allreduce", "hierarchical"},
+                        {"merge_allreduce", false},
                         {"pipeline", {{"stages", {{"a", "b"}, {"c"}}}, {"micro_batches", 4}, {"schedule", "1f1b"}}}};
   const Workload w = parse_workload(with_parallel(section), "w.json");
   REQUIRE(w.parallel);
   CHECK(w.parallel->replicas == 2);
   CHECK(w.parallel->gradient_accumulation == 3);
   CHECK(w.parallel->allreduce == parallel::AllreduceAlgorithm::hierarchical);
+  CHECK_FALSE(w.parallel->merge_allreduce);
   REQUIRE(w.parallel->pipeline);
   CHECK(w.parallel->pipeline->stages == std::vector<std::vector<std::string>>{{"a", "b"}, {"c"}});
   CHECK(w.parallel->pipeline->micro_batches == 4);
   CHECK(w.parallel->pipeline->schedule == parallel::PipelineSchedule::one_f_one_b);
   CHECK(w.parallel->stages() == 2);
   CHECK(w.parallel->devices() == 4);
-  CHECK(parallel::to_string(*w.parallel) == "2 replicas (hierarchical all-reduce, 3 micro-steps per all-reduce) x 2 pipeline stages (1f1b, 4 micro-batches)");
+  CHECK(parallel::to_string(*w.parallel) == "2 replicas (hierarchical all-reduce per gradient tensor, 3 micro-steps per all-reduce) x 2 pipeline stages (1f1b, 4 micro-batches)");
 
   const json echo = to_json(w);
   REQUIRE(echo.contains("parallel"));
   CHECK(echo["parallel"]["pipeline"]["schedule"] == "1f1b");
   CHECK(echo["parallel"]["partitions"] == 1);
+  CHECK(echo["parallel"]["merge_allreduce"] == false);
   json again = echo;
   again.erase("source_file");
   const Workload reparsed = parse_workload(again, "echo.json");
@@ -76,8 +80,13 @@ TEST_CASE("parallel: defaults, every key read, and the echo is itself valid inpu
 
 TEST_CASE("parallel: bad sections name the file, the JSON path, what was expected and what was found", "[parallel][unit]") {
   CHECK(parallel_error_of(with_parallel({{"replica", 2}})) ==
-        "w.json: parallel.replica: expected one of the known keys (\"allreduce\", \"gradient_accumulation\", \"partitions\", "
-        "\"pipeline\", \"replicas\"), found unknown key \"replica\"");
+        "w.json: parallel.replica: expected one of the known keys (\"allreduce\", \"gradient_accumulation\", \"merge_allreduce\", "
+        "\"partitions\", \"pipeline\", \"replicas\"), found unknown key \"replica\"");
+  CHECK(parallel_error_of(with_parallel({{"replicas", 2}, {"merge_allreduce", "no"}})) ==
+        "w.json: parallel.merge_allreduce: expected true or false, found \"no\"");
+  CHECK(parallel_error_of(with_parallel({{"replicas", 2}, {"merge_allreduce", false}}, false)) ==
+        "w.json: parallel.merge_allreduce: expected no \"merge_allreduce\" without a \"train\" section (it says how the "
+        "gradients are all-reduced), found false");
   CHECK(parallel_error_of(with_parallel({{"replicas", 0}})) == "w.json: parallel.replicas: expected a positive integer, found 0");
   CHECK(parallel_error_of(with_parallel({{"replicas", 100000}})) ==
         "w.json: parallel.replicas: expected a positive integer at most 65536 (replicas, stages, micro-batches, partitions and "
@@ -111,7 +120,7 @@ TEST_CASE("parallel: bad sections name the file, the JSON path, what was expecte
   CHECK(parallel_error_of(with_parallel({{"replicas", 512}, {"partitions", 256}})) ==
         "w.json: parallel: expected at most 65536 devices (replicas x stages x partitions), found 131072");
   CHECK(parallel_error_of(with_parallel(4)) ==
-        "w.json: parallel: expected an object (\"replicas\", \"gradient_accumulation\", \"allreduce\", \"pipeline\", \"partitions\"), found 4");
+        "w.json: parallel: expected an object (\"replicas\", \"gradient_accumulation\", \"allreduce\", \"merge_allreduce\", \"pipeline\", \"partitions\"), found 4");
 
   // The section belongs to a model ...
   const json ops_only = {{"name", "p"},

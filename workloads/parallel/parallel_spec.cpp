@@ -80,7 +80,8 @@ PipelineSpec read_pipeline(const nlohmann::json& object, const std::string& file
 ParallelSpec parse_parallel(const nlohmann::json& object, const std::string& file, const std::string& json_path,
                             const ModelFacts& model) {
   if (!object.is_object())
-    throw InputError(file, json_path, "an object (\"replicas\", \"gradient_accumulation\", \"allreduce\", \"pipeline\", \"partitions\")",
+    throw InputError(file, json_path,
+                     "an object (\"replicas\", \"gradient_accumulation\", \"allreduce\", \"merge_allreduce\", \"pipeline\", \"partitions\")",
                      describe_json(object));
   ObjectReader r(object, file, json_path);
   ParallelSpec spec;
@@ -93,6 +94,14 @@ ParallelSpec parse_parallel(const nlohmann::json& object, const std::string& fil
   if (r.has("allreduce"))
     spec.allreduce = r.one_of("allreduce", {"ring", "hierarchical"}) == "hierarchical" ? AllreduceAlgorithm::hierarchical : AllreduceAlgorithm::ring;
   r.ignore("allreduce");
+  if (r.has("merge_allreduce")) {
+    if (!model.training)
+      throw InputError(file, r.path_of("merge_allreduce"),
+                       "no \"merge_allreduce\" without a \"train\" section (it says how the gradients are all-reduced)",
+                       describe_json(r.value("merge_allreduce")));
+    spec.merge_allreduce = r.boolean("merge_allreduce");
+  }
+  r.ignore("merge_allreduce");
   if (r.has("pipeline")) {
     if (!model.loader_kind.empty())
       throw InputError(file, r.path_of("pipeline"),
@@ -122,6 +131,7 @@ nlohmann::json to_json(const ParallelSpec& spec) {
   nlohmann::json j = {{"replicas", spec.replicas},
                       {"gradient_accumulation", spec.gradient_accumulation},
                       {"allreduce", to_string(spec.allreduce)},
+                      {"merge_allreduce", spec.merge_allreduce},
                       {"partitions", spec.partitions}};
   if (spec.pipeline)
     j["pipeline"] = {{"stages", spec.pipeline->stages},
@@ -135,7 +145,8 @@ std::string to_string(const ParallelSpec& spec) {
   if (spec.replicas > 1 || (!spec.pipeline && spec.partitions == 1)) {
     std::string r = std::to_string(spec.replicas) + " replica" + (spec.replicas == 1 ? "" : "s");
     std::vector<std::string> how;
-    if (spec.replicas > 1) how.push_back(to_string(spec.allreduce) + " all-reduce");
+    if (spec.replicas > 1)
+      how.push_back(to_string(spec.allreduce) + (spec.merge_allreduce ? " all-reduce" : " all-reduce per gradient tensor"));
     if (spec.gradient_accumulation > 1) how.push_back(std::to_string(spec.gradient_accumulation) + " micro-steps per all-reduce");
     if (!how.empty()) r += " (" + how.front() + (how.size() > 1 ? ", " + how.back() : std::string()) + ")";
     parts.push_back(r);

@@ -31,6 +31,10 @@ struct ParallelSpec {
   std::int64_t replicas = 1;               // data parallelism: each replica takes its own batch
   std::int64_t gradient_accumulation = 1;  // micro-steps per replica before each all-reduce
   AllreduceAlgorithm allreduce = AllreduceAlgorithm::ring;
+  // One all-reduce of every gradient at once (true: a framework that merges or buckets them, PopART's
+  // replicatedCollectivesSettings.mergeAllReduceCollectives, PyTorch DDP's buckets), or one per trained
+  // parameter tensor, each paying the collective's fixed steps (false: PopART's own default).
+  bool merge_allreduce = true;
   std::optional<PipelineSpec> pipeline;    // model parallelism over consecutive chips
   std::int64_t partitions = 1;             // graph partitions (METIS), one per node, halo exchange per layer
 
@@ -49,7 +53,7 @@ struct ModelFacts {
 
 // Parses the object at `json_path` of `file` (the top-level "parallel"). Throws tilesim::InputError naming
 // the file, the JSON path, what was expected and what was found: unknown keys, counts below 1 or above
-// kMaxParallel, an unknown algorithm or schedule, an empty stage list or stage, a layer name in no stage,
+// kMaxParallel, an unknown algorithm or schedule, a "merge_allreduce" that is not a boolean or is given without training, an empty stage list or stage, a layer name in no stage,
 // in two stages, out of model order or not in the model, gradient accumulation without training, a
 // pipeline beside a loader, partitions beside a pipeline or a "graphs" loader.
 ParallelSpec parse_parallel(const nlohmann::json& object, const std::string& file, const std::string& json_path,
