@@ -105,7 +105,8 @@ class GIN(Layer):
 
 class GAT(Layer):
     """GATConv: ``out`` (channels per head), ``heads``, ``negative_slope``, ``attention_dropout`` (PyG's
-    ``dropout``, which is accepted), ``input_dropout``, ``activation``, ``bias``, ``name``."""
+    ``dropout``, which is accepted), ``attention`` (``"per_node"`` or ``"per_edge"``), ``input_dropout``,
+    ``activation``, ``bias``, ``name``."""
     kind = "gat"
 
     def __init__(self, kind=None, *, dropout=None, **fields):

@@ -133,7 +133,15 @@ TEST_CASE("An unknown layer key is told every key the layer accepts, optional on
   // Each kind lists its own optional keys, and only those.
   const std::string gat = error_of(json::parse(R"([{"layer": "gat", "out": 16, "head": 2}])"));
   CHECK_THAT(gat, Contains("\"heads\"") && Contains("\"negative_slope\"") && Contains("\"attention_dropout\"") && Contains("\"bias\"") &&
-                      !Contains("\"hidden\""));
+                      Contains("\"attention\"") && !Contains("\"hidden\""));
+  // Where the attention logits are computed: one of two, echoed either way.
+  CHECK(error_of(json::parse(R"([{"layer": "gat", "out": 16, "attention": "per_head"}])")) ==
+        "w.json: model[0].attention: expected one of \"per_node\", \"per_edge\", found \"per_head\"");
+  const auto per_edge = parse_model(json::parse(R"([{"layer": "gat", "out": 4, "heads": 2, "attention": "per_edge"}])"), "w.json", "model", 8);
+  CHECK(per_edge.at(0).gat_attention == GatAttention::per_edge);
+  CHECK(group_kind(per_edge.at(0)) == "gat_per_edge");
+  CHECK(to_json(per_edge.at(0), 8)["attention"] == "per_edge");
+  CHECK(to_json(parse_model(json::parse(R"([{"layer": "gat", "out": 4}])"), "w.json", "model", 8).at(0), 8)["attention"] == "per_node");
   const std::string gin = error_of(json::parse(R"([{"layer": "gin", "out": 16, "hiden": 2}])"));
   CHECK_THAT(gin, Contains("\"hidden\"") && Contains("\"eps\"") && Contains("\"nn\"") && !Contains("\"heads\""));
   // GIN's nn: one of two, and a hidden width only for the MLP, which one Linear would silently drop.

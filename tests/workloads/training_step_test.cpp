@@ -217,6 +217,50 @@ TEST_CASE("train: gradients through a training mask, a mean pool and multi-head 
   }
 }
 
+TEST_CASE("train: GAT's per-edge attention gives the per-node attention's loss and updates, computed over the edges",
+          "[training][workload][unit]") {
+  auto gat_step = [](const char* attention) {
+    return instantiate(parse_workload(
+        step_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", adam_step(0.1)}},
+                      json::array({{{"layer", "gat"}, {"name", "a1"}, {"out", 3}, {"heads", 2}, {"activation", "relu"}, {"attention", attention}},
+                                   {{"layer", "gat"}, {"name", "a2"}, {"out", 2}, {"attention", attention}}})),
+        "w.json"));
+  };
+  const Instance node = gat_step("per_node"), edge = gat_step("per_edge");
+  auto rows_of = [](const Instance& s, const std::string& op) -> std::int64_t {
+    for (const Op& o : s.graph.ops)
+      if (o.name == op) return s.graph.tensor(o.output).shape.at(0);
+    return -1;
+  };
+  // Per node: the logits on the 24 nodes' rows, then gathered. Per edge: both endpoints' rows gathered
+  // (80 edges and 24 self loops at most), each times its attention vector.
+  CHECK(rows_of(node, "a1.alpha_src") == 24);
+  CHECK(rows_of(node, "a1.gather_dst") == -1);
+  const std::int64_t edges = rows_of(edge, "a1.gather_src");
+  CHECK(edges > 24);
+  CHECK(rows_of(edge, "a1.gather_dst") == edges);
+  CHECK(rows_of(edge, "a1.alpha_j") == edges);
+  CHECK(rows_of(edge, "a1.alpha_src") == -1);
+  CHECK(edge.graph.groups.front().kind == "gat_per_edge");
+  CHECK(check_gradients(edge) >= 8);
+  // The same parameters (drawn by name), so the same loss and the same Adam step.
+  TensorValues node_values = node.values, edge_values = edge.values;
+  evaluate(node, node_values, false);
+  evaluate(edge, edge_values, false);
+  CHECK(edge_values.f32(edge.training.loss)[0] == Approx(node_values.f32(node.training.loss)[0]).epsilon(1e-5));
+  REQUIRE(edge.training.parameters.size() == node.training.parameters.size());
+  for (std::size_t k = 0; k < node.training.parameters.size(); ++k) {
+    const auto& a = node.training.parameters[k];
+    const auto& b = edge.training.parameters[k];
+    INFO(node.graph.tensor(a.param).name);
+    REQUIRE(edge.graph.tensor(b.param).name == node.graph.tensor(a.param).name);
+    const std::vector<float>& x = node_values.f32(a.update);
+    const std::vector<float>& y = edge_values.f32(b.update);
+    REQUIRE(x.size() == y.size());
+    for (std::size_t i = 0; i < x.size(); ++i) CHECK(y[i] == Approx(x[i]).margin(1e-5));
+  }
+}
+
 TEST_CASE("train: steps on the CPU kernels follow the reference's steps, and plain SGD lowers the loss",
           "[training][workload][kernels][unit]") {
   const Instance s = instantiate(parse_workload(

@@ -9,6 +9,11 @@
 // att (the op graph has no per-group row reduction), so its FLOPs count 2*N*H*C*H rather than 2*N*H*C;
 // the values are the same (the zeros add exactly). PyG's softmax adds 1e-16 to the sum, which leaves
 // every float32 sum >= 1 (each node's maximum contributes exp(0)) unchanged, so it is left out.
+// "attention": "per_edge" computes the logits in the message from the gathered rows instead, as the DGL
+// team's benchmark GATConv for ogbn-arxiv does (dgl-0.5-benchmark, end_to_end/full_graph/
+// node_classification/main_pyg_arxiv_gat.py: message(x_i, x_j) takes (x_i * att_i).sum(-1) +
+// (x_j * att_j).sum(-1), and x_j * alpha is the message): h gathered by destination and by source, each
+// times its block-diagonal att (E rows where PyG's GATConv has N), the same values.
 #include "workloads/layers/init_bounds.hpp"
 #include "workloads/layers/layers.hpp"
 
@@ -27,11 +32,19 @@ TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x) {
   const TensorId att_src = l.input(p + "att_src", {width, heads}, InputFill::Kind::block_diagonal, att_bound, channels);
   const TensorId att_dst = l.input(p + "att_dst", {width, heads}, InputFill::Kind::block_diagonal, att_bound, channels);
   const TensorId h = l.op(matmul(p + "lin", g, x, weight, -1));
-  const TensorId alpha_src = l.op(matmul(p + "alpha_src", g, h, att_src, -1));
-  const TensorId alpha_dst = l.op(matmul(p + "alpha_dst", g, h, att_dst, -1));
-
-  const TensorId a_j = l.op(gather(p + "alpha_j", g, alpha_src, e.src));
-  const TensorId a_i = l.op(gather(p + "alpha_i", g, alpha_dst, e.dst));
+  const bool per_edge = spec.gat_attention == GatAttention::per_edge;
+  TensorId a_j = -1, a_i = -1, h_j = -1;
+  if (per_edge) {
+    h_j = l.op(gather(p + "gather_src", g, h, e.src));
+    const TensorId h_i = l.op(gather(p + "gather_dst", g, h, e.dst));
+    a_j = l.op(matmul(p + "alpha_j", g, h_j, att_src, -1));
+    a_i = l.op(matmul(p + "alpha_i", g, h_i, att_dst, -1));
+  } else {
+    const TensorId alpha_src = l.op(matmul(p + "alpha_src", g, h, att_src, -1));
+    const TensorId alpha_dst = l.op(matmul(p + "alpha_dst", g, h, att_dst, -1));
+    a_j = l.op(gather(p + "alpha_j", g, alpha_src, e.src));
+    a_i = l.op(gather(p + "alpha_i", g, alpha_dst, e.dst));
+  }
   const TensorId logits = l.op(binary(p + "alpha_sum", g, BinaryFn::add, a_j, a_i));
   const TensorId scores = l.op(unary(p + "leaky_relu", g, UnaryFn::leaky_relu, logits, spec.negative_slope));
 
@@ -47,7 +60,13 @@ TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x) {
   const TensorId alpha = dropout(l, p + "attention_dropout", l.op(binary(p + "softmax.divide", g, BinaryFn::divide, exps, sum_e)),
                                  spec.attention_dropout);
 
-  const TensorId result = weighted_aggregate(l, p, h, e, alpha);
+  TensorId result = -1;
+  if (per_edge) {  // the message reuses the gathered source rows
+    const TensorId message = l.op(binary(p + "message", g, BinaryFn::multiply, h_j, alpha));
+    result = l.op(scatter(p + "aggregate", g, OpKind::scatter_add, message, e.dst, n));
+  } else {
+    result = weighted_aggregate(l, p, h, e, alpha);
+  }
   return spec.bias ? add_bias(l, p, result, width, in) : result;
 }
 

@@ -18,6 +18,11 @@ namespace tilesim::workloads::layers {
 enum class LayerKind { gcn, sage, gin, gat, schnet, rgcn, linear };
 // What a GIN layer's nn is: PyG's GIN MLP (Linear -> ReLU -> Linear) or a single torch.nn.Linear.
 enum class GinNn { mlp, linear };
+// Where a GAT layer computes its attention logits: per node then gathered to the edges (PyG's GATConv,
+// (h * att).sum(-1) on the N rows), or per edge from the gathered rows (a MessagePassing whose message
+// computes (x_i * att_i).sum(-1) + (x_j * att_j).sum(-1), as the DGL team's PyG GAT benchmark script for
+// ogbn-arxiv writes it: the same values, E / N times the work, and the destination rows gathered too).
+enum class GatAttention { per_node, per_edge };
 std::string to_string(LayerKind kind);
 std::optional<LayerKind> layer_kind_from_string(const std::string& name);
 
@@ -31,6 +36,7 @@ struct LayerSpec {
   float activation_scalar = 0;           // leaky_relu slope
   std::int64_t heads = 1;                // gat: heads, concatenated (out_features = heads * channels)
   float negative_slope = 0.2f;           // gat: LeakyReLU slope of the attention logits
+  GatAttention gat_attention = GatAttention::per_node;  // gat: where the logits are computed
   GinNn gin_nn = GinNn::mlp;             // gin: the MLP or one Linear
   std::int64_t hidden_features = 0;      // gin: the MLP's hidden width (0: out_features)
   float eps = 0;                         // gin: (1 + eps) * x
@@ -50,7 +56,7 @@ struct LayerSpec {
 };
 
 // The kind of the OpGroup a layer lowers to: the layer's kind, or a variant where PyG's module structure
-// differs ("gin_linear": GINConv around one Linear), which the GPU model's eager mode looks up
+// differs ("gin_linear": GINConv around one Linear; "gat_per_edge": the attention from the gathered rows), which the GPU model's eager mode looks up
 // (models/gpu/eager/pyg_layers.json).
 std::string group_kind(const LayerSpec& spec);
 

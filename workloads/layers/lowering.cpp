@@ -33,6 +33,7 @@ std::vector<std::int32_t> to_i32(const std::vector<std::int64_t>& v) {
 
 std::string group_kind(const LayerSpec& spec) {
   if (spec.kind == LayerKind::gin && spec.gin_nn == GinNn::linear) return "gin_linear";
+  if (spec.kind == LayerKind::gat && spec.gat_attention == GatAttention::per_edge) return "gat_per_edge";
   return to_string(spec.kind);
 }
 

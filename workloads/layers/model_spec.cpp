@@ -73,6 +73,8 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
       spec.attention_dropout = dropout_probability(r, "attention_dropout");
       spec.heads = r.integer_or("heads", 1, 1024, 1);
       spec.negative_slope = static_cast<float>(r.number_or("negative_slope", 0.0, 1.0, 0.2));
+      if (r.has("attention"))
+        spec.gat_attention = r.one_of("attention", {"per_node", "per_edge"}) == "per_edge" ? GatAttention::per_edge : GatAttention::per_node;
       if (spec.heads * spec.out_features > max_width)
         throw InputError(file, r.path_of("heads"), "heads * out at most " + std::to_string(max_width),
                          std::to_string(spec.heads * spec.out_features));
@@ -144,6 +146,7 @@ nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
       if (spec.attention_dropout > 0) j["attention_dropout"] = spec.attention_dropout;
       j["heads"] = spec.heads;
       j["negative_slope"] = spec.negative_slope;
+      j["attention"] = spec.gat_attention == GatAttention::per_edge ? "per_edge" : "per_node";
       break;
     case LayerKind::gin:
       j["nn"] = spec.gin_nn == GinNn::linear ? "linear" : "mlp";
