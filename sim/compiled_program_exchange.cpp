@@ -54,8 +54,9 @@ void ExchangePass::tally_transfers(const ExchangePlan& plan, const std::string& 
     out_.exchange_bytes_sent += transfer.total_bytes();
     out_.exchange_bytes_received += transfer.total_bytes() * static_cast<std::int64_t>(transfer.dst.size());
   }
-  if (plan.counted.empty() && plan.broadcasts_counted.empty()) return;
+  if (plan.counted.empty() && plan.broadcasts_counted.empty() && !plan.tile_sums_used) return;
   if (functional_) throw std::logic_error(context + " counts transfers, which a functional run cannot make");
+  if (plan.tile_sums_used) tally_tile_sums(plan, context);
   const auto num_tiles = static_cast<std::uint32_t>(config_.num_tiles);
   for (std::size_t k = 0; k < plan.counted.size(); ++k) {
     const TransferCount& count = plan.counted[k];
@@ -71,6 +72,27 @@ void ExchangePass::tally_transfers(const ExchangePlan& plan, const std::string& 
     out_.exchange_bytes_received += count.bytes;
   }
   tally_broadcast_counts(plan, context);
+}
+
+// Counts summed per tile (ExchangePlan::tile_sums): sent and received as the listed single-destination
+// transfers they stand for would be.
+void ExchangePass::tally_tile_sums(const ExchangePlan& plan, const std::string& context) {
+  if (plan.tile_sums.size() != 4 * static_cast<std::size_t>(config_.num_tiles)) {
+    throw std::logic_error(context + ": per-tile sums for " + str(static_cast<std::int64_t>(plan.tile_sums.size() / 4)) +
+                           " tiles on the " + str(config_.num_tiles) + "-tile machine");
+  }
+  for (std::int32_t t = 0; t < config_.num_tiles; ++t) {
+    const std::int64_t* sums = plan.tile_sums.data() + 4 * static_cast<std::size_t>(t);
+    if ((sums[0] | sums[1] | sums[2] | sums[3]) == 0) continue;
+    if (sums[0] < 0 || sums[1] < 0 || sums[2] < 0 || sums[3] < 0) {
+      throw std::logic_error(context + ": tile " + str(t) + "'s per-tile sums are negative (" + str(sums[0]) + " bytes in " +
+                             str(sums[1]) + " regions sent, " + str(sums[2]) + " in " + str(sums[3]) + " received)");
+    }
+    tiles_.touch(t);
+    timing_.add_tile_sums(t, sums[0], sums[1], sums[2], sums[3]);
+    out_.exchange_bytes_sent += sums[0];
+    out_.exchange_bytes_received += sums[2];
+  }
 }
 
 void ExchangePass::tally_broadcast_counts(const ExchangePlan& plan, const std::string& context) {

@@ -33,6 +33,7 @@ class ExchangePass {
  private:
   void tally_transfers(const ExchangePlan& plan, const std::string& context);
   void check_transfer(const Transfer& transfer, std::size_t k, const std::string& context) const;
+  void tally_tile_sums(const ExchangePlan& plan, const std::string& context);
   void tally_broadcast_counts(const ExchangePlan& plan, const std::string& context);
   [[noreturn]] void throw_bad_count(const TransferCount& count, std::size_t k, const std::string& context) const;
   std::int32_t lay_out_copies(const ExchangePlan& plan, std::uint32_t copies_base, const std::string& context);

@@ -31,6 +31,13 @@ class ExchangeTiming {
     send(count.src_tile, count.bytes, count.regions);
     receive_alone(count.dst_tile, count.bytes, count.regions);
   }
+  // A tile's per-tile sums of counted transfers (ExchangePlan::tile_sums): sent and received alone, as
+  // the single-destination transfers they sum.
+  void add_tile_sums(TileId tile, std::int64_t sent_bytes, std::int64_t sent_regions, std::int64_t received_bytes,
+                     std::int64_t received_regions) {
+    send(tile, sent_bytes, sent_regions);
+    receive_alone(tile, received_bytes, received_regions);
+  }
   // After every transfer of the phase is added: their crossings between chips (LinkTiming::add).
   bool add_link_cycles(const ExchangePlan& plan) { return links_.add(plan); }
 

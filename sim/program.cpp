@@ -26,6 +26,19 @@ void ExchangePlan::append(ExchangePlan&& other) {
   transfers.insert(transfers.end(), std::make_move_iterator(other.transfers.begin()),
                    std::make_move_iterator(other.transfers.end()));
   counted.insert(counted.end(), other.counted.begin(), other.counted.end());
+  if (other.tile_sums_used) {
+    if (tile_sums.empty()) {
+      tile_sums = std::move(other.tile_sums);
+      tile_sums_tiles_per_chip = other.tile_sums_tiles_per_chip;
+    } else {
+      if (tile_sums.size() != other.tile_sums.size() || tile_sums_tiles_per_chip != other.tile_sums_tiles_per_chip)
+        throw std::logic_error("ExchangePlan::append: per-tile sums of machines of different tiles (" + other.name + " onto " + name + ")");
+      for (std::size_t k = 0; k < tile_sums.size(); ++k) tile_sums[k] += other.tile_sums[k];
+    }
+    tile_sums_used = true;
+  }
+  other.tile_sums.clear();
+  other.tile_sums_used = false;
   const auto sets_before = static_cast<std::uint32_t>(destination_sets.size());
   for (BroadcastCount b : other.broadcasts_counted) {
     b.destination_set += sets_before;

@@ -132,6 +132,14 @@ struct ExchangePlan {
   std::vector<Transfer> transfers;
   // Timing-only programs only:
   std::vector<TransferCount> counted;
+  // Counted single-destination transfers between tiles of one chip, summed per tile once
+  // enable_tile_sums is called: [4 t] bytes tile t sends, [4 t + 1] regions it sends, [4 t + 2] bytes it
+  // receives, [4 t + 3] regions it receives. The engine times an exchange by these sums alone, so an
+  // exchange joining every pair of thousands of tiles (an op's blocks and the linear layout) needs no
+  // list of its pairs; transfers between chips are still listed in `counted` (the links route pairs).
+  std::vector<std::int64_t> tile_sums;
+  std::int32_t tile_sums_tiles_per_chip = 0;  // 0: one chip
+  bool tile_sums_used = false;
   std::vector<BroadcastCount> broadcasts_counted;
   std::vector<std::vector<TileId>> destination_sets;  // each sorted; a tile may appear more than once
 
@@ -139,7 +147,7 @@ struct ExchangePlan {
   // A name and listed transfers, as a brace list gives them ({name, {transfers...}}).
   ExchangePlan(std::string plan_name, std::vector<Transfer> listed = {})
       : name(std::move(plan_name)), transfers(std::move(listed)) {}
-  bool empty() const { return transfers.empty() && counted.empty() && broadcasts_counted.empty(); }
+  bool empty() const { return transfers.empty() && counted.empty() && broadcasts_counted.empty() && !tile_sums_used; }
   // Lists a transfer to one destination, made in place: a large op lists hundreds of thousands, and
   // each would otherwise be built as a temporary and moved into the list (or zeroed first).
   Transfer& add(const BufferRef& src, std::int64_t bytes, const BufferRef& dst, std::int64_t blocks = 1,
@@ -149,12 +157,31 @@ struct ExchangePlan {
   // Counts a single-destination transfer (TransferCount), merged into the last count when that one
   // joins the same tiles: a builder walking a tensor's rows in order meets the same pair in a row.
   void count(TileId src_tile, TileId dst_tile, std::int64_t bytes, std::int64_t regions) {
+    if (!tile_sums.empty() && static_cast<std::size_t>(src_tile) < tile_sums.size() / 4 &&
+        static_cast<std::size_t>(dst_tile) < tile_sums.size() / 4 &&
+        (tile_sums_tiles_per_chip == 0 || src_tile / tile_sums_tiles_per_chip == dst_tile / tile_sums_tiles_per_chip)) {
+      const auto s = 4 * static_cast<std::size_t>(src_tile), d = 4 * static_cast<std::size_t>(dst_tile);
+      tile_sums[s] += bytes;
+      tile_sums[s + 1] += regions;
+      tile_sums[d + 2] += bytes;
+      tile_sums[d + 3] += regions;
+      tile_sums_used = true;
+      return;
+    }
     if (!counted.empty() && counted.back().src_tile == src_tile && counted.back().dst_tile == dst_tile) {
       counted.back().bytes += bytes;
       counted.back().regions += regions;
       return;
     }
     counted.push_back({src_tile, dst_tile, bytes, regions});
+  }
+  // Sums this plan's counts between tiles of one chip per tile from now on (tile_sums), for a machine
+  // of `num_tiles` tiles, `tiles_per_chip` to a chip (0: one chip). Counts off the machine stay listed,
+  // for the engine to refuse by name.
+  void enable_tile_sums(std::int32_t num_tiles, std::int32_t tiles_per_chip) {
+    if (!tile_sums.empty()) return;
+    tile_sums.assign(4 * static_cast<std::size_t>(num_tiles), 0);
+    tile_sums_tiles_per_chip = tiles_per_chip;
   }
   // A destination set for broadcast counts (sorted here); returns its index.
   std::uint32_t add_destination_set(std::vector<TileId> tiles);
@@ -190,6 +217,10 @@ struct Program {
   // them (ExchangePlan::counted) and its vertices may have no body (Vertex::execute), so the engine
   // refuses to load it functionally.
   bool timing_only = false;
+  // A timing-only program's machine, for exchanges that sum their counts per tile
+  // (ExchangePlan::enable_tile_sums): its tiles (0: the builder lists counts) and tiles per chip.
+  std::int32_t tile_sums_num_tiles = 0;
+  std::int32_t tile_sums_tiles_per_chip = 0;
 
   BufferId add_buffer(std::string buffer_name, TileId tile, std::int64_t bytes) {
     buffers.push_back({std::move(buffer_name), tile, bytes});

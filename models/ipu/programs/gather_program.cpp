@@ -88,7 +88,7 @@ GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector
       candidate_buf(static_cast<std::size_t>(plan.tiles_used), -1) {
   require_value_dtype(op, machine);
   out.program.name = op.name;
-  out.program.timing_only = mode == sim::Mode::timing_only;
+  set_program_mode(out.program, machine, mode);
 }
 
 // Table blocks. With gather_table_from_linear_layout the table is a tensor mapped linearly (as an op's

@@ -84,6 +84,9 @@ void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<Tensor
     reserve(exchange.transfers);
   } else if (broadcast_set >= 0) {
     reserve(exchange.broadcasts_counted);
+  } else if (counting->tile_sums_num_tiles > 0) {
+    // Every pair of a block's tile and a linear tile: summed per tile, not listed (ExchangePlan::tile_sums).
+    exchange.enable_tile_sums(counting->tile_sums_num_tiles, counting->tile_sums_tiles_per_chip);
   } else {
     reserve(exchange.counted);
   }

@@ -354,7 +354,7 @@ OpProgram build_loss_program(const Op& op, const OpPlan& plan, const IpuMachine&
   const LinearLayout in = linear_layout(M * C, machine.value_bytes(), machine);
   OpProgram out;
   out.program.name = op.name;
-  out.program.timing_only = mode == sim::Mode::timing_only;
+  set_program_mode(out.program, machine, mode);
   const auto in_buf = add_linear_buffers(out.program, "predictions (linear)", in, machine.value_bytes(), &out.input);
   out.input_width = 1;
   out.output_width = 1;

@@ -434,7 +434,7 @@ OpProgram build_matmul_program(const Op& op, const OpPlan& plan, const std::vect
   OpProgram out;
   sim::Program& prog = out.program;
   prog.name = op.name;
-  prog.timing_only = mode == sim::Mode::timing_only;
+  set_program_mode(prog, machine, mode);
   LinearOperands lin;
   lin.rows = rows;
   lin.inner = inner;

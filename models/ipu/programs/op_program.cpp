@@ -4,6 +4,12 @@
 
 namespace tilesim::ipu {
 
+void set_program_mode(sim::Program& program, const IpuMachine& machine, sim::Mode mode) {
+  program.timing_only = mode == sim::Mode::timing_only;
+  program.tile_sums_num_tiles = program.timing_only ? machine.chip.num_tiles : 0;
+  program.tile_sums_tiles_per_chip = machine.chip.tiles_per_chip;
+}
+
 void add_transfer(const sim::Program& program, sim::ExchangePlan& exchange, const sim::BufferRef& src, std::int64_t bytes,
                   const sim::BufferRef& dst) {
   if (!program.timing_only) {

@@ -79,6 +79,10 @@ void add_group_indices(sim::Program& program, sim::ExchangePlan& exchange, const
                        std::int64_t range_begin, std::int64_t count, std::vector<sim::BufferId>& buffer_of,
                        std::vector<TensorPiece>& pieces);
 
+// Marks `program` as built for `mode`: a timing-only program counts its transfers, and the exchanges
+// between an op's blocks and the linear layout sum them per tile of `machine` (sim::ExchangePlan::tile_sums).
+void set_program_mode(sim::Program& program, const IpuMachine& machine, sim::Mode mode);
+
 // One transfer of `bytes` from `src` to `dst`: listed, or counted (sim::TransferCount) when `program`
 // is built timing-only.
 void add_transfer(const sim::Program& program, sim::ExchangePlan& exchange, const sim::BufferRef& src, std::int64_t bytes,

@@ -181,7 +181,7 @@ ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vect
       count_buf(static_cast<std::size_t>(plan.tiles_used), -1) {
   require_value_dtype(op, machine);
   out.program.name = op.name;
-  out.program.timing_only = mode == sim::Mode::timing_only;
+  set_program_mode(out.program, machine, mode);
 }
 
 // The zeroed output starts mapped linearly (torch.zeros), is filled there and exchanged into group 0's

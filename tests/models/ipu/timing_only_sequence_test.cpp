@@ -199,7 +199,7 @@ TEST_CASE("ipu: a program built timing-only cannot be loaded functionally", "[ip
   const ipu::OpProgram program =
       ipu::build_op_program(op, ipu::plan_op(op, indices, tilesim_test::bow()), indices, tilesim_test::bow(), sim::Mode::timing_only);
   bool counts = false;
-  for (const auto& step : program.program.steps) counts = counts || !step.exchange.counted.empty();
+  for (const auto& step : program.program.steps) counts = counts || !step.exchange.counted.empty() || step.exchange.tile_sums_used;
   CHECK(counts);
   sim::Engine& engine = ipu::engine_for(tilesim_test::bow());
   CHECK_THROWS_WITH(engine.load(program.program, tilesim_test::bow().chip, sim::Mode::functional),
