@@ -234,6 +234,18 @@ ModelSpec read_model(ObjectReader& root) {
                        "give the model a \"dtype\" of \"float16\" or \"bfloat16\" to train it in half precision)",
                        describe_json(root.value("train")["loss_scale"]));
     if (!m.train->loss_scale) m.train->loss_scale = training::default_loss_scale(m.dtype);
+    // A model that pools its own rows (a "pool" layer, then a readout MLP) hands the loss graph rows.
+    for (std::size_t i = 0; i < m.layers.size(); ++i) {
+      if (m.layers[i].kind != layers::LayerKind::pool) continue;
+      const std::string at = "model[" + std::to_string(i) + "]";
+      if (m.train->task != training::TrainSpec::Task::graph)
+        throw InputError(file, "train.task", "\"graph\" for a model with a \"pool\" layer (" + at + ": its rows are graphs)",
+                         describe_json(root.value("train")["task"]));
+      if (m.train->pool_given)
+        throw InputError(file, "train.pool", "no \"pool\" beside a model that pools its rows itself (the \"pool\" layer " + at + ")",
+                         describe_json(root.value("train")["pool"]));
+      m.train->model_pools = true;
+    }
   }
   if (m.loader && m.train) {
     // Each batch is one step: the loader decides how many.

@@ -62,6 +62,8 @@ class Layer:
         out = self.fields.get("out")
         if self.kind in ("gcn", "sage", "gin", "rgcn", "linear") and isinstance(out, int):
             return out
+        if self.kind == "pool":
+            return width  # each graph's rows reduced to one, the width kept
         if self.kind == "gat" and isinstance(out, int) and isinstance(self.fields.get("heads"), int):
             return out * self.fields["heads"]  # heads concatenated
         return None
@@ -133,7 +135,13 @@ class Linear(Layer):
     kind = "linear"
 
 
-_BY_KIND = {c.kind: c for c in (GCN, SAGE, GIN, GAT, SchNet, RGCN, Linear)}
+class Pool(Layer):
+    """global_add_pool / global_mean_pool inside the model: ``reduce`` (``"add"`` or ``"mean"``), ``name``; only
+    Linear layers (a readout MLP) may follow it."""
+    kind = "pool"
+
+
+_BY_KIND = {c.kind: c for c in (GCN, SAGE, GIN, GAT, SchNet, RGCN, Linear, Pool)}
 
 # PyG layer class name -> tilesim layer class (the table above).
 PYG_LAYERS = {"GCNConv": GCN, "SAGEConv": SAGE, "GINConv": GIN, "GATConv": GAT, "InteractionBlock": SchNet, "RGCNConv": RGCN, "Linear": Linear}

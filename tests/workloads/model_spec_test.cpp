@@ -134,6 +134,20 @@ TEST_CASE("An unknown layer key is told every key the layer accepts, optional on
   const std::string gat = error_of(json::parse(R"([{"layer": "gat", "out": 16, "head": 2}])"));
   CHECK_THAT(gat, Contains("\"heads\"") && Contains("\"negative_slope\"") && Contains("\"attention_dropout\"") && Contains("\"bias\"") &&
                       Contains("\"attention\"") && !Contains("\"hidden\""));
+  // A pool keeps the width and takes no "out" or "bias"; only linear layers may follow it.
+  const auto pooled = parse_model(json::parse(R"([{"layer": "gcn", "out": 6}, {"layer": "pool", "reduce": "mean"},
+                                                  {"layer": "linear", "out": 2}])"), "w.json", "model", 4);
+  CHECK(pooled.at(1).kind == LayerKind::pool);
+  CHECK(pooled.at(1).pool_reduce == PoolReduce::mean);
+  CHECK(output_width(pooled.at(1), 6) == 6);
+  CHECK(to_json(pooled.at(1), 6) == json({{"layer", "pool"}, {"name", "pool_1"}, {"reduce", "mean"}, {"activation", "none"}}));
+  CHECK_THAT(error_of(json::parse(R"([{"layer": "pool", "out": 4}])")), Contains("model[0].out") && Contains("unknown key"));
+  CHECK_THAT(error_of(json::parse(R"([{"layer": "pool", "bias": false}])")), Contains("model[0].bias") && Contains("unknown key"));
+  CHECK(error_of(json::parse(R"([{"layer": "pool"}, {"layer": "sage", "out": 4}])")) ==
+        "w.json: model[1].layer: expected \"linear\" after the \"pool\" layer model[0] (its rows are graphs, with no edges to pass "
+        "messages over), found \"sage\"");
+  CHECK(error_of(json::parse(R"([{"layer": "pool", "reduce": "max"}])")) ==
+        "w.json: model[0].reduce: expected one of \"add\", \"mean\", found \"max\"");
   // Where the attention logits are computed: one of two, echoed either way.
   CHECK(error_of(json::parse(R"([{"layer": "gat", "out": 16, "attention": "per_head"}])")) ==
         "w.json: model[0].attention: expected one of \"per_node\", \"per_edge\", found \"per_head\"");

@@ -261,6 +261,45 @@ TEST_CASE("train: GAT's per-edge attention gives the per-node attention's loss a
   }
 }
 
+TEST_CASE("train: a model that pools its own rows, then a readout MLP on the graph rows, trains as a graph task",
+          "[training][workload][unit]") {
+  const json model = json::array({{{"layer", "gin"}, {"name", "g1"}, {"out", 5}, {"activation", "relu"}},
+                                  {{"layer", "pool"}, {"name", "readout_pool"}, {"reduce", "mean"}},
+                                  {{"layer", "linear"}, {"name", "fc1"}, {"out", 6}, {"activation", "relu"}},
+                                  {{"layer", "linear"}, {"name", "fc2"}, {"out", 3}}});
+  json doc = graph_workload({{"task", "graph"}, {"loss", "cross_entropy"}, {"optimizer", adam_step()}}, model);
+  const Instance s = instantiate(parse_workload(doc, "w.json"));
+  // The model's pool makes the graph rows (3 molecules); the MLP runs on them and the loss reads them as
+  // they are: no second pool in the readout.
+  std::int64_t pools = 0, fc1_rows = -1;
+  for (const Op& op : s.graph.ops) {
+    if (op.name == "readout_pool.pool") {
+      ++pools;
+      CHECK(op.kind == OpKind::scatter_mean);
+    }
+    if (op.name.rfind("readout.pool", 0) == 0) ++pools;
+    if (op.name == "fc1.lin") fc1_rows = s.graph.tensor(op.output).shape.at(0);
+  }
+  CHECK(pools == 1);
+  CHECK(fc1_rows == 3);
+  CHECK(check_gradients(s) >= 8);
+  // The echo leaves out train.pool (the model pools) and is itself valid input.
+  json echo = to_json(parse_workload(doc, "w.json"));
+  CHECK_FALSE(echo["train"].contains("pool"));
+  CHECK(echo["model"][1] == json({{"layer", "pool"}, {"name", "readout_pool"}, {"reduce", "mean"}, {"activation", "none"}}));
+  echo.erase("source_file");
+  CHECK_NOTHROW(instantiate(parse_workload(echo, "echo.json")));
+  // The same model pooled by the train section's readout instead: the same graph rows, one pool.
+  json plain = graph_workload({{"task", "graph"}, {"loss", "cross_entropy"}, {"pool", "mean"}, {"optimizer", adam_step()}},
+                              json::array({model[0]}));
+  const Instance p = instantiate(parse_workload(plain, "w.json"));
+  TensorValues pooled_values = s.values, plain_values = p.values;
+  evaluate(s, pooled_values, false);
+  evaluate(p, plain_values, false);
+  CHECK(std::isfinite(pooled_values.f32(s.training.loss)[0]));
+  CHECK(std::isfinite(plain_values.f32(p.training.loss)[0]));
+}
+
 TEST_CASE("train: steps on the CPU kernels follow the reference's steps, and plain SGD lowers the loss",
           "[training][workload][kernels][unit]") {
   const Instance s = instantiate(parse_workload(

@@ -15,7 +15,9 @@
 
 namespace tilesim::workloads::layers {
 
-enum class LayerKind { gcn, sage, gin, gat, schnet, rgcn, linear };
+enum class LayerKind { gcn, sage, gin, gat, schnet, rgcn, linear, pool };
+// How a "pool" layer reduces each graph's node rows to one row (PyG's global_add_pool, global_mean_pool).
+enum class PoolReduce { add, mean };
 // What a GIN layer's nn is: PyG's GIN MLP (Linear -> ReLU -> Linear) or a single torch.nn.Linear.
 enum class GinNn { mlp, linear };
 // Where a GAT layer computes its attention logits: per node then gathered to the edges (PyG's GATConv,
@@ -44,6 +46,7 @@ struct LayerSpec {
   std::int64_t num_gaussians = 50;       // schnet
   float cutoff = 10.0f;                  // schnet: cosine cutoff and Gaussian range (PyG SchNet default 10)
   std::int32_t num_relations = 0;        // rgcn: 0 takes the graph's relation count
+  PoolReduce pool_reduce = PoolReduce::add;  // pool: each graph's rows summed or averaged
   // Training only (a model run for inference lowers none, as PyTorch's eval mode): nn.Dropout(p) on the
   // layer's input features, and gat's dropout of the attention coefficients (GATConv's `dropout`), each
   // in [0, 1).
@@ -198,6 +201,7 @@ TensorId lower_linear(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_schnet(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_rgcn(Lowering& l, const LayerSpec& spec, TensorId x);
+TensorId lower_pool(Lowering& l, const LayerSpec& spec, TensorId x);
 
 // Lowers one layer and its activation as an OpGroup named spec.name; returns the output tensor.
 TensorId lower_layer(Lowering& l, const LayerSpec& spec, TensorId x);

@@ -21,7 +21,7 @@ struct KindName {
 constexpr KindName layer_names[] = {{LayerKind::gcn, "gcn"},       {LayerKind::sage, "sage"},
                                     {LayerKind::gin, "gin"},       {LayerKind::gat, "gat"},
                                     {LayerKind::schnet, "schnet"}, {LayerKind::rgcn, "rgcn"},
-                                    {LayerKind::linear, "linear"}};
+                                    {LayerKind::linear, "linear"}, {LayerKind::pool, "pool"}};
 
 const std::vector<std::int64_t>& shape_of(const OpGraph& g, TensorId t) { return g.tensor(t).shape; }
 
@@ -379,6 +379,7 @@ TensorId lower_layer(Lowering& l, const LayerSpec& spec, TensorId x) {
     case LayerKind::schnet: out = lower_schnet(l, spec, x); break;
     case LayerKind::rgcn: out = lower_rgcn(l, spec, x); break;
     case LayerKind::linear: out = lower_linear(l, spec, x); break;
+    case LayerKind::pool: out = lower_pool(l, spec, x); break;
   }
   if (spec.activation) out = l.op(unary(spec.name + "." + to_string(*spec.activation), g, *spec.activation, out, spec.activation_scalar));
   group.op_count = g.ops.size() - group.first_op;

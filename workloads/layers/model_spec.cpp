@@ -1,6 +1,7 @@
 #include "workloads/layers/model_spec.hpp"
 
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "common/error.hpp"
@@ -25,7 +26,7 @@ std::int64_t width(ObjectReader& r, const std::string& key) {
   return r.positive_integer(key, max_width, " (widths must fit int32, tilesim's index type)");
 }
 
-std::string kinds_text() { return "one of \"gcn\", \"sage\", \"gin\", \"gat\", \"schnet\", \"rgcn\", \"linear\""; }
+std::string kinds_text() { return "one of \"gcn\", \"sage\", \"gin\", \"gat\", \"schnet\", \"rgcn\", \"linear\", \"pool\""; }
 
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 255) return false;
@@ -49,7 +50,12 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
     throw InputError(file, r.path_of("name"), "a name of 1 to 255 letters, digits, '_' or '-' (it prefixes the layer's op names)",
                      describe_json(spec.name));
 
-  if (spec.kind == LayerKind::schnet) {
+  if (spec.kind == LayerKind::pool) {
+    // Each graph's rows reduced to one: the width stays, and there is no weight or bias.
+    spec.out_features = in_features;
+    spec.bias = false;
+    if (r.has("reduce")) spec.pool_reduce = r.one_of("reduce", {"add", "mean"}) == "mean" ? PoolReduce::mean : PoolReduce::add;
+  } else if (spec.kind == LayerKind::schnet) {
     // An InteractionBlock maps hidden -> hidden.
     spec.out_features = r.has("out") ? width(r, "out") : in_features;
     if (spec.out_features != in_features)
@@ -59,7 +65,7 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
   } else {
     spec.out_features = width(r, "out");
   }
-  if (r.has("bias")) spec.bias = r.boolean("bias");
+  if (spec.kind != LayerKind::pool && r.has("bias")) spec.bias = r.boolean("bias");
   if (r.has("activation")) {
     const std::string a = r.one_of("activation", {"none", "relu", "leaky_relu", "shifted_softplus"});
     if (a != "none") spec.activation = *unary_fn_from_string(a);
@@ -100,7 +106,8 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
     case LayerKind::rgcn: spec.num_relations = static_cast<std::int32_t>(r.integer_or("num_relations", 1, 1 << 20, 0)); break;
     case LayerKind::gcn:
     case LayerKind::sage:
-    case LayerKind::linear: break;
+    case LayerKind::linear:
+    case LayerKind::pool: break;
   }
   r.finish();
   return spec;
@@ -120,10 +127,17 @@ std::vector<LayerSpec> parse_model(const nlohmann::json& array, const std::strin
     throw InputError(file, json_path, "a non-empty array of layers ({\"layer\": \"gcn\", \"out\": 16, ...})", describe_json(array));
   std::vector<LayerSpec> model;
   std::set<std::string> names;
+  std::optional<std::string> pooled_at;  // the pool layer's JSON path, once one is read
   std::int64_t in = in_features;
   for (std::size_t i = 0; i < array.size(); ++i) {
     const std::string path = json_path + "[" + std::to_string(i) + "]";
     LayerSpec spec = read_layer(array[i], file, path, i, in);
+    // After a pool the rows are graphs, which have no edges: only linear layers (a readout MLP) follow.
+    if (pooled_at && spec.kind != LayerKind::linear)
+      throw InputError(file, path + ".layer",
+                       "\"linear\" after the \"pool\" layer " + *pooled_at + " (its rows are graphs, with no edges to pass messages over)",
+                       describe_json(to_string(spec.kind)));
+    if (spec.kind == LayerKind::pool) pooled_at = path;
     if (!names.insert(spec.name).second)
       throw InputError(file, path + ".name", "a layer name not used by another layer", describe_json(spec.name));
     in = output_width(spec, in);
@@ -134,6 +148,13 @@ std::vector<LayerSpec> parse_model(const nlohmann::json& array, const std::strin
 
 nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
   (void)in_features;
+  if (spec.kind == LayerKind::pool) {
+    nlohmann::json j = {{"layer", "pool"}, {"name", spec.name}, {"reduce", spec.pool_reduce == PoolReduce::mean ? "mean" : "add"},
+                        {"activation", spec.activation ? to_string(*spec.activation) : "none"}};
+    if (spec.available_memory_proportion) j["available_memory_proportion"] = *spec.available_memory_proportion;
+    if (spec.input_dropout > 0) j["input_dropout"] = spec.input_dropout;
+    return j;
+  }
   nlohmann::json j = {{"layer", to_string(spec.kind)},
                       {"name", spec.name},
                       {"out", spec.out_features},
@@ -165,7 +186,8 @@ nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
       break;
     case LayerKind::gcn:
     case LayerKind::sage:
-    case LayerKind::linear: break;
+    case LayerKind::linear:
+    case LayerKind::pool: break;
   }
   return j;
 }

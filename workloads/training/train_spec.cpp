@@ -68,7 +68,10 @@ TrainSpec parse_train(const nlohmann::json& object, const std::string& file, con
       throw InputError(file, r.path_of("train_fraction"),
                        "no \"train_fraction\" for a graph task (every graph of the batch is in the loss)",
                        describe_json(r.value("train_fraction")));
-    if (r.has("pool")) s.pool = r.one_of("pool", {"add", "mean"}) == "mean" ? TrainSpec::Pool::mean : TrainSpec::Pool::add;
+    if (r.has("pool")) {
+      s.pool = r.one_of("pool", {"add", "mean"}) == "mean" ? TrainSpec::Pool::mean : TrainSpec::Pool::add;
+      s.pool_given = true;
+    }
     r.ignore("pool");
   }
   if (!r.has("optimizer"))
@@ -110,7 +113,7 @@ nlohmann::json to_json(const TrainSpec& s) {
   j["task"] = to_string(s.task);
   j["loss"] = to_string(s.loss);
   if (s.task == TrainSpec::Task::node) j["train_fraction"] = s.train_fraction;
-  else j["pool"] = to_string(s.pool);
+  else if (!s.model_pools) j["pool"] = to_string(s.pool);
   nlohmann::json o{{"kind", to_string(s.optimizer.kind)}, {"lr", s.optimizer.lr}, {"weight_decay", s.optimizer.weight_decay}};
   if (s.optimizer.kind == OptimizerSpec::Kind::sgd) {
     o["momentum"] = s.optimizer.momentum;

@@ -19,6 +19,11 @@ struct TrainSpec {
   LossFn loss = LossFn::cross_entropy;
   double train_fraction = 1;      // node tasks: the share of nodes in the training mask
   Pool pool = Pool::add;
+  bool pool_given = false;        // the section gave "pool"
+  // The model ends in a "pool" layer and linear layers on its graph rows (a readout MLP): the loss reads
+  // the model's rows as they are and the section pools nothing. Set by the workload reader, which
+  // refuses a "pool" here beside such a model and a node task for it.
+  bool model_pools = false;
   OptimizerSpec optimizer;
   std::int64_t steps = 1;
   bool recompute = false;         // recompute activations in the backward pass (the simulated IPU's SRAM)

@@ -72,6 +72,9 @@ Readout lower_readout(layers::Lowering& l, TensorId logits, const TrainSpec& spe
       r.predictions = l.op(layers::gather("readout.mask", g, logits, mask));
       add_group(g, "readout", "mask", first, OpPhase::forward);
     }
+  } else if (spec.model_pools) {
+    // The model's pool layer made the graph rows; its readout MLP, if any, ran on them.
+    r.drawn_rows = n;
   } else {
     const graphs::EdgeList& edges = l.edges();
     if (edges.num_graphs <= 0 || edges.graph_of_node.size() != sz(n))

@@ -125,7 +125,7 @@ TEST_CASE("every group kind a layer lowers to has its PyG module structure in py
   using namespace tilesim::workloads::layers;
   const auto& layers = eager_record().layers;
   std::vector<LayerSpec> specs;
-  for (const char* name : {"gcn", "sage", "gin", "gat", "schnet", "rgcn", "linear"}) {
+  for (const char* name : {"gcn", "sage", "gin", "gat", "schnet", "rgcn", "linear", "pool"}) {
     const auto kind = layer_kind_from_string(name);
     REQUIRE(kind.has_value());
     LayerSpec spec;
@@ -145,6 +145,7 @@ TEST_CASE("every group kind a layer lowers to has its PyG module structure in py
   CHECK(layers.at("gin_linear").module_calls == 2);
   CHECK(layers.at("gin").module_calls == 5);
   CHECK(layers.at("linear").propagate_calls == 0);
+  CHECK(layers.at("pool").module_calls == 0);  // global_mean_pool is a function
 }
 
 TEST_CASE("eager timeline: back-to-back stretches take the larger of host and device, a waiting call adds both", "[unit]") {
