@@ -64,6 +64,8 @@ class Layer:
             return out
         if self.kind == "pool":
             return width  # each graph's rows reduced to one, the width kept
+        if self.kind == "gat" and isinstance(out, int) and self.fields.get("concat") is False:
+            return out  # heads averaged
         if self.kind == "gat" and isinstance(out, int) and isinstance(self.fields.get("heads"), int):
             return out * self.fields["heads"]  # heads concatenated
         return None
@@ -107,7 +109,7 @@ class GIN(Layer):
 
 class GAT(Layer):
     """GATConv: ``out`` (channels per head), ``heads``, ``negative_slope``, ``attention_dropout`` (PyG's
-    ``dropout``, which is accepted), ``attention`` (``"per_node"`` or ``"per_edge"``), ``input_dropout``,
+    ``dropout``, which is accepted), ``attention`` (``"per_node"`` or ``"per_edge"``), ``concat``, ``input_dropout``,
     ``activation``, ``bias``, ``name``."""
     kind = "gat"
 

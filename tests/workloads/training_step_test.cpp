@@ -261,6 +261,42 @@ TEST_CASE("train: GAT's per-edge attention gives the per-node attention's loss a
   }
 }
 
+TEST_CASE("train: GAT with concat false averages its heads: the mean of the concatenated heads, trained through", "[training][workload][unit]") {
+  auto gat = [](bool concat) {
+    json layer = {{"layer", "gat"}, {"name", "a1"}, {"out", 3}, {"heads", 4}, {"bias", false}, {"concat", concat}};
+    return parse_workload(step_workload({{"task", "node"}, {"loss", "mse"}, {"optimizer", adam_step(0.1)}}, json::array({layer})), "w.json");
+  };
+  const Instance averaged = instantiate(gat(false)), concatenated = instantiate(gat(true));
+  CHECK(check_gradients(averaged) >= 4);
+  // Forward values: each averaged row is the mean of its 4 concatenated heads' rows.
+  auto output_of = [](const Instance& s) {
+    TensorValues values = s.values;
+    evaluate(s, values, false);
+    for (const Op& op : s.graph.ops)
+      if (op.name == "a1.aggregate") return std::make_pair(values, op.output);
+    return std::make_pair(values, TensorId{-1});
+  };
+  const auto [cat_values, cat_out] = output_of(concatenated);
+  TensorValues avg_values = averaged.values;
+  evaluate(averaged, avg_values, false);
+  TensorId mean_out = -1;
+  for (const Op& op : averaged.graph.ops)
+    if (op.name == "a1.head_mean") mean_out = op.output;
+  REQUIRE(cat_out >= 0);
+  REQUIRE(mean_out >= 0);
+  const std::vector<float>& cat = cat_values.f32(cat_out);
+  const std::vector<float>& avg = avg_values.f32(mean_out);
+  REQUIRE(avg.size() * 4 == cat.size());
+  for (std::size_t row = 0; row < avg.size() / 3; ++row)
+    for (std::size_t c = 0; c < 3; ++c) {
+      float sum = 0;
+      for (std::size_t h = 0; h < 4; ++h) sum += cat[row * 12 + h * 3 + c];
+      CHECK(avg[row * 3 + c] == Approx(sum / 4).margin(1e-6));
+    }
+  // The averaging matrix is a constant: not among the trained parameters.
+  for (const auto& slot : averaged.training.parameters) CHECK(averaged.graph.tensor(slot.param).name != "a1.head_mean");
+}
+
 TEST_CASE("train: a model that pools its own rows, then a readout MLP on the graph rows, trains as a graph task",
           "[training][workload][unit]") {
   const json model = json::array({{{"layer", "gin"}, {"name", "g1"}, {"out", 5}, {"activation", "relu"}},

@@ -1,4 +1,4 @@
-// PyG GATConv (gat_conv.py), concat=True, add_self_loops=True, no edge features; `dropout` on the attention
+// PyG GATConv (gat_conv.py), concat=True (or False: the heads averaged), add_self_loops=True, no edge features; `dropout` on the attention
 // coefficients in training (attention_dropout):
 //   h = lin(x).view(N, H, C)                                       (no bias, glorot)
 //   a_src = (h * att_src).sum(-1), a_dst = (h * att_dst).sum(-1)   ([N, H])
@@ -67,7 +67,19 @@ TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x) {
   } else {
     result = weighted_aggregate(l, p, h, e, alpha);
   }
-  return spec.bias ? add_bias(l, p, result, width, in) : result;
+  if (!spec.concat && heads > 1) {
+    // PyG's concat=False: out.mean(dim=1) over the heads, lowered as a matmul with a constant [H*C, C]
+    // matrix holding 1/H at (h*C + c, c) (the op graph has no reduction over column groups): the same
+    // values up to rounding, made on the device and never trained.
+    std::vector<float> mean(static_cast<std::size_t>(width * channels), 0.0f);
+    for (std::int64_t h = 0; h < heads; ++h)
+      for (std::int64_t c = 0; c < channels; ++c) mean[static_cast<std::size_t>((h * channels + c) * channels + c)] = 1.0f / static_cast<float>(heads);
+    const TensorId head_mean = l.given_f32(p + "head_mean", {width, channels}, std::move(mean));
+    l.keep_on_device(head_mean);
+    result = l.op(matmul(p + "head_mean", g, result, head_mean, -1));
+  }
+  const std::int64_t out_width = spec.concat ? width : channels;
+  return spec.bias ? add_bias(l, p, result, out_width, in) : result;
 }
 
 }  // namespace tilesim::workloads::layers

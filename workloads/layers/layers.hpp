@@ -39,6 +39,7 @@ struct LayerSpec {
   std::int64_t heads = 1;                // gat: heads, concatenated (out_features = heads * channels)
   float negative_slope = 0.2f;           // gat: LeakyReLU slope of the attention logits
   GatAttention gat_attention = GatAttention::per_node;  // gat: where the logits are computed
+  bool concat = true;                    // gat: heads concatenated (H * C wide) or averaged (C wide)
   GinNn gin_nn = GinNn::mlp;             // gin: the MLP or one Linear
   std::int64_t hidden_features = 0;      // gin: the MLP's hidden width (0: out_features)
   float eps = 0;                         // gin: (1 + eps) * x

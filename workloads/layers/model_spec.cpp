@@ -79,6 +79,7 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
       spec.attention_dropout = dropout_probability(r, "attention_dropout");
       spec.heads = r.integer_or("heads", 1, 1024, 1);
       spec.negative_slope = static_cast<float>(r.number_or("negative_slope", 0.0, 1.0, 0.2));
+      if (r.has("concat")) spec.concat = r.boolean("concat");
       if (r.has("attention"))
         spec.gat_attention = r.one_of("attention", {"per_node", "per_edge"}) == "per_edge" ? GatAttention::per_edge : GatAttention::per_node;
       if (spec.heads * spec.out_features > max_width)
@@ -116,7 +117,7 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
 }  // namespace
 
 std::int64_t output_width(const LayerSpec& spec, std::int64_t in_features) {
-  if (spec.kind == LayerKind::gat) return spec.heads * spec.out_features;
+  if (spec.kind == LayerKind::gat) return spec.concat ? spec.heads * spec.out_features : spec.out_features;
   if (spec.kind == LayerKind::schnet) return in_features;
   return spec.out_features;
 }
@@ -168,6 +169,7 @@ nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
       j["heads"] = spec.heads;
       j["negative_slope"] = spec.negative_slope;
       j["attention"] = spec.gat_attention == GatAttention::per_edge ? "per_edge" : "per_node";
+      j["concat"] = spec.concat;
       break;
     case LayerKind::gin:
       j["nn"] = spec.gin_nn == GinNn::linear ? "linear" : "mlp";
