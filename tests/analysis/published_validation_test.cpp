@@ -2,9 +2,11 @@
 // shipped suites' sizes and sources, the report and its markdown and LaTeX tables, and the command end
 // to end on the shipped suites.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -197,6 +199,36 @@ TEST_CASE("a published report keeps not-comparable entries, and its tables are w
   CHECK_THROWS_WITH(parse_table_format("html"), Contains("--format") && Contains("markdown"));
 }
 
+// validation/whole-model/README.md's status table states each compared entry's error: every row must
+// be what the suite computes now, to the digits the row prints, and every compared entry must have a row.
+static void check_readme_errors(const nlohmann::json& suite) {
+  std::map<std::string, double> computed;
+  for (const auto& e : suite["entries"])
+    if (e["status"] == "compared") {
+      const double published = e["published"]["value"].get<double>(), predicted = e["prediction"]["value"].get<double>();
+      computed[e["id"].get<std::string>()] = 100.0 * (predicted - published) / published;
+    }
+  std::istringstream readme(tilesim_test::slurp(fs::path(TILESIM_SOURCE_DIR) / "validation/whole-model/README.md"));
+  std::string line;
+  bool in_status = false;
+  std::size_t rows = 0;
+  while (std::getline(readme, line)) {
+    if (line.rfind("## ", 0) == 0) in_status = line == "## Status";
+    if (!in_status || line.rfind("| `", 0) != 0) continue;
+    const std::string id = line.substr(3, line.find('`', 3) - 3);
+    // The last cell: "-41.0%" or "+398%".
+    const std::size_t end = line.rfind('%'), begin = line.rfind('|', end) + 1;
+    const std::string cell = line.substr(begin, end - begin);
+    INFO(line);
+    REQUIRE(computed.count(id) == 1);
+    const double stated = std::stod(cell);
+    const bool one_decimal = cell.find('.') != std::string::npos;
+    CHECK(std::abs(stated - computed[id]) <= (one_decimal ? 0.051 : 0.51));
+    ++rows;
+  }
+  CHECK(rows == computed.size());
+}
+
 TEST_CASE("tilesim validate runs the published suites: predictions positive and labelled, tables written", "[validate][cli][slow]") {
   const fs::path out = published_dir() / "validate_published";
   const tilesim_test::CliResult r =
@@ -221,6 +253,7 @@ TEST_CASE("tilesim validate runs the published suites: predictions positive and 
   }
   CHECK(compared == suite["summary"]["compared"].get<std::size_t>());
   CHECK(suite["entries"].size() >= 8);
+  check_readme_errors(suite);
 
   const tilesim_test::CliResult tex =
       tilesim_test::run_tilesim("validate --suite layers --format latex --no-plots --out " + out.string(), published_dir());
