@@ -82,18 +82,20 @@ TEST_CASE("a second sweep into a folder another sweep is writing is refused, nam
   const fs::path sweep = safety_sweep("held");
   const fs::path out = safety_dir() / "held_out";
   fs::remove_all(out);
-  const pid_t first = start_sweep(sweep, out, "", "held");
+  // One process (no workers), stopped once it has written a row: it holds the folder however fast its
+  // points run, until it is killed below.
+  const pid_t first = start_sweep(sweep, out, "--jobs=1", "held");
   REQUIRE(first > 0);
-  const bool running = wait_for_rows(first, out / "results.csv", 1);
-  if (running) {
-    for (const char* extra : {" --resume", " --overwrite", ""}) {
-      INFO(extra);
-      const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + extra, safety_dir());
-      CHECK(r.exit_code == 2);
-      CHECK_THAT(r.err, Contains("no other tilesim sweep is writing") && Contains("pid " + std::to_string(first)));
-    }
-    ::kill(first, SIGKILL);
+  // 252 points to write: it is still running when its first row is there.
+  REQUIRE(wait_for_rows(first, out / "results.csv", 1));
+  REQUIRE(::kill(first, SIGSTOP) == 0);
+  for (const char* extra : {" --resume", " --overwrite", ""}) {
+    INFO(extra);
+    const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + extra, safety_dir());
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Contains("no other tilesim sweep is writing") && Contains("pid " + std::to_string(first)));
   }
+  ::kill(first, SIGKILL);
   wait_exit(first);
   // Once the holder is gone (killed: the kernel released its lock), --resume completes the sweep.
   const auto r = run_tilesim("sweep " + sweep.string() + " --out " + out.string() + " --resume", safety_dir());
