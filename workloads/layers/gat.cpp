@@ -60,13 +60,8 @@ TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x) {
   const TensorId alpha = dropout(l, p + "attention_dropout", l.op(binary(p + "softmax.divide", g, BinaryFn::divide, exps, sum_e)),
                                  spec.attention_dropout);
 
-  TensorId result = -1;
-  if (per_edge) {  // the message reuses the gathered source rows
-    const TensorId message = l.op(binary(p + "message", g, BinaryFn::multiply, h_j, alpha));
-    result = l.op(scatter(p + "aggregate", g, OpKind::scatter_add, message, e.dst, n));
-  } else {
-    result = weighted_aggregate(l, p, h, e, alpha);
-  }
+  // Per edge, the message reuses the gathered source rows.
+  TensorId result = per_edge ? aggregate_messages(l, p, h_j, e, alpha) : weighted_aggregate(l, p, h, e, alpha);
   if (!spec.concat && heads > 1) {
     // PyG's concat=False: out.mean(dim=1) over the heads, lowered as a matmul with a constant [H*C, C]
     // matrix holding 1/H at (h*C + c, c) (the op graph has no reduction over column groups): the same

@@ -186,6 +186,9 @@ Op segment_matmul_weight_grad(const std::string& name, const OpGraph& g, TensorI
 // message passing with a per-edge weight (GCN's norm, GAT's attention, CFConv's filter): the sum over
 // edges src -> dst of h[src] * edge_weight, as "gather_src", "message" and "aggregate";
 TensorId weighted_aggregate(Lowering& l, const std::string& p, TensorId h, const EdgeTensors& e, TensorId edge_weight);
+// its last two steps, for a layer that gathered the source rows h_j itself (GAT's per-edge attention):
+// h_j * edge_weight summed by destination, as "message" and "aggregate";
+TensorId aggregate_messages(Lowering& l, const std::string& p, TensorId h_j, const EdgeTensors& e, TensorId edge_weight);
 // and PyG's layer bias, a [1, width] input uniform in the fan-in bound, added to `result` as "bias";
 TensorId add_bias(Lowering& l, const std::string& p, TensorId result, std::int64_t width, std::int64_t fan_in);
 // and dropout with probability p in a training step (nothing otherwise, or for p = 0): `x` times a mask
@@ -203,6 +206,13 @@ TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_schnet(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_rgcn(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_pool(Lowering& l, const LayerSpec& spec, TensorId x);
+// Whether the graph source batches several graphs whose nodes are `rows` rows (a "molecules" source, a
+// "graphs" loader's batch): what pooling by graph needs.
+bool batches_graphs(const Lowering& l, std::int64_t rows);
+// Each graph's rows of `x` reduced to one row by the batch vector (given as `batch_name`), summed
+// (scatter_add: global_add_pool) or averaged (scatter_mean: global_mean_pool), as op `op_name`. Only
+// where batches_graphs holds; the pool layer and a graph task's readout both pool this way.
+TensorId pool_by_graph(Lowering& l, TensorId x, PoolReduce reduce, const std::string& op_name, const std::string& batch_name);
 
 // Lowers one layer and its activation as an OpGroup named spec.name; returns the output tensor.
 TensorId lower_layer(Lowering& l, const LayerSpec& spec, TensorId x);

@@ -334,7 +334,11 @@ Op segment_matmul_weight_grad(const std::string& name, const OpGraph& g, TensorI
 
 TensorId weighted_aggregate(Lowering& l, const std::string& p, TensorId h, const EdgeTensors& e, TensorId edge_weight) {
   OpGraph& g = l.graph();
-  const TensorId h_j = l.op(gather(p + "gather_src", g, h, e.src));
+  return aggregate_messages(l, p, l.op(gather(p + "gather_src", g, h, e.src)), e, edge_weight);
+}
+
+TensorId aggregate_messages(Lowering& l, const std::string& p, TensorId h_j, const EdgeTensors& e, TensorId edge_weight) {
+  OpGraph& g = l.graph();
   const TensorId message = l.op(binary(p + "message", g, BinaryFn::multiply, h_j, edge_weight));
   return l.op(scatter(p + "aggregate", g, OpKind::scatter_add, message, e.dst, l.num_nodes()));
 }

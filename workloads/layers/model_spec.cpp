@@ -149,18 +149,14 @@ std::vector<LayerSpec> parse_model(const nlohmann::json& array, const std::strin
 
 nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
   (void)in_features;
-  if (spec.kind == LayerKind::pool) {
-    nlohmann::json j = {{"layer", "pool"}, {"name", spec.name}, {"reduce", spec.pool_reduce == PoolReduce::mean ? "mean" : "add"},
-                        {"activation", spec.activation ? to_string(*spec.activation) : "none"}};
-    if (spec.available_memory_proportion) j["available_memory_proportion"] = *spec.available_memory_proportion;
-    if (spec.input_dropout > 0) j["input_dropout"] = spec.input_dropout;
-    return j;
-  }
   nlohmann::json j = {{"layer", to_string(spec.kind)},
                       {"name", spec.name},
-                      {"out", spec.out_features},
-                      {"bias", spec.bias},
                       {"activation", spec.activation ? to_string(*spec.activation) : "none"}};
+  // A pool keeps its input's width and has no bias: it takes neither key.
+  if (spec.kind != LayerKind::pool) {
+    j["out"] = spec.out_features;
+    j["bias"] = spec.bias;
+  }
   if (spec.available_memory_proportion) j["available_memory_proportion"] = *spec.available_memory_proportion;
   if (spec.input_dropout > 0) j["input_dropout"] = spec.input_dropout;
   switch (spec.kind) {
@@ -186,10 +182,10 @@ nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
     case LayerKind::rgcn:
       if (spec.num_relations > 0) j["num_relations"] = spec.num_relations;
       break;
+    case LayerKind::pool: j["reduce"] = spec.pool_reduce == PoolReduce::mean ? "mean" : "add"; break;
     case LayerKind::gcn:
     case LayerKind::sage:
-    case LayerKind::linear:
-    case LayerKind::pool: break;
+    case LayerKind::linear: break;
   }
   return j;
 }

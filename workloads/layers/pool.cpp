@@ -6,17 +6,25 @@
 
 namespace tilesim::workloads::layers {
 
-TensorId lower_pool(Lowering& l, const LayerSpec& spec, TensorId x) {
+bool batches_graphs(const Lowering& l, std::int64_t rows) {
+  const graphs::EdgeList& edges = l.edges();
+  return edges.num_graphs > 0 && static_cast<std::int64_t>(edges.graph_of_node.size()) == rows;
+}
+
+TensorId pool_by_graph(Lowering& l, TensorId x, PoolReduce reduce, const std::string& op_name, const std::string& batch_name) {
   OpGraph& g = l.graph();
   const graphs::EdgeList& edges = l.edges();
-  const std::int64_t rows = g.tensor(x).shape.at(0);
-  if (edges.num_graphs <= 0 || static_cast<std::int64_t>(edges.graph_of_node.size()) != rows)
+  const TensorId batch = l.given_i32(batch_name, edges.graph_of_node);
+  const OpKind kind = reduce == PoolReduce::mean ? OpKind::scatter_mean : OpKind::scatter_add;
+  return l.op(scatter(op_name, g, kind, x, batch, edges.num_graphs));
+}
+
+TensorId lower_pool(Lowering& l, const LayerSpec& spec, TensorId x) {
+  if (!batches_graphs(l, l.graph().tensor(x).shape.at(0)))
     throw InputError(l.source_file, spec.json_path + ".layer",
                      "a graph source that batches several graphs (\"molecules\", a \"graphs\" loader) for a \"pool\" layer",
                      "\"pool\" on a single graph");
-  const TensorId batch = l.given_i32(spec.name + ".batch", edges.graph_of_node);
-  const OpKind kind = spec.pool_reduce == PoolReduce::mean ? OpKind::scatter_mean : OpKind::scatter_add;
-  return l.op(scatter(spec.name + ".pool", g, kind, x, batch, edges.num_graphs));
+  return pool_by_graph(l, x, spec.pool_reduce, spec.name + ".pool", spec.name + ".batch");
 }
 
 }  // namespace tilesim::workloads::layers

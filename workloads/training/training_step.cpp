@@ -76,15 +76,13 @@ Readout lower_readout(layers::Lowering& l, TensorId logits, const TrainSpec& spe
     // The model's pool layer made the graph rows; its readout MLP, if any, ran on them.
     r.drawn_rows = n;
   } else {
-    const graphs::EdgeList& edges = l.edges();
-    if (edges.num_graphs <= 0 || edges.graph_of_node.size() != sz(n))
+    if (!layers::batches_graphs(l, n))
       throw InputError(l.source_file, spec_path + ".task",
                        "\"node\", or a graph source that batches several graphs (\"molecules\") for \"graph\"",
                        "\"graph\" on a single graph");
-    r.drawn_rows = edges.num_graphs;
-    const TensorId batch = l.given_i32("train.batch", edges.graph_of_node);
-    const OpKind pool = spec.pool == TrainSpec::Pool::add ? OpKind::scatter_add : OpKind::scatter_mean;
-    r.predictions = l.op(layers::scatter("readout.pool", g, pool, logits, batch, edges.num_graphs));
+    r.drawn_rows = l.edges().num_graphs;
+    const auto reduce = spec.pool == TrainSpec::Pool::add ? layers::PoolReduce::add : layers::PoolReduce::mean;
+    r.predictions = layers::pool_by_graph(l, logits, reduce, "readout.pool", "train.batch");
     add_group(g, "readout", "pool_" + to_string(spec.pool), first, OpPhase::forward);
   }
   return r;
