@@ -28,7 +28,7 @@ const std::vector<std::vector<std::string>> two_stages = {{"a", "b"}, {"c"}};
 
 }  // namespace
 
-TEST_CASE("stage split: ops follow their layer; the loss and optimizer steps follow their stage", "[scaling][unit]") {
+TEST_CASE("stage split: ops follow their layer, the loss and optimizer steps follow their stage", "[scaling][unit]") {
   const auto l = lowered_step();
   const auto of = stage_of_ops(l.graph, two_stages);
   CHECK(of.at("a.lin") == 0);

@@ -52,7 +52,7 @@ std::vector<std::int64_t> outputs_in_file(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("results.csv rows out of sweep order are put back in it; rows in order are left alone", "[sweep][unit]") {
+TEST_CASE("results.csv rows out of sweep order are put back in it, rows in order are left alone", "[sweep][unit]") {
   tilesim_test::TempDir dir("row-order");
   const std::string header = analysis::results_csv_header();
   const std::string csv =
@@ -73,7 +73,7 @@ TEST_CASE("results.csv rows out of sweep order are put back in it; rows in order
   CHECK(tilesim_test::slurp(cut) == shuffled + "gather,16,16");
 }
 
-TEST_CASE("a sweep of op points runs on every core by default, in sweep order; a workload sweep in one process", "[sweep][cli]") {
+TEST_CASE("a sweep of op points runs on every core by default, in sweep order, a workload sweep in one process", "[sweep][cli]") {
   tilesim_test::TempDir dir("default-jobs");
   CHECK(runs::sweep::default_jobs() == std::min<std::int64_t>(host_cores_available(), limits::max_jobs));
   const std::string sweep = dir.write("s.json", R"({"name": "s", "ops": ["gather"], "sizes": {"num_inputs": [16],

@@ -177,7 +177,7 @@ TEST_CASE("a sweep's --resume accepts the same file named another way: ./s.json,
   CHECK_THAT(r.err, Contains("differing in: source_file"));
 }
 
-TEST_CASE("sweeps started together and killed at random points leave each point at most once; --resume completes",
+TEST_CASE("sweeps started together and killed at random points leave each point at most once, --resume completes",
           "[sweep][cli][slow]") {
   const fs::path sweep = safety_sweep("storm");
   const fs::path out = safety_dir() / "storm_out";

@@ -44,7 +44,7 @@ void check_refused(const std::vector<RefusedCommand>& cases) {
 
 }  // namespace
 
-TEST_CASE("an index file without line ends is refused after one line's bound, not read whole; devices are not read", "[limits][unit]") {
+TEST_CASE("an index file without line ends is refused after one line's bound, not read whole, devices are not read", "[limits][unit]") {
   // /dev/zero never ends and a pipe may wait for a writer: neither is read.
   CHECK_THROWS_WITH(workloads::read_index_file("/dev/zero", 10, 100, "w.json", "ops[0].indices.file"),
                     "w.json: ops[0].indices.file: expected an index file, found \"/dev/zero\", which is not a regular file");

@@ -43,7 +43,7 @@ TEST_CASE("a NUL character in any string or key is refused with its JSON path", 
   CHECK(load_json_file(tab)["name"] == "a\tb");
 }
 
-TEST_CASE("syntax errors give line and column; missing files are named", "[json][unit]") {
+TEST_CASE("syntax errors give line and column, missing files are named", "[json][unit]") {
   const auto bad = write_temp("bad.json", "{\n  \"a\": 1,\n  \"b\": ]\n}");
   CHECK_THROWS_WITH(load_json_file(bad), Catch::Contains(bad + ":3:") && Catch::Contains("valid JSON"));
   CHECK_THROWS_AS(load_json_file("/nonexistent/x.json"), InputError);

@@ -298,7 +298,7 @@ TEST_CASE("half dtypes: the simulated IPU runs every op kind of a training step 
   CHECK(ops_run > 40);
 }
 
-TEST_CASE("half dtypes: on the simulated IPU float16 halves the bytes and uses the half codelet costs; bfloat16 is refused",
+TEST_CASE("half dtypes: on the simulated IPU float16 halves the bytes and uses the half codelet costs, bfloat16 is refused",
           "[dtype][half][ipu][unit]") {
   const ipu::IpuMachine bow = ipu::load_ipu_machine("bow");
   REQUIRE(bow.has_float16_codelets);
@@ -424,7 +424,7 @@ TEST_CASE("half dtypes: the half sweeps cover each hydronet point in float16 on 
   CHECK(analysis::expand_sweep(b).size() == 594 * 2 * 2);
 }
 
-TEST_CASE("half dtypes: a sweep asking the simulated IPU for bfloat16 is refused before any point runs; float16 runs verified",
+TEST_CASE("half dtypes: a sweep asking the simulated IPU for bfloat16 is refused before any point runs, float16 runs verified",
           "[dtype][half][cli]") {
   const fs::path dir = tilesim_test::scratch("half_sweep");
   const fs::path s = tilesim_test::write_text(dir / "s.json", R"({"name": "sh", "ops": ["gather"], "dtypes": ["float16", "bfloat16"],

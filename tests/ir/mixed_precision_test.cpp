@@ -140,7 +140,7 @@ TEST_CASE("cast: the op keeps its input's shape and dtype from the graph, and co
   CHECK_THROWS_WITH(g.add_op(infinite), Contains("is not finite"));
 }
 
-TEST_CASE("cast: the reference is the scaled input rounded once, exactly; a truncated, unrounded or unscaled cast fails",
+TEST_CASE("cast: the reference is the scaled input rounded once, exactly, a truncated, unrounded or unscaled cast fails",
           "[mixed_precision][reference][unit]") {
   for (const DType to : {DType::float16, DType::bfloat16}) {
     INFO(to_string(to));
@@ -397,7 +397,7 @@ TEST_CASE("train: float16 and bfloat16 steps on the CPU kernels are verified, an
   }
 }
 
-TEST_CASE("train: the shipped half training examples run verified on cpu, torch-cpu and the GPU model; float16 on torch-cpu exits 2",
+TEST_CASE("train: the shipped half training examples run verified on cpu, torch-cpu and the GPU model, float16 on torch-cpu exits 2",
           "[mixed_precision][training][cli][slow]") {
   const tilesim_test::fs::path dir = tilesim_test::scratch("mixed_precision_examples");
   struct Example {

@@ -296,7 +296,7 @@ TEST_CASE("weighted losses by hand, and the weighted loss_grad is the central di
   }
 }
 
-TEST_CASE("all-zero row weights give a loss and gradient of exactly 0; row weights are checked like the other operands",
+TEST_CASE("all-zero row weights give a loss and gradient of exactly 0, row weights are checked like the other operands",
           "[reference][training][unit]") {
   const std::int64_t rows = 3, cols = 4;
   for (LossFn fn : {LossFn::cross_entropy, LossFn::mse}) {

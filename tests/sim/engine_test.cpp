@@ -288,7 +288,7 @@ Program counted_copy(const Program& listed) {
   return counted;
 }
 
-TEST_CASE("engine: counted transfers and broadcasts take the listed ones' cycles; bad counts are refused", "[sim][engine][unit]") {
+TEST_CASE("engine: counted transfers and broadcasts take the listed ones' cycles, bad counts are refused", "[sim][engine][unit]") {
   const auto t = tiny_program();
   Program counted = counted_copy(t.program);
   std::size_t broadcasts = 0;

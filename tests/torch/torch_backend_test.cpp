@@ -465,7 +465,7 @@ TEST_CASE("each op kind's backward agrees with libtorch's autograd (tests/op_bac
   }
 }
 
-TEST_CASE("torch-cpu's weighted loss: weight-0 rows drop out of loss and gradients; a loss_grad weighing rows otherwise is refused",
+TEST_CASE("torch-cpu's weighted loss: weight-0 rows drop out of loss and gradients, a loss_grad weighing rows otherwise is refused",
           "[torch][training][unit]") {
   namespace detail = tilesim_test::op_backward_detail;
   const std::vector<float> mask = {1, 0, 1, 1, 0, 1};  // a batch of 4 padded to 6

@@ -151,7 +151,7 @@ TEST_CASE("neighbor sampling keeps min(fanout, in-degree) distinct real in-edges
   }
 }
 
-TEST_CASE("neighbor sampling with replacement draws fanout edges; -1 takes all; large fanouts sample distinct edges", "[unit]") {
+TEST_CASE("neighbor sampling with replacement draws fanout edges, -1 takes all, large fanouts sample distinct edges", "[unit]") {
   // A star: node 0 has 500 in-edges, from 1..500; node 1 none.
   graphs::EdgeList star;
   star.num_nodes = 501;

@@ -305,7 +305,7 @@ TEST_CASE("tilesim run reports per-layer totals beside the per-op rows", "[layer
   CHECK_THAT(table.out, Contains("= conv1") && Contains("= conv2") && Contains("FLOP/B"));
 }
 
-TEST_CASE("dropout in a training step: the input (and GAT's attention) times a mask of 0 or 1/(1-p); none in inference",
+TEST_CASE("dropout in a training step: the input (and GAT's attention) times a mask of 0 or 1/(1-p), none in inference",
           "[layers][unit]") {
   json doc = {{"name", "drop"},
               {"seed", 4},

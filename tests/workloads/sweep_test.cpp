@@ -227,7 +227,7 @@ TEST_CASE("sweep file errors name the file, the JSON path, what was expected and
   }
 }
 
-TEST_CASE("point seeds: repeat 0 of seed 0 draws validate's indices; others differ", "[sweep][unit]") {
+TEST_CASE("point seeds: repeat 0 of seed 0 draws validate's indices, others differ", "[sweep][unit]") {
   const OpShape shape{4096, 512, 32768};
   CHECK(sweep_index_seed(shape, 0, 0) == point_index_seed(shape));
   CHECK(sweep_index_seed(shape, 0, 1) == point_index_seed(shape) + 1000003);

@@ -55,7 +55,7 @@ TEST_CASE("workload sweep paths: keys, [N] and [*], and what is not a path", "[s
   }
 }
 
-TEST_CASE("workload sweep paths: a value set at every element, one element, a new last key; why a path is not there", "[sweep][unit]") {
+TEST_CASE("workload sweep paths: a value set at every element, one element, a new last key, why a path is not there", "[sweep][unit]") {
   nlohmann::json w = wsweep_base_workload();
   CHECK(wsweep::set_at_path(w, *wsweep::parse_json_path("model[*].out"), 64).empty());
   CHECK(w["model"][0]["out"] == 64);

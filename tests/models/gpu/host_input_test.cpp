@@ -30,7 +30,7 @@ EpochDriving gpu_graph_epoch() {
 
 }  // namespace
 
-TEST_CASE("GPU host input: every shipped GPU states its figures with sources; derived machines inherit them", "[gpu][host][unit]") {
+TEST_CASE("GPU host input: every shipped GPU states its figures with sources, derived machines inherit them", "[gpu][host][unit]") {
   for (const char* name : {"v100-16gb", "a100-40gb", "a100-80gb", "h100-sxm", "h200"}) {
     INFO(name);
     const GpuMachine m = load_gpu_machine(name);

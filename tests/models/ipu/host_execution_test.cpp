@@ -141,7 +141,7 @@ TEST_CASE("host execution: an asynchronous loader hides the host link behind com
   CHECK(poptorch_epoch(host, run).host_link_exposed_s == Approx(100 * exposed.host_link_s_per_micro_batch));
 }
 
-TEST_CASE("host execution: the IPUs in use behind one link share it; synthetic data sends nothing", "[ipu][host][formula]") {
+TEST_CASE("host execution: the IPUs in use behind one link share it, synthetic data sends nothing", "[ipu][host][formula]") {
   const HostFigures& host = shipped_bow_host();
   EpochDriving run = host_exec_epoch();
   run.devices_used = 64;

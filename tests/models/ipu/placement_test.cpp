@@ -87,7 +87,7 @@ TEST_CASE("A row sent to several tiles is multicast: sent once, received by each
   CHECK(r.stats.exchange_bytes_sent == 64);
 }
 
-TEST_CASE("Received rows that overflow a tile are exchanged in column rounds; own rows that overflow are exit 3", "[placement][unit]") {
+TEST_CASE("Received rows that overflow a tile are exchanged in column rounds, own rows that overflow are exit 3", "[placement][unit]") {
   IpuMachine machine = small_bow(2);
   // Tile 0 owns row 0 and receives rows 2..9 from tile 1 (5 rows per tile).
   std::vector<std::int32_t> src, dst;
