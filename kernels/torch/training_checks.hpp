@@ -34,11 +34,17 @@ inline constexpr double kGradientRelativeBound = 0x1p-12;
 // float16 and 2^-3 for bfloat16, where the bfloat16 SchNet and GCN examples part by at most 0.0067 of the
 // largest magnitude (1.7 u). A gradient off by a factor of 2, or missing or doubling a term of its scale,
 // still fails.
-double gradient_relative_bound(DType model_dtype);
+// Where this host's libtorch keeps a half matmul's partial sums in the half dtype itself (libtorch 1.13's
+// own gemm on a CPU without AVX-512: accumulation_probe.hpp), autograd's weight gradients, each a sum over
+// every row or edge of the batch, carry rounding that grows with that count: measured on an AMD EPYC with
+// AVX2 alone, the bfloat16 SchNet example's autograd gradients part from the graph's by up to 0.8 of the
+// largest magnitude. No bound of the gradient's scale holds them, and one large enough to would pass
+// anything, so such a step's gradients are compared and the difference reported, but not checked.
 
 struct PhaseCheck {
   bool ok = true;
-  std::string detail;  // what was checked and how it came out; the failures by name
+  bool checked = true;  // false: compared and reported, not held to a bound (the row's verified is then unset)
+  std::string detail;   // what was checked and how it came out; the failures by name
 };
 
 // Each op of `ops` (indices into graph.ops) verified against the reference, operands from `computed`
@@ -52,7 +58,9 @@ PhaseCheck check_ops(const OpGraph& graph, const std::vector<std::size_t>& ops, 
 // from `inputs` and torch's forward outputs in `computed`. Within gradient_relative_bound(plan.model_dtype)
 // of the largest magnitude, above (kGradientRelativeBound for a float32 model); a half model's autograd
 // gradients are compared unscaled (the graph's casts back to its master weights carry 1 / loss_scale).
+// With `accumulation` saying the model's half dtype adds its products in itself, the same comparison is
+// made and reported unchecked (PhaseCheck::checked false), as above.
 PhaseCheck check_gradients(const OpGraph& graph, const TrainingStepPlan& plan, const TensorValues& inputs,
-                           const TensorValues& computed);
+                           const TensorValues& computed, const reference::Accumulation& accumulation = {});
 
 }  // namespace tilesim::kernels::torch_peer

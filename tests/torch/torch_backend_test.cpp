@@ -376,6 +376,42 @@ TEST_CASE("torch-cpu's training steps follow the cpu backend's loss curve, each 
   }
 }
 
+TEST_CASE("torch-cpu reports a bfloat16 step's gradients unchecked where libtorch sums bfloat16 products in bfloat16",
+          "[torch][training][bfloat16][unit]") {
+  // A bfloat16 GCN step; its gradients compared as the host's probe says torch accumulates, and as the
+  // other kind of host would.
+  json doc = {{"name", "t"}, {"seed", 11}, {"dtype", "bfloat16"},
+              {"graph", {{"generator", "erdos_renyi"}, {"num_nodes", 30}, {"num_edges", 110}}}, {"num_features", 5},
+              {"model", json::array({{{"layer", "gcn"}, {"name", "c1"}, {"out", 6}, {"activation", "relu"}},
+                                     {{"layer", "gcn"}, {"name", "c2"}, {"out", 3}}})},
+              {"train", {{"task", "node"}, {"loss", "cross_entropy"}, {"optimizer", {{"kind", "sgd"}, {"lr", 0.01}}}}}};
+  const workloads::Instance s = workloads::instantiate(workloads::parse_workload(doc, "t.json"));
+  auto torch_backend = peer::make_backend();
+  const BackendResult result = torch_backend->run(s.graph, s.values, once());
+  const TensorValues& computed = *torch_backend->computed_outputs();
+  const peer::TrainingStepPlan plan = peer::plan_training_step(s.graph, "test");
+  reference::Accumulation in_dtype, float32;
+  in_dtype.bfloat16 = reference::DotAccumulation::in_dtype;
+  const peer::PhaseCheck unchecked = peer::check_gradients(s.graph, plan, s.values, computed, in_dtype);
+  INFO(unchecked.detail);
+  CHECK_FALSE(unchecked.checked);
+  CHECK_THAT(unchecked.detail, Catch::Contains("not checked") && Catch::Contains("partial sums in bfloat16") &&
+                                   Catch::Contains("largest difference"));
+  // With float32 accumulators the same comparison is a check, which a gradient twice too large fails.
+  TensorValues doubled = computed;
+  for (float& g : doubled.mutable_f32(plan.parameters.front().grad)) g *= 2.0f;
+  const peer::PhaseCheck checked = peer::check_gradients(s.graph, plan, s.values, doubled, float32);
+  CHECK(checked.checked);
+  CHECK_FALSE(checked.ok);
+  // The backend's own row follows this host's probe: unset exactly where the probe found bfloat16 sums.
+  const bool host_in_dtype = peer::host_accumulation().accumulation.bfloat16 == reference::DotAccumulation::in_dtype;
+  for (const OpResult& row : result.ops)
+    if (row.phase == OpPhase::backward) {
+      INFO(row.verification);
+      CHECK(row.verified.has_value() == !host_in_dtype);
+    }
+}
+
 TEST_CASE("torch-cpu's training checks catch a wrong gradient, update or activation", "[torch][training][unit]") {
   const auto cases = training_cases();
   const workloads::Instance& s = cases.at(1).second;  // the GAT: gradients through softmax and the block mask
@@ -405,6 +441,16 @@ TEST_CASE("torch-cpu's training checks catch a wrong gradient, update or activat
     const auto largest = std::max_element(g.begin(), g.end(), [](float a, float b) { return std::fabs(a) < std::fabs(b); });
     *largest = -*largest;
     CHECK_FALSE(peer::check_gradients(s.graph, plan, s.values, flipped).ok);
+  }
+  // The host's half accumulation leaves a float32 model's gradients checked: a wrong one still fails.
+  {
+    reference::Accumulation in_dtype;
+    in_dtype.float16 = in_dtype.bfloat16 = reference::DotAccumulation::in_dtype;
+    TensorValues scaled = computed;
+    for (float& g : scaled.mutable_f32(plan.parameters.front().grad)) g *= 1.01f;
+    const peer::PhaseCheck check = peer::check_gradients(s.graph, plan, s.values, scaled, in_dtype);
+    CHECK(check.checked);
+    CHECK_FALSE(check.ok);
   }
   // An update that skipped the step, and a forward output off by one part in 10^3.
   std::vector<std::size_t> steps;
