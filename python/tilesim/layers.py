@@ -15,6 +15,7 @@ GATConv            GAT             ``heads`` concatenated, ``negative_slope``
 InteractionBlock   SchNet          SchNet's interaction block (``filters``, ``cutoff``)
 RGCNConv           RGCN            ``num_relations`` relation weights
 torch.nn.Linear    Linear          applied to every node row, no message passing (a readout, an input projection)
+FiLMConv           FiLM            one relation, ReLU, ``aggr`` ``"mean"`` (FiLMConv's default), ``"add"`` or ``"max"``
 =================  ==============  =====================================================
 
 PyG's spellings are accepted: ``out_channels`` is tilesim's ``out`` (channels per head for GAT), and
@@ -34,7 +35,7 @@ class Layer:
     def __init__(self, kind=None, *, in_channels=None, out_channels=None, **fields):
         self.kind = kind or self.kind
         if self.kind is None:
-            raise TypeError("Layer needs a kind (gcn, sage, gin, gat, schnet, rgcn, linear): use tilesim.layers.GCN(...) and friends")
+            raise TypeError("Layer needs a kind (gcn, sage, gin, gat, schnet, rgcn, linear, pool, film): use tilesim.layers.GCN(...) and friends")
         if out_channels is not None:
             # PyG's name for tilesim's "out": the same number either way, so both may be given if they agree.
             if "out" in fields and fields["out"] != out_channels:
@@ -60,7 +61,7 @@ class Layer:
         """The layer's output width given its input width, or None where this object does not say
         (a SchNet block, a GAT without ``heads``)."""
         out = self.fields.get("out")
-        if self.kind in ("gcn", "sage", "gin", "rgcn", "linear") and isinstance(out, int):
+        if self.kind in ("gcn", "sage", "gin", "rgcn", "linear", "film") and isinstance(out, int):
             return out
         if self.kind == "pool":
             return width  # each graph's rows reduced to one, the width kept
@@ -143,7 +144,14 @@ class Pool(Layer):
     kind = "pool"
 
 
-_BY_KIND = {c.kind: c for c in (GCN, SAGE, GIN, GAT, SchNet, RGCN, Linear, Pool)}
+class FiLM(Layer):
+    """FiLMConv with one relation and its ReLU: ``out``, ``aggr`` (``"mean"``, the default, ``"add"`` or ``"max"``),
+    ``activation``, ``bias`` (the FiLM generator's), ``name``."""
+    kind = "film"
+
+
+_BY_KIND = {c.kind: c for c in (GCN, SAGE, GIN, GAT, SchNet, RGCN, Linear, Pool, FiLM)}
 
 # PyG layer class name -> tilesim layer class (the table above).
-PYG_LAYERS = {"GCNConv": GCN, "SAGEConv": SAGE, "GINConv": GIN, "GATConv": GAT, "InteractionBlock": SchNet, "RGCNConv": RGCN, "Linear": Linear}
+PYG_LAYERS = {"GCNConv": GCN, "SAGEConv": SAGE, "GINConv": GIN, "GATConv": GAT, "InteractionBlock": SchNet, "RGCNConv": RGCN, "Linear": Linear,
+              "FiLMConv": FiLM}

@@ -247,6 +247,14 @@ std::vector<std::pair<std::string, workloads::Instance>> training_cases() {
                                       {{"layer", "sage"}, {"name", "s2"}, {"out", 3}}}),
                          {{"task", "graph"}, {"loss", "mse"}, {"pool", "mean"},
                           {"optimizer", {{"kind", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}, {"weight_decay", 1e-3}}}})},
+      // FiLM: two FiLM layers (mean, then max aggregation), their gradients through gathers by source
+      // and by destination.
+      {"film",
+       training_workload(molecules, 4,
+                         json::array({{{"layer", "film"}, {"name", "f1"}, {"out", 6}},
+                                      {{"layer", "film"}, {"name", "f2"}, {"out", 3}, {"aggr", "max"}}}),
+                         {{"task", "graph"}, {"loss", "cross_entropy"}, {"pool", "add"},
+                          {"optimizer", {{"kind", "adam"}, {"lr", 0.01}}}})},
       // RGCN: segment_matmul recorded per segment, its weight's and input's gradients from autograd checked
       // against the graph's transposed segment_matmuls.
       {"rgcn",

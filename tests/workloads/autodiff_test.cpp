@@ -179,6 +179,13 @@ TEST_CASE("backward ops of SchNet with add-pool and mse equal finite differences
   check_gradients({s}, true);
 }
 
+TEST_CASE("backward ops of FiLM (mean and max aggregation) equal finite differences", "[training][autodiff][unit]") {
+  LayerSpec a = layer(LayerKind::film, "film1", 4);
+  LayerSpec b = layer(LayerKind::film, "film2", 3);
+  b.film_aggregation = FilmAggregation::max;
+  check_gradients({a, b}, false);
+}
+
 TEST_CASE("backward groups are named after their layers", "[training][autodiff][unit]") {
   LayerSpec a = layer(LayerKind::gcn, "conv1", 6);
   Model m = build({a, layer(LayerKind::gcn, "conv2", 3)}, false);

@@ -333,6 +333,52 @@ TEST_CASE("RGCN layer equals PyG RGCNConv (segment_matmul path) computed directl
   require_close(l, out);
 }
 
+TEST_CASE("FiLM layer equals PyG FiLMConv (one relation, ReLU) computed directly", "[layers][unit]") {
+  const auto g = small_graph();
+  for (const FilmAggregation aggr : {FilmAggregation::mean, FilmAggregation::add, FilmAggregation::max}) {
+    LayerSpec spec = layer(LayerKind::film, 3);
+    spec.film_aggregation = aggr;
+    auto l = lower(spec, g, 4);
+    evaluate(l);
+    const Matrix x = matrix(l, "x");
+    auto relu = [](Matrix m) {
+      for (auto& row : m)
+        for (auto& v : row) v = std::max(v, 0.0);
+      return m;
+    };
+    // The skip term: relu(gamma_s * lin_skip(x) + beta_s), film_skip's halves without bias.
+    const Matrix beta_s = linear(x, matrix(l, "film.film_skip.beta.weight"));
+    const Matrix gamma_s = linear(x, matrix(l, "film.film_skip.gamma.weight"));
+    const Matrix h_s = linear(x, matrix(l, "film.lin_skip.weight"));
+    Matrix skip(6, std::vector<double>(3));
+    for (int n = 0; n < 6; ++n)
+      for (int c = 0; c < 3; ++c) skip[n][c] = gamma_s[n][c] * h_s[n][c] + beta_s[n][c];
+    skip = relu(skip);
+    // The messages relu(gamma_i * lins[0](x)_j + beta_i), aggregated by destination (0 where none).
+    const Matrix beta = linear(x, matrix(l, "film.film.beta.weight"), vec(l, "film.film.beta.bias"));
+    const Matrix gamma = linear(x, matrix(l, "film.film.gamma.weight"), vec(l, "film.film.gamma.bias"));
+    const Matrix h = linear(x, matrix(l, "film.lin.weight"));
+    Matrix aggregated(6, std::vector<double>(3, 0.0));
+    std::vector<int> count(6, 0);
+    std::vector<std::vector<bool>> seen(6, std::vector<bool>(3, false));
+    for (std::size_t e = 0; e < g.src.size(); ++e) {
+      const int i = g.dst[e], j = g.src[e];
+      ++count[i];
+      for (int c = 0; c < 3; ++c) {
+        const double m = std::max(gamma[i][c] * h[j][c] + beta[i][c], 0.0);
+        double& a = aggregated[i][c];
+        a = aggr == FilmAggregation::max ? (seen[i][c] ? std::max(a, m) : m) : a + m;
+        seen[i][c] = true;
+      }
+    }
+    if (aggr == FilmAggregation::mean)
+      for (int n = 0; n < 6; ++n)
+        for (int c = 0; c < 3 && count[n] > 0; ++c) aggregated[n][c] /= count[n];
+    require_close(l, add(skip, aggregated));
+    REQUIRE(l.graph.groups.at(0).kind == "film");
+  }
+}
+
 TEST_CASE("A model stacks layers with activations, one group per layer, sharing edge tensors", "[layers][unit]") {
   const auto g = small_graph();
   OpGraph graph;
@@ -422,6 +468,8 @@ TEST_CASE("Per-layer op counts", "[layers][unit]") {
   CHECK(count(layer(LayerKind::schnet, 4)) == 12);
   CHECK(count(layer(LayerKind::rgcn, 4)) == 6);
   CHECK(count(layer(LayerKind::linear, 4)) == 1);
+  // 6 matmuls, 5 binaries, 2 relus, 3 gathers, 1 scatter.
+  CHECK(count(layer(LayerKind::film, 4)) == 17);
   LayerSpec gin_linear = layer(LayerKind::gin, 4);
   gin_linear.gin_nn = GinNn::linear;
   CHECK(count(gin_linear) == 5);

@@ -148,6 +148,15 @@ TEST_CASE("An unknown layer key is told every key the layer accepts, optional on
         "messages over), found \"sage\"");
   CHECK(error_of(json::parse(R"([{"layer": "pool", "reduce": "max"}])")) ==
         "w.json: model[0].reduce: expected one of \"add\", \"mean\", found \"max\"");
+  // FiLM's aggregation: one of three, echoed (mean when not given), and no other layer takes it.
+  CHECK(error_of(json::parse(R"([{"layer": "film", "out": 8, "aggr": "min"}])")) ==
+        "w.json: model[0].aggr: expected one of \"mean\", \"add\", \"max\", found \"min\"");
+  const auto film = parse_model(json::parse(R"([{"layer": "film", "out": 8, "aggr": "max"}, {"layer": "film", "out": 4}])"), "w.json", "model", 8);
+  CHECK(film.at(0).film_aggregation == FilmAggregation::max);
+  CHECK(to_json(film.at(1), 8)["aggr"] == "mean");
+  // The echo is itself a valid layer, read back the same.
+  CHECK(parse_model(json::array({to_json(film.at(0), 8)}), "w.json", "model", 8).at(0).film_aggregation == FilmAggregation::max);
+  CHECK_THAT(error_of(json::parse(R"([{"layer": "gcn", "out": 8, "aggr": "max"}])")), Contains("model[0]") && Contains("aggr"));
   // Where the attention logits are computed: one of two, echoed either way.
   CHECK(error_of(json::parse(R"([{"layer": "gat", "out": 16, "attention": "per_head"}])")) ==
         "w.json: model[0].attention: expected one of \"per_node\", \"per_edge\", found \"per_head\"");

@@ -88,7 +88,7 @@ TEST_CASE("workload: every example parses and instantiates", "[workload][unit]")
                                           "hydronet_largest.json", "gcn_cora.json", "gcn_pubmed.json", "sage_arxiv.json",
                                           "gat_cora.json", "schnet_qm9.json", "rgcn.json", "gcn_cora_train.json",
                                           "sage_pubmed_train.json", "gin_molecules_train.json", "schnet_qm9_train.json",
-                                          "gat_cora_train.json"};
+                                          "gat_cora_train.json", "film_molecules_train.json"};
   for (const auto& name : expected) CHECK(found.count(name) == 1);
 }
 

@@ -15,7 +15,7 @@
 
 namespace tilesim::workloads::layers {
 
-enum class LayerKind { gcn, sage, gin, gat, schnet, rgcn, linear, pool };
+enum class LayerKind { gcn, sage, gin, gat, schnet, rgcn, linear, pool, film };
 // How a "pool" layer reduces each graph's node rows to one row (PyG's global_add_pool, global_mean_pool).
 enum class PoolReduce { add, mean };
 // What a GIN layer's nn is: PyG's GIN MLP (Linear -> ReLU -> Linear) or a single torch.nn.Linear.
@@ -25,6 +25,8 @@ enum class GinNn { mlp, linear };
 // computes (x_i * att_i).sum(-1) + (x_j * att_j).sum(-1), as the DGL team's PyG GAT benchmark script for
 // ogbn-arxiv writes it: the same values, E / N times the work, and the destination rows gathered too).
 enum class GatAttention { per_node, per_edge };
+// How a FiLM layer aggregates its messages (FiLMConv's aggr: 'mean', its default, 'add' or 'max').
+enum class FilmAggregation { mean, add, max };
 std::string to_string(LayerKind kind);
 std::optional<LayerKind> layer_kind_from_string(const std::string& name);
 
@@ -48,6 +50,7 @@ struct LayerSpec {
   float cutoff = 10.0f;                  // schnet: cosine cutoff and Gaussian range (PyG SchNet default 10)
   std::int32_t num_relations = 0;        // rgcn: 0 takes the graph's relation count
   PoolReduce pool_reduce = PoolReduce::add;  // pool: each graph's rows summed or averaged
+  FilmAggregation film_aggregation = FilmAggregation::mean;  // film: the messages' aggregation
   // Training only (a model run for inference lowers none, as PyTorch's eval mode): nn.Dropout(p) on the
   // layer's input features, and gat's dropout of the attention coefficients (GATConv's `dropout`), each
   // in [0, 1).
@@ -206,6 +209,7 @@ TensorId lower_gat(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_schnet(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_rgcn(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_pool(Lowering& l, const LayerSpec& spec, TensorId x);
+TensorId lower_film(Lowering& l, const LayerSpec& spec, TensorId x);
 // Whether the graph source batches several graphs whose nodes are `rows` rows (a "molecules" source, a
 // "graphs" loader's batch): what pooling by graph needs.
 bool batches_graphs(const Lowering& l, std::int64_t rows);

@@ -26,7 +26,7 @@ std::int64_t width(ObjectReader& r, const std::string& key) {
   return r.positive_integer(key, max_width, " (widths must fit int32, tilesim's index type)");
 }
 
-std::string kinds_text() { return "one of \"gcn\", \"sage\", \"gin\", \"gat\", \"schnet\", \"rgcn\", \"linear\", \"pool\""; }
+std::string kinds_text() { return "one of \"gcn\", \"sage\", \"gin\", \"gat\", \"schnet\", \"rgcn\", \"linear\", \"pool\", \"film\""; }
 
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 255) return false;
@@ -105,6 +105,12 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
                          describe_json(r.value("cutoff")));
       break;
     case LayerKind::rgcn: spec.num_relations = static_cast<std::int32_t>(r.integer_or("num_relations", 1, 1 << 20, 0)); break;
+    case LayerKind::film:
+      if (r.has("aggr")) {
+        const std::string a = r.one_of("aggr", {"mean", "add", "max"});
+        spec.film_aggregation = a == "add" ? FilmAggregation::add : a == "max" ? FilmAggregation::max : FilmAggregation::mean;
+      }
+      break;
     case LayerKind::gcn:
     case LayerKind::sage:
     case LayerKind::linear:
@@ -183,6 +189,9 @@ nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
       if (spec.num_relations > 0) j["num_relations"] = spec.num_relations;
       break;
     case LayerKind::pool: j["reduce"] = spec.pool_reduce == PoolReduce::mean ? "mean" : "add"; break;
+    case LayerKind::film:
+      j["aggr"] = spec.film_aggregation == FilmAggregation::add ? "add" : spec.film_aggregation == FilmAggregation::max ? "max" : "mean";
+      break;
     case LayerKind::gcn:
     case LayerKind::sage:
     case LayerKind::linear: break;

@@ -125,7 +125,7 @@ TEST_CASE("every group kind a layer lowers to has its PyG module structure in py
   using namespace tilesim::workloads::layers;
   const auto& layers = eager_record().layers;
   std::vector<LayerSpec> specs;
-  for (const char* name : {"gcn", "sage", "gin", "gat", "schnet", "rgcn", "linear", "pool"}) {
+  for (const char* name : {"gcn", "sage", "gin", "gat", "schnet", "rgcn", "linear", "pool", "film"}) {
     const auto kind = layer_kind_from_string(name);
     REQUIRE(kind.has_value());
     LayerSpec spec;
