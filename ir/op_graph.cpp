@@ -39,6 +39,8 @@ constexpr UnaryName unary_names[] = {
     {UnaryFn::rsqrt_or_zero, "rsqrt_or_zero"},
     {UnaryFn::reciprocal_or_zero, "reciprocal_or_zero"},
     {UnaryFn::cosine_cutoff, "cosine_cutoff"},
+    {UnaryFn::sigmoid, "sigmoid"},
+    {UnaryFn::softplus, "softplus"},
 };
 
 [[noreturn]] void bad_op(const Op& op, const std::string& what) {

@@ -70,6 +70,8 @@ enum class UnaryFn {
   rsqrt_or_zero,     // x > 0 ? 1/sqrt(x) : 0      (GCN's deg^-1/2 with PyG's inf -> 0 mask)
   reciprocal_or_zero,// x != 0 ? 1/x : 0
   cosine_cutoff,     // x < scalar ? 0.5 * (cos(pi * x / scalar) + 1) : 0   (SchNet, scalar = cutoff)
+  sigmoid,           // 1 / (1 + exp(-x))                                  (CGConv's gate)
+  softplus,          // log(1 + exp(x)), x above 20 (torch's threshold)    (CGConv's core)
 };
 std::string to_string(UnaryFn fn);
 std::optional<UnaryFn> unary_fn_from_string(const std::string& name);

@@ -258,6 +258,17 @@ Elementwise unary_value(UnaryFn fn, double s, double x) {
       const double softplus = x > 30 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
       return {softplus - kLog2, 8 * kU32 * (softplus + kLog2)};
     }
+    case UnaryFn::softplus: {
+      // torch's softplus (beta 1, threshold 20): log1p(exp(x)), x itself above 20 (an error of e^-20
+      // relative): within 4 ulp.
+      const double softplus = x > 20 ? x : std::log1p(std::exp(x));
+      return {softplus, 8 * kU32 * softplus};
+    }
+    case UnaryFn::sigmoid: {
+      // 1 / (1 + e^-x): exp within 4 ulp, the add and the divide round once each.
+      const double v = 1.0 / (1.0 + std::exp(-x));
+      return {v, 8 * kU32 * v};
+    }
     case UnaryFn::rsqrt_or_zero: {
       if (!(x > 0)) return {0.0, 0.0};
       const double v = 1.0 / std::sqrt(x);
@@ -306,6 +317,8 @@ OpExpectation unary(const Op& op, const Operands& o) {
     case UnaryFn::rsqrt_or_zero: e.rule = "each element within 2 ulp (2^-22 |value|), 0 where x <= 0"; break;
     case UnaryFn::reciprocal_or_zero: e.rule = "each element within 1 ulp (2^-23 |value|), 0 where x = 0"; break;
     case UnaryFn::cosine_cutoff: e.rule = "each element within 2^-24 (2 |pi x / cutoff| + 4), 0 from the cutoff on"; break;
+    case UnaryFn::sigmoid: e.rule = "each element within 2^-21 |value|"; break;
+    case UnaryFn::softplus: e.rule = "each element within 2^-21 |value| (x itself above 20, torch's threshold)"; break;
   }
   if (unit_scale != 1.0) e.rule += " with the dtype's unit roundoff in place of 2^-24 (each step may round in it)";
   return e;

@@ -36,6 +36,8 @@ double derivative_rounding(UnaryFn fn) {
     case UnaryFn::rsqrt_or_zero: return 10 * kU32;     // x^-1.5 by pow or rsqrt and divides
     case UnaryFn::reciprocal_or_zero: return 6 * kU32;
     case UnaryFn::cosine_cutoff: return 6 * kU32;      // plus the argument's error, added below
+    case UnaryFn::softplus: return 12 * kU32;          // as shifted_softplus: the same derivative
+    case UnaryFn::sigmoid: return 16 * kU32;           // s (1 - s) with s = sigmoid(x): exp, add, divide, subtract, two multiplies
   }
   return 0;
 }
@@ -52,6 +54,11 @@ double unary_derivative(UnaryFn fn, double s, double x) {
     case UnaryFn::rsqrt_or_zero: return x > 0 ? -0.5 / (x * std::sqrt(x)) : 0.0;
     case UnaryFn::reciprocal_or_zero: return x != 0 ? -1.0 / (x * x) : 0.0;
     case UnaryFn::cosine_cutoff: return x < s ? -0.5 * (kPi / s) * std::sin(kPi * x / s) : 0.0;
+    case UnaryFn::softplus: return x > 20 ? 1.0 : 1.0 / (1.0 + std::exp(-x));  // torch softplus_backward
+    case UnaryFn::sigmoid: {
+      const double y = 1.0 / (1.0 + std::exp(-x));
+      return y * (1.0 - y);  // torch sigmoid_backward: grad (1 - y) y
+    }
   }
   throw std::logic_error("reference: unknown unary function");
 }
@@ -68,6 +75,12 @@ OpExpectation unary_grad(const Op& op, const Operands& o) {
     const double v = static_cast<double>(g[i]) * unary_derivative(op.unary, op.scalar, x[i]);
     e.value[i] = v;
     double bound = rounding * std::fabs(v);
+    if (op.unary == UnaryFn::sigmoid) {
+      // torch's sigmoid_backward takes grad (1 - y) y from the rounded y: 1 - y loses u y absolutely
+      // (all of it where y rounds to 1), so an absolute term u |g| y^2 (doubled) beside the relative one.
+      const double y = 1.0 / (1.0 + std::exp(-static_cast<double>(x[i])));
+      bound += 2 * kU32 * std::fabs(static_cast<double>(g[i])) * y * y;
+    }
     if (op.unary == UnaryFn::cosine_cutoff && x[i] < op.scalar) {
       // sin's argument pi x / c carries ~3 roundings: an absolute error of 3u |arg| in sin.
       const double arg = kPi * x[i] / op.scalar;

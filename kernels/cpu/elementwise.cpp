@@ -56,7 +56,7 @@ inline float exp_f32(float x) {
 // log(1 + e^x) - log 2 as max(x, 0) + log1p(e^-|x|) - log 2 in double, which neither overflows nor loses
 // e^x against 1; log1p(e) for e in (0, 1] as 2 atanh(s), s = e / (2 + e) <= 1/3, by its odd series to
 // s^19 (truncation below 1e-10). One rounding to float at the end.
-inline float shifted_softplus_f32(float x) {
+inline double softplus_f64(float x) {
   const double xd = x;
   const double magnitude = xd < 0 ? -xd : xd;
   const double e = exp_core(clamp_exp_argument(-magnitude));
@@ -64,7 +64,23 @@ inline float shifted_softplus_f32(float x) {
   double series = 1.0 / 19;
   for (int k = 17; k >= 1; k -= 2) series = series * s2 + 1.0 / k;
   const double log1p_e = 2.0 * s * series;
-  const float result = static_cast<float>((xd > 0 ? xd : 0.0) + log1p_e - kLn2);
+  return (xd > 0 ? xd : 0.0) + log1p_e;
+}
+inline float shifted_softplus_f32(float x) {
+  const float result = static_cast<float>(softplus_f64(x) - kLn2);
+  return x == x ? result : x;
+}
+// torch's softplus: the same log(1 + e^x), and x itself above its threshold 20.
+inline float softplus_f32(float x) {
+  const float result = x > 20.0f ? x : static_cast<float>(softplus_f64(x));
+  return x == x ? result : x;
+}
+// 1 / (1 + e^-x) in double, one rounding at the end. e^-x is clamped to [e^-110, e^110] (not exp's
+// float range): below x = -110 the result is under half the smallest float subnormal and rounds to 0.
+inline float sigmoid_f32(float x) {
+  const double a = -static_cast<double>(x);
+  const double clamped = a < -110.0 ? -110.0 : (a > 110.0 ? 110.0 : a);
+  const float result = static_cast<float>(1.0 / (1.0 + exp_core(clamped)));
   return x == x ? result : x;
 }
 
@@ -89,6 +105,14 @@ void unary_block(UnaryFn fn, float s, const float* x, float* out, std::int64_t b
     case UnaryFn::shifted_softplus:
 #pragma omp simd
       for (std::int64_t i = begin; i < end; ++i) out[i] = shifted_softplus_f32(x[i]);
+      return;
+    case UnaryFn::softplus:
+#pragma omp simd
+      for (std::int64_t i = begin; i < end; ++i) out[i] = softplus_f32(x[i]);
+      return;
+    case UnaryFn::sigmoid:
+#pragma omp simd
+      for (std::int64_t i = begin; i < end; ++i) out[i] = sigmoid_f32(x[i]);
       return;
     case UnaryFn::rsqrt_or_zero:
 #pragma omp simd

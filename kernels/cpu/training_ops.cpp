@@ -29,6 +29,11 @@ inline double derivative(UnaryFn fn, double s, double x) {
     case UnaryFn::rsqrt_or_zero: return x > 0 ? -0.5 / (x * std::sqrt(x)) : 0.0;
     case UnaryFn::reciprocal_or_zero: return x != 0 ? -1.0 / (x * x) : 0.0;
     case UnaryFn::cosine_cutoff: return x < s ? -0.5 * (kPi / s) * std::sin(kPi * x / s) : 0.0;
+    case UnaryFn::softplus: return x > 20 ? 1.0 : 1.0 / (1.0 + std::exp(-x));
+    case UnaryFn::sigmoid: {
+      const double y = 1.0 / (1.0 + std::exp(-x));
+      return y * (1.0 - y);
+    }
   }
   return 0;
 }

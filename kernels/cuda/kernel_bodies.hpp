@@ -269,6 +269,8 @@ TILESIM_HD inline float unary_value(UnaryFn fn, float x, float scalar) {
     case UnaryFn::rsqrt_or_zero: return x > 0.0f ? 1.0f / sqrtf(x) : 0.0f;
     case UnaryFn::reciprocal_or_zero: return x != 0.0f ? 1.0f / x : 0.0f;
     case UnaryFn::cosine_cutoff: return x < scalar ? 0.5f * (cosf(x * (3.14159265358979323846f / scalar)) + 1.0f) : 0.0f;
+    case UnaryFn::softplus: return x > 20.0f ? x : fmaxf(x, 0.0f) + log1pf(expf(-fabsf(x)));
+    case UnaryFn::sigmoid: return 1.0f / (1.0f + expf(-x));
   }
   return x;
 }

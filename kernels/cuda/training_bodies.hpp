@@ -28,6 +28,15 @@ TILESIM_HD inline float unary_grad_value(UnaryFn fn, float x, float g, float sca
       const float z = expf(x);
       return g * (z / (z + 1.0f));
     }
+    case UnaryFn::softplus: {
+      if (x > 20.0f) return g;
+      const float z = expf(x);
+      return g * (z / (z + 1.0f));
+    }
+    case UnaryFn::sigmoid: {
+      const float y = 1.0f / (1.0f + expf(-x));
+      return g * (1.0f - y) * y;
+    }
     case UnaryFn::rsqrt_or_zero: return x > 0.0f ? g * (-0.5f / (x * sqrtf(x))) : 0.0f;
     case UnaryFn::reciprocal_or_zero: return x != 0.0f ? g * (-1.0f / (x * x)) : 0.0f;
     case UnaryFn::cosine_cutoff: {

@@ -170,6 +170,8 @@ at::Tensor run_eager(const Op& op, const Operands& o) {
         case UnaryFn::leaky_relu: return at::leaky_relu(x, op.scalar);
         case UnaryFn::shifted_softplus: return shifted_softplus(x);
         case UnaryFn::exp: return at::exp(x);
+        case UnaryFn::softplus: return at::softplus(x);
+        case UnaryFn::sigmoid: return x.sigmoid();
         case UnaryFn::scale: return at::mul(py(static_cast<double>(op.scalar)), x);
         case UnaryFn::rsqrt_or_zero:
         case UnaryFn::reciprocal_or_zero: {
@@ -218,6 +220,8 @@ std::string eager_python_call(const Op& op) {
         case UnaryFn::leaky_relu: return "torch.nn.functional.leaky_relu(x, slope)";
         case UnaryFn::shifted_softplus: return "torch.nn.functional.softplus(x) - log(2)";
         case UnaryFn::exp: return "torch.exp(x)";
+        case UnaryFn::softplus: return "torch.nn.functional.softplus(x)";
+        case UnaryFn::sigmoid: return "x.sigmoid()";
         case UnaryFn::scale: return "(1 + eps) * x";
         case UnaryFn::rsqrt_or_zero: return "d = deg.pow_(-0.5); d.masked_fill_(d == inf, 0)";
         case UnaryFn::reciprocal_or_zero: return "d = deg.pow_(-1); d.masked_fill_(d == inf, 0)";
@@ -262,7 +266,8 @@ bool has_eager_backward(const Op& op) {
     case OpKind::matmul: return true;
     case OpKind::unary:
       return op.unary == UnaryFn::relu || op.unary == UnaryFn::leaky_relu || op.unary == UnaryFn::shifted_softplus ||
-             op.unary == UnaryFn::exp || op.unary == UnaryFn::scale;
+             op.unary == UnaryFn::exp || op.unary == UnaryFn::scale || op.unary == UnaryFn::softplus ||
+             op.unary == UnaryFn::sigmoid;
     case OpKind::binary: return op.binary != BinaryFn::equal;
     default: return false;
   }

@@ -241,6 +241,8 @@ PeerCall unary(UnaryFn fn, float scalar, const float* x, std::int64_t count, flo
     case UnaryFn::shifted_softplus:
       return make([xt, o]() mutable { at::softplus_out(o, xt, 1, 20).sub_(0.69314718055994530942); });
     case UnaryFn::exp: return make([xt, o]() mutable { at::exp_out(o, xt); });
+    case UnaryFn::softplus: return make([xt, o]() mutable { at::softplus_out(o, xt, 1, 20); });
+    case UnaryFn::sigmoid: return make([xt, o]() mutable { at::sigmoid_out(o, xt); });
     case UnaryFn::scale: {
       at::Tensor s = at::scalar_tensor(scalar, at::TensorOptions().dtype(at::kFloat));
       return make([xt, o, s]() mutable { at::mul_out(o, xt, s); });

@@ -39,6 +39,9 @@ std::vector<Pass> unary_passes(UnaryFn fn) {
     case UnaryFn::relu: return {{"relu", 4, 4}};
     case UnaryFn::leaky_relu: return {{"leaky_relu", 4, 4}};
     case UnaryFn::exp: return {{"exp", 4, 4}};
+    // CGConv: self.lin_f(z).sigmoid() and F.softplus(self.lin_s(z)), one call each.
+    case UnaryFn::sigmoid: return {{"sigmoid", 4, 4}};
+    case UnaryFn::softplus: return {{"softplus", 4, 4}};
     case UnaryFn::scale: return {{"mul_scalar", 4, 4}};
     // SchNet's ShiftedSoftplus: F.softplus(x) - self.shift.
     case UnaryFn::shifted_softplus: return {{"softplus", 4, 4}, {"sub_shift", 4, 4}};

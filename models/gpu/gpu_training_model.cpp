@@ -32,6 +32,9 @@ std::vector<ElementPass> unary_grad_passes(UnaryFn fn) {
     case UnaryFn::exp: return {{"mul_grad_result", 12}};
     // softplus_backward(grad, self, beta, threshold); the shift's subtraction passes the gradient on.
     case UnaryFn::shifted_softplus: return {{"softplus_backward", 12}};
+    case UnaryFn::softplus: return {{"softplus_backward", 12}};
+    // sigmoid_backward(grad, result): grad (1 - result) result, one kernel reading both.
+    case UnaryFn::sigmoid: return {{"sigmoid_backward", 12}};
     // mul by a Python scalar: grad * scalar.
     case UnaryFn::scale: return {{"mul_scalar", 8}};
     // masked_fill_'s backward is grad.masked_fill(mask, 0), out of place: a copy, then the fill reading

@@ -16,6 +16,7 @@ InteractionBlock   SchNet          SchNet's interaction block (``filters``, ``cu
 RGCNConv           RGCN            ``num_relations`` relation weights
 torch.nn.Linear    Linear          applied to every node row, no message passing (a readout, an input projection)
 FiLMConv           FiLM            one relation, ReLU, ``aggr`` ``"mean"`` (FiLMConv's default), ``"add"`` or ``"max"``
+CGConv             CGConv          no edge features, keeps its width, ``aggr`` ``"add"`` (CGConv's default), ``"mean"`` or ``"max"``
 =================  ==============  =====================================================
 
 PyG's spellings are accepted: ``out_channels`` is tilesim's ``out`` (channels per head for GAT), and
@@ -35,7 +36,7 @@ class Layer:
     def __init__(self, kind=None, *, in_channels=None, out_channels=None, **fields):
         self.kind = kind or self.kind
         if self.kind is None:
-            raise TypeError("Layer needs a kind (gcn, sage, gin, gat, schnet, rgcn, linear, pool, film): use tilesim.layers.GCN(...) and friends")
+            raise TypeError("Layer needs a kind (gcn, sage, gin, gat, schnet, rgcn, linear, pool, film, cgconv): use tilesim.layers.GCN(...) and friends")
         if out_channels is not None:
             # PyG's name for tilesim's "out": the same number either way, so both may be given if they agree.
             if "out" in fields and fields["out"] != out_channels:
@@ -63,7 +64,7 @@ class Layer:
         out = self.fields.get("out")
         if self.kind in ("gcn", "sage", "gin", "rgcn", "linear", "film") and isinstance(out, int):
             return out
-        if self.kind == "pool":
+        if self.kind in ("pool", "cgconv"):
             return width  # each graph's rows reduced to one, the width kept
         if self.kind == "gat" and isinstance(out, int) and self.fields.get("concat") is False:
             return out  # heads averaged
@@ -150,8 +151,14 @@ class FiLM(Layer):
     kind = "film"
 
 
-_BY_KIND = {c.kind: c for c in (GCN, SAGE, GIN, GAT, SchNet, RGCN, Linear, Pool, FiLM)}
+class CGConv(Layer):
+    """CGConv without edge features: ``aggr`` (``"add"``, the default, ``"mean"`` or ``"max"``), ``activation``,
+    ``bias`` (lin_f's and lin_s's), ``name``; ``out``, when given, must equal the input width."""
+    kind = "cgconv"
+
+
+_BY_KIND = {c.kind: c for c in (GCN, SAGE, GIN, GAT, SchNet, RGCN, Linear, Pool, FiLM, CGConv)}
 
 # PyG layer class name -> tilesim layer class (the table above).
 PYG_LAYERS = {"GCNConv": GCN, "SAGEConv": SAGE, "GINConv": GIN, "GATConv": GAT, "InteractionBlock": SchNet, "RGCNConv": RGCN, "Linear": Linear,
-              "FiLMConv": FiLM}
+              "FiLMConv": FiLM, "CGConv": CGConv}

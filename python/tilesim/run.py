@@ -12,7 +12,7 @@ from ._errors import DoesNotFitError, InputError
 from .workload import Workload
 
 # Layer kinds of a model's groups (the report's per-layer totals): the model's output is its last one's.
-_LAYER_KINDS = ("gcn", "sage", "gin", "gin_linear", "gat", "gat_per_edge", "schnet", "rgcn", "linear", "pool", "film")
+_LAYER_KINDS = ("gcn", "sage", "gin", "gin_linear", "gat", "gat_per_edge", "schnet", "rgcn", "linear", "pool", "film", "cgconv")
 
 
 class Result:

@@ -66,7 +66,7 @@ LossPair add_loss_pair(Case& c, const std::string& name, LossFn fn, std::int64_t
 TEST_CASE("unary_grad is grad times the central difference of the forward reference", "[reference][training][unit]") {
   const std::int64_t rows = 6, cols = 5;
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff}) {
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus}) {
     INFO(to_string(fn));
     const float scalar = fn == UnaryFn::leaky_relu ? 0.2f : fn == UnaryFn::cosine_cutoff ? 2.5f : 1.5f;
     Case c;

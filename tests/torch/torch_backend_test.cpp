@@ -180,7 +180,7 @@ TEST_CASE("torch-cpu runs every GNN op kind, verified, and agrees with the cpu b
   cases.push_back(matmul_case(50, 24, 10, false, 4));
   cases.push_back(segment_matmul_case({0, 12, 40, 0, 5}, 8, 6, 5));
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff})
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus})
     cases.push_back(unary_case(fn, fn == UnaryFn::leaky_relu ? 0.2f : fn == UnaryFn::cosine_cutoff ? 6.0f : 1.5f, 40, 6, 6, -8, 8));
   for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide, BinaryFn::equal}) {
     cases.push_back(binary_case(fn, 30, 8, 30, 8, 7));
@@ -255,6 +255,12 @@ std::vector<std::pair<std::string, workloads::Instance>> training_cases() {
                                       {{"layer", "film"}, {"name", "f2"}, {"out", 3}, {"aggr", "max"}}}),
                          {{"task", "graph"}, {"loss", "cross_entropy"}, {"pool", "add"},
                           {"optimizer", {{"kind", "adam"}, {"lr", 0.01}}}})},
+      // CGConv: sigmoid and softplus and their backward through autograd, a residual.
+      {"cgconv",
+       training_workload(molecules, 4,
+                         json::array({{{"layer", "cgconv"}, {"name", "c1"}}, {{"layer", "linear"}, {"name", "readout"}, {"out", 3}}}),
+                         {{"task", "graph"}, {"loss", "cross_entropy"}, {"pool", "mean"},
+                          {"optimizer", {{"kind", "adam"}, {"lr", 0.01}, {"weight_decay", 1e-3}}}})},
       // RGCN: segment_matmul recorded per segment, its weight's and input's gradients from autograd checked
       // against the graph's transposed segment_matmuls.
       {"rgcn",
@@ -497,7 +503,7 @@ TEST_CASE("torch-cpu refuses a training graph it cannot record, naming the op", 
 
 TEST_CASE("each op kind's backward agrees with libtorch's autograd (tests/op_backward_cases.hpp)", "[torch][training][unit]") {
   const auto cases = tilesim_test::op_backward_cases();
-  REQUIRE(cases.size() == 33);
+  REQUIRE(cases.size() == 35);
   for (const auto& c : cases) {
     INFO(c.name);
     auto torch_backend = peer::make_backend();
@@ -648,12 +654,16 @@ TEST_CASE("torch-cpu trains a bfloat16 model in mixed precision, verified, and r
     auto torch_backend = peer::make_backend();
     const BackendResult result = torch_backend->run(s.graph, s.values, once());
     REQUIRE(result.ops.size() == 4);
+    // The gradients are held to 32 u where libtorch adds bfloat16 products in float32, and compared
+    // but not checked where it keeps the partial sums in bfloat16 (training_checks.hpp).
+    const bool in_dtype = peer::host_accumulation().accumulation.bfloat16 == reference::DotAccumulation::in_dtype;
     for (const OpResult& row : result.ops) {
       INFO(row.op << ": " << row.verification);
-      CHECK(row.verified == true);
+      if (row.phase == OpPhase::backward && in_dtype) CHECK_FALSE(row.verified.has_value());
+      else CHECK(row.verified == true);
     }
     CHECK_THAT(result.ops[1].verification, Catch::Contains("the input's cast, the loss"));
-    CHECK_THAT(result.ops[2].verification, Catch::Contains("32 u(bfloat16)"));
+    CHECK_THAT(result.ops[2].verification, Catch::Contains(in_dtype ? "not checked" : "32 u(bfloat16)"));
     // The loss beside the cpu backend's (each rounds its own half forward pass).
     cpu::CpuBackend cpu_backend;
     cpu_backend.run(s.graph, s.values, once());

@@ -182,8 +182,15 @@ TEST_CASE("backward ops of SchNet with add-pool and mse equal finite differences
 TEST_CASE("backward ops of FiLM (mean and max aggregation) equal finite differences", "[training][autodiff][unit]") {
   LayerSpec a = layer(LayerKind::film, "film1", 4);
   LayerSpec b = layer(LayerKind::film, "film2", 3);
-  b.film_aggregation = FilmAggregation::max;
+  b.aggregation = MessageAggregation::max;
   check_gradients({a, b}, false);
+}
+
+TEST_CASE("backward ops of CGConv (sigmoid gate times softplus, residual) equal finite differences", "[training][autodiff][unit]") {
+  LayerSpec a = layer(LayerKind::cgconv, "cg1", 6);
+  LayerSpec b = layer(LayerKind::cgconv, "cg2", 6);
+  b.aggregation = MessageAggregation::mean;
+  check_gradients({a, b, layer(LayerKind::linear, "readout", 3)}, false);
 }
 
 TEST_CASE("backward groups are named after their layers", "[training][autodiff][unit]") {

@@ -335,9 +335,9 @@ TEST_CASE("RGCN layer equals PyG RGCNConv (segment_matmul path) computed directl
 
 TEST_CASE("FiLM layer equals PyG FiLMConv (one relation, ReLU) computed directly", "[layers][unit]") {
   const auto g = small_graph();
-  for (const FilmAggregation aggr : {FilmAggregation::mean, FilmAggregation::add, FilmAggregation::max}) {
+  for (const MessageAggregation aggr : {MessageAggregation::mean, MessageAggregation::add, MessageAggregation::max}) {
     LayerSpec spec = layer(LayerKind::film, 3);
-    spec.film_aggregation = aggr;
+    spec.aggregation = aggr;
     auto l = lower(spec, g, 4);
     evaluate(l);
     const Matrix x = matrix(l, "x");
@@ -367,15 +367,50 @@ TEST_CASE("FiLM layer equals PyG FiLMConv (one relation, ReLU) computed directly
       for (int c = 0; c < 3; ++c) {
         const double m = std::max(gamma[i][c] * h[j][c] + beta[i][c], 0.0);
         double& a = aggregated[i][c];
-        a = aggr == FilmAggregation::max ? (seen[i][c] ? std::max(a, m) : m) : a + m;
+        a = aggr == MessageAggregation::max ? (seen[i][c] ? std::max(a, m) : m) : a + m;
         seen[i][c] = true;
       }
     }
-    if (aggr == FilmAggregation::mean)
+    if (aggr == MessageAggregation::mean)
       for (int n = 0; n < 6; ++n)
         for (int c = 0; c < 3 && count[n] > 0; ++c) aggregated[n][c] /= count[n];
     require_close(l, add(skip, aggregated));
     REQUIRE(l.graph.groups.at(0).kind == "film");
+  }
+}
+
+TEST_CASE("CGConv layer equals PyG CGConv (no edge features, add aggregation) computed directly", "[layers][unit]") {
+  const auto g = small_graph();
+  for (const MessageAggregation aggr : {MessageAggregation::add, MessageAggregation::mean}) {
+    LayerSpec spec = layer(LayerKind::cgconv, 4);
+    if (aggr == MessageAggregation::mean) spec.aggregation = aggr;
+    auto l = lower(spec, g, 4);
+    evaluate(l);
+    const Matrix x = matrix(l, "x");
+    // lin_f and lin_s on z = cat([x_i, x_j]): the [8, 4] weight's rows 0-3 meet x_i, rows 4-7 x_j.
+    auto stacked = [&](const std::string& name) {
+      Matrix w = matrix(l, "cgconv." + name + ".weight_i");
+      for (const auto& row : matrix(l, "cgconv." + name + ".weight_j")) w.push_back(row);
+      return w;
+    };
+    const Matrix wf = stacked("lin_f"), ws = stacked("lin_s");
+    const std::vector<double> bf = vec(l, "cgconv.lin_f.bias"), bs = vec(l, "cgconv.lin_s.bias");
+    Matrix aggregated(6, std::vector<double>(4, 0.0));
+    std::vector<int> count(6, 0);
+    for (std::size_t e = 0; e < g.src.size(); ++e) {
+      const int i = g.dst[e], j = g.src[e];
+      Matrix z(1);
+      z[0] = x[i];
+      z[0].insert(z[0].end(), x[j].begin(), x[j].end());
+      const Matrix f = linear(z, wf, bf), s = linear(z, ws, bs);
+      ++count[i];
+      for (int c = 0; c < 4; ++c) aggregated[i][c] += (1.0 / (1.0 + std::exp(-f[0][c]))) * std::log1p(std::exp(s[0][c]));
+    }
+    if (aggr == MessageAggregation::mean)
+      for (int n = 0; n < 6; ++n)
+        for (int c = 0; c < 4 && count[n] > 0; ++c) aggregated[n][c] /= count[n];
+    require_close(l, add(aggregated, x));
+    REQUIRE(l.graph.groups.at(0).kind == "cgconv");
   }
 }
 
@@ -470,6 +505,8 @@ TEST_CASE("Per-layer op counts", "[layers][unit]") {
   CHECK(count(layer(LayerKind::linear, 4)) == 1);
   // 6 matmuls, 5 binaries, 2 relus, 3 gathers, 1 scatter.
   CHECK(count(layer(LayerKind::film, 4)) == 17);
+  // 2 gathers, 4 matmuls, 2 adds, sigmoid, softplus, multiply, scatter, the residual add.
+  CHECK(count(layer(LayerKind::cgconv, 4)) == 13);
   LayerSpec gin_linear = layer(LayerKind::gin, 4);
   gin_linear.gin_nn = GinNn::linear;
   CHECK(count(gin_linear) == 5);

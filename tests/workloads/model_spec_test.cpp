@@ -148,14 +148,21 @@ TEST_CASE("An unknown layer key is told every key the layer accepts, optional on
         "messages over), found \"sage\"");
   CHECK(error_of(json::parse(R"([{"layer": "pool", "reduce": "max"}])")) ==
         "w.json: model[0].reduce: expected one of \"add\", \"mean\", found \"max\"");
-  // FiLM's aggregation: one of three, echoed (mean when not given), and no other layer takes it.
+  // FiLM's aggregation: one of three, echoed (mean when not given); film and cgconv take it, no other layer does.
   CHECK(error_of(json::parse(R"([{"layer": "film", "out": 8, "aggr": "min"}])")) ==
         "w.json: model[0].aggr: expected one of \"mean\", \"add\", \"max\", found \"min\"");
   const auto film = parse_model(json::parse(R"([{"layer": "film", "out": 8, "aggr": "max"}, {"layer": "film", "out": 4}])"), "w.json", "model", 8);
-  CHECK(film.at(0).film_aggregation == FilmAggregation::max);
+  CHECK(film.at(0).aggregation == MessageAggregation::max);
   CHECK(to_json(film.at(1), 8)["aggr"] == "mean");
+  // CGConv keeps its width (out defaults to it and must equal it) and aggregates by add unless told.
+  const auto cg = parse_model(json::parse(R"([{"layer": "cgconv"}, {"layer": "cgconv", "out": 8, "aggr": "mean"}])"), "w.json", "model", 8);
+  CHECK(cg.at(0).out_features == 8);
+  CHECK(to_json(cg.at(0), 8)["aggr"] == "add");
+  CHECK(cg.at(1).aggregation == MessageAggregation::mean);
+  CHECK(error_of(json::parse(R"([{"layer": "cgconv", "out": 16}])")) ==
+        "w.json: model[0].out: expected the layer's input width 4 (CGConv keeps its width: out = x + the aggregated messages), found 16");
   // The echo is itself a valid layer, read back the same.
-  CHECK(parse_model(json::array({to_json(film.at(0), 8)}), "w.json", "model", 8).at(0).film_aggregation == FilmAggregation::max);
+  CHECK(parse_model(json::array({to_json(film.at(0), 8)}), "w.json", "model", 8).at(0).aggregation == MessageAggregation::max);
   CHECK_THAT(error_of(json::parse(R"([{"layer": "gcn", "out": 8, "aggr": "max"}])")), Contains("model[0]") && Contains("aggr"));
   // Where the attention logits are computed: one of two, echoed either way.
   CHECK(error_of(json::parse(R"([{"layer": "gat", "out": 16, "attention": "per_head"}])")) ==

@@ -15,18 +15,19 @@
 
 namespace tilesim::workloads::layers {
 
-namespace {
+MessageAggregation message_aggregation(const LayerSpec& spec) {
+  if (spec.aggregation) return *spec.aggregation;
+  return spec.kind == LayerKind::cgconv ? MessageAggregation::add : MessageAggregation::mean;
+}
 
-OpKind film_scatter_kind(FilmAggregation aggr) {
-  switch (aggr) {
-    case FilmAggregation::add: return OpKind::scatter_add;
-    case FilmAggregation::max: return OpKind::scatter_max;
-    case FilmAggregation::mean: break;
+OpKind aggregation_scatter_kind(MessageAggregation aggregation) {
+  switch (aggregation) {
+    case MessageAggregation::add: return OpKind::scatter_add;
+    case MessageAggregation::max: return OpKind::scatter_max;
+    case MessageAggregation::mean: break;
   }
   return OpKind::scatter_mean;
 }
-
-}  // namespace
 
 TensorId lower_film(Lowering& l, const LayerSpec& spec, TensorId x) {
   OpGraph& g = l.graph();
@@ -59,7 +60,7 @@ TensorId lower_film(Lowering& l, const LayerSpec& spec, TensorId x) {
   const TensorId scaled = l.op(binary(p + "message.gamma", g, BinaryFn::multiply, gamma_i, x_j));
   const TensorId message = l.op(unary(p + "message.act", g, UnaryFn::relu,
                                       l.op(binary(p + "message.beta", g, BinaryFn::add, scaled, beta_i))));
-  const TensorId aggregated = l.op(scatter(p + "aggregate", g, film_scatter_kind(spec.film_aggregation), message, e.dst, n));
+  const TensorId aggregated = l.op(scatter(p + "aggregate", g, aggregation_scatter_kind(message_aggregation(spec)), message, e.dst, n));
   return l.op(binary(p + "combine", g, BinaryFn::add, skip, aggregated));
 }
 

@@ -15,7 +15,7 @@
 
 namespace tilesim::workloads::layers {
 
-enum class LayerKind { gcn, sage, gin, gat, schnet, rgcn, linear, pool, film };
+enum class LayerKind { gcn, sage, gin, gat, schnet, rgcn, linear, pool, film, cgconv };
 // How a "pool" layer reduces each graph's node rows to one row (PyG's global_add_pool, global_mean_pool).
 enum class PoolReduce { add, mean };
 // What a GIN layer's nn is: PyG's GIN MLP (Linear -> ReLU -> Linear) or a single torch.nn.Linear.
@@ -25,8 +25,9 @@ enum class GinNn { mlp, linear };
 // computes (x_i * att_i).sum(-1) + (x_j * att_j).sum(-1), as the DGL team's PyG GAT benchmark script for
 // ogbn-arxiv writes it: the same values, E / N times the work, and the destination rows gathered too).
 enum class GatAttention { per_node, per_edge };
-// How a FiLM layer aggregates its messages (FiLMConv's aggr: 'mean', its default, 'add' or 'max').
-enum class FilmAggregation { mean, add, max };
+// How a FiLM or CGConv layer aggregates its messages (PyG's aggr: 'mean', FiLMConv's default, 'add',
+// CGConv's, or 'max').
+enum class MessageAggregation { mean, add, max };
 std::string to_string(LayerKind kind);
 std::optional<LayerKind> layer_kind_from_string(const std::string& name);
 
@@ -50,7 +51,7 @@ struct LayerSpec {
   float cutoff = 10.0f;                  // schnet: cosine cutoff and Gaussian range (PyG SchNet default 10)
   std::int32_t num_relations = 0;        // rgcn: 0 takes the graph's relation count
   PoolReduce pool_reduce = PoolReduce::add;  // pool: each graph's rows summed or averaged
-  FilmAggregation film_aggregation = FilmAggregation::mean;  // film: the messages' aggregation
+  std::optional<MessageAggregation> aggregation;  // film, cgconv: the messages' aggregation (unset: the kind's default)
   // Training only (a model run for inference lowers none, as PyTorch's eval mode): nn.Dropout(p) on the
   // layer's input features, and gat's dropout of the attention coefficients (GATConv's `dropout`), each
   // in [0, 1).
@@ -210,6 +211,11 @@ TensorId lower_schnet(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_rgcn(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_pool(Lowering& l, const LayerSpec& spec, TensorId x);
 TensorId lower_film(Lowering& l, const LayerSpec& spec, TensorId x);
+TensorId lower_cgconv(Lowering& l, const LayerSpec& spec, TensorId x);
+// The aggregation a film or cgconv layer uses: its own, else its kind's default (film mean, cgconv add).
+MessageAggregation message_aggregation(const LayerSpec& spec);
+// The scatter op kind that aggregates messages that way.
+OpKind aggregation_scatter_kind(MessageAggregation aggregation);
 // Whether the graph source batches several graphs whose nodes are `rows` rows (a "molecules" source, a
 // "graphs" loader's batch): what pooling by graph needs.
 bool batches_graphs(const Lowering& l, std::int64_t rows);

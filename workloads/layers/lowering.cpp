@@ -22,7 +22,7 @@ constexpr KindName layer_names[] = {{LayerKind::gcn, "gcn"},       {LayerKind::s
                                     {LayerKind::gin, "gin"},       {LayerKind::gat, "gat"},
                                     {LayerKind::schnet, "schnet"}, {LayerKind::rgcn, "rgcn"},
                                     {LayerKind::linear, "linear"}, {LayerKind::pool, "pool"},
-                                    {LayerKind::film, "film"}};
+                                    {LayerKind::film, "film"},     {LayerKind::cgconv, "cgconv"}};
 
 const std::vector<std::int64_t>& shape_of(const OpGraph& g, TensorId t) { return g.tensor(t).shape; }
 
@@ -386,6 +386,7 @@ TensorId lower_layer(Lowering& l, const LayerSpec& spec, TensorId x) {
     case LayerKind::linear: out = lower_linear(l, spec, x); break;
     case LayerKind::pool: out = lower_pool(l, spec, x); break;
     case LayerKind::film: out = lower_film(l, spec, x); break;
+    case LayerKind::cgconv: out = lower_cgconv(l, spec, x); break;
   }
   if (spec.activation) out = l.op(unary(spec.name + "." + to_string(*spec.activation), g, *spec.activation, out, spec.activation_scalar));
   group.op_count = g.ops.size() - group.first_op;

@@ -26,7 +26,7 @@ std::int64_t width(ObjectReader& r, const std::string& key) {
   return r.positive_integer(key, max_width, " (widths must fit int32, tilesim's index type)");
 }
 
-std::string kinds_text() { return "one of \"gcn\", \"sage\", \"gin\", \"gat\", \"schnet\", \"rgcn\", \"linear\", \"pool\", \"film\""; }
+std::string kinds_text() { return "one of \"gcn\", \"sage\", \"gin\", \"gat\", \"schnet\", \"rgcn\", \"linear\", \"pool\", \"film\", \"cgconv\""; }
 
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 255) return false;
@@ -55,12 +55,14 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
     spec.out_features = in_features;
     spec.bias = false;
     if (r.has("reduce")) spec.pool_reduce = r.one_of("reduce", {"add", "mean"}) == "mean" ? PoolReduce::mean : PoolReduce::add;
-  } else if (spec.kind == LayerKind::schnet) {
-    // An InteractionBlock maps hidden -> hidden.
+  } else if (spec.kind == LayerKind::schnet || spec.kind == LayerKind::cgconv) {
+    // An InteractionBlock maps hidden -> hidden; CGConv(channels) maps channels -> channels.
     spec.out_features = r.has("out") ? width(r, "out") : in_features;
     if (spec.out_features != in_features)
       throw InputError(file, r.path_of("out"),
-                       "the layer's input width " + std::to_string(in_features) + " (a SchNet interaction block keeps its width)",
+                       "the layer's input width " + std::to_string(in_features) +
+                           (spec.kind == LayerKind::schnet ? " (a SchNet interaction block keeps its width)"
+                                                           : " (CGConv keeps its width: out = x + the aggregated messages)"),
                        std::to_string(spec.out_features));
   } else {
     spec.out_features = width(r, "out");
@@ -106,9 +108,10 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
       break;
     case LayerKind::rgcn: spec.num_relations = static_cast<std::int32_t>(r.integer_or("num_relations", 1, 1 << 20, 0)); break;
     case LayerKind::film:
+    case LayerKind::cgconv:
       if (r.has("aggr")) {
         const std::string a = r.one_of("aggr", {"mean", "add", "max"});
-        spec.film_aggregation = a == "add" ? FilmAggregation::add : a == "max" ? FilmAggregation::max : FilmAggregation::mean;
+        spec.aggregation = a == "add" ? MessageAggregation::add : a == "max" ? MessageAggregation::max : MessageAggregation::mean;
       }
       break;
     case LayerKind::gcn:
@@ -190,8 +193,11 @@ nlohmann::json to_json(const LayerSpec& spec, std::int64_t in_features) {
       break;
     case LayerKind::pool: j["reduce"] = spec.pool_reduce == PoolReduce::mean ? "mean" : "add"; break;
     case LayerKind::film:
-      j["aggr"] = spec.film_aggregation == FilmAggregation::add ? "add" : spec.film_aggregation == FilmAggregation::max ? "max" : "mean";
+    case LayerKind::cgconv: {
+      const MessageAggregation a = message_aggregation(spec);
+      j["aggr"] = a == MessageAggregation::add ? "add" : a == MessageAggregation::max ? "max" : "mean";
       break;
+    }
     case LayerKind::gcn:
     case LayerKind::sage:
     case LayerKind::linear: break;

@@ -44,6 +44,8 @@ bool unary_is_transcendental(UnaryFn fn) {
     case UnaryFn::leaky_relu:
     case UnaryFn::scale: return false;
     case UnaryFn::shifted_softplus:
+    case UnaryFn::softplus:
+    case UnaryFn::sigmoid:
     case UnaryFn::exp:
     case UnaryFn::rsqrt_or_zero:
     case UnaryFn::reciprocal_or_zero:
@@ -62,6 +64,8 @@ sim::Cycles unary_worker_cycles_per_vector(UnaryFn fn, const CodeletCosts& c) {
     case UnaryFn::rsqrt_or_zero: return c.unary_rsqrt_or_zero_worker_cycles_per_vector;
     case UnaryFn::reciprocal_or_zero: return c.unary_reciprocal_or_zero_worker_cycles_per_vector;
     case UnaryFn::cosine_cutoff: return c.unary_cosine_cutoff_worker_cycles_per_vector;
+    case UnaryFn::softplus: return c.unary_softplus_worker_cycles_per_vector;
+    case UnaryFn::sigmoid: return c.unary_sigmoid_worker_cycles_per_vector;
   }
   return c.unary_cosine_cutoff_worker_cycles_per_vector;
 }

@@ -242,6 +242,8 @@ const std::vector<CodeletField>& codelet_fields() {
       {"unary_rsqrt_or_zero_worker_cycles_per_vector", &CodeletCosts::unary_rsqrt_or_zero_worker_cycles_per_vector, 0, kMaxCycles},
       {"unary_reciprocal_or_zero_worker_cycles_per_vector", &CodeletCosts::unary_reciprocal_or_zero_worker_cycles_per_vector, 0, kMaxCycles},
       {"unary_cosine_cutoff_worker_cycles_per_vector", &CodeletCosts::unary_cosine_cutoff_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_softplus_worker_cycles_per_vector", &CodeletCosts::unary_softplus_worker_cycles_per_vector, 0, kMaxCycles},
+      {"unary_sigmoid_worker_cycles_per_vector", &CodeletCosts::unary_sigmoid_worker_cycles_per_vector, 0, kMaxCycles},
       {"binary_prologue_worker_cycles", &CodeletCosts::binary_prologue_worker_cycles, 0, kMaxCycles},
       {"binary_add_subtract_multiply_worker_cycles_per_vector", &CodeletCosts::binary_add_subtract_multiply_worker_cycles_per_vector, 0, kMaxCycles},
       {"binary_divide_worker_cycles_per_vector", &CodeletCosts::binary_divide_worker_cycles_per_vector, 0, kMaxCycles},

@@ -61,6 +61,8 @@ struct CodeletCosts {
   std::int64_t unary_rsqrt_or_zero_worker_cycles_per_vector = 0;
   std::int64_t unary_reciprocal_or_zero_worker_cycles_per_vector = 0;
   std::int64_t unary_cosine_cutoff_worker_cycles_per_vector = 0;
+  std::int64_t unary_softplus_worker_cycles_per_vector = 0;
+  std::int64_t unary_sigmoid_worker_cycles_per_vector = 0;
   std::int64_t binary_prologue_worker_cycles = 0;
   std::int64_t binary_add_subtract_multiply_worker_cycles_per_vector = 0;
   std::int64_t binary_divide_worker_cycles_per_vector = 0;

@@ -125,7 +125,7 @@ TEST_CASE("every group kind a layer lowers to has its PyG module structure in py
   using namespace tilesim::workloads::layers;
   const auto& layers = eager_record().layers;
   std::vector<LayerSpec> specs;
-  for (const char* name : {"gcn", "sage", "gin", "gat", "schnet", "rgcn", "linear", "pool", "film"}) {
+  for (const char* name : {"gcn", "sage", "gin", "gat", "schnet", "rgcn", "linear", "pool", "film", "cgconv"}) {
     const auto kind = layer_kind_from_string(name);
     REQUIRE(kind.has_value());
     LayerSpec spec;
@@ -277,7 +277,7 @@ TEST_CASE("tilesim's lowered backward of each op launches as many kernels as aut
     CHECK(lowered_backward_kernels(probe, a100) - seq->backward_kernels() == (it == known.end() ? 0 : it->second));
     ++compared;
   }
-  CHECK(compared == 26);  // 16 binaries, 5 unaries, gather, scatter_add, scatter_mean, matmul with and without bias
+  CHECK(compared == 28);  // 16 binaries, 7 unaries, gather, scatter_add, scatter_mean, matmul with and without bias
 }
 
 TEST_CASE("eager-nograd: the same calls without autograd's bookkeeping, and no training step", "[unit]") {
