@@ -41,7 +41,7 @@ struct HalfGradient {
 
 }  // namespace
 
-TEST_CASE("agreement: a half gradient summed in the half dtype is reported, not judged; summed in float32 it must agree",
+TEST_CASE("agreement: a half gradient summed in the half dtype is reported, not judged, summed in float32 it must agree",
           "[unit]") {
   HalfGradient h;
   TensorValues a, b, inputs;
