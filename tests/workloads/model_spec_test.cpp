@@ -111,6 +111,12 @@ TEST_CASE("Model layer specs: defaults, widths and errors", "[layers][unit]") {
   CHECK_THAT(error_of(json::parse(R"([{"layer": "gcn", "out": 0}])"), 4), Contains("model[0].out"));
   CHECK_THAT(error_of(json::parse(R"([{"layer": "gcn", "out": 4, "heads": 2}])"), 4), Contains("heads"));
   CHECK_THAT(error_of(json::parse(R"([{"layer": "sage", "out": 4, "activation": "tanh"}])"), 4), Contains("model[0].activation"));
+  // The sigmoid and softplus functions (CGConv's) are activations too, echoed by name.
+  const auto gated = parse_model(json::parse(R"([{"layer": "gcn", "out": 4, "activation": "softplus"}, {"layer": "linear", "out": 1, "activation": "sigmoid"}])"),
+                                 "w.json", "model", 8);
+  CHECK(gated.at(0).activation == UnaryFn::softplus);
+  CHECK(gated.at(1).activation == UnaryFn::sigmoid);
+  CHECK(to_json(gated.at(1), 4)["activation"] == "sigmoid");
   CHECK_THAT(error_of(json::parse(R"([{"layer": "schnet", "out": 8}])"), 4), Contains("model[0].out") && Contains("4"));
   CHECK_THAT(error_of(json::parse(R"([{"layer": "gcn", "out": 4, "name": "a"}, {"layer": "gcn", "out": 4, "name": "a"}])"), 4),
              Contains("model[1].name"));

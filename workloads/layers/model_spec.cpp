@@ -69,7 +69,7 @@ LayerSpec read_layer(const nlohmann::json& element, const std::string& file, con
   }
   if (spec.kind != LayerKind::pool && r.has("bias")) spec.bias = r.boolean("bias");
   if (r.has("activation")) {
-    const std::string a = r.one_of("activation", {"none", "relu", "leaky_relu", "shifted_softplus"});
+    const std::string a = r.one_of("activation", {"none", "relu", "leaky_relu", "shifted_softplus", "sigmoid", "softplus"});
     if (a != "none") spec.activation = *unary_fn_from_string(a);
     if (a == "leaky_relu") spec.activation_scalar = torch_leaky_relu_slope;
   }
