@@ -15,20 +15,6 @@
 
 namespace tilesim::workloads::layers {
 
-MessageAggregation message_aggregation(const LayerSpec& spec) {
-  if (spec.aggregation) return *spec.aggregation;
-  return spec.kind == LayerKind::cgconv ? MessageAggregation::add : MessageAggregation::mean;
-}
-
-OpKind aggregation_scatter_kind(MessageAggregation aggregation) {
-  switch (aggregation) {
-    case MessageAggregation::add: return OpKind::scatter_add;
-    case MessageAggregation::max: return OpKind::scatter_max;
-    case MessageAggregation::mean: break;
-  }
-  return OpKind::scatter_mean;
-}
-
 TensorId lower_film(Lowering& l, const LayerSpec& spec, TensorId x) {
   OpGraph& g = l.graph();
   const EdgeTensors& e = l.raw();

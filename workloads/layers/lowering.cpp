@@ -32,6 +32,20 @@ std::vector<std::int32_t> to_i32(const std::vector<std::int64_t>& v) {
 
 }  // namespace
 
+MessageAggregation message_aggregation(const LayerSpec& spec) {
+  if (spec.aggregation) return *spec.aggregation;
+  return spec.kind == LayerKind::cgconv ? MessageAggregation::add : MessageAggregation::mean;
+}
+
+OpKind aggregation_scatter_kind(MessageAggregation aggregation) {
+  switch (aggregation) {
+    case MessageAggregation::add: return OpKind::scatter_add;
+    case MessageAggregation::max: return OpKind::scatter_max;
+    case MessageAggregation::mean: break;
+  }
+  return OpKind::scatter_mean;
+}
+
 std::string group_kind(const LayerSpec& spec) {
   if (spec.kind == LayerKind::gin && spec.gin_nn == GinNn::linear) return "gin_linear";
   if (spec.kind == LayerKind::gat && spec.gat_attention == GatAttention::per_edge) return "gat_per_edge";
