@@ -41,6 +41,9 @@ constexpr UnaryName unary_names[] = {
     {UnaryFn::cosine_cutoff, "cosine_cutoff"},
     {UnaryFn::sigmoid, "sigmoid"},
     {UnaryFn::softplus, "softplus"},
+    {UnaryFn::sqrt, "sqrt"},
+    {UnaryFn::log, "log"},
+    {UnaryFn::clamp_min, "clamp_min"},
 };
 
 [[noreturn]] void bad_op(const Op& op, const std::string& what) {

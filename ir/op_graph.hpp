@@ -72,6 +72,9 @@ enum class UnaryFn {
   cosine_cutoff,     // x < scalar ? 0.5 * (cos(pi * x / scalar) + 1) : 0   (SchNet, scalar = cutoff)
   sigmoid,           // 1 / (1 + exp(-x))                                  (CGConv's gate)
   softplus,          // log(1 + exp(x)), x above 20 (torch's threshold)    (CGConv's core)
+  sqrt,              // sqrt(x), NaN below 0                               (PNA's std aggregator)
+  log,               // log(x), -inf at 0, NaN below                       (PNA's degree scalers)
+  clamp_min,         // max(x, scalar), NaN kept                           (PNA's deg.clamp_(1))
 };
 std::string to_string(UnaryFn fn);
 std::optional<UnaryFn> unary_fn_from_string(const std::string& name);

@@ -264,6 +264,18 @@ Elementwise unary_value(UnaryFn fn, double s, double x) {
       const double softplus = x > 20 ? x : std::log1p(std::exp(x));
       return {softplus, 8 * kU32 * softplus};
     }
+    case UnaryFn::sqrt: {
+      const double v = std::sqrt(x);  // NaN below 0, as torch.sqrt
+      return {v, kU32 * std::fabs(v)};  // correctly rounded
+    }
+    case UnaryFn::log: {
+      const double v = std::log(x);  // -inf at 0, NaN below
+      return {v, 4 * kU32 * std::fabs(v)};  // within 2 ulp
+    }
+    case UnaryFn::clamp_min: {
+      const double m = static_cast<double>(static_cast<float>(s));
+      return {std::isnan(x) || !(x < m) ? x : m, 0.0};  // max(x, min), NaN kept as torch keeps it
+    }
     case UnaryFn::sigmoid: {
       // 1 / (1 + e^-x): exp within 4 ulp, the add and the divide round once each.
       const double v = 1.0 / (1.0 + std::exp(-x));
@@ -318,6 +330,9 @@ OpExpectation unary(const Op& op, const Operands& o) {
     case UnaryFn::reciprocal_or_zero: e.rule = "each element within 1 ulp (2^-23 |value|), 0 where x = 0"; break;
     case UnaryFn::cosine_cutoff: e.rule = "each element within 2^-24 (2 |pi x / cutoff| + 4), 0 from the cutoff on"; break;
     case UnaryFn::sigmoid: e.rule = "each element within 2^-21 |value|"; break;
+    case UnaryFn::sqrt: e.rule = "each element within 2^-24 |value| (correctly rounded; NaN below 0)"; break;
+    case UnaryFn::log: e.rule = "each element within 2 ulp (2^-22 |value|; -inf at 0, NaN below)"; break;
+    case UnaryFn::clamp_min: e.rule = "each element exact"; break;
     case UnaryFn::softplus: e.rule = "each element within 2^-21 |value| (x itself above 20, torch's threshold)"; break;
   }
   if (unit_scale != 1.0) e.rule += " with the dtype's unit roundoff in place of 2^-24 (each step may round in it)";

@@ -37,7 +37,10 @@ double derivative_rounding(UnaryFn fn) {
     case UnaryFn::reciprocal_or_zero: return 6 * kU32;
     case UnaryFn::cosine_cutoff: return 6 * kU32;      // plus the argument's error, added below
     case UnaryFn::softplus: return 12 * kU32;          // as shifted_softplus: the same derivative
-    case UnaryFn::sigmoid: return 16 * kU32;           // s (1 - s) with s = sigmoid(x): exp, add, divide, subtract, two multiplies
+    case UnaryFn::sigmoid: return 16 * kU32;
+    case UnaryFn::sqrt: return 6 * kU32;               // grad / (2 sqrt(x)): sqrt, multiply, divide
+    case UnaryFn::log: return 2 * kU32;                // grad / x: one divide
+    case UnaryFn::clamp_min: return 0;                 // grad or 0: exact           // s (1 - s) with s = sigmoid(x): exp, add, divide, subtract, two multiplies
   }
   return 0;
 }
@@ -59,6 +62,9 @@ double unary_derivative(UnaryFn fn, double s, double x) {
       const double y = 1.0 / (1.0 + std::exp(-x));
       return y * (1.0 - y);  // torch sigmoid_backward: grad (1 - y) y
     }
+    case UnaryFn::sqrt: return 0.5 / std::sqrt(x);  // torch: grad / (2 result)
+    case UnaryFn::log: return 1.0 / x;              // torch: grad / self
+    case UnaryFn::clamp_min: return x >= s ? 1.0 : 0.0;  // torch: where(self >= min, grad, 0)
   }
   throw std::logic_error("reference: unknown unary function");
 }

@@ -114,6 +114,17 @@ void unary_block(UnaryFn fn, float s, const float* x, float* out, std::int64_t b
 #pragma omp simd
       for (std::int64_t i = begin; i < end; ++i) out[i] = sigmoid_f32(x[i]);
       return;
+    case UnaryFn::sqrt:
+#pragma omp simd
+      for (std::int64_t i = begin; i < end; ++i) out[i] = std::sqrt(x[i]);
+      return;
+    case UnaryFn::log:
+      for (std::int64_t i = begin; i < end; ++i) out[i] = std::log(x[i]);
+      return;
+    case UnaryFn::clamp_min:
+#pragma omp simd
+      for (std::int64_t i = begin; i < end; ++i) out[i] = x[i] < s ? s : x[i];  // NaN stays NaN, as torch's
+      return;
     case UnaryFn::rsqrt_or_zero:
 #pragma omp simd
       for (std::int64_t i = begin; i < end; ++i) out[i] = x[i] > 0.0f ? 1.0f / std::sqrt(x[i]) : 0.0f;

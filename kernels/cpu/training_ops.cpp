@@ -34,6 +34,9 @@ inline double derivative(UnaryFn fn, double s, double x) {
       const double y = 1.0 / (1.0 + std::exp(-x));
       return y * (1.0 - y);
     }
+    case UnaryFn::sqrt: return 0.5 / std::sqrt(x);
+    case UnaryFn::log: return 1.0 / x;
+    case UnaryFn::clamp_min: return x >= s ? 1.0 : 0.0;
   }
   return 0;
 }

@@ -271,6 +271,9 @@ TILESIM_HD inline float unary_value(UnaryFn fn, float x, float scalar) {
     case UnaryFn::cosine_cutoff: return x < scalar ? 0.5f * (cosf(x * (3.14159265358979323846f / scalar)) + 1.0f) : 0.0f;
     case UnaryFn::softplus: return x > 20.0f ? x : fmaxf(x, 0.0f) + log1pf(expf(-fabsf(x)));
     case UnaryFn::sigmoid: return 1.0f / (1.0f + expf(-x));
+    case UnaryFn::sqrt: return sqrtf(x);
+    case UnaryFn::log: return logf(x);
+    case UnaryFn::clamp_min: return x < scalar ? scalar : x;  // NaN stays NaN
   }
   return x;
 }

@@ -37,6 +37,9 @@ TILESIM_HD inline float unary_grad_value(UnaryFn fn, float x, float g, float sca
       const float y = 1.0f / (1.0f + expf(-x));
       return g * (1.0f - y) * y;
     }
+    case UnaryFn::sqrt: return g / (2.0f * sqrtf(x));
+    case UnaryFn::log: return g / x;
+    case UnaryFn::clamp_min: return x >= scalar ? g : 0.0f;
     case UnaryFn::rsqrt_or_zero: return x > 0.0f ? g * (-0.5f / (x * sqrtf(x))) : 0.0f;
     case UnaryFn::reciprocal_or_zero: return x != 0.0f ? g * (-1.0f / (x * x)) : 0.0f;
     case UnaryFn::cosine_cutoff: {

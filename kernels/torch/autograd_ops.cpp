@@ -46,6 +46,9 @@ at::Tensor unary(const Op& op, const at::Tensor& x) {
     case UnaryFn::exp: return at::exp(x);
     case UnaryFn::softplus: return at::softplus(x, 1, 20);  // CGConv's F.softplus
     case UnaryFn::sigmoid: return at::sigmoid(x);            // CGConv's .sigmoid()
+    case UnaryFn::sqrt: return at::sqrt(x);                  // PNA's std
+    case UnaryFn::log: return at::log(x);                    // PNA's degree scalers
+    case UnaryFn::clamp_min: return at::clamp_min(x, op.scalar);
     case UnaryFn::scale: return x.mul(static_cast<double>(op.scalar));  // GIN's (1 + eps) * x
     // GCN's deg.pow(-0.5) with the infinities of zero degrees masked to 0.
     case UnaryFn::rsqrt_or_zero: return x.pow(-0.5).masked_fill(x <= 0, 0);

@@ -172,6 +172,9 @@ at::Tensor run_eager(const Op& op, const Operands& o) {
         case UnaryFn::exp: return at::exp(x);
         case UnaryFn::softplus: return at::softplus(x);
         case UnaryFn::sigmoid: return x.sigmoid();
+        case UnaryFn::sqrt: return at::sqrt(x);
+        case UnaryFn::log: return at::log(x);
+        case UnaryFn::clamp_min: return at::clamp_min(x, at::Scalar(static_cast<double>(op.scalar)));  // deg.clamp_(1): a Python number
         case UnaryFn::scale: return at::mul(py(static_cast<double>(op.scalar)), x);
         case UnaryFn::rsqrt_or_zero:
         case UnaryFn::reciprocal_or_zero: {
@@ -222,6 +225,9 @@ std::string eager_python_call(const Op& op) {
         case UnaryFn::exp: return "torch.exp(x)";
         case UnaryFn::softplus: return "torch.nn.functional.softplus(x)";
         case UnaryFn::sigmoid: return "x.sigmoid()";
+        case UnaryFn::sqrt: return "torch.sqrt(x)";
+        case UnaryFn::log: return "torch.log(x)";
+        case UnaryFn::clamp_min: return "x.clamp_min(min)";
         case UnaryFn::scale: return "(1 + eps) * x";
         case UnaryFn::rsqrt_or_zero: return "d = deg.pow_(-0.5); d.masked_fill_(d == inf, 0)";
         case UnaryFn::reciprocal_or_zero: return "d = deg.pow_(-1); d.masked_fill_(d == inf, 0)";
@@ -267,7 +273,8 @@ bool has_eager_backward(const Op& op) {
     case OpKind::unary:
       return op.unary == UnaryFn::relu || op.unary == UnaryFn::leaky_relu || op.unary == UnaryFn::shifted_softplus ||
              op.unary == UnaryFn::exp || op.unary == UnaryFn::scale || op.unary == UnaryFn::softplus ||
-             op.unary == UnaryFn::sigmoid;
+             op.unary == UnaryFn::sigmoid || op.unary == UnaryFn::sqrt || op.unary == UnaryFn::log ||
+             op.unary == UnaryFn::clamp_min;
     case OpKind::binary: return op.binary != BinaryFn::equal;
     default: return false;
   }

@@ -243,6 +243,9 @@ PeerCall unary(UnaryFn fn, float scalar, const float* x, std::int64_t count, flo
     case UnaryFn::exp: return make([xt, o]() mutable { at::exp_out(o, xt); });
     case UnaryFn::softplus: return make([xt, o]() mutable { at::softplus_out(o, xt, 1, 20); });
     case UnaryFn::sigmoid: return make([xt, o]() mutable { at::sigmoid_out(o, xt); });
+    case UnaryFn::sqrt: return make([xt, o]() mutable { at::sqrt_out(o, xt); });
+    case UnaryFn::log: return make([xt, o]() mutable { at::log_out(o, xt); });
+    case UnaryFn::clamp_min: return make([xt, o, scalar]() mutable { at::clamp_min_out(o, xt, scalar); });
     case UnaryFn::scale: {
       at::Tensor s = at::scalar_tensor(scalar, at::TensorOptions().dtype(at::kFloat));
       return make([xt, o, s]() mutable { at::mul_out(o, xt, s); });

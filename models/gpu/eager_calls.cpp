@@ -72,7 +72,7 @@ std::vector<Op> eager_probe_ops() {
   }
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
                      UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid,
-                     UnaryFn::softplus}) {
+                     UnaryFn::softplus, UnaryFn::sqrt, UnaryFn::log, UnaryFn::clamp_min}) {
     Op op = probe("unary:" + to_string(fn), OpKind::unary);
     op.unary = fn;
     op.scalar = fn == UnaryFn::cosine_cutoff ? 6.0f : fn == UnaryFn::leaky_relu ? 0.2f : 1.5f;

@@ -42,6 +42,10 @@ std::vector<Pass> unary_passes(UnaryFn fn) {
     // CGConv: self.lin_f(z).sigmoid() and F.softplus(self.lin_s(z)), one call each.
     case UnaryFn::sigmoid: return {{"sigmoid", 4, 4}};
     case UnaryFn::softplus: return {{"softplus", 4, 4}};
+    // PNA: torch.sqrt, torch.log, deg.clamp_(1), one call each.
+    case UnaryFn::sqrt: return {{"sqrt", 4, 4}};
+    case UnaryFn::log: return {{"log", 4, 4}};
+    case UnaryFn::clamp_min: return {{"clamp_min", 4, 4}};
     case UnaryFn::scale: return {{"mul_scalar", 4, 4}};
     // SchNet's ShiftedSoftplus: F.softplus(x) - self.shift.
     case UnaryFn::shifted_softplus: return {{"softplus", 4, 4}, {"sub_shift", 4, 4}};

@@ -35,6 +35,12 @@ std::vector<ElementPass> unary_grad_passes(UnaryFn fn) {
     case UnaryFn::softplus: return {{"softplus_backward", 12}};
     // sigmoid_backward(grad, result): grad (1 - result) result, one kernel reading both.
     case UnaryFn::sigmoid: return {{"sigmoid_backward", 12}};
+    // sqrt: grad / (2 * result): mul, div; log: grad / self: one div; clamp_min (a Python number's
+    // ClampMinBackward0): where(self >= min, grad, 0): the mask, then the select (autograd also copies
+    // its one-element 0 to the grad's type, a launch left out here: tests/models/gpu/eager_calls_test.cpp).
+    case UnaryFn::sqrt: return {{"mul_two_result", 8}, {"div_grad", 12}};
+    case UnaryFn::log: return {{"div_grad_self", 12}};
+    case UnaryFn::clamp_min: return {{"ge_min", 5}, {"where_grad", 13}};
     // mul by a Python scalar: grad * scalar.
     case UnaryFn::scale: return {{"mul_scalar", 8}};
     // masked_fill_'s backward is grad.masked_fill(mask, 0), out of place: a copy, then the fill reading

@@ -169,7 +169,8 @@ TEST_CASE("reference compute passes its own verify for every kind on random oper
   cases.push_back(matmul_case(6, 9, 4, true, 5));
   cases.push_back(segment_matmul_case({3, 0, 4}, 5, 3, 6));
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus})
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus,
+                     UnaryFn::sqrt, UnaryFn::log, UnaryFn::clamp_min})
     cases.push_back(unary_case(fn, 2.0f, 5, 3, 7));
   for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide, BinaryFn::equal})
     cases.push_back(binary_case(fn, 4, 6, 4, 3, 8));

@@ -66,7 +66,8 @@ LossPair add_loss_pair(Case& c, const std::string& name, LossFn fn, std::int64_t
 TEST_CASE("unary_grad is grad times the central difference of the forward reference", "[reference][training][unit]") {
   const std::int64_t rows = 6, cols = 5;
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus}) {
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus,
+                     UnaryFn::sqrt, UnaryFn::log, UnaryFn::clamp_min}) {
     INFO(to_string(fn));
     const float scalar = fn == UnaryFn::leaky_relu ? 0.2f : fn == UnaryFn::cosine_cutoff ? 2.5f : 1.5f;
     Case c;
@@ -74,7 +75,9 @@ TEST_CASE("unary_grad is grad times the central difference of the forward refere
     std::vector<float> xs = grid_values(static_cast<std::size_t>(rows * cols), 11, -20, 20);
     for (auto& x : xs) {
       if (x == 0) x = 0.375f;
-      if (fn == UnaryFn::rsqrt_or_zero || fn == UnaryFn::reciprocal_or_zero) x = std::fabs(x) + 0.25f;
+      if (fn == UnaryFn::rsqrt_or_zero || fn == UnaryFn::reciprocal_or_zero || fn == UnaryFn::sqrt || fn == UnaryFn::log)
+        x = std::fabs(x) + 0.25f;
+      if (fn == UnaryFn::clamp_min && std::fabs(x - scalar) < 0.2f) x = 3.0f;
       if (fn == UnaryFn::cosine_cutoff && std::fabs(x - scalar) < 0.2f) x = 1.0f;
     }
     const TensorId x = c.f32("x", {rows, cols}, xs);

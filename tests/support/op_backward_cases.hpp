@@ -197,7 +197,9 @@ inline std::vector<OpBackwardCase> op_backward_cases() {
                             UnaryCase{UnaryFn::shifted_softplus, 0, -24, 24}, UnaryCase{UnaryFn::exp, 0, -12, 12},
                             UnaryCase{UnaryFn::scale, 1.5f, -24, 24}, UnaryCase{UnaryFn::rsqrt_or_zero, 0, 2, 40},
                             UnaryCase{UnaryFn::reciprocal_or_zero, 0, 4, 40}, UnaryCase{UnaryFn::cosine_cutoff, 2.0f, 0, 28},
-                            UnaryCase{UnaryFn::sigmoid, 0, -24, 24}, UnaryCase{UnaryFn::softplus, 0, -24, 24}}) {
+                            UnaryCase{UnaryFn::sigmoid, 0, -24, 24}, UnaryCase{UnaryFn::softplus, 0, -24, 24},
+                            UnaryCase{UnaryFn::sqrt, 0, 2, 40}, UnaryCase{UnaryFn::log, 0, 2, 40},
+                            UnaryCase{UnaryFn::clamp_min, 0.5f, -24, 24}}) {
     Builder b("unary " + to_string(u.fn));
     const TensorId x = b.param("x", {4, 3}, distinct_values(12, 6, u.lo, u.hi));
     out.push_back(b.finish(L::unary("unary", b.graph(), u.fn, x, u.scalar)));

@@ -180,7 +180,8 @@ TEST_CASE("torch-cpu runs every GNN op kind, verified, and agrees with the cpu b
   cases.push_back(matmul_case(50, 24, 10, false, 4));
   cases.push_back(segment_matmul_case({0, 12, 40, 0, 5}, 8, 6, 5));
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus})
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus,
+                     UnaryFn::sqrt, UnaryFn::log, UnaryFn::clamp_min})
     cases.push_back(unary_case(fn, fn == UnaryFn::leaky_relu ? 0.2f : fn == UnaryFn::cosine_cutoff ? 6.0f : 1.5f, 40, 6, 6, -8, 8));
   for (BinaryFn fn : {BinaryFn::add, BinaryFn::subtract, BinaryFn::multiply, BinaryFn::divide, BinaryFn::equal}) {
     cases.push_back(binary_case(fn, 30, 8, 30, 8, 7));
@@ -503,7 +504,7 @@ TEST_CASE("torch-cpu refuses a training graph it cannot record, naming the op", 
 
 TEST_CASE("each op kind's backward agrees with libtorch's autograd (tests/op_backward_cases.hpp)", "[torch][training][unit]") {
   const auto cases = tilesim_test::op_backward_cases();
-  REQUIRE(cases.size() == 35);
+  REQUIRE(cases.size() == 38);
   for (const auto& c : cases) {
     INFO(c.name);
     auto torch_backend = peer::make_backend();

@@ -29,9 +29,9 @@ double evaluate(const tilesim_test::OpBackwardCase& c, TensorValues& values, std
 
 TEST_CASE("each op kind's backward equals central finite differences of the reference's loss", "[training][autodiff][unit]") {
   const auto cases = tilesim_test::op_backward_cases();
-  // gather, three scatters, matmul, segment_matmul, a matmul under each weighted loss, a scaled cast, 10
+  // gather, three scatters, matmul, segment_matmul, a matmul under each weighted loss, a scaled cast, 13
   // unary functions, 4 binary functions x 4 shapes of the other operand.
-  CHECK(cases.size() == 1 + 3 + 1 + 1 + 2 + 1 + 10 + 16);
+  CHECK(cases.size() == 1 + 3 + 1 + 1 + 2 + 1 + 13 + 16);
   for (const auto& c : cases) {
     INFO(c.name);
     TensorValues values = c.values;

@@ -42,10 +42,13 @@ bool unary_is_transcendental(UnaryFn fn) {
   switch (fn) {
     case UnaryFn::relu:
     case UnaryFn::leaky_relu:
-    case UnaryFn::scale: return false;
+    case UnaryFn::scale:
+    case UnaryFn::clamp_min: return false;
     case UnaryFn::shifted_softplus:
     case UnaryFn::softplus:
     case UnaryFn::sigmoid:
+    case UnaryFn::sqrt:
+    case UnaryFn::log:
     case UnaryFn::exp:
     case UnaryFn::rsqrt_or_zero:
     case UnaryFn::reciprocal_or_zero:
@@ -66,6 +69,11 @@ sim::Cycles unary_worker_cycles_per_vector(UnaryFn fn, const CodeletCosts& c) {
     case UnaryFn::cosine_cutoff: return c.unary_cosine_cutoff_worker_cycles_per_vector;
     case UnaryFn::softplus: return c.unary_softplus_worker_cycles_per_vector;
     case UnaryFn::sigmoid: return c.unary_sigmoid_worker_cycles_per_vector;
+    // poplibs' SQRT and LOGARITHM (the figures Adam's denominator and the cross entropy use), and MAXIMUM
+    // with the scalar for clamp_min.
+    case UnaryFn::sqrt: return c.unary_sqrt_worker_cycles_per_vector;
+    case UnaryFn::log: return c.unary_log_worker_cycles_per_vector;
+    case UnaryFn::clamp_min: return c.binary_maximum_worker_cycles_per_vector;
   }
   return c.unary_cosine_cutoff_worker_cycles_per_vector;
 }

@@ -90,7 +90,8 @@ TEST_CASE("cpu segment_matmul matches the reference with empty, small and large 
 TEST_CASE("cpu unary functions match the reference, serial and threaded, with extreme inputs", "[cpu][gnn-ops][unit]") {
   kernels::cpu::CpuBackend cpu;
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus}) {
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus,
+                     UnaryFn::sqrt, UnaryFn::log, UnaryFn::clamp_min}) {
     INFO(to_string(fn));
     const float scalar = fn == UnaryFn::leaky_relu ? 0.2f : fn == UnaryFn::cosine_cutoff ? 6.0f : 1.5f;
     run_verified(cpu, unary_case(fn, scalar, 13, 7, 1, -8.0f, 8.0f));

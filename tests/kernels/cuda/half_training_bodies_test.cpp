@@ -59,7 +59,9 @@ TEMPLATE_TEST_CASE("cuda half unary_grad body: every derivative in float32, roun
   const std::pair<UnaryFn, float> fns[] = {{UnaryFn::relu, 0.0f},         {UnaryFn::leaky_relu, 0.2f},    {UnaryFn::shifted_softplus, 0.0f},
                                            {UnaryFn::exp, 0.0f},          {UnaryFn::scale, 1.5f},         {UnaryFn::rsqrt_or_zero, 0.0f},
                                            {UnaryFn::reciprocal_or_zero, 0.0f}, {UnaryFn::cosine_cutoff, 6.0f},
-                                           {UnaryFn::sigmoid, 0.0f},            {UnaryFn::softplus, 0.0f}};
+                                           {UnaryFn::sigmoid, 0.0f},            {UnaryFn::softplus, 0.0f},
+                                           {UnaryFn::sqrt, 0.0f},               {UnaryFn::log, 0.0f},
+                                           {UnaryFn::clamp_min, 1.0f}};
   for (const auto& [fn, scalar] : fns) {
     INFO(to_string(fn));
     Case c;

@@ -261,8 +261,11 @@ TEST_CASE("tilesim's lowered backward of each op launches as many kernels as aut
   //    before dividing (3 kernels with the sum); autograd computes -g * ((x / o) / o) (4, then the sum);
   //  - scatter_mean: the op graph keeps no count tensor from the forward, so the backward recounts
   //    (degree: 3 kernels, the reciprocal's 3, the scaling 1, the gather 1); torch_scatter's mean saved
-  //    its count, and autograd runs DivBackward0's div and ScatterAddBackward0's gather.
+  //    its count, and autograd runs DivBackward0's div and ScatterAddBackward0's gather;
+  //  - clamp_min: ClampMinBackward0 copies its one-element 0 to the gradient's type before the where; the
+  //    model prices the mask and the select, not that one-element launch.
   const std::map<std::string, int> known = {{"scatter_mean", 6},
+                                            {"unary:clamp_min", -1},
                                             {"binary:divide:row", -1},
                                             {"binary:divide:same", -1},
                                             {"binary:divide:per_row", -1},
@@ -277,7 +280,7 @@ TEST_CASE("tilesim's lowered backward of each op launches as many kernels as aut
     CHECK(lowered_backward_kernels(probe, a100) - seq->backward_kernels() == (it == known.end() ? 0 : it->second));
     ++compared;
   }
-  CHECK(compared == 28);  // 16 binaries, 7 unaries, gather, scatter_add, scatter_mean, matmul with and without bias
+  CHECK(compared == 31);  // 16 binaries, 10 unaries, gather, scatter_add, scatter_mean, matmul with and without bias
 }
 
 TEST_CASE("eager-nograd: the same calls without autograd's bookkeeping, and no training step", "[unit]") {

@@ -32,7 +32,8 @@ std::vector<OneOp> every_kind(std::int64_t n, std::int64_t f) {
   ops.push_back(make_op(OpKind::matmul, dense(n, f, 16)));
   ops.push_back(make_op(OpKind::segment_matmul, dense(n, f, f, 4)));
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus})
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus,
+                     UnaryFn::sqrt, UnaryFn::log, UnaryFn::clamp_min})
     ops.push_back(make_op(OpKind::unary, dense(n, f), false, fn));
   OpShape b = dense(n, f);
   b.other_rows = n;

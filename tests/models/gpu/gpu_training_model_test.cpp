@@ -28,7 +28,8 @@ std::vector<OneOp> every_training_kind(std::int64_t n, std::int64_t f) {
   ops.push_back(make_training_op(transposed_matmul(f, n, 16, true)));   // x^T @ g: a weight's gradient
   ops.push_back(make_training_op(transposed_matmul(n, 16, f, false)));  // g @ W^T: an input's gradient
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus})
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus,
+                     UnaryFn::sqrt, UnaryFn::log, UnaryFn::clamp_min})
     ops.push_back(make_training_op(unary_grad_op(fn, n, f)));
   ops.push_back(make_training_op(sum_to_op(n, f, 1, f)));  // a bias row's column sums
   ops.push_back(make_training_op(sum_to_op(n, f, n, 1)));  // a per-row scalar's row sums

@@ -104,7 +104,8 @@ TEST_CASE("elementwise, AMP and scatter-family costs follow the poplibs structur
   CHECK(unary_worker_cycles(UnaryFn::relu, 4, c) == 17 + 2 * 3);
   CHECK(unary_worker_cycles(UnaryFn::exp, 4, c) == 33 + 2 * 6);
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus}) {
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus,
+                     UnaryFn::sqrt, UnaryFn::log, UnaryFn::clamp_min}) {
     INFO(to_string(fn));
     CHECK(unary_worker_cycles(fn, 1000, c) > unary_worker_cycles(fn, 100, c));
   }
@@ -121,7 +122,8 @@ TEST_CASE("elementwise, AMP and scatter-family costs follow the poplibs structur
 TEST_CASE("unary ops on the simulated IPU equal the function applied elementwise", "[ipu-ops][functional][unit]") {
   IpuBackend ipu(bow(), "ipu:bow");
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus}) {
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus,
+                     UnaryFn::sqrt, UnaryFn::log, UnaryFn::clamp_min}) {
     INFO(to_string(fn));
     Problem p;
     const std::int64_t rows = 123, cols = 7;
@@ -131,6 +133,8 @@ TEST_CASE("unary ops on the simulated IPU equal the function applied elementwise
     xv[1] = -0.5f;
     if (fn == UnaryFn::cosine_cutoff)
       for (auto& v : xv) v = std::abs(v) * 4.0f;  // distances, some beyond the cutoff
+    if (fn == UnaryFn::sqrt || fn == UnaryFn::log)
+      for (auto& v : xv) v = std::abs(v) + 0.25f;  // their domain (a NaN compares with nothing)
     Op op = gather_scatter_op("f", OpKind::unary, {rows, cols});
     op.input = x;
     op.unary = fn;
@@ -153,6 +157,9 @@ TEST_CASE("unary ops on the simulated IPU equal the function applied elementwise
         case UnaryFn::cosine_cutoff: want[i] = v < a ? 0.5 * (std::cos(M_PI * v / a) + 1.0) : 0.0; break;
         case UnaryFn::sigmoid: want[i] = 1.0 / (1.0 + std::exp(-v)); break;
         case UnaryFn::softplus: want[i] = v > 20 ? v : std::log1p(std::exp(v)); break;
+        case UnaryFn::sqrt: want[i] = std::sqrt(v); break;
+        case UnaryFn::log: want[i] = std::log(v); break;
+        case UnaryFn::clamp_min: want[i] = std::max(v, static_cast<double>(a)); break;
       }
     }
     check_close(got, want);

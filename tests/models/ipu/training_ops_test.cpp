@@ -325,7 +325,8 @@ TEST_CASE("a transposed operand costs the plain matmul plus the transposes on th
 
 TEST_CASE("unary_grad multiplies the gradient by each function's derivative", "[ipu][training][unit]") {
   for (UnaryFn fn : {UnaryFn::relu, UnaryFn::leaky_relu, UnaryFn::shifted_softplus, UnaryFn::exp, UnaryFn::scale,
-                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus}) {
+                     UnaryFn::rsqrt_or_zero, UnaryFn::reciprocal_or_zero, UnaryFn::cosine_cutoff, UnaryFn::sigmoid, UnaryFn::softplus,
+                     UnaryFn::sqrt, UnaryFn::log, UnaryFn::clamp_min}) {
     for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{123, 7}, {1, 1}}) {
       INFO(to_string(fn) << " [" << rows << ", " << cols << "]");
       const Problem p = unary_grad_problem(fn, rows, cols);
