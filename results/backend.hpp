@@ -14,6 +14,9 @@ namespace tilesim {
 struct RunOptions {
   bool timing_only = false;     // simulated backends: skip moving real bytes (same cycles)
   std::string trace_path;       // simulated backends: write a Chrome/Perfetto trace here when set
+  // Simulated backends: each row's plan and per-phase statistics (OpResult::plan). A sweep, whose rows
+  // carry neither, turns it off: building them was a tenth of a timing-only point's heap blocks.
+  bool plan_details = true;
   int warmup = defaults::warmup_calls;  // measured backends: untimed calls before timing
   int repeats = defaults::timed_calls;  // measured backends: timed calls (median reported)
 };
@@ -25,6 +28,9 @@ class Backend {
   // Checks, before any input is generated, that every op of the graph can run on this backend (a
   // simulated machine plans each op here); throws tilesim::PlanError when one cannot.
   virtual void prepare(const OpGraph& graph) { (void)graph; }
+  // Builds what every run of this backend needs once per process (a simulated machine's engine), so
+  // that a sweep's worker processes, forked after it, share it instead of each building its own.
+  virtual void warm_up() {}
   // Runs every op of the graph in order on the given input values and returns one row per op.
   virtual BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) = 0;
   // The outputs of the last run, by output tensor, for cross-backend checks; nullptr for backends that

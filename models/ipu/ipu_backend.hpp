@@ -37,6 +37,7 @@ class IpuBackend : public Backend {
   // Plans every op and checks the step's memory (planning/step_memory.hpp): tilesim::PlanError (exit 3)
   // when an op, or an op with the tensors live across it, does not fit.
   void prepare(const OpGraph& graph) override;
+  void warm_up() override;
   // The SRAM each op of `graph` needs with the tensors live across it, and what recomputation re-runs.
   StepMemory plan_memory(const OpGraph& graph) const;
   BackendResult run(const OpGraph& graph, const TensorValues& inputs, const RunOptions& options) override;

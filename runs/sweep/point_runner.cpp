@@ -79,6 +79,11 @@ Checks add_totals(ResultRow& row, const BackendResult& result, const std::string
 
 }  // namespace
 
+void PointRunner::warm_up_simulated() {
+  for (SweepBackendRun& b : backends_)
+    if (!b.measured) b.backend->warm_up();
+}
+
 ResultRow PointRunner::run(const SweepPoint& p) {
   const auto t0 = Clock::now();
   SweepBackendRun& b = backends_[p.backend];
@@ -113,6 +118,7 @@ RunOptions PointRunner::options_for(const SweepPoint& p, const SweepBackendRun& 
   options.warmup = b.timing.warmup;
   options.repeats = b.timing.timed_calls;
   options.timing_only = b.timing.timing_only;
+  options.plan_details = false;  // a results.csv row has no plan column
   row.mode = b.spec.descriptor->row_mode(b.spec, b.timing);
   row.kind = to_string(b.spec.descriptor->kind());
   return options;

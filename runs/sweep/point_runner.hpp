@@ -21,6 +21,8 @@ class PointRunner {
   PointRunner(const analysis::SweepSpec& spec, std::vector<SweepBackendRun>& backends) : spec_(spec), backends_(backends) {}
 
   analysis::ResultRow run(const analysis::SweepPoint& p);
+  // Backend::warm_up of every backend that is not measured: before worker processes are forked.
+  void warm_up_simulated();
 
   // --available-memory-proportion: every point's ops get it (the simulated IPU plans under it).
   void set_available_memory_proportion(std::optional<double> proportion) { proportion_ = proportion; }

@@ -1,8 +1,9 @@
 #pragma once
 // --jobs N > 1: the simulated and modeled points in N worker processes, each with its own simulator
 // (the SystemC engine is a process-wide singleton and not thread-safe, so threads cannot share it).
-// Each worker runs an interleaved share of the points and sends back one line per row; the parent
-// alone appends them to results.csv.
+// Each worker claims the next point as it finishes the last (a cursor in memory the workers share) and
+// sends back one line per row; the parent alone appends them to results.csv. The simulated backends
+// are warmed up (Backend::warm_up) before the fork, so the workers share one build of their engines.
 #include <cstddef>
 #include <string>
 #include <vector>
