@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/buffer_ref.hpp"
+#include "sim/inline_list.hpp"
 #include "sim/machine_config.hpp"
 #include "sim/transfer_destinations.hpp"
 
@@ -51,9 +52,9 @@ using VertexBody = std::function<void(const VertexContext&)>;
 // on one worker) plus supervisor cycles. The engine turns that into tile cycles (barrel scheduling).
 struct Vertex {
   std::string codelet;                      // name for stats and traces, e.g. "MultiSlice"
-  std::vector<Cycles> worker_cycles;        // size worker_contexts (multi-worker) or 1 (single-worker)
+  InlineList<Cycles, 6> worker_cycles;      // size worker_contexts (multi-worker) or 1 (single-worker)
   Cycles supervisor_cycles = 0;
-  std::vector<BufferRef> buffers;           // all on the vertex's tile
+  InlineList<BufferRef, 4> buffers;         // all on the vertex's tile
   VertexBody execute;                       // functional mode only; may be empty
 };
 

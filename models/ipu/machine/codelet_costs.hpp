@@ -9,15 +9,17 @@
 
 #include "ir/op_graph.hpp"
 #include "models/ipu/machine/machine_file.hpp"
+#include "sim/inline_list.hpp"
 #include "sim/machine_config.hpp"
 
 namespace tilesim::ipu {
 
 // Per-worker cycles of a vertex whose `workers` take contiguous, equal shares of `items` (the last
 // share may be short and later ones empty): worker(n) for a share of n > 0 items, 0 for an idle worker.
+// In a vertex's own inline list (sim::Vertex::worker_cycles): no heap block per vertex.
 template <class WorkerCycles>
-std::vector<sim::Cycles> worker_split_cycles(std::int64_t items, std::int64_t workers, WorkerCycles worker) {
-  std::vector<sim::Cycles> cycles(static_cast<std::size_t>(workers), 0);
+sim::InlineList<sim::Cycles, 6> worker_split_cycles(std::int64_t items, std::int64_t workers, WorkerCycles worker) {
+  sim::InlineList<sim::Cycles, 6> cycles(static_cast<std::size_t>(workers), 0);
   const std::int64_t share = (items + workers - 1) / workers;
   for (std::int64_t w = 0; w < workers; ++w) {
     const std::int64_t n = std::min(items, (w + 1) * share) - std::min(items, w * share);

@@ -39,7 +39,8 @@ void for_each_run(const LinearLayout& from, std::int64_t src_row, const LinearLa
 
 // Each worker's share of `items` in contiguous blocks (0 for an idle worker).
 inline std::vector<std::int64_t> worker_shares(std::int64_t items, std::int64_t workers) {
-  return worker_split_cycles(items, workers, [](std::int64_t n) { return n; });
+  const auto shares = worker_split_cycles(items, workers, [](std::int64_t n) { return n; });
+  return {shares.begin(), shares.end()};
 }
 
 // A program whose one input and output are value tensors (`value_bytes` per element) in the linear
