@@ -37,8 +37,8 @@ struct GatherProgram {
   void place_table_blocks();
   void add_index_group(std::int64_t i);
   void add_multislice(std::int64_t i, Range lookups);
-  sim::Vertex multislice_vertex(const std::vector<std::vector<std::int32_t>>& worker_sorted, std::int64_t lookups, Range rows,
-                                std::int64_t cols, sim::TileId t, sim::BufferId dest);
+  sim::Vertex multislice_vertex(const std::vector<std::int64_t>& worker_block_counts, std::int64_t s, std::int64_t lookups,
+                                Range rows, std::int64_t cols, sim::TileId t, sim::BufferId dest);
   void add_iota(std::int64_t i, std::int64_t lookups, std::int64_t chunk);
   void add_selection(std::int64_t i, std::int64_t k, std::int64_t h, Range lookups, Range chunk);
   sim::BufferId receive_candidates(std::int64_t i, std::int64_t k, std::int64_t h, Range chunk, std::int64_t cols);
@@ -65,6 +65,7 @@ struct GatherProgram {
   sim::Superstep transform{"index transform", {"IndexTransform", {}}, {"candidate rows", {}}};
   sim::Superstep select{"select", {"select candidates", {}}, {"none", {}}};
   std::vector<sim::BufferId> table_buf, index_buf, candidate_buf;  // by tile
+  std::vector<std::int64_t> worker_block_counts;                   // add_multislice's: [worker][row block]
 };
 
 GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector<std::int32_t>& indices,
@@ -131,17 +132,25 @@ void GatherProgram::add_index_group(std::int64_t i) {
 }
 
 // Stage 0: MultiSlice on every tile of group i, into the output (S = 1) or the candidates; workers
-// split the lookups. Each worker's lookups, sorted once, give its in-range count for any row block by
-// binary search.
+// split the lookups. Each worker's lookups are counted per row block in one pass (no sort: sorting
+// them for a binary search per block was most of this function's time).
 void GatherProgram::add_multislice(std::int64_t i, Range lookups) {
   const std::int64_t ni = lookups.size();
   const std::int64_t per_worker = ceil_div(ni, W);
-  std::vector<std::vector<std::int32_t>> worker_sorted(static_cast<std::size_t>(W));
+  // Each worker's lookups counted per row block (an index's block is its row / rows_per_block; one
+  // out of the table is in none): what each MultiSlice vertex's worker finds in range. Kept between
+  // groups, its heap block reused: a large gather has hundreds of groups.
+  auto& counts = worker_block_counts;
+  counts.assign(static_cast<std::size_t>(W * S), 0);
+  if (slice.compute.vertices.empty()) slice.compute.vertices.reserve(static_cast<std::size_t>(I * S * H));
+  const FixedDivisor block_of(plan.rows_per_block);
   for (std::int64_t w = 0; w < W; ++w) {
     const Range rw = block(ni, per_worker, w);
-    auto& v = worker_sorted[static_cast<std::size_t>(w)];
-    v.assign(indices.data() + lookups.begin + rw.begin, indices.data() + lookups.begin + rw.end);
-    std::sort(v.begin(), v.end());
+    std::int64_t* worker_counts = counts.data() + w * S;
+    for (std::int64_t j = lookups.begin + rw.begin; j < lookups.begin + rw.end; ++j) {
+      const std::int64_t row = indices[static_cast<std::size_t>(j)];
+      if (row >= 0 && row < table_rows) ++worker_counts[block_of(row)];
+    }
   }
   for (std::int64_t s = 0; s < S; ++s) {
     const Range rs = block(table_rows, plan.rows_per_block, s);
@@ -151,13 +160,13 @@ void GatherProgram::add_multislice(std::int64_t i, Range lookups) {
       const auto dest = out.program.add_buffer(S == 1 ? "out" : "candidates", t, ni * ch.size() * vb);
       candidate_buf[static_cast<std::size_t>(t)] = dest;
       if (S == 1) out.output.push_back({dest, lookups.begin, ni, ch.begin, ch.size()});
-      slice.compute.vertices.push_back({t, multislice_vertex(worker_sorted, ni, rs, ch.size(), t, dest)});
+      slice.compute.vertices.push_back({t, multislice_vertex(counts, s, ni, rs, ch.size(), t, dest)});
     }
   }
 }
 
-sim::Vertex GatherProgram::multislice_vertex(const std::vector<std::vector<std::int32_t>>& worker_sorted, std::int64_t lookups,
-                                             Range rows, std::int64_t cols, sim::TileId t, sim::BufferId dest) {
+sim::Vertex GatherProgram::multislice_vertex(const std::vector<std::int64_t>& worker_block_counts, std::int64_t s,
+                                             std::int64_t lookups, Range rows, std::int64_t cols, sim::TileId t, sim::BufferId dest) {
   const std::int64_t per_worker = ceil_div(lookups, W);
   sim::Vertex v;
   v.codelet = "MultiSlice";
@@ -167,7 +176,7 @@ sim::Vertex GatherProgram::multislice_vertex(const std::vector<std::vector<std::
   for (std::int64_t w = 0; w < W; ++w) {
     const Range rw = block(lookups, per_worker, w);
     if (rw.empty()) continue;
-    const std::int64_t in = count_in_range(worker_sorted[static_cast<std::size_t>(w)], rows);
+    const std::int64_t in = worker_block_counts[static_cast<std::size_t>(w * S + s)];
     v.worker_cycles[static_cast<std::size_t>(w)] = multislice_worker_cycles(in, rw.size() - in, cols, costs);
     in_total += in;
   }

@@ -18,6 +18,152 @@ std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::
 
 namespace {
 
+
+// A column block's rows, walked in order where a row is longer than a linear tile's share: the rows
+// wholly inside one tile as one strided transfer, a row across tiles cut at each boundary. `add(t,
+// elements, regions)` takes each transfer with linear tile t.
+template <class Add>
+void sum_column_block_row_by_row(const TensorPiece& piece, std::int64_t width, std::int64_t per_tile, const FixedDivisor& rows_in,
+                                 Add& add) {
+  std::int64_t flat = piece.row_begin * width + piece.col_begin;  // the current row's first element
+  std::int64_t tile = flat / per_tile;
+  std::int64_t tile_end = (tile + 1) * per_tile;
+  auto next_row = [&](std::int64_t rows) {
+    flat += rows * width;
+    if (flat < tile_end) return;
+    if (flat < tile_end + per_tile) {
+      ++tile;
+      tile_end += per_tile;
+    } else {
+      tile = flat / per_tile;
+      tile_end = (tile + 1) * per_tile;
+    }
+  };
+  for (std::int64_t r = 0; r < piece.rows;) {
+    if (flat + piece.cols > tile_end) {  // a row straddling tiles: one region in each
+      std::int64_t at = flat, t = tile;
+      for (const std::int64_t end = flat + piece.cols; at < end; ++t) {
+        const std::int64_t k = std::min(end, (t + 1) * per_tile) - at;
+        add(t, k, 1);
+        at += k;
+      }
+      ++r;
+      next_row(1);
+      continue;
+    }
+    // The rows from r whose segments end inside this tile: one strided transfer of that many regions.
+    const std::int64_t rows = std::min(piece.rows - r, rows_in(tile_end - flat - piece.cols) + 1);
+    add(tile, rows * piece.cols, rows);
+    r += rows;
+    next_row(rows);
+  }
+}
+
+// floor((x0 + k * step) / divisor) for k = 0, 1, 2, ... (x0 of either sign; step and divisor
+// positive), a step at a time without a division: the quotient and remainder carried forward.
+struct SteppedQuotient {
+  std::int64_t quotient, remainder, quotient_step, remainder_step, divisor;
+  SteppedQuotient(std::int64_t x0, std::int64_t step, std::int64_t d)
+      : quotient(x0 / d), remainder(x0 % d), quotient_step(step / d), remainder_step(step % d), divisor(d) {
+    if (remainder < 0) {
+      remainder += d;
+      --quotient;
+    }
+  }
+  void next() {
+    quotient += quotient_step;
+    remainder += remainder_step;
+    if (remainder >= divisor) {
+      remainder -= divisor;
+      ++quotient;
+    }
+  }
+};
+
+// The same sums where each linear tile holds at least a row, tile by tile over the tiles the block
+// spans: in each, its rows wholly inside the tile (one region each) and at most two rows cut by the
+// tile's edges (a block's segment is narrower than a row, so no two cross one edge). Which rows those
+// are is a quotient by the row width that moves by the tile's size from one tile to the next, carried
+// forward (SteppedQuotient) rather than divided anew.
+template <class Add>
+void sum_column_block_tile_by_tile(const TensorPiece& piece, std::int64_t width, std::int64_t per_tile, Add& add) {
+  const std::int64_t c0 = piece.col_begin, cols = piece.cols;
+  const std::int64_t first_row = piece.row_begin, last_row = piece.row_begin + piece.rows - 1;
+  const std::int64_t t_first = (first_row * width + c0) / per_tile;
+  const std::int64_t t_last = (last_row * width + c0 + cols - 1) / per_tile;
+  std::int64_t begin = t_first * per_tile;
+  // For the tile [begin, end): the last row starting before `begin`, the last row ending by `end`, and
+  // the last row starting before `end`.
+  SteppedQuotient before_begin(begin - 1 - c0, per_tile, width);
+  SteppedQuotient ends_by_end(begin + per_tile - c0 - cols, per_tile, width);
+  SteppedQuotient before_end(begin + per_tile - 1 - c0, per_tile, width);
+  for (std::int64_t t = t_first; t <= t_last; ++t) {
+    const std::int64_t end = begin + per_tile;
+    const std::int64_t from = std::max(first_row, before_begin.quotient + 1), to = std::min(last_row, ends_by_end.quotient);
+    std::int64_t elements = 0, regions = 0;
+    if (to >= from) {
+      elements = (to - from + 1) * cols;
+      regions = to - from + 1;
+    }
+    const std::int64_t r1 = before_begin.quotient, start1 = r1 * width + c0;
+    if (r1 >= first_row && r1 <= last_row && start1 + cols > begin) {  // reaches past `begin`
+      elements += std::min(start1 + cols, end) - begin;
+      ++regions;
+    }
+    const std::int64_t r2 = before_end.quotient, start2 = r2 * width + c0;
+    if (r2 >= first_row && r2 <= last_row && start2 >= begin && start2 + cols > end) {  // starts inside, reaches past `end`
+      elements += end - start2;
+      ++regions;
+    }
+    if (regions > 0) add(t, elements, regions);
+    begin = end;
+    before_begin.next();
+    ends_by_end.next();
+    before_end.next();
+  }
+}
+
+// The rows of a column block (piece.cols < width) moved to or from the linear layout, summed per tile
+// into exchange.tile_sums as walk_linear_transfers' transfers would be counted there, one at a time:
+// the same regions and bytes, without a count per transfer. The hydronet grid's scatter_add points
+// make about 46,000 such transfers each (55 million over the grid); walked with a division per tile
+// boundary and a count per transfer they were a quarter of a timing-only point's host time. Here the
+// linear tile advances as the rows do and the block's own tile is summed once. A single-chip machine
+// only (tile_sums_tiles_per_chip 0), the block's tile on it: across chips the pairs stay counted for
+// the links.
+void sum_column_block_per_tile(sim::ExchangePlan& exchange, const TensorPiece& piece, std::int64_t width,
+                               const LinearLayout& layout, const std::vector<sim::BufferId>& linear,
+                               std::int64_t element_bytes, bool to_linear, const sim::Program& counting) {
+  const sim::TileId piece_tile = counting.tile_of(piece.buffer);
+  const std::size_t num_tiles = exchange.tile_sums.size() / 4;
+  std::int64_t* sums = exchange.tile_sums.data();
+  const std::int64_t per_tile = layout.elements_per_tile;
+  std::int64_t piece_bytes = 0, piece_regions = 0;  // what the block's tile sends (or receives)
+  // `elements` of the block in `regions` regions between its tile and linear tile t.
+  auto add = [&](std::int64_t t, std::int64_t elements, std::int64_t regions) {
+    const sim::TileId linear_tile = counting.tile_of(linear[static_cast<std::size_t>(t)]);
+    if (static_cast<std::size_t>(linear_tile) >= num_tiles) {  // off the machine: counted, for the engine to refuse
+      exchange.count(to_linear ? piece_tile : linear_tile, to_linear ? linear_tile : piece_tile, elements * element_bytes, regions);
+      return;
+    }
+    const std::size_t at = 4 * static_cast<std::size_t>(linear_tile) + (to_linear ? 2 : 0);
+    sums[at] += elements * element_bytes;
+    sums[at + 1] += regions;
+    piece_bytes += elements * element_bytes;
+    piece_regions += regions;
+  };
+  const FixedDivisor rows_in(width);
+  if (per_tile >= width) {
+    sum_column_block_tile_by_tile(piece, width, per_tile, add);
+  } else {
+    sum_column_block_row_by_row(piece, width, per_tile, rows_in, add);
+  }
+  const std::size_t at = 4 * static_cast<std::size_t>(piece_tile) + (to_linear ? 0 : 2);
+  sums[at] += piece_bytes;
+  sums[at + 1] += piece_regions;
+  if (piece_regions > 0) exchange.tile_sums_used = true;
+}
+
 // add_linear_transfers, listing the transfers, or counting them (ExchangePlan::count) when `counting`
 // is the timing-only program that holds the buffers; counted as broadcasts from the linear tiles to the
 // plan's destination set `broadcast_set` when that is not negative.
@@ -90,8 +236,13 @@ void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<Tensor
   } else {
     reserve(exchange.counted);
   }
+  const bool sum_per_tile = counting && broadcast_set < 0 && !exchange.tile_sums.empty() && exchange.tile_sums_tiles_per_chip == 0;
   for (const auto& piece : from) {
     if (counting) piece_tile = counting->tile_of(piece.buffer);
+    if (sum_per_tile && piece.cols != width && static_cast<std::size_t>(piece_tile) < exchange.tile_sums.size() / 4) {
+      sum_column_block_per_tile(exchange, piece, width, layout, linear, element_bytes, to_linear, *counting);
+      continue;
+    }
     if (piece.cols == width) {  // whole rows: one contiguous flat run
       emit_run(piece, 0, piece.row_begin * width, piece.rows * width);
       continue;

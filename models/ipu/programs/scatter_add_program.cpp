@@ -107,11 +107,10 @@ struct ScatterProgram {
   void add_linear_messages();
   void add_index_group(std::int64_t i);
   void place_message_blocks(std::int64_t i, Range messages);
-  void add_block(std::int64_t i, std::int64_t s, std::int64_t h, std::int64_t messages,
-                 const std::vector<std::int32_t>& sorted_idx);
+  void count_group_rows(Range messages);
+  void add_block(std::int64_t i, std::int64_t s, std::int64_t h, std::int64_t messages);
   void zero_block(std::int64_t i, sim::TileId t, Range rows, Range cols, sim::BufferId part);
-  sim::Vertex update_vertex(sim::TileId t, Range rows, std::int64_t cols, std::int64_t messages,
-                            const std::vector<std::int32_t>& sorted_idx);
+  sim::Vertex update_vertex(sim::TileId t, std::int64_t s, Range rows, std::int64_t cols, std::int64_t messages);
   void set_update_body(sim::Vertex& v, sim::TileId t, Range rows, std::int64_t cols, std::int64_t messages) const;
   void add_reduction(std::int64_t s, std::int64_t h, std::int64_t k, Range rows, Range chunk);
   sim::Vertex reduce_vertex(std::int64_t k, std::int64_t elements, sim::BufferId own, std::int64_t own_offset,
@@ -140,6 +139,7 @@ struct ScatterProgram {
   sim::Superstep reduce;
   std::vector<sim::BufferId> idx_buf, src_buf, partial, count_buf;  // by tile
   std::vector<sim::BufferId> linear_base, linear_messages;          // by tile of the linear layouts
+  std::vector<std::int64_t> group_row_counts;                       // count_group_rows': [row block][worker]
   std::vector<TensorPiece> group0_blocks;  // the blocks the zeroed output is exchanged into (base_from_linear)
 };
 
@@ -205,13 +205,30 @@ void ScatterProgram::add_linear_messages() {
 // Index group i: its offsets and messages, then every (s, h) block of its partial output.
 void ScatterProgram::add_index_group(std::int64_t i) {
   const Range mi = block(num_messages, plan.indices_per_group, i);
-  // Sorted once, the group's offsets give any worker's in-range count by binary search.
-  std::vector<std::int32_t> sorted_idx(indices.data() + mi.begin, indices.data() + mi.end);
-  std::sort(sorted_idx.begin(), sorted_idx.end());
+  count_group_rows(mi);
   add_group_indices(out.program, zero.exchange, tile, i, mi.begin, mi.size(), idx_buf, out.indices);
   if (has_messages) place_message_blocks(i, mi);
   for (std::int64_t s = 0; s < S; ++s) {
-    for (std::int64_t h = 0; h < H; ++h) add_block(i, s, h, mi.size(), sorted_idx);
+    for (std::int64_t h = 0; h < H; ++h) add_block(i, s, h, mi.size());
+  }
+}
+
+// The group's offsets counted per row block and, within it, per worker's slice of the block's rows
+// (update_vertex's split): each MultiUpdateAdd worker's in-range count, found in one pass (sorting the
+// offsets for a binary search per worker was most of this step's time). An offset outside the output
+// is in no slice. Kept in group_row_counts, its heap block reused from group to group.
+void ScatterProgram::count_group_rows(Range messages) {
+  group_row_counts.assign(static_cast<std::size_t>(S * W), 0);
+  const FixedDivisor block_of(plan.rows_per_block);
+  const Range last = block(out_rows, plan.rows_per_block, S - 1);
+  const FixedDivisor worker_of_full(ceil_div(plan.rows_per_block, W)), worker_of_last(ceil_div(last.size(), W));
+  for (std::int64_t m = messages.begin; m < messages.end; ++m) {
+    const std::int64_t row = indices[static_cast<std::size_t>(m)];
+    if (row < 0 || row >= out_rows) continue;
+    const std::int64_t s = block_of(row);
+    const std::int64_t local = row - s * plan.rows_per_block;
+    const std::int64_t w = s == S - 1 ? worker_of_last(local) : worker_of_full(local);
+    ++group_row_counts[static_cast<std::size_t>(s * W + w)];
   }
 }
 
@@ -229,8 +246,7 @@ void ScatterProgram::place_message_blocks(std::int64_t i, Range messages) {
 
 // Block (s, h) of group i's partial output: zeroed, updated with the group's messages and, when the
 // group is the only one, finished (mean, max) in place.
-void ScatterProgram::add_block(std::int64_t i, std::int64_t s, std::int64_t h, std::int64_t messages,
-                               const std::vector<std::int32_t>& sorted_idx) {
+void ScatterProgram::add_block(std::int64_t i, std::int64_t s, std::int64_t h, std::int64_t messages) {
   const Range rs = block(out_rows, plan.rows_per_block, s);
   const Range ch = block(num_features, plan.columns_per_block, h);
   const auto t = tile(i, s, h);
@@ -238,7 +254,7 @@ void ScatterProgram::add_block(std::int64_t i, std::int64_t s, std::int64_t h, s
   partial[static_cast<std::size_t>(t)] = part;
   if (I == 1) out.output.push_back({part, rs.begin, rs.size(), ch.begin, ch.size()});
   zero_block(i, t, rs, ch, part);
-  update.compute.vertices.push_back({t, update_vertex(t, rs, ch.size(), messages, sorted_idx)});
+  update.compute.vertices.push_back({t, update_vertex(t, s, rs, ch.size(), messages)});
   if (finalise && I == 1) {
     const std::int64_t part_bytes = rs.size() * ch.size() * vb;
     update.compute.vertices.push_back({t, finalise_vertex(kind, part, counts ? count_buf[static_cast<std::size_t>(t)] : -1,
@@ -268,8 +284,7 @@ void ScatterProgram::zero_block(std::int64_t i, sim::TileId t, Range rows, Range
 // MultiUpdateAdd (or Max, Count) on tile t: its workers each own a slice of the block's rows, scan all
 // of the group's `messages` offsets and update the rows they own (scatter_mean: a second 1-element pass
 // counts them).
-sim::Vertex ScatterProgram::update_vertex(sim::TileId t, Range rows, std::int64_t cols, std::int64_t messages,
-                                          const std::vector<std::int32_t>& sorted_idx) {
+sim::Vertex ScatterProgram::update_vertex(sim::TileId t, std::int64_t s, Range rows, std::int64_t cols, std::int64_t messages) {
   sim::Vertex v;
   v.codelet = update_codelet(kind);
   v.supervisor_cycles = costs.supervisor_cycles;
@@ -279,7 +294,7 @@ sim::Vertex ScatterProgram::update_vertex(sim::TileId t, Range rows, std::int64_
   for (std::int64_t w = 0; w < W; ++w) {
     const Range rw = block(rows.size(), rows_per_worker, w);
     if (rw.empty()) continue;
-    const std::int64_t in = count_in_range(sorted_idx, {rows.begin + rw.begin, rows.begin + rw.end});
+    const std::int64_t in = group_row_counts[static_cast<std::size_t>(s * W + w)];
     sim::Cycles c = multiupdateadd_worker_cycles(in, messages - in, cols, costs);
     if (counts) c += multiupdateadd_worker_cycles(in, messages - in, 1, costs);
     v.worker_cycles[static_cast<std::size_t>(w)] = c;
