@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include "common/error.hpp"
 #include "models/ipu/machine/codelet_costs.hpp"
@@ -57,15 +57,17 @@ OpPlan normalised(const Op& op, const Split& split, const IpuMachine& m) {
   return p;
 }
 
-void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles, sim::Cycles objective_cycles) {
-  p.phases.push_back({name, cycles});
+// The name is taken by value and moved in: the planner estimates every candidate split of every op, and
+// a phase name copied from a temporary was two heap blocks per phase where one will do.
+void add_phase(OpPlan& p, std::string name, sim::Cycles cycles, sim::Cycles objective_cycles) {
+  p.phases.push_back({std::move(name), cycles});
   p.estimated_cycles += cycles;
   p.objective_cycles += objective_cycles;
 }
-void add_phase(OpPlan& p, const std::string& name, sim::Cycles cycles) { add_phase(p, name, cycles, cycles); }
-void add_exchange(OpPlan& p, const std::string& name, const ExchangeEstimate& e, PhaseTraffic traffic,
+void add_phase(OpPlan& p, std::string name, sim::Cycles cycles) { add_phase(p, std::move(name), cycles, cycles); }
+void add_exchange(OpPlan& p, std::string name, const ExchangeEstimate& e, PhaseTraffic traffic,
                   bool distribution = false) {
-  add_phase(p, name, e.cycles, e.objective_cycles);
+  add_phase(p, std::move(name), e.cycles, e.objective_cycles);
   p.phases.back().traffic = traffic;
   p.phases.back().distribution = distribution;
 }
@@ -332,6 +334,7 @@ OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine
   if (machine.value_dtype != op.dtype) return estimate_plan(op, split, machine_for_op_dtype(machine, op));
   if (!is_indexed(op.kind)) throw std::logic_error("estimate_plan: " + to_string(op.kind) + " is planned by plan_dense_op");
   OpPlan p = normalised(op, split, machine);
+  p.phases.reserve(16);  // more than any gather or scatter estimate lists: one block, not a regrowth per phase
   if (op.kind == OpKind::gather) {
     estimate_gather(p, machine);
   } else {
@@ -345,7 +348,9 @@ std::vector<Split> candidate_splits(const Op& op, const IpuMachine& machine) {
   const std::int64_t T = machine.chip.num_tiles;
   const std::int64_t grain = std::max<std::int64_t>(1, machine.planner.column_grain_bytes / dtype_bytes(op.dtype));
   const std::int64_t max_groups = std::max<std::int64_t>(1, ceil_div(op.num_indices(), machine.planner.min_indices_per_tile));
-  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> seen;
+  // The normalised splits met so far, kept sorted in one block (a set's node per split was a tenth of
+  // a timing-only sweep point's heap blocks); `out` keeps the order they were met in.
+  std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> seen;
   std::vector<Split> out;
   for (std::int64_t s : powers_of_two_up_to(std::min<std::int64_t>(rows_split(op), T))) {
     for (std::int64_t h : powers_of_two_up_to(std::min<std::int64_t>(ceil_div(op.shape.num_features, grain), T / s))) {
@@ -354,7 +359,10 @@ std::vector<Split> candidate_splits(const Op& op, const IpuMachine& machine) {
       for (std::int64_t i : groups) {
         OpPlan p = normalised(op, {s, h, i}, machine);
         auto key = std::make_tuple(p.split.row_blocks, p.split.column_blocks, p.split.index_groups);
-        if (seen.insert(key).second) out.push_back(p.split);
+        const auto at = std::lower_bound(seen.begin(), seen.end(), key);
+        if (at != seen.end() && *at == key) continue;
+        seen.insert(at, key);
+        out.push_back(p.split);
       }
     }
   }
