@@ -18,8 +18,8 @@ struct Range {
 
 // Exact floor division of a non-negative number by a divisor fixed for a whole loop, by a
 // multiplication and a step of correction: a 64-bit division per item was most of the time of the
-// program builders' walks over rows and indices. Exact for numbers below 2^52 (the double's quotient
-// is then within one of the truth).
+// program builders' walks over rows and indices. Exact for any non-negative x whose quotient times
+// the divisor fits in 63 bits (the correction steps see to it); one step at most below 2^52.
 struct FixedDivisor {
   std::int64_t divisor;
   double inverse;
@@ -29,6 +29,27 @@ struct FixedDivisor {
     while (q * divisor > x) --q;
     while ((q + 1) * divisor <= x) ++q;
     return q;
+  }
+};
+
+// floor((x0 + k * step) / divisor) for k = 0, 1, 2, ... (x0 of either sign; step and divisor
+// positive), a step at a time without a division: the quotient and remainder carried forward.
+struct SteppedQuotient {
+  std::int64_t quotient, remainder, quotient_step, remainder_step, divisor;
+  SteppedQuotient(std::int64_t x0, std::int64_t step, std::int64_t d)
+      : quotient(x0 / d), remainder(x0 % d), quotient_step(step / d), remainder_step(step % d), divisor(d) {
+    if (remainder < 0) {
+      remainder += d;
+      --quotient;
+    }
+  }
+  void next() {
+    quotient += quotient_step;
+    remainder += remainder_step;
+    if (remainder >= divisor) {
+      remainder -= divisor;
+      ++quotient;
+    }
   }
 };
 

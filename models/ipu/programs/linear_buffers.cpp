@@ -59,26 +59,6 @@ void sum_column_block_row_by_row(const TensorPiece& piece, std::int64_t width, s
   }
 }
 
-// floor((x0 + k * step) / divisor) for k = 0, 1, 2, ... (x0 of either sign; step and divisor
-// positive), a step at a time without a division: the quotient and remainder carried forward.
-struct SteppedQuotient {
-  std::int64_t quotient, remainder, quotient_step, remainder_step, divisor;
-  SteppedQuotient(std::int64_t x0, std::int64_t step, std::int64_t d)
-      : quotient(x0 / d), remainder(x0 % d), quotient_step(step / d), remainder_step(step % d), divisor(d) {
-    if (remainder < 0) {
-      remainder += d;
-      --quotient;
-    }
-  }
-  void next() {
-    quotient += quotient_step;
-    remainder += remainder_step;
-    if (remainder >= divisor) {
-      remainder -= divisor;
-      ++quotient;
-    }
-  }
-};
 
 // The same sums where each linear tile holds at least a row, tile by tile over the tiles the block
 // spans: in each, its rows wholly inside the tile (one region each) and at most two rows cut by the
