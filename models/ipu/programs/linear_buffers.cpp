@@ -1,6 +1,8 @@
 #include "models/ipu/programs/linear_buffers.hpp"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace tilesim::ipu {
 
@@ -144,6 +146,89 @@ void sum_column_block_per_tile(sim::ExchangePlan& exchange, const TensorPiece& p
   if (piece_regions > 0) exchange.tile_sums_used = true;
 }
 
+// The pieces as bands, each a run of rows whose pieces' column blocks cover the tensor's width exactly
+// once, summed per tile for all the band's pieces at once: the segments of a band's rows, block by
+// block, tile its flat range end to end, so a linear tile's share is the band's elements inside it,
+// in as many regions as segments meet it, and a piece's regions are its rows plus the tile boundaries
+// that fall inside one of its segments (a band of one piece, whole rows, is one contiguous run: a
+// region per tile it meets). That is O(tiles the band spans + its pieces) where summing
+// piece by piece is O(pieces x tiles): a scatter's output, H column blocks of every row block, was a
+// fifth of a timing-only hydronet point's host time summed piece by piece. Returns false, summing
+// nothing, when the pieces are not such bands or a tile is off the machine (the caller then sums piece
+// by piece); the sums are the ones counting each transfer gives (tests/models/ipu/timing_only_sequence_test).
+bool sum_bands_per_tile(sim::ExchangePlan& exchange, const std::vector<TensorPiece>& from, std::int64_t width,
+                        const LinearLayout& layout, const std::vector<sim::BufferId>& linear, std::int64_t element_bytes,
+                        bool to_linear, const sim::Program& counting) {
+  const std::size_t num_tiles = exchange.tile_sums.size() / 4;
+  for (const auto b : linear)
+    if (static_cast<std::size_t>(counting.tile_of(b)) >= num_tiles) return false;
+  std::vector<std::size_t> order(from.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    if (static_cast<std::size_t>(counting.tile_of(from[k].buffer)) >= num_tiles || from[k].rows <= 0 || from[k].cols <= 0) return false;
+    order[k] = k;
+  }
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const TensorPiece &x = from[a], &y = from[b];
+    return std::tie(x.row_begin, x.rows, x.col_begin) < std::tie(y.row_begin, y.rows, y.col_begin);
+  });
+  // Bands: [first, last) of `order`, each checked to cover the width exactly once.
+  std::vector<std::pair<std::size_t, std::size_t>> bands;
+  for (std::size_t first = 0; first < order.size();) {
+    const TensorPiece& head = from[order[first]];
+    std::int64_t covered = 0;
+    std::size_t last = first;
+    for (; last < order.size() && from[order[last]].row_begin == head.row_begin && from[order[last]].rows == head.rows; ++last) {
+      if (from[order[last]].col_begin != covered) return false;
+      covered += from[order[last]].cols;
+    }
+    if (covered != width) return false;
+    bands.emplace_back(first, last);
+    first = last;
+  }
+  std::int64_t* sums = exchange.tile_sums.data();
+  const std::size_t linear_side = to_linear ? 2 : 0, piece_side = to_linear ? 0 : 2;
+  const std::int64_t per_tile = layout.elements_per_tile;
+  const FixedDivisor rows_of(width);
+  std::vector<std::int64_t> block_begins, crossings;
+  for (const auto& [first, last] : bands) {
+    block_begins.clear();
+    for (std::size_t k = first; k < last; ++k) block_begins.push_back(from[order[k]].col_begin);
+    const std::int64_t blocks = static_cast<std::int64_t>(block_begins.size());
+    const std::int64_t band_rows = from[order[first]].rows;
+    const std::int64_t band_begin = from[order[first]].row_begin * width, band_end = band_begin + band_rows * width;
+    // The block of column `col`, and the index of the segment holding flat element x of the band.
+    auto block_of = [&](std::int64_t col) {
+      return static_cast<std::int64_t>(std::upper_bound(block_begins.begin(), block_begins.end(), col) - block_begins.begin()) - 1;
+    };
+    auto segment_of = [&](std::int64_t x) {
+      const std::int64_t row = rows_of(x - band_begin);
+      return row * blocks + block_of(x - band_begin - row * width);
+    };
+    crossings.assign(static_cast<std::size_t>(blocks), 0);
+    const std::int64_t t_first = band_begin / per_tile, t_last = (band_end - 1) / per_tile;
+    for (std::int64_t t = t_first; t <= t_last; ++t) {
+      const std::int64_t lo = std::max(t * per_tile, band_begin), hi = std::min((t + 1) * per_tile, band_end);
+      const std::size_t at = 4 * static_cast<std::size_t>(counting.tile_of(linear[static_cast<std::size_t>(t)])) + linear_side;
+      sums[at] += (hi - lo) * element_bytes;
+      // A piece of whole rows moves as one contiguous run: one region in each tile it meets.
+      sums[at + 1] += blocks == 1 ? 1 : segment_of(hi - 1) - segment_of(lo) + 1;
+      if (t > t_first) {  // the boundary at lo cuts a segment unless a block starts there
+        const std::int64_t offset = lo - band_begin, col = offset - rows_of(offset) * width;
+        const std::int64_t j = block_of(col);
+        if (block_begins[static_cast<std::size_t>(j)] != col) ++crossings[static_cast<std::size_t>(j)];
+      }
+    }
+    for (std::size_t k = first; k < last; ++k) {
+      const TensorPiece& piece = from[order[k]];
+      const std::size_t at = 4 * static_cast<std::size_t>(counting.tile_of(piece.buffer)) + piece_side;
+      sums[at] += piece.rows * piece.cols * element_bytes;
+      sums[at + 1] += blocks == 1 ? t_last - t_first + 1 : piece.rows + crossings[k - first];
+    }
+  }
+  if (!bands.empty()) exchange.tile_sums_used = true;
+  return true;
+}
+
 // add_linear_transfers, listing the transfers, or counting them (ExchangePlan::count) when `counting`
 // is the timing-only program that holds the buffers; counted as broadcasts from the linear tiles to the
 // plan's destination set `broadcast_set` when that is not negative.
@@ -217,6 +302,7 @@ void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<Tensor
     reserve(exchange.counted);
   }
   const bool sum_per_tile = counting && broadcast_set < 0 && !exchange.tile_sums.empty() && exchange.tile_sums_tiles_per_chip == 0;
+  if (sum_per_tile && sum_bands_per_tile(exchange, from, width, layout, linear, element_bytes, to_linear, *counting)) return;
   for (const auto& piece : from) {
     if (counting) piece_tile = counting->tile_of(piece.buffer);
     if (sum_per_tile && piece.cols != width && static_cast<std::size_t>(piece_tile) < exchange.tile_sums.size() / 4) {
