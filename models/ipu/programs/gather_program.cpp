@@ -90,6 +90,15 @@ GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector
   require_value_dtype(op, machine);
   out.program.name = op.name;
   set_program_mode(out.program, machine, mode);
+  // A vertex is a few hundred bytes (its lists inline): each list of them reserved once at its bound
+  // (a MultiSlice per block; with row blocks, up to two select vertices and an index transform per
+  // group's chunk and column block) rather than moved at every regrowth.
+  const auto blocks = static_cast<std::size_t>(plan.tiles_used);
+  slice.compute.vertices.reserve(blocks);
+  if (S > 1) {
+    select.compute.vertices.reserve(2 * blocks);
+    transform.compute.vertices.reserve(blocks);
+  }
 }
 
 // Table blocks. With gather_table_from_linear_layout the table is a tensor mapped linearly (as an op's
@@ -142,7 +151,6 @@ void GatherProgram::add_multislice(std::int64_t i, Range lookups) {
   // groups, its heap block reused: a large gather has hundreds of groups.
   auto& counts = worker_block_counts;
   counts.assign(static_cast<std::size_t>(W * S), 0);
-  if (slice.compute.vertices.empty()) slice.compute.vertices.reserve(static_cast<std::size_t>(I * S * H));
   const FixedDivisor block_of(plan.rows_per_block);
   for (std::int64_t w = 0; w < W; ++w) {
     const Range rw = block(ni, per_worker, w);

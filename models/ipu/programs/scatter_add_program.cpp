@@ -182,6 +182,13 @@ ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vect
   require_value_dtype(op, machine);
   out.program.name = op.name;
   set_program_mode(out.program, machine, mode);
+  // A vertex is a few hundred bytes (its lists inline), so each list of them is reserved once at its
+  // bound (per block: a fill and a count fill, an update and a finalise; per reduced chunk: a reduce, a
+  // count reduce and a finalise; plus the linear base's fills) rather than moved at every regrowth.
+  const auto blocks = static_cast<std::size_t>(plan.tiles_used);
+  zero.compute.vertices.reserve(2 * blocks + static_cast<std::size_t>(out_layout.tiles_used));
+  update.compute.vertices.reserve(2 * blocks);
+  if (I > 1) reduce.compute.vertices.reserve(3 * blocks);
 }
 
 // The zeroed output starts mapped linearly (torch.zeros), is filled there and exchanged into group 0's
