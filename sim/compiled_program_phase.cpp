@@ -12,7 +12,18 @@ PhaseTiles::PhaseTiles(std::int32_t num_tiles) {
   involved_.assign(tiles, 0);
 }
 
-void PhaseTiles::sort_touched() { std::sort(touched_.begin(), touched_.end()); }
+void PhaseTiles::sort_touched() {
+  // A phase on many tiles reads them off the flags in ascending order, one pass over the machine's
+  // tiles, instead of sorting them (about a sixth of the compile passes' time on the hydronet grid);
+  // one on a few tiles sorts its short list.
+  if (touched_.size() * 8 >= involved_.size()) {
+    touched_.clear();
+    for (std::size_t t = 0; t < involved_.size(); ++t)
+      if (involved_[t]) touched_.push_back(static_cast<TileId>(t));
+    return;
+  }
+  std::sort(touched_.begin(), touched_.end());
+}
 
 void PhaseTiles::counts_to_positions(std::uint32_t base) {
   std::uint32_t position = base;
