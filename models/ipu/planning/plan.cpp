@@ -60,7 +60,7 @@ OpPlan normalised(const Op& op, const Split& split, const IpuMachine& m) {
 // The name is taken by value and moved in: the planner estimates every candidate split of every op, and
 // a phase name copied from a temporary was two heap blocks per phase where one will do.
 void add_phase(OpPlan& p, std::string name, sim::Cycles cycles, sim::Cycles objective_cycles) {
-  p.phases.push_back({std::move(name), cycles});
+  if (p.record_phases) p.phases.push_back({std::move(name), cycles});
   p.estimated_cycles += cycles;
   p.objective_cycles += objective_cycles;
 }
@@ -68,6 +68,7 @@ void add_phase(OpPlan& p, std::string name, sim::Cycles cycles) { add_phase(p, s
 void add_exchange(OpPlan& p, std::string name, const ExchangeEstimate& e, PhaseTraffic traffic,
                   bool distribution = false) {
   add_phase(p, std::move(name), e.cycles, e.objective_cycles);
+  if (!p.record_phases) return;
   p.phases.back().traffic = traffic;
   p.phases.back().distribution = distribution;
 }
@@ -330,11 +331,13 @@ void require_value_dtype(const Op& op, const IpuMachine& machine) {
   }
 }
 
-OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine) {
-  if (machine.value_dtype != op.dtype) return estimate_plan(op, split, machine_for_op_dtype(machine, op));
+OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine, bool record_phases) {
+  if (machine.value_dtype != op.dtype) return estimate_plan(op, split, machine_for_op_dtype(machine, op), record_phases);
   if (!is_indexed(op.kind)) throw std::logic_error("estimate_plan: " + to_string(op.kind) + " is planned by plan_dense_op");
   OpPlan p = normalised(op, split, machine);
-  p.phases.reserve(16);  // more than any gather or scatter estimate lists: one block, not a regrowth per phase
+  // Across chips the link estimate reads the phases' traffic (add_cross_chip_estimate): always listed there.
+  p.record_phases = record_phases || machine.chip.num_chips() > 1;
+  if (p.record_phases) p.phases.reserve(16);  // more than any gather or scatter estimate lists: one block
   if (op.kind == OpKind::gather) {
     estimate_gather(p, machine);
   } else {
@@ -374,10 +377,21 @@ OpPlan plan_op(const Op& op, const IpuMachine& machine) { return plan_op(op, {},
 OpPlan plan_op(const Op& op, const std::vector<std::int32_t>& indices, const IpuMachine& machine) {
   if (machine.value_dtype != op.dtype) return plan_op(op, indices, machine_for_op_dtype(machine, op));
   if (!is_indexed(op.kind)) return plan_dense_op(op, indices, machine);
+  // Every candidate's costs, without its phase list; the chosen one estimated again with it (the same
+  // split, so the same figures): listing a dozen named phases for each of hundreds of candidates was
+  // most of the planner's time.
+  const std::vector<Split> splits = candidate_splits(op, machine);
   std::vector<OpPlan> plans;
-  for (const Split& s : candidate_splits(op, machine)) plans.push_back(estimate_plan(op, s, machine));
+  plans.reserve(splits.size());
+  for (const Split& s : splits) plans.push_back(estimate_plan(op, s, machine, /*record_phases=*/false));
   OpPlan chosen;
-  if (choose_within_budget(plans, available_memory_proportion(op, machine), machine, chosen)) return chosen;
+  if (const OpPlan* pick = choose_within_budget(plans, available_memory_proportion(op, machine), machine, chosen)) {
+    OpPlan full = estimate_plan(op, splits[static_cast<std::size_t>(pick - plans.data())], machine);
+    full.available_memory_proportion = chosen.available_memory_proportion;
+    full.temporary_budget_bytes = chosen.temporary_budget_bytes;
+    full.temporary_budget_met = chosen.temporary_budget_met;
+    return full;
+  }
   const OpPlan* smallest = nullptr;
   for (const auto& p : plans)
     if (!smallest || p.estimated_peak_tile_bytes < smallest->estimated_peak_tile_bytes) smallest = &p;

@@ -76,6 +76,10 @@ struct OpPlan {
   sim::Cycles estimated_cycles = 0;    // the planner's estimate under uniform indices
   sim::Cycles objective_cycles = 0;    // what the planner ranks splits by (see PlannerSettings)
   std::vector<PhaseEstimate> phases;   // its parts, for the report
+  // False while the planner ranks candidate splits for one chip (plan_op): the cycles are summed but
+  // the phases, which only the report reads there, are not listed. The chosen split is estimated again
+  // with them.
+  bool record_phases = true;
   std::int64_t estimated_peak_tile_bytes = 0;
   // What the plan needs on its busiest tile beyond its resident operands and outputs (receive buffers of
   // copied blocks and indices, a split's partial results): the term the available memory proportion
@@ -108,7 +112,7 @@ IpuMachine machine_for_op_dtype(const IpuMachine& machine, const Op& op);
 void require_value_dtype(const Op& op, const IpuMachine& machine);
 
 // Cost and memory of one split (normalised first). Throws std::logic_error for an impossible split.
-OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine);
+OpPlan estimate_plan(const Op& op, const Split& split, const IpuMachine& machine, bool record_phases = true);
 
 // The splits the planner considers (powers of two and the largest factors that still fit the tiles).
 std::vector<Split> candidate_splits(const Op& op, const IpuMachine& machine);
