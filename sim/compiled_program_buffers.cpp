@@ -49,7 +49,7 @@ bool ProgramBuffers::shared_copy(BufferId buffer) const {
 }
 
 std::string ProgramBuffers::name(BufferId buffer) const {
-  return "buffer " + program_.buffers[static_cast<std::size_t>(buffer)].name + " (id " + str(buffer) + ")";
+  return "buffer " + program_.name_of(buffer) + " (id " + str(buffer) + ")";
 }
 
 std::string ProgramBuffers::range_error(const BufferRef& ref, std::int64_t bytes) const {

@@ -20,11 +20,11 @@ BufferLayout lay_out_buffers(const Program& program, const MachineConfig& config
   for (std::size_t b = 0; b < program.buffers.size(); ++b) {
     const BufferDecl& decl = program.buffers[b];
     if (decl.tile < 0 || decl.tile >= config.num_tiles) {
-      throw std::logic_error("program " + program.name + ": buffer " + decl.name + " is on tile " + str(decl.tile) +
+      throw std::logic_error("program " + program.name + ": buffer " + program.name_of(decl) + " is on tile " + str(decl.tile) +
                              " of a " + str(config.num_tiles) + "-tile machine" + machine_suffix(config));
     }
     if (decl.bytes < 0) {
-      throw std::logic_error("program " + program.name + ": buffer " + decl.name + " has " + str(decl.bytes) +
+      throw std::logic_error("program " + program.name + ": buffer " + program.name_of(decl) + " has " + str(decl.bytes) +
                              " bytes");
     }
     auto& used = layout.tile_bytes[static_cast<std::size_t>(decl.tile)];

@@ -6,15 +6,25 @@
 
 namespace tilesim::sim {
 
+std::uint32_t Program::intern_buffer_name(std::string_view name) {
+  if (last_buffer_name < buffer_names.size() && buffer_names[last_buffer_name] == name) return last_buffer_name;
+  const auto found = buffer_name_ids.find(name);
+  if (found != buffer_name_ids.end()) return last_buffer_name = found->second;
+  last_buffer_name = static_cast<std::uint32_t>(buffer_names.size());
+  buffer_names.emplace_back(name);
+  buffer_name_ids.emplace(buffer_names.back(), last_buffer_name);
+  return last_buffer_name;
+}
+
 std::vector<std::int64_t> Program::bytes_per_tile(std::int32_t num_tiles) const {
   std::vector<std::int64_t> bytes(static_cast<std::size_t>(num_tiles), 0);
   for (const auto& b : buffers) {
     if (b.tile < 0 || b.tile >= num_tiles) {
-      throw std::logic_error("program " + name + ": buffer " + b.name + " is on tile " + std::to_string(b.tile) +
+      throw std::logic_error("program " + name + ": buffer " + name_of(b) + " is on tile " + std::to_string(b.tile) +
                              " of a " + std::to_string(num_tiles) + "-tile machine");
     }
     if (b.bytes < 0) {
-      throw std::logic_error("program " + name + ": buffer " + b.name + " has " + std::to_string(b.bytes) + " bytes");
+      throw std::logic_error("program " + name + ": buffer " + name_of(b) + " has " + std::to_string(b.bytes) + " bytes");
     }
     auto& used = bytes[static_cast<std::size_t>(b.tile)];
     used = align_buffer_offset(used) + b.bytes;

@@ -4,7 +4,9 @@
 // Models build Programs (models/ipu/programs/); the engine sequences them in time.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,8 +25,10 @@ constexpr std::int64_t align_buffer_offset(std::int64_t offset_bytes) {
 
 // A region of one tile's SRAM. The engine lays buffers out in declaration order per tile and checks
 // that each tile's total fits sram_bytes_per_tile.
+// Its name is an index into Program::buffer_names (Program::name_of): a program declares thousands of
+// buffers under a dozen names, and a string of its own for each was a heap block per buffer.
 struct BufferDecl {
-  std::string name;
+  std::uint32_t name = 0;
   TileId tile = 0;
   std::int64_t bytes = 0;
 };
@@ -223,15 +227,25 @@ struct Program {
   std::int32_t tile_sums_num_tiles = 0;
   std::int32_t tile_sums_tiles_per_chip = 0;
 
-  BufferId add_buffer(std::string buffer_name, TileId tile, std::int64_t bytes) {
-    buffers.push_back({std::move(buffer_name), tile, bytes});
+  std::vector<std::string> buffer_names;  // each name once, in the order first declared
+
+  BufferId add_buffer(std::string_view buffer_name, TileId tile, std::int64_t bytes) {
+    buffers.push_back({intern_buffer_name(buffer_name), tile, bytes});
     return static_cast<BufferId>(buffers.size() - 1);
   }
+  const std::string& name_of(const BufferDecl& decl) const { return buffer_names[decl.name]; }
+  const std::string& name_of(BufferId buffer) const { return name_of(buffers[static_cast<std::size_t>(buffer)]); }
   // The tile a declared buffer is on (what a counted transfer records for it).
   TileId tile_of(BufferId buffer) const { return buffers[static_cast<std::size_t>(buffer)].tile; }
   // Bytes of SRAM each tile needs for this program (index = tile), sized to num_tiles: the engine's
   // layout, buffers in declaration order, each aligned to buffer_alignment_bytes.
   std::vector<std::int64_t> bytes_per_tile(std::int32_t num_tiles) const;
+
+  // add_buffer's: the index of `name` in buffer_names, added when new (the last one tried first:
+  // builders declare runs of buffers of one name, then the map).
+  std::uint32_t intern_buffer_name(std::string_view name);
+  std::map<std::string, std::uint32_t, std::less<>> buffer_name_ids;
+  std::uint32_t last_buffer_name = 0;
 };
 
 }  // namespace tilesim::sim

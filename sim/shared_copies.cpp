@@ -72,19 +72,19 @@ std::vector<SharedSource> find_shared_copies(const Program& program) {
       const bool contiguous =
           transfer.blocks == 1 || (transfer.src_stride_bytes == transfer.bytes && transfer.dst_stride_bytes == transfer.bytes);
       if (uses[transfer.src.buffer].last_write >= position) {
-        throw std::logic_error(where() + ": its source, buffer " + program.buffers[static_cast<std::size_t>(transfer.src.buffer)].name +
+        throw std::logic_error(where() + ": its source, buffer " + program.name_of(transfer.src.buffer) +
                                ", is overwritten by a transfer of this or a later exchange");
       }
       for (const BufferRef& ref : transfer.dst) {
         if (!uses.exists(ref.buffer)) continue;
         const BufferDecl& decl = program.buffers[static_cast<std::size_t>(ref.buffer)];
         if (!contiguous || ref.offset_bytes != 0 || decl.bytes != transfer.total_bytes()) {
-          throw std::logic_error(where() + ": destination buffer " + decl.name + " (" + std::to_string(decl.bytes) +
+          throw std::logic_error(where() + ": destination buffer " + program.name_of(decl) + " (" + std::to_string(decl.bytes) +
                                  " bytes) is not a whole buffer received contiguously");
         }
         const Uses& u = uses[ref.buffer];
         if (u.first != position || u.at_first != 1 || u.writes != 1) {
-          throw std::logic_error(where() + ": destination buffer " + decl.name +
+          throw std::logic_error(where() + ": destination buffer " + program.name_of(decl) +
                                  " is used before this exchange, twice in it, or written by another transfer");
         }
         shared[static_cast<std::size_t>(ref.buffer)] = {true, transfer.src};

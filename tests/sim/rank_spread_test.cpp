@@ -172,7 +172,7 @@ void check_spread_matches_one_process(std::int32_t K) {
   for (BufferId b = 0; b < static_cast<BufferId>(s.program.buffers.size()); ++b) {
     const TileId tile = one[0].compiled.layout.buffers[static_cast<std::size_t>(b)].tile;
     const Process& holder = ranks[static_cast<std::size_t>(ranks[0].compiled.partition.owner(tile))];
-    INFO("buffer " << s.program.buffers[static_cast<std::size_t>(b)].name << " on tile " << tile);
+    INFO("buffer " << s.program.name_of(b) << " on tile " << tile);
     CHECK(buffer_bytes(holder, b) == buffer_bytes(one[0], b));
     // Another rank holds no bytes of it.
     for (const Process& r : ranks) {

@@ -57,17 +57,17 @@ OpPlan normalised(const Op& op, const Split& split, const IpuMachine& m) {
   return p;
 }
 
-// The name is taken by value and moved in: the planner estimates every candidate split of every op, and
-// a phase name copied from a temporary was two heap blocks per phase where one will do.
-void add_phase(OpPlan& p, std::string name, sim::Cycles cycles, sim::Cycles objective_cycles) {
-  if (p.record_phases) p.phases.push_back({std::move(name), cycles});
+// Names are literals, made strings only when the phase is listed: the planner estimates every candidate
+// split of every op, and a name string per phase of each was most of its heap blocks.
+void add_phase(OpPlan& p, const char* name, sim::Cycles cycles, sim::Cycles objective_cycles) {
+  if (p.record_phases) p.phases.push_back({name, cycles});
   p.estimated_cycles += cycles;
   p.objective_cycles += objective_cycles;
 }
-void add_phase(OpPlan& p, std::string name, sim::Cycles cycles) { add_phase(p, std::move(name), cycles, cycles); }
-void add_exchange(OpPlan& p, std::string name, const ExchangeEstimate& e, PhaseTraffic traffic,
+void add_phase(OpPlan& p, const char* name, sim::Cycles cycles) { add_phase(p, name, cycles, cycles); }
+void add_exchange(OpPlan& p, const char* name, const ExchangeEstimate& e, PhaseTraffic traffic,
                   bool distribution = false) {
-  add_phase(p, std::move(name), e.cycles, e.objective_cycles);
+  add_phase(p, name, e.cycles, e.objective_cycles);
   if (!p.record_phases) return;
   p.phases.back().traffic = traffic;
   p.phases.back().distribution = distribution;
@@ -142,7 +142,8 @@ void estimate_gather(OpPlan& p, const IpuMachine& m) {
   // Indices alone (no table copies) stay among the plan's tiles; table blocks come from elsewhere.
   add_exchange(p,
                from_linear ? "exchange: indices and table blocks to groups"
-                           : "exchange: indices to groups" + std::string(I > 1 ? ", table to groups" : ""),
+               : I > 1       ? "exchange: indices to groups, table to groups"
+                             : "exchange: indices to groups",
                distribute, !from_linear && I == 1 ? PhaseTraffic::among_plan_tiles : PhaseTraffic::linear_layout,
                /*distribution=*/true);
   const std::int64_t per_worker = ceil_div(ni, W);
@@ -228,7 +229,7 @@ void estimate_scatter(OpPlan& p, const Op& op, const IpuMachine& m) {
     });
   };
   if (I == 1) update += finalise_cycles(p.rows_per_block * cols);
-  add_phase(p, "compute: " + std::string(op.kind == OpKind::scatter_max ? "MultiUpdateMax" : "MultiUpdateAdd"),
+  add_phase(p, op.kind == OpKind::scatter_max ? "compute: MultiUpdateMax" : "compute: MultiUpdateAdd",
             compute_phase_estimate(update, m));
   std::int64_t bytes = aligned(mi * kIndexBytes) + (has_messages ? aligned(mi * row_bytes) : 0) + aligned(part_bytes) +
                        (counts ? aligned(count_bytes) : 0);

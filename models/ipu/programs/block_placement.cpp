@@ -12,8 +12,10 @@ void place_block(sim::Program& program, sim::ExchangePlan& exchange, std::vector
   const auto held = program.add_buffer(name, holder, bytes);
   buffer_of[static_cast<std::size_t>(holder)] = held;
   std::vector<sim::BufferId> copies;
+  copies.reserve(copy_tiles.size());
+  const std::string copy_name = name + " copy";
   for (const sim::TileId t : copy_tiles) {
-    copies.push_back(program.add_buffer(name + " copy", t, bytes));
+    copies.push_back(program.add_buffer(copy_name, t, bytes));
     buffer_of[static_cast<std::size_t>(t)] = copies.back();
   }
   const TensorPiece block{held, rows.begin, rows.size(), cols.begin, cols.size()};

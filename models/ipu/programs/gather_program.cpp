@@ -118,6 +118,7 @@ void GatherProgram::place_table_blocks() {
   for (std::int64_t s = 0; s < S; ++s) {
     for (std::int64_t h = 0; h < H; ++h) {
       std::vector<sim::TileId> copy_tiles;
+      copy_tiles.reserve(static_cast<std::size_t>(I));
       for (std::int64_t i = 1; i < I; ++i) copy_tiles.push_back(tile(i, s, h));
       place_block(out.program, distribute.exchange, out.input, "table", block(table_rows, plan.rows_per_block, s),
                   block(num_features, plan.columns_per_block, h), tile(0, s, h), copy_tiles, source, table_buf);

@@ -349,7 +349,9 @@ void broadcast_from_linear(const sim::Program& program, sim::ExchangePlan& excha
   if (program.timing_only) {
     std::int64_t set = -1;
     if (!copies.empty()) {
-      std::vector<sim::TileId> tiles{program.tile_of(first.buffer)};
+      std::vector<sim::TileId> tiles;
+      tiles.reserve(copies.size() + 1);
+      tiles.push_back(program.tile_of(first.buffer));
       for (const auto c : copies) tiles.push_back(program.tile_of(c));
       set = exchange.add_destination_set(std::move(tiles));
     }

@@ -248,6 +248,7 @@ void ScatterProgram::place_message_blocks(std::int64_t i, Range messages) {
   if (messages_from_linear) source = {num_features, vb, &messages_layout, &linear_messages};
   for (std::int64_t h = 0; h < H; ++h) {
     std::vector<sim::TileId> copy_tiles;
+    copy_tiles.reserve(static_cast<std::size_t>(S));
     for (std::int64_t s = 1; s < S; ++s) copy_tiles.push_back(tile(i, s, h));
     place_block(out.program, zero.exchange, out.input, "messages", messages, block(num_features, plan.columns_per_block, h), tile(i, 0, h),
                 copy_tiles, source, src_buf);
