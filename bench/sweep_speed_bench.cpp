@@ -11,10 +11,10 @@
 //
 // On the 2-core development host (AMD EPYC), the whole grid through `tilesim sweep
 // workloads/sweeps/hydronet.json --backends ipu:bow --jobs 1`: 10.6 s before the phases were laid end
-// to end, 3.7-4.4 s after, 2.6-2.7 s with counted transfers, 1.7-2.2 s with the per-tile band sums,
-// inline vertex lists and counted (not sorted) lookups (2.9-3.1 s for the revision before them, run
-// alternately); identical cycles at every point. This benchmark's quarter grid: 700 -> 506-598 ms for
-// the default path, 1,051 -> 1,055-1,147 ms for the listed-transfer path, in the same runs.
+// to end, 3.7-4.4 s after, 2.6-2.7 s with counted transfers, 1.1-1.6 s with the per-tile band sums,
+// inline vertex lists, counted (not sorted) lookups and far fewer heap blocks (2.9-3.1 s for the
+// revision before them, run alternately); identical cycles at every point. This benchmark's quarter
+// grid: 700 -> 274-305 ms for the default path, 1,051 -> 857-921 ms for the listed-transfer path.
 #include <benchmark/benchmark.h>
 
 #include <random>
