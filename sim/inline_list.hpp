@@ -8,7 +8,6 @@
 // Builders fill these lists from std::vector results and brace lists, so both convert implicitly.
 #include <boost/container/small_vector.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <initializer_list>
 #include <utility>
@@ -43,9 +42,6 @@ class InlineList : public boost::container::small_vector<T, InlineCapacity> {
   InlineList& operator=(std::initializer_list<T> values) {
     this->assign(values.begin(), values.end());
     return *this;
-  }
-  friend bool operator==(const InlineList& a, const std::vector<T>& b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
   }
 };
 

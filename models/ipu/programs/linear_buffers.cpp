@@ -20,7 +20,6 @@ std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::
 
 namespace {
 
-
 // A column block's rows, walked in order where a row is longer than a linear tile's share: the rows
 // wholly inside one tile as one strided transfer, a row across tiles cut at each boundary. `add(t,
 // elements, regions)` takes each transfer with linear tile t.
@@ -60,7 +59,6 @@ void sum_column_block_row_by_row(const TensorPiece& piece, std::int64_t width, s
     next_row(rows);
   }
 }
-
 
 // The same sums where each linear tile holds at least a row, tile by tile over the tiles the block
 // spans: in each, its rows wholly inside the tile (one region each) and at most two rows cut by the
@@ -110,7 +108,8 @@ void sum_column_block_tile_by_tile(const TensorPiece& piece, std::int64_t width,
 // the same regions and bytes, without a count per transfer. The hydronet grid's scatter_add points
 // make about 46,000 such transfers each (55 million over the grid); walked with a division per tile
 // boundary and a count per transfer they were a quarter of a timing-only point's host time. Here the
-// linear tile advances as the rows do and the block's own tile is summed once. A single-chip machine
+// linear tile advances as the rows do (or the tiles are walked, where a tile holds a row) and the
+// block's own tile is summed once; sum_bands_per_tile below does better still for whole bands. A single-chip machine
 // only (tile_sums_tiles_per_chip 0), the block's tile on it: across chips the pairs stay counted for
 // the links.
 void sum_column_block_per_tile(sim::ExchangePlan& exchange, const TensorPiece& piece, std::int64_t width,
