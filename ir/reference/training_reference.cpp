@@ -37,10 +37,10 @@ double derivative_rounding(UnaryFn fn) {
     case UnaryFn::reciprocal_or_zero: return 6 * kU32;
     case UnaryFn::cosine_cutoff: return 6 * kU32;      // plus the argument's error, added below
     case UnaryFn::softplus: return 12 * kU32;          // as shifted_softplus: the same derivative
-    case UnaryFn::sigmoid: return 16 * kU32;
+    case UnaryFn::sigmoid: return 16 * kU32;           // s (1 - s) with s = sigmoid(x): exp, add, divide, subtract, two multiplies
     case UnaryFn::sqrt: return 6 * kU32;               // grad / (2 sqrt(x)): sqrt, multiply, divide
     case UnaryFn::log: return 2 * kU32;                // grad / x: one divide
-    case UnaryFn::clamp_min: return 0;                 // grad or 0: exact           // s (1 - s) with s = sigmoid(x): exp, add, divide, subtract, two multiplies
+    case UnaryFn::clamp_min: return 0;                 // grad or 0: exact
   }
   return 0;
 }
