@@ -69,15 +69,3 @@ inline std::vector<std::int64_t> powers_of_two_up_to(std::int64_t limit) {
 }
 
 }  // namespace tilesim::ipu
-
-namespace tilesim::ipu {
-
-// How many values of an ascending-sorted vector lie in [r.begin, r.end): the planners count the
-// in-range lookups of every worker this way instead of rescanning the indices per tile.
-inline std::int64_t count_in_range(const std::vector<std::int32_t>& sorted, Range r) {
-  auto lo = std::lower_bound(sorted.begin(), sorted.end(), r.begin);
-  auto hi = std::lower_bound(lo, sorted.end(), r.end);
-  return hi - lo;
-}
-
-}  // namespace tilesim::ipu

@@ -133,11 +133,10 @@ void sum_column_block_per_tile(sim::ExchangePlan& exchange, const TensorPiece& p
     piece_bytes += elements * element_bytes;
     piece_regions += regions;
   };
-  const FixedDivisor rows_in(width);
   if (per_tile >= width) {
     sum_column_block_tile_by_tile(piece, width, per_tile, add);
   } else {
-    sum_column_block_row_by_row(piece, width, per_tile, rows_in, add);
+    sum_column_block_row_by_row(piece, width, per_tile, FixedDivisor(width), add);
   }
   const std::size_t at = 4 * static_cast<std::size_t>(piece_tile) + (to_linear ? 0 : 2);
   sums[at] += piece_bytes;
@@ -281,13 +280,13 @@ void walk_linear_transfers(sim::ExchangePlan& exchange, const std::vector<Tensor
   // tile boundary a row straddles (s + 1). Reserved at least geometrically: a builder calls this once
   // per block (a broadcast from the linear layout), and reserving the bound each time would move every
   // transfer listed so far at every call.
-  std::size_t bound = !counting ? exchange.transfers.size()
-                      : broadcast_set >= 0 ? exchange.broadcasts_counted.size() : exchange.counted.size();
-  for (const auto& piece : from) {
-    const std::int64_t spanned = piece.rows * width / layout.elements_per_tile + 2;
-    bound += static_cast<std::size_t>(piece.cols == width ? spanned : std::min(piece.rows, spanned) + spanned);
-  }
-  auto reserve = [bound](auto& list) {
+  // (Summed per tile, nothing is listed: the bound is only worked out for a list.)
+  auto reserve = [&](auto& list) {
+    std::size_t bound = list.size();
+    for (const auto& piece : from) {
+      const std::int64_t spanned = piece.rows * width / layout.elements_per_tile + 2;
+      bound += static_cast<std::size_t>(piece.cols == width ? spanned : std::min(piece.rows, spanned) + spanned);
+    }
     if (bound > list.capacity()) list.reserve(std::max(bound, 2 * list.capacity()));
   };
   if (!counting) {
