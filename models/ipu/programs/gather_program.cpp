@@ -90,13 +90,11 @@ GatherProgram::GatherProgram(const Op& op, const OpPlan& plan, const std::vector
   require_value_dtype(op, machine);
   out.program.name = op.name;
   set_program_mode(out.program, machine, mode);
+  reserve_op_buffers(out.program, plan.tiles_used, machine);
   // A vertex is a few hundred bytes (its lists inline): each list of them reserved once at its bound
   // (a MultiSlice per block; with row blocks, up to two select vertices and an index transform per
   // group's chunk and column block) rather than moved at every regrowth.
   const auto blocks = static_cast<std::size_t>(plan.tiles_used);
-  // And its buffers: a handful per block (indices, operand blocks and their copies, partial results,
-  // what the exchanges deliver) and two per tile of the linear layouts.
-  out.program.buffers.reserve(8 * blocks + 2 * static_cast<std::size_t>(machine.chip.num_tiles));
   slice.compute.vertices.reserve(blocks);
   if (S > 1) {
     select.compute.vertices.reserve(2 * blocks);

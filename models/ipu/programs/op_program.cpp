@@ -10,6 +10,10 @@ void set_program_mode(sim::Program& program, const IpuMachine& machine, sim::Mod
   program.tile_sums_tiles_per_chip = machine.chip.tiles_per_chip;
 }
 
+void reserve_op_buffers(sim::Program& program, std::int64_t blocks, const IpuMachine& machine) {
+  program.buffers.reserve(static_cast<std::size_t>(8 * blocks + 2 * static_cast<std::int64_t>(machine.chip.num_tiles)));
+}
+
 void add_transfer(const sim::Program& program, sim::ExchangePlan& exchange, const sim::BufferRef& src, std::int64_t bytes,
                   const sim::BufferRef& dst) {
   if (!program.timing_only) {

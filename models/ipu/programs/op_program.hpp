@@ -83,6 +83,11 @@ void add_group_indices(sim::Program& program, sim::ExchangePlan& exchange, const
 // between an op's blocks and the linear layout sum them per tile of `machine` (sim::ExchangePlan::tile_sums).
 void set_program_mode(sim::Program& program, const IpuMachine& machine, sim::Mode mode);
 
+// Reserves `program`'s buffer list once for an op planned over `blocks` tiles of `machine`: a handful
+// of buffers per block (indices, operand blocks and their copies, partial results, what the exchanges
+// deliver) and two per tile of the linear layouts.
+void reserve_op_buffers(sim::Program& program, std::int64_t blocks, const IpuMachine& machine);
+
 // One transfer of `bytes` from `src` to `dst`: listed, or counted (sim::TransferCount) when `program`
 // is built timing-only.
 void add_transfer(const sim::Program& program, sim::ExchangePlan& exchange, const sim::BufferRef& src, std::int64_t bytes,

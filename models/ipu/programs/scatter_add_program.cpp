@@ -182,13 +182,11 @@ ScatterProgram::ScatterProgram(const Op& op, const OpPlan& plan, const std::vect
   require_value_dtype(op, machine);
   out.program.name = op.name;
   set_program_mode(out.program, machine, mode);
+  reserve_op_buffers(out.program, plan.tiles_used, machine);
   // A vertex is a few hundred bytes (its lists inline), so each list of them is reserved once at its
   // bound (per block: a fill and a count fill, an update and a finalise; per reduced chunk: a reduce, a
   // count reduce and a finalise; plus the linear base's fills) rather than moved at every regrowth.
   const auto blocks = static_cast<std::size_t>(plan.tiles_used);
-  // And its buffers: a handful per block (indices, operand blocks and their copies, partial results,
-  // what the exchanges deliver) and two per tile of the linear layouts.
-  out.program.buffers.reserve(8 * blocks + 2 * static_cast<std::size_t>(machine.chip.num_tiles));
   zero.compute.vertices.reserve(2 * blocks + static_cast<std::size_t>(out_layout.tiles_used));
   update.compute.vertices.reserve(2 * blocks);
   if (I > 1) reduce.compute.vertices.reserve(3 * blocks);
