@@ -6,14 +6,42 @@
 
 namespace tilesim::sim {
 
+namespace {
+
+bool same_name(const std::string& known, std::string_view name) {
+  return known.size() == name.size() && std::char_traits<char>::compare(known.data(), name.data(), name.size()) == 0;
+}
+
+}  // namespace
+
 std::uint32_t Program::intern_buffer_name(std::string_view name) {
-  if (last_buffer_name < buffer_names.size() && buffer_names[last_buffer_name] == name) return last_buffer_name;
-  const auto found = buffer_name_ids.find(name);
-  if (found != buffer_name_ids.end()) return last_buffer_name = found->second;
-  last_buffer_name = static_cast<std::uint32_t>(buffer_names.size());
-  buffer_names.emplace_back(name);
-  buffer_name_ids.emplace(buffer_names.back(), last_buffer_name);
-  return last_buffer_name;
+  // Builders alternate between a few names (a block, its copies, the next block), so the names used
+  // last are tried first; then a scan, comparing lengths first, while the program has few names (a
+  // map's string compares cost more), the map past that.
+  for (const std::uint32_t k : recent_buffer_names)
+    if (k < buffer_names.size() && same_name(buffer_names[k], name)) return k;
+  std::uint32_t id = static_cast<std::uint32_t>(buffer_names.size());
+  if (buffer_names.size() <= kScannedBufferNames) {
+    for (std::uint32_t k = 0; k < buffer_names.size(); ++k) {
+      if (same_name(buffer_names[k], name)) {
+        id = k;
+        break;
+      }
+    }
+  } else if (const auto found = buffer_name_ids.find(name); found != buffer_name_ids.end()) {
+    id = found->second;
+  }
+  if (id == buffer_names.size()) {
+    buffer_names.emplace_back(name);
+    if (buffer_names.size() == kScannedBufferNames + 1) {
+      for (std::uint32_t k = 0; k < buffer_names.size(); ++k) buffer_name_ids.emplace(buffer_names[k], k);
+    } else if (buffer_names.size() > kScannedBufferNames + 1) {
+      buffer_name_ids.emplace(buffer_names.back(), id);
+    }
+  }
+  recent_buffer_names[next_recent_buffer_name] = id;
+  next_recent_buffer_name = (next_recent_buffer_name + 1) % recent_buffer_names.size();
+  return id;
 }
 
 std::vector<std::int64_t> Program::bytes_per_tile(std::int32_t num_tiles) const {

@@ -2,6 +2,7 @@
 // A Program is what the engine runs: buffers placed on tiles, then a list of BSP supersteps, each a
 // compute set (vertices on tiles), a sync, and an exchange (who sends which bytes to whom).
 // Models build Programs (models/ipu/programs/); the engine sequences them in time.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -71,6 +72,14 @@ struct ComputeSet {
   std::string name;
   std::vector<TileVertex> vertices;
   bool empty() const { return vertices.empty(); }
+  // A new vertex on `tile`, made in place for the builder to fill: a vertex is a few hundred bytes
+  // (its lists inline) and an op's program has thousands, so building one aside and moving it in cost
+  // a timing-only point several percent of its time.
+  Vertex& add_vertex(TileId tile) {
+    TileVertex& added = vertices.emplace_back();
+    added.tile = tile;
+    return added.vertex;
+  }
 };
 
 // One compiled transfer: `blocks` blocks of `bytes` each, block k read from src + k * src_stride_bytes
@@ -230,7 +239,15 @@ struct Program {
   std::vector<std::string> buffer_names;  // each name once, in the order first declared
 
   BufferId add_buffer(std::string_view buffer_name, TileId tile, std::int64_t bytes) {
-    buffers.push_back({intern_buffer_name(buffer_name), tile, bytes});
+    return add_buffer(BufferName{intern_buffer_name(buffer_name)}, tile, bytes);
+  }
+  // A name interned once (buffer_name) for a builder's loop declaring many buffers of it.
+  struct BufferName {
+    std::uint32_t id;
+  };
+  BufferName buffer_name(std::string_view name) { return {intern_buffer_name(name)}; }
+  BufferId add_buffer(BufferName name, TileId tile, std::int64_t bytes) {
+    buffers.push_back({name.id, tile, bytes});
     return static_cast<BufferId>(buffers.size() - 1);
   }
   const std::string& name_of(const BufferDecl& decl) const { return buffer_names[decl.name]; }
@@ -241,11 +258,13 @@ struct Program {
   // layout, buffers in declaration order, each aligned to buffer_alignment_bytes.
   std::vector<std::int64_t> bytes_per_tile(std::int32_t num_tiles) const;
 
-  // add_buffer's: the index of `name` in buffer_names, added when new (the last one tried first:
-  // builders declare runs of buffers of one name, then the map).
+  // add_buffer's: the index of `name` in buffer_names, added when new (the names used last tried first,
+  // then a scan, or the map past kScannedBufferNames).
   std::uint32_t intern_buffer_name(std::string_view name);
-  std::map<std::string, std::uint32_t, std::less<>> buffer_name_ids;
-  std::uint32_t last_buffer_name = 0;
+  static constexpr std::size_t kScannedBufferNames = 32;
+  std::map<std::string, std::uint32_t, std::less<>> buffer_name_ids;  // filled once names exceed the scan
+  std::array<std::uint32_t, 4> recent_buffer_names{};                  // indices into buffer_names
+  std::size_t next_recent_buffer_name = 0;
 };
 
 }  // namespace tilesim::sim

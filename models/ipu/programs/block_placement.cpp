@@ -13,7 +13,7 @@ void place_block(sim::Program& program, sim::ExchangePlan& exchange, std::vector
   buffer_of[static_cast<std::size_t>(holder)] = held;
   std::vector<sim::BufferId> copies;
   copies.reserve(copy_tiles.size());
-  const std::string copy_name = name + " copy";
+  const auto copy_name = program.buffer_name(name + " copy");
   for (const sim::TileId t : copy_tiles) {
     copies.push_back(program.add_buffer(copy_name, t, bytes));
     buffer_of[static_cast<std::size_t>(t)] = copies.back();

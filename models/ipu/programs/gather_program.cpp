@@ -37,7 +37,7 @@ struct GatherProgram {
   void place_table_blocks();
   void add_index_group(std::int64_t i);
   void add_multislice(std::int64_t i, Range lookups);
-  sim::Vertex multislice_vertex(const std::vector<std::int64_t>& worker_block_counts, std::int64_t s, std::int64_t lookups,
+  void multislice_vertex(sim::Vertex& v, const std::vector<std::int64_t>& worker_block_counts, std::int64_t s, std::int64_t lookups,
                                 Range rows, std::int64_t cols, sim::TileId t, sim::BufferId dest);
   void add_iota(std::int64_t i, std::int64_t lookups, std::int64_t chunk);
   void add_selection(std::int64_t i, std::int64_t k, std::int64_t h, Range lookups, Range chunk);
@@ -162,23 +162,23 @@ void GatherProgram::add_multislice(std::int64_t i, Range lookups) {
       if (row >= 0 && row < table_rows) ++worker_counts[block_of(row)];
     }
   }
+  const auto dest_name = out.program.buffer_name(S == 1 ? "out" : "candidates");
   for (std::int64_t s = 0; s < S; ++s) {
     const Range rs = block(table_rows, plan.rows_per_block, s);
     for (std::int64_t h = 0; h < H; ++h) {
       const Range ch = block(num_features, plan.columns_per_block, h);
       const auto t = tile(i, s, h);
-      const auto dest = out.program.add_buffer(S == 1 ? "out" : "candidates", t, ni * ch.size() * vb);
+      const auto dest = out.program.add_buffer(dest_name, t, ni * ch.size() * vb);
       candidate_buf[static_cast<std::size_t>(t)] = dest;
       if (S == 1) out.output.push_back({dest, lookups.begin, ni, ch.begin, ch.size()});
-      slice.compute.vertices.push_back({t, multislice_vertex(counts, s, ni, rs, ch.size(), t, dest)});
+      multislice_vertex(slice.compute.add_vertex(t), counts, s, ni, rs, ch.size(), t, dest);
     }
   }
 }
 
-sim::Vertex GatherProgram::multislice_vertex(const std::vector<std::int64_t>& worker_block_counts, std::int64_t s,
+void GatherProgram::multislice_vertex(sim::Vertex& v, const std::vector<std::int64_t>& worker_block_counts, std::int64_t s,
                                              std::int64_t lookups, Range rows, std::int64_t cols, sim::TileId t, sim::BufferId dest) {
   const std::int64_t per_worker = ceil_div(lookups, W);
-  sim::Vertex v;
   v.codelet = "MultiSlice";
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
@@ -193,7 +193,7 @@ sim::Vertex GatherProgram::multislice_vertex(const std::vector<std::int64_t>& wo
   out.sram_read_bytes += lookups * kIndexBytes + in_total * cols * vb;
   out.sram_write_bytes += in_total * cols * vb;
   v.buffers = {{index_buf[static_cast<std::size_t>(t)], 0}, {table_buf[static_cast<std::size_t>(t)], 0}, {dest, 0}};
-  if (out.program.timing_only) return v;  // a program only timed runs no vertex body (sim::Program::timing_only)
+  if (out.program.timing_only) return;  // a program only timed runs no vertex body (sim::Program::timing_only)
   // Rows move as bytes, whatever the value type. A column block's rows are a few dozen bytes, so they
   // are moved inline (sim::move_bytes): a library call, or a loop over values, costs more than its bytes.
   v.execute = [lookups, row_begin = rows.begin, row_count = rows.size(),
@@ -207,14 +207,13 @@ sim::Vertex GatherProgram::multislice_vertex(const std::vector<std::int64_t>& wo
       sim::move_bytes(dst + j * row_bytes, slab + r * row_bytes, static_cast<std::size_t>(row_bytes));
     }
   };
-  return v;
 }
 
 // The iota of the stage-1 offsets, on group i's index tile, sent to every owner of a lookup chunk.
 void GatherProgram::add_iota(std::int64_t i, std::int64_t lookups, std::int64_t chunk) {
   const auto index_tile = tile(i, 0, 0);
   const auto offsets = out.program.add_buffer("stage-1 offsets (iota)", index_tile, chunk * kIndexBytes);
-  sim::Vertex v;
+  sim::Vertex& v = iota.compute.add_vertex(index_tile);
   v.codelet = "Iota";
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles = worker_split_cycles(chunk, W, [&](std::int64_t n) { return index_transform_worker_cycles(n, costs); });
@@ -224,7 +223,6 @@ void GatherProgram::add_iota(std::int64_t i, std::int64_t lookups, std::int64_t 
     auto* o = ctx.as<std::int32_t>(0);
     for (std::int64_t j = 0; j < chunk; ++j) o[j] = static_cast<std::int32_t>(j);
   };
-  iota.compute.vertices.push_back({index_tile, std::move(v)});
   sim::Transfer to_owners{{offsets, 0}, chunk * kIndexBytes, {}};
   for (std::int64_t k = 0; k < S; ++k) {
     if (block(lookups, chunk, k).empty()) continue;
@@ -266,7 +264,7 @@ sim::BufferId GatherProgram::receive_candidates(std::int64_t i, std::int64_t k, 
 // Which row block holds each lookup of the chunk, from the owner's copy of the group's indices.
 sim::BufferId GatherProgram::add_index_transform(sim::TileId owner, Range chunk) {
   const auto blocks_of = out.program.add_buffer("candidate blocks", owner, chunk.size() * kIndexBytes);
-  sim::Vertex v;
+  sim::Vertex& v = transform.compute.add_vertex(owner);
   v.codelet = "IndexTransform";
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles = worker_split_cycles(chunk.size(), W, [&](std::int64_t n) { return index_transform_worker_cycles(n, costs); });
@@ -278,7 +276,6 @@ sim::BufferId GatherProgram::add_index_transform(sim::TileId owner, Range chunk)
     auto* block_of = ctx.as<std::int32_t>(1);
     for (std::int64_t j = 0; j < count; ++j) block_of[j] = static_cast<std::int32_t>(idx[j] / rows_b);
   };
-  transform.compute.vertices.push_back({owner, std::move(v)});
   return blocks_of;
 }
 
@@ -286,7 +283,7 @@ sim::BufferId GatherProgram::add_index_transform(sim::TileId owner, Range chunk)
 // own MultiSlice result for block k, else the received one).
 void GatherProgram::add_select(sim::TileId owner, std::int64_t k, Range chunk, std::int64_t cols, sim::BufferId blocks_of,
                                sim::BufferId received, sim::BufferId result) {
-  sim::Vertex v;
+  sim::Vertex& v = select.compute.add_vertex(owner);
   v.codelet = "MultiSlice (select)";
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles = worker_split_cycles(chunk.size(), W, [&](std::int64_t n) { return multislice_worker_cycles(n, 0, cols, costs); });
@@ -296,10 +293,7 @@ void GatherProgram::add_select(sim::TileId owner, std::int64_t k, Range chunk, s
                {candidate_buf[static_cast<std::size_t>(owner)], chunk.begin * cols * vb},
                {received, 0},
                {result, 0}};
-  if (out.program.timing_only) {
-    select.compute.vertices.push_back({owner, std::move(v)});
-    return;
-  }
+  if (out.program.timing_only) return;
   v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
     using V = decltype(storage);
     return [count = chunk.size(), k, cols](const sim::VertexContext& ctx) {
@@ -315,7 +309,6 @@ void GatherProgram::add_select(sim::TileId owner, std::int64_t k, Range chunk, s
       }
     };
   });
-  select.compute.vertices.push_back({owner, std::move(v)});
 }
 
 // The last exchange moves the output from the plan's layout to the linear one.

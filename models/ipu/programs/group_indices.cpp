@@ -14,10 +14,11 @@ void add_group_indices(sim::Program& program, sim::ExchangePlan& exchange, const
   if (grid.row_blocks * grid.column_blocks == 1) return;
   // One broadcast: consecutive tiles of the group share exchange buses and receive at the double rate.
   sim::Transfer t{{held, 0}, count * kIndexBytes, {}};
+  const auto copy_name = program.buffer_name("indices copy");
   for (std::int64_t s = 0; s < grid.row_blocks; ++s) {
     for (std::int64_t h = 0; h < grid.column_blocks; ++h) {
       if (s == 0 && h == 0) continue;
-      const auto copy = program.add_buffer("indices copy", grid(i, s, h), count * kIndexBytes);
+      const auto copy = program.add_buffer(copy_name, grid(i, s, h), count * kIndexBytes);
       buffer_of[static_cast<std::size_t>(grid(i, s, h))] = copy;
       t.dst.push_back({copy, 0});
     }

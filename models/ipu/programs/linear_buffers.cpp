@@ -9,9 +9,10 @@ namespace tilesim::ipu {
 std::vector<sim::BufferId> add_linear_buffers(sim::Program& program, const std::string& name, const LinearLayout& layout,
                                               std::int64_t element_bytes, std::vector<TensorPiece>* pieces) {
   std::vector<sim::BufferId> buffers;
+  const auto interned = program.buffer_name(name);
   for (std::int64_t t = 0; t < layout.tiles_used; ++t) {
     const Range r = layout.tile_range(t);
-    const auto b = program.add_buffer(name, static_cast<sim::TileId>(t), r.size() * element_bytes);
+    const auto b = program.add_buffer(interned, static_cast<sim::TileId>(t), r.size() * element_bytes);
     buffers.push_back(b);
     if (pieces) pieces->push_back({b, r.begin, r.size(), 0, 1});
   }
@@ -165,10 +166,12 @@ bool sum_bands_per_tile(sim::ExchangePlan& exchange, const std::vector<TensorPie
     if (static_cast<std::size_t>(counting.tile_of(from[k].buffer)) >= num_tiles || from[k].rows <= 0 || from[k].cols <= 0) return false;
     order[k] = k;
   }
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+  const auto before = [&](std::size_t a, std::size_t b) {
     const TensorPiece &x = from[a], &y = from[b];
     return std::tie(x.row_begin, x.rows, x.col_begin) < std::tie(y.row_begin, y.rows, y.col_begin);
-  });
+  };
+  // Builders mostly list their pieces row block by row block, column block by column block: already in order.
+  if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
   // Bands: [first, last) of `order`, each checked to cover the width exactly once.
   std::vector<std::pair<std::size_t, std::size_t>> bands;
   for (std::size_t first = 0; first < order.size();) {

@@ -31,10 +31,9 @@ namespace {
 
 // A Fill vertex setting `bytes` of a buffer to `fill_value` (values of the machine's type), the bytes split
 // evenly over the workers.
-sim::Vertex fill_vertex(sim::BufferId buffer, std::int64_t bytes, const IpuMachine& machine, float fill_value = 0.0f) {
+void fill_vertex(sim::Vertex& fill, sim::BufferId buffer, std::int64_t bytes, const IpuMachine& machine, float fill_value = 0.0f) {
   const std::int64_t vb = machine.value_bytes();
   const std::int64_t W = machine.chip.worker_contexts;
-  sim::Vertex fill;
   fill.codelet = "Fill";
   fill.supervisor_cycles = machine.codelets.supervisor_cycles;
   fill.worker_cycles.assign(static_cast<std::size_t>(W), 0);
@@ -52,16 +51,14 @@ sim::Vertex fill_vertex(sim::BufferId buffer, std::int64_t bytes, const IpuMachi
       return [n = bytes / vb, x = stored<V>(fill_value)](const sim::VertexContext& ctx) { std::fill(ctx.as<V>(0), ctx.as<V>(0) + n, x); };
     });
   }
-  return fill;
 }
 
 // The vertex that ends a scatter_mean or scatter_max on the tile holding a finished block (rows x cols
 // values, `counts` one per row for mean): divide by max(count, 1), or turn -inf into 0. Workers split the
 // elements.
-sim::Vertex finalise_vertex(OpKind kind, sim::BufferId values, sim::BufferId counts, std::int64_t rows, std::int64_t cols,
-                            const IpuMachine& machine) {
+void finalise_vertex(sim::Vertex& v, OpKind kind, sim::BufferId values, sim::BufferId counts, std::int64_t rows, std::int64_t cols,
+                     const IpuMachine& machine) {
   const std::int64_t W = machine.chip.worker_contexts;
-  sim::Vertex v;
   v.codelet = kind == OpKind::scatter_mean ? "ScatterMeanDivide" : "ScatterMaxFillEmpty";
   v.supervisor_cycles = machine.codelets.supervisor_cycles;
   const std::int64_t elements = rows * cols;
@@ -93,7 +90,6 @@ sim::Vertex finalise_vertex(OpKind kind, sim::BufferId values, sim::BufferId cou
       };
     });
   }
-  return v;
 }
 
 
@@ -110,12 +106,12 @@ struct ScatterProgram {
   void count_group_rows(Range messages);
   void add_block(std::int64_t i, std::int64_t s, std::int64_t h, std::int64_t messages);
   void zero_block(std::int64_t i, sim::TileId t, Range rows, Range cols, sim::BufferId part);
-  sim::Vertex update_vertex(sim::TileId t, std::int64_t s, Range rows, std::int64_t cols, std::int64_t messages);
+  void update_vertex(sim::Vertex& v, sim::TileId t, std::int64_t s, Range rows, std::int64_t cols, std::int64_t messages);
   void set_update_body(sim::Vertex& v, sim::TileId t, Range rows, std::int64_t cols, std::int64_t messages) const;
   void add_reduction(std::int64_t s, std::int64_t h, std::int64_t k, Range rows, Range chunk);
-  sim::Vertex reduce_vertex(std::int64_t k, std::int64_t elements, sim::BufferId own, std::int64_t own_offset,
-                            sim::BufferId received, sim::BufferId result);
-  sim::Vertex count_reduce_vertex(std::int64_t k, Range chunk, sim::TileId owner, sim::BufferId received, sim::BufferId result);
+  void reduce_vertex(sim::Vertex& v, std::int64_t k, std::int64_t elements, sim::BufferId own, std::int64_t own_offset,
+                     sim::BufferId received, sim::BufferId result);
+  void count_reduce_vertex(sim::Vertex& v, std::int64_t k, Range chunk, sim::TileId owner, sim::BufferId received, sim::BufferId result);
   void move_output_to_linear_layout();
   OpProgram finish();
 
@@ -198,8 +194,7 @@ void ScatterProgram::zero_linear_base() {
   linear_base = add_linear_buffers(out.program, "out (linear)", out_layout, vb, nullptr);
   for (std::int64_t t = 0; t < out_layout.tiles_used; ++t) {
     const std::int64_t bytes = out_layout.tile_range(t).size() * vb;
-    zero.compute.vertices.push_back(
-        {static_cast<sim::TileId>(t), fill_vertex(linear_base[static_cast<std::size_t>(t)], bytes, machine, identity)});
+    fill_vertex(zero.compute.add_vertex(static_cast<sim::TileId>(t)), linear_base[static_cast<std::size_t>(t)], bytes, machine, identity);
     out.sram_write_bytes += bytes;
   }
 }
@@ -263,11 +258,11 @@ void ScatterProgram::add_block(std::int64_t i, std::int64_t s, std::int64_t h, s
   partial[static_cast<std::size_t>(t)] = part;
   if (I == 1) out.output.push_back({part, rs.begin, rs.size(), ch.begin, ch.size()});
   zero_block(i, t, rs, ch, part);
-  update.compute.vertices.push_back({t, update_vertex(t, s, rs, ch.size(), messages)});
+  update_vertex(update.compute.add_vertex(t), t, s, rs, ch.size(), messages);
   if (finalise && I == 1) {
     const std::int64_t part_bytes = rs.size() * ch.size() * vb;
-    update.compute.vertices.push_back({t, finalise_vertex(kind, part, counts ? count_buf[static_cast<std::size_t>(t)] : -1,
-                                                          rs.size(), ch.size(), machine)});
+    finalise_vertex(update.compute.add_vertex(t), kind, part, counts ? count_buf[static_cast<std::size_t>(t)] : -1, rs.size(),
+                    ch.size(), machine);
     out.sram_read_bytes += part_bytes + (counts ? rs.size() * vb : 0);
     out.sram_write_bytes += part_bytes;
   }
@@ -280,21 +275,20 @@ void ScatterProgram::zero_block(std::int64_t i, sim::TileId t, Range rows, Range
   if (base_from_linear && i == 0) {
     group0_blocks.push_back({part, rows.begin, rows.size(), cols.begin, cols.size()});
   } else {
-    zero.compute.vertices.push_back({t, fill_vertex(part, part_bytes, machine, identity)});
+    fill_vertex(zero.compute.add_vertex(t), part, part_bytes, machine, identity);
     out.sram_write_bytes += part_bytes;
   }
   if (!counts) return;
   const auto cnt = out.program.add_buffer(I == 1 ? "counts" : "partial counts", t, rows.size() * vb);
   count_buf[static_cast<std::size_t>(t)] = cnt;
-  zero.compute.vertices.push_back({t, fill_vertex(cnt, rows.size() * vb, machine)});
+  fill_vertex(zero.compute.add_vertex(t), cnt, rows.size() * vb, machine);
   out.sram_write_bytes += rows.size() * vb;
 }
 
 // MultiUpdateAdd (or Max, Count) on tile t: its workers each own a slice of the block's rows, scan all
 // of the group's `messages` offsets and update the rows they own (scatter_mean: a second 1-element pass
 // counts them).
-sim::Vertex ScatterProgram::update_vertex(sim::TileId t, std::int64_t s, Range rows, std::int64_t cols, std::int64_t messages) {
-  sim::Vertex v;
+void ScatterProgram::update_vertex(sim::Vertex& v, sim::TileId t, std::int64_t s, Range rows, std::int64_t cols, std::int64_t messages) {
   v.codelet = update_codelet(kind);
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles.assign(static_cast<std::size_t>(W), 0);
@@ -317,7 +311,6 @@ sim::Vertex ScatterProgram::update_vertex(sim::TileId t, std::int64_t s, Range r
     out.sram_write_bytes += in_total * vb;
   }
   set_update_body(v, t, rows, cols, messages);
-  return v;
 }
 
 void ScatterProgram::set_update_body(sim::Vertex& v, sim::TileId t, Range rows, std::int64_t cols, std::int64_t messages) const {
@@ -394,32 +387,31 @@ void ScatterProgram::add_reduction(std::int64_t s, std::int64_t h, std::int64_t 
   }
   const auto result = out.program.add_buffer("out", owner, piece_bytes);
   out.output.push_back({result, rows.begin + chunk.begin, chunk.size(), ch.begin, cols});
-  reduce.compute.vertices.push_back(
-      {owner, reduce_vertex(k, chunk.size() * cols, partial[static_cast<std::size_t>(owner)], chunk.begin * cols * vb, received, result)});
+  reduce_vertex(reduce.compute.add_vertex(owner), k, chunk.size() * cols, partial[static_cast<std::size_t>(owner)], chunk.begin * cols * vb,
+                received, result);
   sim::BufferId total_counts = -1;
   if (counts) {
     // The counts of the chunk, summed like the values (a 1-wide Reduce).
     total_counts = out.program.add_buffer("counts", owner, count_bytes);
-    reduce.compute.vertices.push_back({owner, count_reduce_vertex(k, chunk, owner, received_counts, total_counts)});
+    count_reduce_vertex(reduce.compute.add_vertex(owner), k, chunk, owner, received_counts, total_counts);
   }
   if (finalise) {
-    reduce.compute.vertices.push_back({owner, finalise_vertex(kind, result, total_counts, chunk.size(), cols, machine)});
+    finalise_vertex(reduce.compute.add_vertex(owner), kind, result, total_counts, chunk.size(), cols, machine);
     out.sram_read_bytes += piece_bytes + (counts ? count_bytes : 0);
     out.sram_write_bytes += piece_bytes;
   }
 }
 
 // The sum (or max) of the owner's partial and the I - 1 received ones, `elements` each.
-sim::Vertex ScatterProgram::reduce_vertex(std::int64_t k, std::int64_t elements, sim::BufferId own, std::int64_t own_offset,
-                                          sim::BufferId received, sim::BufferId result) {
-  sim::Vertex v;
+void ScatterProgram::reduce_vertex(sim::Vertex& v, std::int64_t k, std::int64_t elements, sim::BufferId own, std::int64_t own_offset,
+                                   sim::BufferId received, sim::BufferId result) {
   v.codelet = is_max ? "ReduceMax" : "Reduce";
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles = worker_split_cycles(elements, W, [&](std::int64_t n) { return reduce_worker_cycles(n, I, costs); });
   out.sram_read_bytes += I * elements * vb;
   out.sram_write_bytes += elements * vb;
   v.buffers = {{own, own_offset}, {received, 0}, {result, 0}};
-  if (out.program.timing_only) return v;
+  if (out.program.timing_only) return;
   v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
     using V = decltype(storage);
     return [elements, k, I = I, is_max = is_max](const sim::VertexContext& ctx) {
@@ -436,20 +428,18 @@ sim::Vertex ScatterProgram::reduce_vertex(std::int64_t k, std::int64_t elements,
       }
     };
   });
-  return v;
 }
 
 // A scatter_mean's counts of the chunk, summed over the I groups.
-sim::Vertex ScatterProgram::count_reduce_vertex(std::int64_t k, Range chunk, sim::TileId owner, sim::BufferId received,
-                                                sim::BufferId result) {
-  sim::Vertex v;
+void ScatterProgram::count_reduce_vertex(sim::Vertex& v, std::int64_t k, Range chunk, sim::TileId owner, sim::BufferId received,
+                                         sim::BufferId result) {
   v.codelet = "Reduce";
   v.supervisor_cycles = costs.supervisor_cycles;
   v.worker_cycles = worker_split_cycles(chunk.size(), W, [&](std::int64_t n) { return reduce_worker_cycles(n, I, costs); });
   out.sram_read_bytes += I * chunk.size() * vb;
   out.sram_write_bytes += chunk.size() * vb;
   v.buffers = {{count_buf[static_cast<std::size_t>(owner)], chunk.begin * vb}, {received, 0}, {result, 0}};
-  if (out.program.timing_only) return v;
+  if (out.program.timing_only) return;
   v.execute = with_value_storage(machine.value_dtype, [&](auto storage) -> sim::VertexBody {
     using V = decltype(storage);
     return [rows = chunk.size(), k, I = I](const sim::VertexContext& ctx) {
@@ -463,7 +453,6 @@ sim::Vertex ScatterProgram::count_reduce_vertex(std::int64_t k, Range chunk, sim
       }
     };
   });
-  return v;
 }
 
 // The last exchange moves the sums back to the linear layout (into the base they started from).
