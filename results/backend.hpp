@@ -17,6 +17,10 @@ struct RunOptions {
   // Simulated backends: each row's plan and per-phase statistics (OpResult::plan). A sweep, whose rows
   // carry neither, turns it off: building them was a tenth of a timing-only point's heap blocks.
   bool plan_details = true;
+  // The caller's word that this run's graph is its last run's on this backend, ops and shapes alike,
+  // with other input values: a sweep's next repeat of a point. A simulated backend may then reuse the
+  // plans it made for that run (an op's plan follows its shapes and the machine, not its values).
+  bool same_graph_as_last_run = false;
   int warmup = defaults::warmup_calls;  // measured backends: untimed calls before timing
   int repeats = defaults::timed_calls;  // measured backends: timed calls (median reported)
 };

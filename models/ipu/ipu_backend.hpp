@@ -15,7 +15,9 @@
 // parameters, gradients and optimizer state), checked before any op runs. A training step runs as its
 // graph, once per step (models/ipu/README.md, "Training steps"); with OpGraph::recompute_activations the
 // forward ops the backward re-runs add their cycles to the backward op they precede.
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "models/ipu/machine/machine_file.hpp"
 #include "models/ipu/planning/plan.hpp"
@@ -51,11 +53,21 @@ class IpuBackend : public Backend {
   bool compiled_indices(const OpGraph& graph, const Op& op) const;
   // Each op's plan (with its index tensor from `inputs` when given) and own peak tile bytes.
   std::vector<OpPlan> plan_graph(const OpGraph& graph, const TensorValues* inputs, std::vector<std::int64_t>& op_tile_bytes) const;
+  // True when planning an op of `graph` reads its index tensor (a segment_matmul follows its offsets),
+  // so that plans made for other values may not be reused.
+  bool plans_read_indices(const OpGraph& graph) const;
 
   IpuMachine machine_;
   std::string name_;
   IndexMode index_mode_ = IndexMode::dynamic;
   TensorValues outputs_;
+  // The last run's plans and each op's own peak tile bytes, for RunOptions::same_graph_as_last_run
+  // (the machine and index mode are fixed at construction); empty when that run's planning failed.
+  struct GraphPlans {
+    std::vector<OpPlan> plans;
+    std::vector<std::int64_t> op_tile_bytes;
+  };
+  std::optional<GraphPlans> last_plans_;
 };
 
 // One op on the machine in timing-only mode: the plan, the run's stats and the device time. What

@@ -18,6 +18,9 @@ struct SweepBackendRun {
   bool measured = false;            // real kernels (cpu, torch-cpu, cuda): run alone, in the parent
   backends::TimingSettings timing;  // timing-only or functional; warm-up and timed calls
   std::string machine_hash;         // its resolved machine's content hash ("" without a machine file), per row
+  // The last timing-only op point this process ran on it, whose graph a point of the same op, shape and
+  // dtype shares (RunOptions::same_graph_as_last_run); empty after any other kind of run.
+  std::optional<analysis::SweepPoint> last_timing_point;
 };
 
 // The command line's say over the sweep file: --backends replaces its list (every backend on the full
